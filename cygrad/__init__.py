@@ -1,0 +1,31 @@
+"""cygrad: a readable PyTorch-style tensor and autodiff library with a Cython core.
+
+Examples
+--------
+>>> import cygrad
+>>> x = cygrad.arange(6, dtype=cygrad.float32).reshape(2, 3)
+>>> (x * 2).sum(dim=1).tolist()
+[6.0, 24.0]
+"""
+from .version import __version__
+from ._device import device
+from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16,
+                          bfloat16, float32, float64, promote_types, set_default_dtype,
+                          get_default_dtype)
+from ._core.tensor import (result_type, is_grad_enabled, get_num_threads, set_num_threads,
+                           Size, from_numpy)
+from ._core.tensor import _can_cast as can_cast
+from ._tensor import Tensor
+from . import memory
+
+# PyTorch's dtype aliases
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+
+from .ops.creation import *       # noqa: E402,F401,F403
+from .ops.elementwise import *    # noqa: E402,F401,F403
+from .ops import _tensor_extras   # noqa: E402,F401  (detach, requires_grad_, ...)

@@ -1,0 +1,325 @@
+/* Elementwise kernels: the n-d loop driver, binary and unary inner loops. */
+#include <math.h>
+#include <string.h>
+#include "kernels.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Ask gcc to vectorise these calls through glibc's libmvec (e.g. _ZGVdN8v_expf).
+ * With -fno-math-errno this keeps IEEE special values, unlike -ffast-math. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CG_SIMD __attribute__((simd("notinbranch")))
+float expf(float) CG_SIMD; double exp(double) CG_SIMD;
+float exp2f(float) CG_SIMD; double exp2(double) CG_SIMD;
+float expm1f(float) CG_SIMD; double expm1(double) CG_SIMD;
+float logf(float) CG_SIMD; double log(double) CG_SIMD;
+float log2f(float) CG_SIMD; double log2(double) CG_SIMD;
+float log10f(float) CG_SIMD; double log10(double) CG_SIMD;
+float log1pf(float) CG_SIMD; double log1p(double) CG_SIMD;
+float sinf(float) CG_SIMD; double sin(double) CG_SIMD;
+float cosf(float) CG_SIMD; double cos(double) CG_SIMD;
+float tanf(float) CG_SIMD; double tan(double) CG_SIMD;
+float asinf(float) CG_SIMD; double asin(double) CG_SIMD;
+float acosf(float) CG_SIMD; double acos(double) CG_SIMD;
+float atanf(float) CG_SIMD; double atan(double) CG_SIMD;
+float sinhf(float) CG_SIMD; double sinh(double) CG_SIMD;
+float coshf(float) CG_SIMD; double cosh(double) CG_SIMD;
+float tanhf(float) CG_SIMD; double tanh(double) CG_SIMD;
+float erff(float) CG_SIMD; double erf(double) CG_SIMD;
+float erfcf(float) CG_SIMD; double erfc(double) CG_SIMD;
+#endif
+
+cg_index cg_parallel_threshold = 32768;
+static int cg_threads = 0;
+
+int cg_num_threads(void) {
+#ifdef _OPENMP
+    return cg_threads > 0 ? cg_threads : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+void cg_set_num_threads(int n) { cg_threads = n; }
+
+/* ---------------------------------------------------------------- n-d driver */
+
+typedef void (*cg_inner_fn)(char** p, const cg_index* s, cg_index n, int op);
+
+typedef struct {
+    int nops, ndim;
+    cg_index shape[CG_MAX_DIMS];
+    cg_index strides[3][CG_MAX_DIMS];   /* elements */
+    cg_index itemsize[3];
+} cg_iter;
+
+/* Drop size-1 dims and merge dims that are contiguous with their inner neighbour
+ * in every operand. Returns 0 if the space is empty. */
+static int cg_iter_init(cg_iter* it, int nops, int ndim, const cg_index* shape,
+                        const cg_index* const* strides) {
+    int d, k, nd = 0;
+    it->nops = nops;
+    for (d = 0; d < ndim; d++) {
+        if (shape[d] == 0) return 0;
+        if (shape[d] == 1) continue;
+        it->shape[nd] = shape[d];
+        for (k = 0; k < nops; k++) it->strides[k][nd] = strides[k][d];
+        nd++;
+    }
+    if (nd == 0) {  /* a single element */
+        it->shape[0] = 1;
+        for (k = 0; k < nops; k++) it->strides[k][0] = 0;
+        nd = 1;
+    }
+    /* merge from the inside out */
+    int out = nd - 1;
+    cg_index sh[CG_MAX_DIMS], st[3][CG_MAX_DIMS];
+    sh[out] = it->shape[nd - 1];
+    for (k = 0; k < nops; k++) st[k][out] = it->strides[k][nd - 1];
+    for (d = nd - 2; d >= 0; d--) {
+        int can = 1;
+        for (k = 0; k < nops; k++)
+            if (it->strides[k][d] != st[k][out] * sh[out]) { can = 0; break; }
+        if (can) {
+            sh[out] *= it->shape[d];
+        } else {
+            out--;
+            sh[out] = it->shape[d];
+            for (k = 0; k < nops; k++) st[k][out] = it->strides[k][d];
+        }
+    }
+    it->ndim = nd - out;
+    for (d = 0; d < it->ndim; d++) {
+        it->shape[d] = sh[out + d];
+        for (k = 0; k < nops; k++) it->strides[k][d] = st[k][out + d];
+    }
+    return 1;
+}
+
+/* Run outer indices [begin, end) of the iterator; the innermost dim is the inner loop. */
+static void cg_iter_range(const cg_iter* it, char** base, cg_inner_fn fn, int op,
+                          cg_index begin, cg_index end) {
+    int nd = it->ndim, k, d;
+    cg_index idx[CG_MAX_DIMS];
+    char* p[3];
+    cg_index inner_s[3];
+    cg_index n = it->shape[nd - 1];
+    for (k = 0; k < it->nops; k++) inner_s[k] = it->strides[k][nd - 1];
+    /* multi-index of `begin` over the outer dims */
+    cg_index rem = begin;
+    for (d = nd - 2; d >= 0; d--) { idx[d] = rem % it->shape[d]; rem /= it->shape[d]; }
+    for (cg_index o = begin; o < end; o++) {
+        for (k = 0; k < it->nops; k++) {
+            cg_index off = 0;
+            for (d = 0; d < nd - 1; d++) off += idx[d] * it->strides[k][d];
+            p[k] = base[k] + off * it->itemsize[k];
+        }
+        fn(p, inner_s, n, op);
+        for (d = nd - 2; d >= 0; d--) {
+            if (++idx[d] < it->shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
+                   const cg_index* shape, const cg_index* const* strides,
+                   cg_inner_fn fn, int op) {
+    cg_iter it;
+    if (!cg_iter_init(&it, nops, ndim, shape, strides)) return;
+    for (int k = 0; k < nops; k++) it.itemsize[k] = itemsize[k];
+    cg_index n = it.shape[it.ndim - 1];
+    cg_index outer = 1;
+    for (int d = 0; d < it.ndim - 1; d++) outer *= it.shape[d];
+    int nt = cg_num_threads();
+    if (nt <= 1 || outer * n < cg_parallel_threshold) {
+        cg_iter_range(&it, base, fn, op, 0, outer);
+        return;
+    }
+#ifdef _OPENMP
+    if (outer == 1) {
+        /* one long run: split it into contiguous chunks, one per thread */
+        cg_index inner_s[3];
+        for (int k = 0; k < nops; k++) inner_s[k] = it.strides[k][0];
+        cg_index chunk = (n + nt - 1) / nt;
+        chunk = (chunk + 63) & ~(cg_index)63;
+        #pragma omp parallel for num_threads(nt) schedule(static)
+        for (cg_index start = 0; start < n; start += chunk) {
+            char* p[3];
+            for (int k = 0; k < nops; k++) p[k] = base[k] + start * inner_s[k] * itemsize[k];
+            cg_index len = n - start < chunk ? n - start : chunk;
+            fn(p, inner_s, len, op);
+        }
+    } else {
+        int parts = outer < nt ? (int)outer : nt;
+        #pragma omp parallel for num_threads(parts) schedule(static)
+        for (int t = 0; t < parts; t++) {
+            cg_index b = outer * t / parts, e = outer * (t + 1) / parts;
+            cg_iter_range(&it, base, fn, op, b, e);
+        }
+    }
+#endif
+}
+
+/* ------------------------------------------------------------ binary loops */
+
+#define BIN_BODY(T, EXPR)                                                        \
+    T* o = (T*)p[0]; const T* a = (const T*)p[1]; const T* b = (const T*)p[2];  \
+    cg_index so = s[0], sa = s[1], sb = s[2], i;                                 \
+    if (so == 1 && sa == 1 && sb == 1) {                                         \
+        for (i = 0; i < n; i++) { T x = a[i], y = b[i]; o[i] = (EXPR); }         \
+    } else if (so == 1 && sa == 1 && sb == 0) {                                  \
+        T y = b[0];                                                              \
+        for (i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }                   \
+    } else if (so == 1 && sa == 0 && sb == 1) {                                  \
+        T x = a[0];                                                              \
+        for (i = 0; i < n; i++) { T y = b[i]; o[i] = (EXPR); }                   \
+    } else {                                                                     \
+        for (i = 0; i < n; i++) { T x = a[i * sa], y = b[i * sb]; o[i * so] = (EXPR); } \
+    }
+
+/* NaN-propagating max/min, as torch.maximum/minimum */
+#define CG_MAXF(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) > (y) ? (x) : (y))))
+#define CG_MINF(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) < (y) ? (x) : (y))))
+
+#define DEF_BINARY(SUFFIX, T)                                                    \
+    static void bin_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {  \
+        switch (op) {                                                            \
+        case CG_ADD: { BIN_BODY(T, x + y) break; }                               \
+        case CG_SUB: { BIN_BODY(T, x - y) break; }                               \
+        case CG_MUL: { BIN_BODY(T, x * y) break; }                               \
+        case CG_DIV: { BIN_BODY(T, x / y) break; }                               \
+        case CG_MAXIMUM: { BIN_BODY(T, CG_MAXF(x, y)) break; }                   \
+        case CG_MINIMUM: { BIN_BODY(T, CG_MINF(x, y)) break; }                   \
+        }                                                                        \
+    }
+
+DEF_BINARY(f32, float)
+DEF_BINARY(f64, double)
+/* Integer division is never done here (true division promotes to float);
+ * integer max/min have no NaN, so the float macros are exact for them. */
+DEF_BINARY(i32, int32_t)
+DEF_BINARY(i64, int64_t)
+
+int cg_has_binary(int op, int dtype) {
+    if (op < 0 || op >= CG_NUM_BINARY) return 0;
+    switch (dtype) {
+    case CG_FLOAT32: case CG_FLOAT64: return 1;
+    case CG_INT32: case CG_INT64: return op != CG_DIV;
+    default: return 0;
+    }
+}
+
+void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
+               char* out, const cg_index* so, const char* a, const cg_index* sa,
+               const char* b, const cg_index* sb) {
+    char* base[3] = {out, (char*)a, (char*)b};
+    const cg_index* strides[3] = {so, sa, sb};
+    cg_inner_fn fn;
+    cg_index isz;
+    switch (dtype) {
+    case CG_FLOAT32: fn = bin_f32; isz = 4; break;
+    case CG_FLOAT64: fn = bin_f64; isz = 8; break;
+    case CG_INT32: fn = bin_i32; isz = 4; break;
+    case CG_INT64: fn = bin_i64; isz = 8; break;
+    default: return;
+    }
+    cg_index itemsize[3] = {isz, isz, isz};
+    cg_run(3, base, itemsize, ndim, shape, strides, fn, op);
+}
+
+/* ------------------------------------------------------------- unary loops */
+
+#define UN_BODY(T, EXPR)                                                         \
+    T* o = (T*)p[0]; const T* a = (const T*)p[1];                               \
+    cg_index so = s[0], sa = s[1], i;                                            \
+    if (so == 1 && sa == 1) {                                                    \
+        for (i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }                   \
+    } else {                                                                     \
+        for (i = 0; i < n; i++) { T x = a[i * sa]; o[i * so] = (EXPR); }         \
+    }
+
+#define DEF_UNARY(SUFFIX, T, F)                                                  \
+    static void un_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {   \
+        const T one = 1, zero = 0;                                               \
+        switch (op) {                                                            \
+        case CG_COPY: { UN_BODY(T, x) break; }                                   \
+        case CG_NEG: { UN_BODY(T, -x) break; }                                   \
+        case CG_ABS: { UN_BODY(T, fabs##F(x)) break; }                           \
+        case CG_EXP: { UN_BODY(T, exp##F(x)) break; }                            \
+        case CG_EXP2: { UN_BODY(T, exp2##F(x)) break; }                          \
+        case CG_EXPM1: { UN_BODY(T, expm1##F(x)) break; }                        \
+        case CG_LOG: { UN_BODY(T, log##F(x)) break; }                            \
+        case CG_LOG2: { UN_BODY(T, log2##F(x)) break; }                          \
+        case CG_LOG10: { UN_BODY(T, log10##F(x)) break; }                        \
+        case CG_LOG1P: { UN_BODY(T, log1p##F(x)) break; }                        \
+        case CG_SQRT: { UN_BODY(T, sqrt##F(x)) break; }                          \
+        case CG_RSQRT: { UN_BODY(T, one / sqrt##F(x)) break; }                   \
+        case CG_SIN: { UN_BODY(T, sin##F(x)) break; }                            \
+        case CG_COS: { UN_BODY(T, cos##F(x)) break; }                            \
+        case CG_TAN: { UN_BODY(T, tan##F(x)) break; }                            \
+        case CG_ASIN: { UN_BODY(T, asin##F(x)) break; }                          \
+        case CG_ACOS: { UN_BODY(T, acos##F(x)) break; }                          \
+        case CG_ATAN: { UN_BODY(T, atan##F(x)) break; }                          \
+        case CG_SINH: { UN_BODY(T, sinh##F(x)) break; }                          \
+        case CG_COSH: { UN_BODY(T, cosh##F(x)) break; }                          \
+        case CG_TANH: { UN_BODY(T, tanh##F(x)) break; }                          \
+        case CG_SIGMOID: { UN_BODY(T, one / (one + exp##F(-x))) break; }         \
+        case CG_RELU: { UN_BODY(T, x < zero ? zero : x) break; }                 \
+        case CG_ERF: { UN_BODY(T, erf##F(x)) break; }                            \
+        case CG_ERFC: { UN_BODY(T, erfc##F(x)) break; }                          \
+        case CG_FLOOR: { UN_BODY(T, floor##F(x)) break; }                        \
+        case CG_CEIL: { UN_BODY(T, ceil##F(x)) break; }                          \
+        case CG_TRUNC: { UN_BODY(T, trunc##F(x)) break; }                        \
+        case CG_ROUND: { UN_BODY(T, nearbyint##F(x)) break; }                    \
+        case CG_FRAC: { UN_BODY(T, x - trunc##F(x)) break; }                     \
+        case CG_RECIPROCAL: { UN_BODY(T, one / x) break; }                       \
+        case CG_SQUARE: { UN_BODY(T, x * x) break; }                             \
+        }                                                                        \
+    }
+
+DEF_UNARY(f32, float, f)
+DEF_UNARY(f64, double, )
+
+/* Copies of any dtype only move bytes: one loop per item size. */
+#define DEF_COPY(BITS)                                                           \
+    static void copy_##BITS(char** p, const cg_index* s, cg_index n, int op) {   \
+        (void)op; UN_BODY(uint##BITS##_t, x)                                     \
+    }
+DEF_COPY(8)
+DEF_COPY(16)
+DEF_COPY(32)
+DEF_COPY(64)
+
+static const int cg_dtype_size[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+
+int cg_has_unary(int op, int dtype) {
+    if (op < 0 || op >= CG_NUM_UNARY || dtype < 0 || dtype > CG_FLOAT64) return 0;
+    if (op == CG_COPY) return 1;
+    return dtype == CG_FLOAT32 || dtype == CG_FLOAT64;
+}
+
+void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
+              char* out, const cg_index* so, const char* a, const cg_index* sa) {
+    char* base[2] = {out, (char*)a};
+    const cg_index* strides[2] = {so, sa};
+    cg_index isz = cg_dtype_size[dtype];
+    cg_index itemsize[2] = {isz, isz};
+    cg_inner_fn fn;
+    if (op == CG_COPY && dtype != CG_FLOAT32 && dtype != CG_FLOAT64) {
+        switch (isz) {
+        case 1: fn = copy_8; break;
+        case 2: fn = copy_16; break;
+        case 4: fn = copy_32; break;
+        default: fn = copy_64; break;
+        }
+    } else if (dtype == CG_FLOAT32) {
+        fn = un_f32;
+    } else if (dtype == CG_FLOAT64) {
+        fn = un_f64;
+    } else {
+        return;
+    }
+    cg_run(2, base, itemsize, ndim, shape, strides, fn, op);
+}

@@ -1,0 +1,34 @@
+from .dtype cimport dtype as DType
+from .storage cimport Storage
+
+cdef enum:
+    MAX_DIMS = 16
+
+cdef class TensorBase:
+    cdef Storage _storage
+    cdef DType _dtype
+    cdef int _ndim
+    cdef bint _requires_grad
+    cdef bint _is_contig            # C-contiguous (cached: shapes never change in place)
+    cdef Py_ssize_t _numel
+    cdef Py_ssize_t _offset         # in elements, into _storage
+    cdef Py_ssize_t _shape[MAX_DIMS]
+    cdef Py_ssize_t _strides[MAX_DIMS]   # in elements; may be 0 or negative
+    # autograd state (used by cygrad.autograd; plain fields so the hot path can test them)
+    cdef public object _grad
+    cdef public object _grad_fn
+    cdef public object _base        # the tensor this one is a view of, or None
+    cdef public object _backward_hooks
+    cdef public int _output_nr
+    cdef public bint _retains_grad
+    cdef public object _fw_grad     # forward-mode tangent, if any
+    cdef object __weakref__
+
+    cdef inline char* ptr(self) noexcept nogil:
+        return self._storage.data + self._offset * self._dtype.itemsize
+
+cdef bint grad_enabled() noexcept nogil
+cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device)
+cdef TensorBase new_view(TensorBase base, int ndim, const Py_ssize_t* shape,
+                         const Py_ssize_t* strides, Py_ssize_t offset)
+cdef object as_ndarray(TensorBase t)

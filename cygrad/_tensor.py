@@ -1,0 +1,64 @@
+"""``cygrad.Tensor``: the Python class users hold.
+
+Its memory, geometry and hot operators are Cython (``_core/tensor.pyx``); this class
+adds the long tail of methods. Each ``cygrad.ops`` module attaches its functions as
+methods with ``@tensor_method``, so an op is written once and is both
+``cygrad.exp(t)`` and ``t.exp()``.
+"""
+from ._core import tensor as _C
+
+
+class Tensor(_C.TensorBase):
+    """A multi-dimensional array with autograd support, as ``torch.Tensor``.
+
+    Create tensors with factories (``cygrad.tensor``, ``cygrad.zeros``...), not by
+    calling the class.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> t = cygrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> (t * 2 + 1).sum().item()
+    24.0
+    """
+
+    # NumPy should hand mixed ndarray/Tensor arithmetic to us.
+    __array_priority__ = 1000
+
+    def __new__(cls, *args, **kwargs):
+        if args or kwargs:
+            from .ops.creation import _legacy_constructor
+            return _legacy_constructor(*args, **kwargs)
+        return _C.TensorBase.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __repr__(self):
+        from .ops.printing import tensor_repr
+        return tensor_repr(self)
+
+    def __str__(self):
+        return self.__repr__()
+
+    def __format__(self, spec):
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+
+_C._set_tensor_class(Tensor)
+
+
+def tensor_method(fn=None, *, name=None):
+    """Decorator: also make ``fn`` a method of ``cygrad.Tensor`` (``t.fn(...)``).
+
+    The first parameter of ``fn`` is the tensor. Methods the Cython base already
+    defines (fast paths) are not overridden.
+    """
+    def register(f):
+        attr = name or f.__name__
+        if attr not in _C.TensorBase.__dict__:
+            setattr(Tensor, attr, f)
+        return f
+    return register(fn) if fn is not None else register

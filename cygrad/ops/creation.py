@@ -1,0 +1,309 @@
+"""Factories: tensors from data, filled tensors, ranges, identity."""
+import numbers
+
+import numpy as np
+
+from .._core import tensor as _C
+from .._core import dtype as _dt
+from .._core.tensor import TensorBase, from_numpy
+from .._device import device as Device, CPU
+from .._tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "zeros", "ones", "full",
+           "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace",
+           "logspace", "eye", "scalar_tensor"]
+
+
+def _shape_arg(size):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, numbers.Integral):
+            raise TypeError(f"size must be a sequence of ints, got {type(s).__name__}")
+    return tuple(int(s) for s in size)
+
+
+def _finish(t, requires_grad):
+    if requires_grad:
+        t.requires_grad_(True) if hasattr(t, "requires_grad_") else setattr(t, "requires_grad", True)
+    return t
+
+
+def _infer_dtype(data):
+    """dtype PyTorch infers for nested Python data: bool, int64, or the default float."""
+    arr = np.asarray(data)
+    if arr.dtype == np.bool_:
+        return _dt.bool_
+    if arr.dtype.kind in "iu":
+        return _dt.int64
+    if arr.dtype.kind == "f":
+        return _dt.get_default_dtype()
+    if arr.dtype.kind == "c":
+        raise TypeError("cygrad does not support complex numbers")
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_ndarray(data, dtype):
+    if isinstance(data, TensorBase):
+        return data.detach().numpy() if data.requires_grad else data.numpy()
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
+        data = _nested_items(data)
+    return np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype.np_dtype)
+
+
+def _flat(seq):
+    for x in seq:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _nested_items(seq):
+    return [(_nested_items(x) if isinstance(x, (list, tuple)) else
+             (x.tolist() if isinstance(x, TensorBase) else x)) for x in seq]
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays, tensors).
+
+    Python floats become the default dtype (float32), ints int64, bools bool; NumPy
+    arrays keep their dtype.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([[1, 2], [3, 4]]).dtype
+    cygrad.int64
+    >>> cygrad.tensor([1.5, 2.0])
+    tensor([1.5000, 2.0000])
+    """
+    dt = None if dtype is None else _dt.as_dtype(dtype)
+    if isinstance(data, TensorBase):
+        out = data.detach().clone() if hasattr(data, "detach") else data.clone()
+        out = out.to(dtype=dt, device=device) if (dt or device) else out
+        return _finish(out, requires_grad)
+    arr = _to_ndarray(data, None)
+    if dt is None:
+        dt = _dt.as_dtype(arr.dtype) if isinstance(data, (np.ndarray, np.generic)) else _infer_dtype(arr)
+    out = _C._convert_tensor(from_numpy(np.ascontiguousarray(arr).astype(dt.np_dtype, copy=False))
+                             if arr.dtype != object else from_numpy(np.asarray(arr.tolist(), dtype=dt.np_dtype)),
+                             dt, device if device is not None else CPU)
+    return _finish(out, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory with ``data`` when it can (NumPy arrays, tensors).
+
+    Examples
+    --------
+    >>> import numpy as np, cygrad
+    >>> a = np.zeros(3)
+    >>> cygrad.as_tensor(a).data_ptr() == a.ctypes.data
+    True
+    """
+    dt = None if dtype is None else _dt.as_dtype(dtype)
+    if isinstance(data, TensorBase):
+        return data.to(dtype=dt, device=device) if (dt or device) else data
+    if isinstance(data, np.ndarray) and data.dtype in _dt._BY_NP:
+        t = from_numpy(data)
+        return t.to(dtype=dt, device=device) if (dt or device) else t
+    return tensor(data, dtype=dt, device=device)
+
+
+asarray = as_tensor
+
+
+def _new(size, dtype, device):
+    dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
+    shape = _shape_arg(size)
+    return _C._empty(shape, dt, Device(device) if device is not None else CPU)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
+          memory_format=None):
+    """An uninitialised tensor of the given shape.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.empty(2, 3).shape
+    cygrad.Size([2, 3])
+    """
+    return _finish(_new(size, dtype, device), requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of zeros.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(2, dtype=cygrad.int32)
+    tensor([0, 0], dtype=cygrad.int32)
+    """
+    t = _new(size, dtype, device)
+    _C._fill_zero(t)
+    return _finish(t, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of ones.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2).tolist()
+    [1.0, 1.0]
+    """
+    return _finish(_new(size, dtype, device).fill_(1), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor filled with ``fill_value``; the dtype is inferred from it like ``tensor``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.full((2,), 7).dtype
+    cygrad.int64
+    """
+    if dtype is None:
+        dtype = _infer_dtype(fill_value.item() if isinstance(fill_value, TensorBase) else fill_value)
+    return _finish(_new((size,), dtype, device).fill_(fill_value), requires_grad)
+
+
+def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
+    """A 0-dim tensor holding ``s`` (default float dtype)."""
+    return full((), s, dtype=dtype or _dt.get_default_dtype(), device=device,
+                requires_grad=requires_grad)
+
+
+def _like(t, dtype, device):
+    return _new((tuple(t.shape),), dtype or t.dtype, device or t.device)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """An uninitialised tensor with ``input``'s shape (and dtype/device unless given)."""
+    return _finish(_like(input, dtype, device), requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Zeros with ``input``'s shape, dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros_like(cygrad.ones(2, 2)).sum().item()
+    0.0
+    """
+    t = _like(input, dtype, device)
+    _C._fill_zero(t)
+    return _finish(t, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    """Ones with ``input``'s shape, dtype and device."""
+    return _finish(_like(input, dtype, device).fill_(1), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    """``fill_value`` everywhere, with ``input``'s shape, dtype and device."""
+    return _finish(_like(input, dtype, device).fill_(fill_value), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; int64 unless any bound is a float.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> cygrad.arange(0, 1, 0.25).tolist()
+    [0.0, 0.25, 0.5, 0.75]
+    """
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
+    start, end, step = vals
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else _dt.get_default_dtype()
+    dt = _dt.as_dtype(dtype)
+    n = int(np.ceil((end - start) / step))
+    # Compute in float64 (or int64) and convert once, as PyTorch does for accuracy.
+    if dt.is_floating_point:
+        arr = start + np.arange(n, dtype=np.float64) * step
+    else:
+        arr = np.arange(start, end, step, dtype=np.int64)[:n]
+    return _finish(_from_values(arr, dt, device), requires_grad)
+
+
+def _from_values(arr, dt, device):
+    return _C._convert_tensor(from_numpy(np.ascontiguousarray(arr)), dt,
+                              Device(device) if device is not None else CPU)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.linspace(0, 1, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    return _finish(_from_values(np.linspace(float(start), float(end), int(steps)), dt, device),
+                   requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
+             out=None):
+    """``steps`` values from ``base**start`` to ``base**end``, evenly spaced in log scale.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.logspace(0, 2, 3).tolist()
+    [1.0, 10.0, 100.0]
+    """
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+    vals = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
+    return _finish(_from_values(vals, dt, device), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    """A 2-D tensor with ones on the diagonal.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.eye(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    m = n if m is None else m
+    if n < 0 or m < 0:
+        raise RuntimeError(f"n and m must be non-negative, got n={n}, m={m}")
+    t = zeros(n, m, dtype=dtype, device=device)
+    if min(n, m):
+        t.diagonal().fill_(1)
+    return _finish(t, requires_grad)
+
+
+def _legacy_constructor(*args, **kwargs):
+    """``cygrad.Tensor(data)`` / ``cygrad.Tensor(2, 3)``, as ``torch.Tensor(...)``."""
+    if len(args) == 1 and not isinstance(args[0], numbers.Integral):
+        return tensor(args[0], dtype=_dt.float32)
+    return empty(*args, dtype=_dt.float32)

@@ -1,0 +1,366 @@
+"""Elementwise ops: every function here is one row of the dispatcher's op table
+(``_core/tensor.pyx``) plus the PyTorch signature around it."""
+from .._core import tensor as _C
+from .._core.tensor import TensorBase
+from .._tensor import tensor_method
+
+OPS = _C.ELEMENTWISE_OPS
+
+_UNARY = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+          "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+          "tanh", "sigmoid", "relu", "erf", "erfc", "floor", "ceil", "trunc", "frac",
+          "reciprocal", "square", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite"]
+_BINARY = ["floor_divide", "remainder", "fmod", "atan2", "hypot", "maximum",
+           "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+           "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_left_shift", "bitwise_right_shift"]
+# In-place versions PyTorch has (``t.exp_()``); comparisons/tests keep no in-place form here.
+_NO_INPLACE = {"isnan", "isinf", "isfinite", "logical_not_x"}
+
+__all__ = list(_UNARY) + list(_BINARY) + [
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow",
+    "round", "clamp", "clip", "lerp", "nan_to_num", "positive", "negative", "absolute",
+    "arcsin", "arccos", "arctan", "arctan2", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "equal", "allclose", "isclose", "float_power"]
+
+
+def _make_unary(name):
+    op = OPS[name]
+
+    def fn(input, *, out=None):
+        return _C.unary_op(op, input, out)
+
+    def fn_(self):
+        return _C.unary_op_(op, self)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise ``{name}``, as ``torch.{name}``.\n\n"
+                  f"Examples\n--------\n>>> import cygrad\n>>> y = cygrad.{name}(cygrad.tensor([0.5, 1.0]))\n")
+    fn_.__name__ = name + "_"
+    return fn, fn_
+
+
+def _make_binary(name):
+    op = OPS[name]
+
+    def fn(input, other, *, out=None):
+        return _C.binary_op(op, input, other, out)
+
+    def fn_(self, other):
+        return _C.binary_op_(op, self, other)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise ``{name}`` with broadcasting and type promotion, as "
+                  f"``torch.{name}``.\n\nExamples\n--------\n>>> import cygrad\n"
+                  f">>> z = cygrad.{name}(cygrad.tensor([1, 2]), cygrad.tensor([2, 2]))\n")
+    fn_.__name__ = name + "_"
+    return fn, fn_
+
+
+for _name in _UNARY:
+    _f, _f_ = _make_unary(_name)
+    globals()[_name] = tensor_method(_f)
+    if _name not in _NO_INPLACE:
+        tensor_method(_f_)
+for _name in _BINARY:
+    _f, _f_ = _make_binary(_name)
+    globals()[_name] = tensor_method(_f)
+    tensor_method(_f_)
+
+
+def _alpha_scaled(other, alpha):
+    return other if alpha == 1 else _C.binary_op(OPS["mul"], other, alpha)
+
+
+@tensor_method
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.add(cygrad.tensor([1, 2]), 10, alpha=2).tolist()
+    [21, 22]
+    """
+    return _C.binary_op(OPS["add"], input, _alpha_scaled(other, alpha), out)
+
+
+@tensor_method
+def add_(self, other, *, alpha=1):
+    """In-place ``self += alpha * other``."""
+    return _C.binary_op_(OPS["add"], self, _alpha_scaled(other, alpha))
+
+
+@tensor_method
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other`` with broadcasting.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.sub(cygrad.tensor([5.0]), 1.0).tolist()
+    [4.0]
+    """
+    return _C.binary_op(OPS["sub"], input, _alpha_scaled(other, alpha), out)
+
+
+@tensor_method
+def sub_(self, other, *, alpha=1):
+    """In-place ``self -= alpha * other``."""
+    return _C.binary_op_(OPS["sub"], self, _alpha_scaled(other, alpha))
+
+
+subtract = tensor_method(sub, name="subtract")
+
+
+@tensor_method
+def mul(input, other, *, out=None):
+    """Elementwise product with broadcasting.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.mul(cygrad.tensor([1, 2]), 3).tolist()
+    [3, 6]
+    """
+    return _C.binary_op(OPS["mul"], input, other, out)
+
+
+@tensor_method
+def mul_(self, other):
+    """In-place ``self *= other``."""
+    return _C.binary_op_(OPS["mul"], self, other)
+
+
+multiply = tensor_method(mul, name="multiply")
+
+
+@tensor_method
+def div(input, other, *, rounding_mode=None, out=None):
+    """Division: true division, or ``rounding_mode='trunc'``/``'floor'``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.div(cygrad.tensor([7, -7]), 2, rounding_mode="trunc").tolist()
+    [3, -3]
+    """
+    if rounding_mode is None:
+        return _C.binary_op(OPS["div"], input, other, out)
+    if rounding_mode == "floor":
+        return _C.binary_op(OPS["floor_divide"], input, other, out)
+    if rounding_mode == "trunc":
+        res = _C.binary_op(OPS["div"], input, other)
+        dt = _C.result_type(input, other)
+        res = _C.unary_op(OPS["trunc"], res)
+        if not dt.is_floating_point:
+            res = res.to(dt)
+        if out is not None:
+            out.copy_(res)
+            return out
+        return res
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                       f"found '{rounding_mode}'")
+
+
+@tensor_method
+def div_(self, other, *, rounding_mode=None):
+    """In-place division."""
+    if rounding_mode is None:
+        return _C.binary_op_(OPS["div"], self, other)
+    return self.copy_(div(self, other, rounding_mode=rounding_mode))
+
+
+divide = tensor_method(div, name="divide")
+true_divide = tensor_method(div, name="true_divide")
+
+
+@tensor_method
+def pow(input, exponent, *, out=None):
+    """``input ** exponent`` elementwise; integer tensors can't take negative integer powers.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.pow(cygrad.tensor([2, 3]), 2).tolist()
+    [4, 9]
+    """
+    return _C.binary_op(OPS["pow"], input, exponent, out)
+
+
+@tensor_method
+def pow_(self, exponent):
+    """In-place power."""
+    return _C.binary_op_(OPS["pow"], self, exponent)
+
+
+def float_power(input, exponent, *, out=None):
+    """``input ** exponent`` computed in float64."""
+    from .._core import dtype as _dt
+    a = input.double() if isinstance(input, TensorBase) else input
+    b = exponent.double() if isinstance(exponent, TensorBase) else float(exponent)
+    return _C.binary_op(OPS["pow"], a, b, out)
+
+
+@tensor_method
+def round(input, *, decimals=0, out=None):
+    """Round half to even (as ``torch.round``), optionally to ``decimals`` places.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.round(cygrad.tensor([0.5, 1.5, 2.5])).tolist()
+    [0.0, 2.0, 2.0]
+    """
+    if decimals == 0:
+        return _C.unary_op(OPS["round"], input, out)
+    scale = 10.0 ** decimals
+    res = _C.unary_op(OPS["round"], input * scale) / scale
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+@tensor_method
+def round_(self, *, decimals=0):
+    """In-place rounding."""
+    if decimals == 0:
+        return _C.unary_op_(OPS["round"], self)
+    return self.copy_(round(self, decimals=decimals))
+
+
+@tensor_method
+def clamp(input, min=None, max=None, *, out=None):
+    """Limit values to ``[min, max]`` (either bound may be None or a tensor).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.clamp(cygrad.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    res = input
+    if min is not None:
+        res = _C.binary_op(OPS["maximum"], res, min)
+    if max is not None:
+        res = _C.binary_op(OPS["minimum"], res, max)
+    if res is input:
+        res = input.clone()
+    if isinstance(input, TensorBase) and res.dtype != input.dtype and not (
+            isinstance(min, TensorBase) or isinstance(max, TensorBase)):
+        res = res.to(input.dtype)  # Python-number bounds never change the dtype
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+@tensor_method
+def clamp_(self, min=None, max=None):
+    """In-place clamp."""
+    return self.copy_(clamp(self, min, max))
+
+
+clip = tensor_method(clamp, name="clip")
+tensor_method(clamp_, name="clip_")
+
+
+@tensor_method
+def lerp(input, end, weight, *, out=None):
+    """Linear interpolation ``input + weight * (end - input)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.lerp(cygrad.tensor([0.0]), cygrad.tensor([10.0]), 0.25).tolist()
+    [2.5]
+    """
+    res = input + weight * (end - input)
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+@tensor_method
+def lerp_(self, end, weight):
+    """In-place lerp."""
+    return self.copy_(lerp(self, end, weight))
+
+
+@tensor_method
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """Replace NaN with ``nan`` and infinities with ``posinf``/``neginf`` (default: the
+    dtype's largest/smallest finite values).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.nan_to_num(cygrad.tensor([float('nan'), 1.0])).tolist()
+    [0.0, 1.0]
+    """
+    import numpy as np
+    res = input.clone()
+    if input.is_floating_point():
+        arr = res.numpy(force=True)
+        info = np.finfo(arr.dtype)
+        np.nan_to_num(arr, copy=False, nan=nan,
+                      posinf=float(info.max) if posinf is None else posinf,
+                      neginf=float(info.min) if neginf is None else neginf)
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+@tensor_method
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    """In-place nan_to_num."""
+    return self.copy_(nan_to_num(self, nan, posinf, neginf))
+
+
+@tensor_method
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.isclose(cygrad.tensor([1.0]), cygrad.tensor([1.0 + 1e-9])).tolist()
+    [True]
+    """
+    import numpy as np
+    from .creation import from_numpy
+    a, b = input.numpy(force=True), other.numpy(force=True) if isinstance(other, TensorBase) else other
+    return from_numpy(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+@tensor_method
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+@tensor_method
+def equal(input, other):
+    """True if both tensors have the same shape and elements."""
+    return tuple(input.shape) == tuple(other.shape) and bool(eq(input, other).all())
+
+
+def positive(input):
+    """Returns ``input`` unchanged (``+input``)."""
+    return input
+
+
+negative = tensor_method(globals()["neg"], name="negative")
+absolute = tensor_method(globals()["abs"], name="absolute")
+arcsin = tensor_method(globals()["asin"], name="arcsin")
+arccos = tensor_method(globals()["acos"], name="arccos")
+arctan = tensor_method(globals()["atan"], name="arctan")
+arctan2 = tensor_method(globals()["atan2"], name="arctan2")
+greater = tensor_method(globals()["gt"], name="greater")
+greater_equal = tensor_method(globals()["ge"], name="greater_equal")
+less = tensor_method(globals()["lt"], name="less")
+less_equal = tensor_method(globals()["le"], name="less_equal")
+not_equal = tensor_method(globals()["ne"], name="not_equal")
