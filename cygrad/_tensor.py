@@ -22,6 +22,11 @@ class Tensor(_C.TensorBase):
     24.0
     """
 
+    # No per-instance __dict__: keeps tensors out of the cyclic GC, so creating one
+    # costs what creating a NumPy array does. (Subclasses such as nn.Parameter may
+    # add attributes.)
+    __slots__ = ()
+
     # NumPy should hand mixed ndarray/Tensor arithmetic to us.
     __array_priority__ = 1000
 

@@ -7,6 +7,7 @@ paper, freed large blocks are kept (up to a bound) and handed out again. Large b
 are 2 MiB aligned and marked ``MADV_HUGEPAGE`` so that even first use faults 512x less.
 Small blocks go straight to ``malloc``, which already caches them well.
 """
+cimport cython
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 from libc.stdint cimport uintptr_t
@@ -128,6 +129,7 @@ def host_stats():
     }
 
 
+@cython.no_gc
 cdef class Storage:
     """A flat, untyped buffer on one device. Tensors are views into a Storage.
 

@@ -22,6 +22,7 @@ cdef class TensorBase:
     cdef public int _output_nr
     cdef public bint _retains_grad
     cdef public object _fw_grad     # forward-mode tangent, if any
+    cdef object _shape_obj          # cached cygrad.Size
     cdef object __weakref__
 
     cdef inline char* ptr(self) noexcept nogil:

@@ -14,6 +14,22 @@ to the op's ``autograd.Function`` instead, which records the graph.
 cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
+from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
+
+cdef extern from *:
+    """
+    /* Run a base type's tp_new for a subtype directly: skips the attribute lookup and
+       argument checks of a Python-level ``Base.__new__(Sub)`` call. */
+    static PyObject* cg_tp_new(PyObject* base, PyObject* sub, PyObject* args) {
+        return ((PyTypeObject*)base)->tp_new((PyTypeObject*)sub, args, NULL);
+    }
+    """
+    object cg_tp_new(object base, object sub, object args)
+
+cdef tuple _EMPTY_TUPLE = ()
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uintptr_t, int64_t, int32_t, int16_t, int8_t, uint8_t
 
@@ -62,6 +78,35 @@ cdef extern from "kernels.h" nogil:
         CG_SINH, CG_COSH, CG_TANH, CG_SIGMOID, CG_RELU, CG_ERF, CG_ERFC, CG_FLOOR,
         CG_CEIL, CG_TRUNC, CG_ROUND, CG_FRAC, CG_RECIPROCAL, CG_SQUARE
     enum: CG_RSUM, CG_RMAX, CG_RMIN
+
+# Releasing the GIL costs a mutex round trip (~50 ns): only worth it for big work.
+cdef enum:
+    GIL_RELEASE_MIN = 16384
+
+cdef inline void run_binary(int op, int dtype, int ndim, const cg_index* shape, Py_ssize_t numel,
+                            char* out, const cg_index* so, const char* a, const cg_index* sa,
+                            const char* b, const cg_index* sb) noexcept:
+    if numel >= GIL_RELEASE_MIN:
+        with nogil:
+            cg_binary(op, dtype, ndim, shape, out, so, a, sa, b, sb)
+    else:
+        cg_binary(op, dtype, ndim, shape, out, so, a, sa, b, sb)
+
+cdef inline void run_unary(int op, int dtype, int ndim, const cg_index* shape, Py_ssize_t numel,
+                           char* out, const cg_index* so, const char* a, const cg_index* sa) noexcept:
+    if numel >= GIL_RELEASE_MIN:
+        with nogil:
+            cg_unary(op, dtype, ndim, shape, out, so, a, sa)
+    else:
+        cg_unary(op, dtype, ndim, shape, out, so, a, sa)
+
+cdef inline void run_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a,
+                                 char* out) noexcept:
+    if rows * n >= GIL_RELEASE_MIN:
+        with nogil:
+            cg_reduce_rows(op, dtype, rows, n, a, out)
+    else:
+        cg_reduce_rows(op, dtype, rows, n, a, out)
 
 # Grad mode is per thread, as in PyTorch: a no_grad block in one thread does not
 # switch recording off in another.
@@ -147,9 +192,17 @@ cdef inline void _finish_meta(TensorBase t) noexcept:
     t._numel = n
     t._is_contig = _compute_contig(t._ndim, t._shape, t._strides)
 
+cdef inline TensorBase _alloc_tensor():
+    """A blank instance of cygrad.Tensor. Python subclasses are always GC-tracked;
+    tensors are kept out of reference cycles by design, so untrack them: the cyclic
+    GC then has nothing to scan for them, as for NumPy arrays."""
+    cdef TensorBase t = <TensorBase>cg_tp_new(TensorBase, _TensorCls, _EMPTY_TUPLE)
+    PyObject_GC_UnTrack(<void*>t)
+    return t
+
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device):
     """A fresh contiguous tensor (uninitialised memory) on ``device``."""
-    cdef TensorBase t = TensorBase.__new__(_TensorCls)
+    cdef TensorBase t = _alloc_tensor()
     cdef Py_ssize_t n = 1
     cdef int i
     if ndim > MAX_DIMS:
@@ -185,7 +238,7 @@ cdef TensorBase _device_empty(TensorBase t, object device):
 cdef TensorBase new_view(TensorBase base, int ndim, const Py_ssize_t* shape,
                          const Py_ssize_t* strides, Py_ssize_t offset):
     """A view of ``base``'s storage with new geometry; shares its version counter."""
-    cdef TensorBase t = TensorBase.__new__(_TensorCls)
+    cdef TensorBase t = _alloc_tensor()
     cdef int i
     if ndim > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
@@ -236,7 +289,7 @@ cdef TensorBase _from_ndarray(object arr, bint warn_readonly=True):
     cdef TensorBase t
     if ndim > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
-    t = TensorBase.__new__(_TensorCls)
+    t = _alloc_tensor()
     t._ndim = ndim
     t._dtype = dt
     for i in range(ndim):
@@ -517,6 +570,7 @@ cdef TensorBase _prepare_out(object out, str opname, DType res_dt, int nd, const
 cdef void _resize(TensorBase t, int nd, const Py_ssize_t* shape) except *:
     cdef TensorBase fresh = new_empty(t._dtype, nd, shape, t._storage.device)
     t._storage = fresh._storage
+    t._shape_obj = None
     t._ndim = nd
     t._offset = 0
     for i in range(nd):
@@ -541,9 +595,8 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
                 and cg_has_binary(op.c_op, ta._dtype.code)):
             to = new_empty(ta._dtype, ta._ndim, ta._shape, CPU)
             n = ta._numel
-            with nogil:
-                cg_binary(op.c_op, ta._dtype.code, 1, &n, to.ptr(), &one, ta.ptr(), &one,
-                          tb.ptr(), &one)
+            run_binary(op.c_op, ta._dtype.code, 1, &n, n, to.ptr(), &one, ta.ptr(), &one,
+                       tb.ptr(), &one)
             return to
     return _binary_general(op, a, b, out)
 
@@ -636,8 +689,7 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
             _fill_scalar(&bufb, b, ct)
             memset(sb, 0, nd * sizeof(Py_ssize_t))
             pb = <char*>&bufb
-        with nogil:
-            cg_binary(op.c_op, ct.code, nd, shape, to.ptr(), so, pa, sa, pb, sb)
+        run_binary(op.c_op, ct.code, nd, shape, to._numel, to.ptr(), so, pa, sa, pb, sb)
     else:
         if not _on_cpu(to):
             raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
@@ -660,8 +712,7 @@ cdef object unary(ElementwiseOp op, object x, object out):
                 and cg_has_unary(op.c_op, tx._dtype.code) and op.c_op >= 0):
             to = new_empty(tx._dtype, tx._ndim, tx._shape, CPU)
             n = tx._numel
-            with nogil:
-                cg_unary(op.c_op, tx._dtype.code, 1, &n, to.ptr(), &one, tx.ptr(), &one)
+            run_unary(op.c_op, tx._dtype.code, 1, &n, n, to.ptr(), &one, tx.ptr(), &one)
             return to
     if isinstance(x, np.ndarray):
         x = _from_ndarray(x, False)
@@ -773,8 +824,8 @@ cdef void _unary_c(int c_op, TensorBase src, TensorBase dst) except *:
     cdef Py_ssize_t so[MAX_DIMS]
     cdef TensorBase target = dst if dst._dtype is src._dtype else new_empty(src._dtype, dst._ndim, dst._shape, CPU)
     _expand_strides(target, src._ndim, src._shape, so)
-    with nogil:
-        cg_unary(c_op, src._dtype.code, src._ndim, src._shape, target.ptr(), so, src.ptr(), src._strides)
+    run_unary(c_op, src._dtype.code, src._ndim, src._shape, target._numel, target.ptr(), so,
+              src.ptr(), src._strides)
     if target is not dst:
         copy_into(dst, target)
 
@@ -797,9 +848,8 @@ cdef void copy_into(TensorBase dst, TensorBase src) except *:
         src = src.clone()
     if src._dtype is dst._dtype:
         _expand_strides(src, dst._ndim, dst._shape, ss)
-        with nogil:
-            cg_unary(CG_COPY, dst._dtype.code, dst._ndim, dst._shape, dst.ptr(), dst._strides,
-                     src.ptr(), ss)
+        run_unary(CG_COPY, dst._dtype.code, dst._ndim, dst._shape, dst._numel, dst.ptr(),
+                  dst._strides, src.ptr(), ss)
     else:
         np.copyto(as_ndarray(dst), as_ndarray(src), casting="unsafe")
 
@@ -1001,6 +1051,11 @@ cdef bint _view_strides(TensorBase t, int nd, const Py_ssize_t* shape, Py_ssize_
     return vd == -1
 
 
+# Not tracked by Python's cyclic GC: a tensor allocation then costs what a NumPy
+# array's does. The design keeps tensors, grads and graph nodes free of reference
+# cycles (nodes hold saved tensors, tensors hold their grad_fn, never the reverse),
+# so reference counting alone frees them.
+@cython.no_gc
 cdef class TensorBase:
     """The Cython half of ``cygrad.Tensor``: memory, geometry and the hot operations.
 
@@ -1012,7 +1067,9 @@ cdef class TensorBase:
     @property
     def shape(self):
         """The size of each dimension, as a ``cygrad.Size`` (a tuple)."""
-        return _Size([self._shape[i] for i in range(self._ndim)])
+        if self._shape_obj is None:
+            self._shape_obj = _Size([self._shape[i] for i in range(self._ndim)])
+        return self._shape_obj
 
     def size(self, dim=None):
         """Shape of the tensor, or the size of one dimension.
@@ -1024,7 +1081,7 @@ cdef class TensorBase:
         3
         """
         if dim is None:
-            return _Size([self._shape[i] for i in range(self._ndim)])
+            return self.shape
         return self._shape[_wrap_dim(dim, self._ndim)] if self._ndim else 1
 
     def stride(self, dim=None):
@@ -1911,8 +1968,7 @@ cdef class TensorBase:
                 and self._is_contig and self._numel > 0 and not _needs_grad(self) and _on_cpu(self)
                 and cg_has_reduce(CG_RSUM, self._dtype.code)):
             out = new_empty(self._dtype, 0, NULL, CPU)
-            with nogil:
-                cg_reduce_rows(CG_RSUM, self._dtype.code, 1, self._numel, self.ptr(), out.ptr())
+            run_reduce_rows(CG_RSUM, self._dtype.code, 1, self._numel, self.ptr(), out.ptr())
             return out
         return _py_reduction("sum")(self, dim if axis is None else axis,
                                     keepdim if keepdims is None else keepdims, dtype=dtype)
@@ -2046,10 +2102,9 @@ cdef object _getitem(TensorBase t, object index):
     cdef Py_ssize_t strides[MAX_DIMS]
     # Fast path: t[a:b] and t[i] on the first dim.
     if type(index) is slice and t._ndim > 0:
-        start, stop, step = (<slice>index).indices(t._shape[0])
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        length = _slice_len(start, stop, step)
+        if PySlice_Unpack(index, &start, &stop, &step) < 0:
+            raise
+        length = PySlice_AdjustIndices(t._shape[0], &start, &stop, step)
         memcpy(shape, t._shape, t._ndim * sizeof(Py_ssize_t))
         memcpy(strides, t._strides, t._ndim * sizeof(Py_ssize_t))
         shape[0] = length
@@ -2069,11 +2124,6 @@ cdef object _getitem(TensorBase t, object index):
                 raise IndexError(f"unsupported index {idx!r}")
             return _advanced_getitem(t, index)
     return _basic_index(t, <tuple>index)
-
-cdef inline Py_ssize_t _slice_len(Py_ssize_t start, Py_ssize_t stop, Py_ssize_t step):
-    if step > 0:
-        return (stop - start + step - 1) // step if stop > start else 0
-    return (start - stop - step - 1) // (-step) if start > stop else 0
 
 cdef object _basic_index(TensorBase t, tuple index):
     """ints, slices (any step), None and one Ellipsis: always a view."""
@@ -2104,10 +2154,9 @@ cdef object _basic_index(TensorBase t, tuple index):
                 n += 1
                 d += 1
         elif isinstance(idx, slice):
-            start, stop, step = (<slice>idx).indices(t._shape[d])
-            if step == 0:
-                raise ValueError("slice step cannot be zero")
-            length = _slice_len(start, stop, step)
+            if PySlice_Unpack(idx, &start, &stop, &step) < 0:
+                raise
+            length = PySlice_AdjustIndices(t._shape[d], &start, &stop, step)
             if length:
                 offset += start * t._strides[d]
             shape[n] = length
@@ -2177,3 +2226,146 @@ def _detach(TensorBase t):
     cdef TensorBase d = new_view(t, t._ndim, t._shape, t._strides, t._offset)
     d._base = None
     return d
+
+
+# ------------------------------------------------------------------------ factories
+# The common factories are Cython so that ``cygrad.zeros(100)`` costs about what
+# ``np.zeros(100)`` does; cygrad/ops/creation.py re-exports them.
+
+cdef int _size_args(tuple size, Py_ssize_t* out) except -1:
+    cdef int i, nd
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        size = tuple(size[0])
+    nd = len(size)
+    if nd > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
+    for i in range(nd):
+        v = size[i]
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of "
+                            f"type {type(v).__name__} at pos {i}")
+        out[i] = v
+    return nd
+
+cdef inline DType _factory_dtype(object dtype):
+    return default_float() if dtype is None else to_dtype(dtype)
+
+cdef inline object _factory_device(object device):
+    if device is None or device is CPU:
+        return CPU
+    return device if isinstance(device, Device) else Device(device)
+
+cdef TensorBase _factory(tuple size, object dtype, object device, bint requires_grad):
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef int nd = _size_args(size, shape)
+    cdef TensorBase t = new_empty(_factory_dtype(dtype), nd, shape, _factory_device(device))
+    return t
+
+cdef object _finish_factory(TensorBase t, bint requires_grad, object out):
+    if requires_grad:
+        t.requires_grad = True
+    if out is not None:
+        (<TensorBase?>out).copy_(t)
+        return out
+    return t
+
+cdef void _fill_contig(TensorBase t, object value) except *:
+    """Fill a contiguous CPU tensor; typed loops for the common dtypes."""
+    cdef Py_ssize_t i, n = t._numel
+    cdef float vf
+    cdef double vd
+    cdef int64_t vl
+    cdef int32_t vi
+    cdef int code = t._dtype.code
+    if code == DT_FLOAT32:
+        vf = value
+        with nogil:
+            for i in range(n):
+                (<float*>t.ptr())[i] = vf
+    elif code == DT_FLOAT64:
+        vd = value
+        with nogil:
+            for i in range(n):
+                (<double*>t.ptr())[i] = vd
+    elif code == DT_INT64 and not isinstance(value, float):
+        vl = value
+        with nogil:
+            for i in range(n):
+                (<int64_t*>t.ptr())[i] = vl
+    elif code == DT_INT32 and not isinstance(value, float):
+        vi = value
+        with nogil:
+            for i in range(n):
+                (<int32_t*>t.ptr())[i] = vi
+    else:
+        as_ndarray(t)[...] = value
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
+          memory_format=None):
+    """An uninitialised tensor of the given shape.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.empty(2, 3).shape
+    cygrad.Size([2, 3])
+    """
+    return _finish_factory(_factory(size, dtype, device, requires_grad), requires_grad, out)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of zeros.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(2, dtype=cygrad.int32)
+    tensor([0, 0], dtype=cygrad.int32)
+    """
+    cdef TensorBase t = _factory(size, dtype, device, requires_grad)
+    if _on_cpu(t):
+        memset(t.ptr(), 0, t._numel * t._dtype.itemsize)
+    else:
+        t.fill_(0)
+    return _finish_factory(t, requires_grad, out)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor of ones.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2).tolist()
+    [1.0, 1.0]
+    """
+    cdef TensorBase t = _factory(size, dtype, device, requires_grad)
+    if _on_cpu(t):
+        _fill_contig(t, 1)
+    else:
+        t.fill_(1)
+    return _finish_factory(t, requires_grad, out)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    """A tensor filled with ``fill_value``; without ``dtype`` it is inferred from the value
+    (bool, int64, or the default float dtype), as ``torch.full``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.full((2,), 7).dtype
+    cygrad.int64
+    """
+    if isinstance(fill_value, TensorBase):
+        fill_value = fill_value.item()
+    if dtype is None:
+        dtype = _scalar_dtype(fill_value)
+    cdef TensorBase t = _factory((size,) if isinstance(size, (int, np.integer)) else tuple(size),
+                                 dtype, device, requires_grad)
+    if _on_cpu(t):
+        _fill_contig(t, fill_value)
+    else:
+        t.fill_(fill_value)
+    return _finish_factory(t, requires_grad, out)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._core import tensor as _C
 from .._core import dtype as _dt
-from .._core.tensor import TensorBase, from_numpy
+from .._core.tensor import TensorBase, from_numpy, empty, zeros, ones, full
 from .._device import device as Device, CPU
 from .._tensor import Tensor
 
@@ -120,59 +120,6 @@ def _new(size, dtype, device):
     dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
     shape = _shape_arg(size)
     return _C._empty(shape, dt, Device(device) if device is not None else CPU)
-
-
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
-          memory_format=None):
-    """An uninitialised tensor of the given shape.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.empty(2, 3).shape
-    cygrad.Size([2, 3])
-    """
-    return _finish(_new(size, dtype, device), requires_grad)
-
-
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor of zeros.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.zeros(2, dtype=cygrad.int32)
-    tensor([0, 0], dtype=cygrad.int32)
-    """
-    t = _new(size, dtype, device)
-    _C._fill_zero(t)
-    return _finish(t, requires_grad)
-
-
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor of ones.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.ones(2).tolist()
-    [1.0, 1.0]
-    """
-    return _finish(_new(size, dtype, device).fill_(1), requires_grad)
-
-
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor filled with ``fill_value``; the dtype is inferred from it like ``tensor``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.full((2,), 7).dtype
-    cygrad.int64
-    """
-    if dtype is None:
-        dtype = _infer_dtype(fill_value.item() if isinstance(fill_value, TensorBase) else fill_value)
-    return _finish(_new((size,), dtype, device).fill_(fill_value), requires_grad)
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
