@@ -598,7 +598,41 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
             run_binary(op.c_op, ta._dtype.code, 1, &n, n, to.ptr(), &one, ta.ptr(), &one,
                        tb.ptr(), &one)
             return to
+    if out is None:
+        if type(a) is _TensorCls and (type(b) is float or type(b) is int):
+            res = _binary_scalar_fast(op, <TensorBase>a, b, False)
+            if res is not None:
+                return res
+        elif type(b) is _TensorCls and (type(a) is float or type(a) is int):
+            res = _binary_scalar_fast(op, <TensorBase>b, a, True)
+            if res is not None:
+                return res
     return _binary_general(op, a, b, out)
+
+
+cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, bint scalar_first):
+    """``t op 2.0`` / ``2.0 op t`` when the scalar keeps t's dtype (torch's rule for
+    Python numbers): the scalar becomes a stride-0 operand. None if not applicable."""
+    cdef ScalarBuf buf
+    cdef TensorBase to
+    cdef Py_ssize_t n
+    cdef cg_index one = 1, zero = 0
+    cdef int kind = t._dtype.kind
+    if not (t._is_contig and _on_cpu(t) and not (cg_grad_mode_enabled and t._requires_grad)
+            and op.result != RES_BOOL and cg_has_binary(op.c_op, t._dtype.code)):
+        return None
+    if kind == KIND_INT and (type(scalar) is float or op.result == RES_FLOAT):
+        return None
+    _fill_scalar(&buf, scalar, t._dtype)
+    to = new_empty(t._dtype, t._ndim, t._shape, CPU)
+    n = t._numel
+    if scalar_first:
+        run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, <char*>&buf, &zero,
+                   t.ptr(), &one)
+    else:
+        run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one,
+                   <char*>&buf, &zero)
+    return to
 
 
 cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
@@ -1962,16 +1996,84 @@ cdef class TensorBase:
         >>> cygrad.tensor([[1., 2.], [3., 4.]]).sum(1).tolist()
         [3.0, 7.0]
         """
-        cdef TensorBase out
-        cdef double v
-        if (dim is None and axis is None and dtype is None and not keepdim and not keepdims
-                and self._is_contig and self._numel > 0 and not _needs_grad(self) and _on_cpu(self)
-                and cg_has_reduce(CG_RSUM, self._dtype.code)):
-            out = new_empty(self._dtype, 0, NULL, CPU)
-            run_reduce_rows(CG_RSUM, self._dtype.code, 1, self._numel, self.ptr(), out.ptr())
-            return out
-        return _py_reduction("sum")(self, dim if axis is None else axis,
-                                    keepdim if keepdims is None else keepdims, dtype=dtype)
+        if axis is not None:
+            dim = axis
+        if keepdims is not None:
+            keepdim = keepdims
+        if dtype is None:
+            res = _reduce_fast(CG_RSUM, self, dim, keepdim)
+            if res is not None:
+                return res
+        return _py_reduction("sum")(self, dim, keepdim, dtype=dtype)
+
+    def amax(self, dim=(), keepdim=False):
+        """Largest value over ``dim`` (all dims by default); NaN propagates.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([[1., 5.], [3., 2.]]).amax(1).tolist()
+        [5.0, 3.0]
+        """
+        res = _reduce_fast(CG_RMAX, self, None if dim == () else dim, keepdim)
+        if res is not None:
+            return res
+        return _py_reduction("amax")(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        """Smallest value over ``dim`` (all dims by default); NaN propagates."""
+        res = _reduce_fast(CG_RMIN, self, None if dim == () else dim, keepdim)
+        if res is not None:
+            return res
+        return _py_reduction("amin")(self, dim, keepdim)
+
+    def max(self, *args, **kwargs):
+        """``max()``: the largest element; ``max(dim, keepdim=False)``: (values, indices);
+        ``max(other)``: elementwise maximum. As ``torch.max``."""
+        if not args and not kwargs:
+            res = _reduce_fast(CG_RMAX, self, None, False)
+            if res is not None:
+                return res
+        return _py_reduction("max")(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        """``min()``: the smallest element; ``min(dim, keepdim=False)``: (values, indices);
+        ``min(other)``: elementwise minimum. As ``torch.min``."""
+        if not args and not kwargs:
+            res = _reduce_fast(CG_RMIN, self, None, False)
+            if res is not None:
+                return res
+        return _py_reduction("min")(self, *args, **kwargs)
+
+
+cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):
+    """C path for a full reduction, or one over the last dim, of a contiguous float
+    tensor; None when it does not apply (the Python implementation then runs)."""
+    cdef Py_ssize_t rows, n, shape[MAX_DIMS]
+    cdef int d, i
+    cdef TensorBase out
+    if not (t._is_contig and t._numel > 0 and _on_cpu(t) and not (cg_grad_mode_enabled and t._requires_grad)
+            and cg_has_reduce(op, t._dtype.code)):
+        return None
+    if dim is None:
+        if keepdim:
+            return None
+        rows, n = 1, t._numel
+        out = new_empty(t._dtype, 0, NULL, CPU)
+    elif type(dim) is int and t._ndim > 0:
+        d = _wrap_dim(dim, t._ndim)
+        if d != t._ndim - 1:
+            return None
+        n = t._shape[d]
+        rows = t._numel // n
+        for i in range(t._ndim):
+            shape[i] = t._shape[i]
+        shape[d] = 1
+        out = new_empty(t._dtype, t._ndim if keepdim else t._ndim - 1, shape, CPU)
+    else:
+        return None
+    run_reduce_rows(op, t._dtype.code, rows, n, t.ptr(), out.ptr())
+    return out
 
 
 cdef ElementwiseOp _COPY_OP = ElementwiseOp("copy_", 1, CG_COPY, None)
