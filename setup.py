@@ -49,6 +49,8 @@ extensions = [
     ext("dtype"),
     ext("storage"),
     ext("tensor", CPU_SOURCES),
+    ext("engine"),
+    ext("dlpack"),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

@@ -18,10 +18,13 @@ cdef class TensorBase:
     cdef public object _grad
     cdef public object _grad_fn
     cdef public object _base        # the tensor this one is a view of, or None
-    cdef public object _backward_hooks
+    cdef public list _backward_hooks
     cdef public int _output_nr
     cdef public bint _retains_grad
     cdef public object _fw_grad     # forward-mode tangent, if any
+    cdef public object _grad_acc    # weakref to this leaf's AccumulateGrad node
+    cdef public Py_ssize_t _view_version   # storage version when a view's grad_fn was set
+    cdef public list _post_acc_hooks
     cdef object _shape_obj          # cached cygrad.Size
     cdef object __weakref__
 
@@ -29,6 +32,7 @@ cdef class TensorBase:
         return self._storage.data + self._offset * self._dtype.itemsize
 
 cdef bint grad_enabled() noexcept nogil
+cdef void set_grad_enabled(bint mode) noexcept nogil
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device)
 cdef TensorBase new_view(TensorBase base, int ndim, const Py_ssize_t* shape,
                          const Py_ssize_t* strides, Py_ssize_t offset)

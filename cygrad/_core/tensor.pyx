@@ -119,6 +119,10 @@ cdef extern from *:
 cdef bint grad_enabled() noexcept nogil:
     return cg_grad_mode_enabled != 0
 
+cdef void set_grad_enabled(bint mode) noexcept nogil:
+    global cg_grad_mode_enabled
+    cg_grad_mode_enabled = 1 if mode else 0
+
 def is_grad_enabled():
     """True when operations are being recorded for autograd (thread-local).
 
@@ -1219,7 +1223,32 @@ cdef class TensorBase:
 
     @property
     def is_leaf(self):
+        """True for tensors not produced by a recorded op (created by the user, or not
+        requiring grad)."""
         return self._grad_fn is None
+
+    @property
+    def grad(self):
+        """The gradient accumulated by ``backward()`` (None until then)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, TensorBase):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if (<TensorBase>value).shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: "
+                                   f"{list(value.shape)} vs {list(self.shape)}")
+            if (<TensorBase>value)._dtype is not self._dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: "
+                                   f"{value.dtype} vs {self._dtype}")
+        self._grad = value
+
+    @property
+    def output_nr(self):
+        return self._output_nr
 
     @property
     def grad_fn(self):

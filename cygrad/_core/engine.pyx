@@ -1,0 +1,721 @@
+"""The autograd engine: graph nodes, saved tensors, and the backward pass.
+
+Reading guide (the story of one ``loss.backward()``):
+
+1. While the forward pass runs, every differentiable op that sees an input requiring
+   grad calls ``function_apply``: it runs the op's ``forward`` with recording off,
+   then creates a **node** (the op's ``ctx``) whose ``next_functions`` point at the
+   nodes that produced its inputs. Leaves get an ``AccumulateGrad`` node.
+2. Tensors the backward will need are wrapped in ``SavedTensor``, which remembers the
+   tensor's version counter so that a later in-place change is caught.
+3. ``run_backward`` counts, for each node reachable from the root, how many edges
+   point at it (its *dependencies*). A node is ready when all the gradients flowing
+   into it have arrived; gradients for the same input are summed in a buffer.
+4. Ready nodes run their ``backward``; ``AccumulateGrad`` adds into ``leaf.grad``.
+   Saved tensors are released after use unless ``retain_graph=True``.
+
+The graph has no reference cycles: tensors point at their ``grad_fn``, nodes point at
+the nodes before them and at saved tensors — never back at their outputs (a saved
+output is kept as a detached alias). Reference counting frees a graph as soon as the
+last tensor using it goes.
+"""
+cimport cython
+import traceback
+import warnings
+import weakref
+
+import numpy as np
+
+from .tensor cimport TensorBase, grad_enabled
+from . import tensor as _T
+
+# ------------------------------------------------------------------ grad mode & anomaly
+
+cdef bint _anomaly_enabled = False
+cdef bint _anomaly_check_nan = True
+
+
+def set_detect_anomaly(bint mode, bint check_nan=True):
+    """Turn anomaly detection on or off (see ``detect_anomaly``)."""
+    global _anomaly_enabled, _anomaly_check_nan
+    _anomaly_enabled = mode
+    _anomaly_check_nan = check_nan
+
+
+def is_anomaly_enabled():
+    return _anomaly_enabled
+
+
+def is_anomaly_check_nan_enabled():
+    return _anomaly_check_nan
+
+
+# ------------------------------------------------------------------------- saved tensors
+
+_FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved "
+              "tensors after they have already been freed). Saved intermediate values of the "
+              "graph are freed when you call .backward() or autograd.grad(). Specify "
+              "retain_graph=True if you need to backward through the graph a second time or if "
+              "you need to access saved tensors after calling backward.")
+
+
+cdef str _describe(TensorBase t):
+    return f"[cygrad.{t.dtype.name} {list(t.shape)}]"
+
+
+@cython.final
+cdef class SavedTensor:
+    """A tensor saved for backward, with the version it had when it was saved.
+
+    A saved *output* of the node is stored as a detached alias (no ``grad_fn``), which
+    is what keeps nodes from referencing their own outputs (a cycle); on unpacking it
+    is re-attached to the node so double backward still sees the graph.
+    """
+    cdef object data
+    cdef Py_ssize_t version
+    cdef bint is_output
+    cdef int output_nr
+    cdef bint requires_grad
+    cdef str producer          # name of the node that produced the tensor, for messages
+
+    @staticmethod
+    cdef SavedTensor make(TensorBase t, Node owner, int output_nr):
+        cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
+        s.version = t._storage.version
+        s.requires_grad = t._requires_grad
+        s.output_nr = output_nr
+        if output_nr >= 0:
+            s.is_output = True
+            s.data = _T._detach(t)
+            s.producer = owner.name()
+        else:
+            s.data = t
+            s.producer = t._grad_fn.name() if t._grad_fn is not None else None
+        return s
+
+    cdef object unpack(self, Node owner):
+        cdef TensorBase t
+        if self.data is None:
+            raise RuntimeError(_FREED_MSG)
+        t = <TensorBase>self.data
+        if t._storage.version != self.version:
+            where = f", which is output {self.output_nr if self.is_output else 0} of {self.producer}," \
+                if self.producer else ","
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: {_describe(t)}{where} is at version {t._storage.version}; "
+                f"expected version {self.version} instead (the tensor was saved by "
+                f"{owner.name()}). Hint: enable anomaly detection to find the operation that "
+                f"failed to compute its gradient, with cygrad.autograd.set_detect_anomaly(True).")
+        if self.is_output and self.requires_grad:
+            alias = _T._detach(t)
+            (<TensorBase>alias)._grad_fn = owner
+            (<TensorBase>alias)._output_nr = self.output_nr
+            (<TensorBase>alias)._requires_grad = True
+            return alias
+        return t
+
+
+# ---------------------------------------------------------------------------------- nodes
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks_list, hook):
+        self._list = hooks_list
+        self._hook = hook
+
+    def remove(self):
+        try:
+            self._list.remove(self._hook)
+        except ValueError:
+            pass
+
+
+@cython.trashcan(True)    # freeing a 100 000-node chain must not recurse 100 000 deep in C
+cdef class Node:
+    """A node of the backward graph: the ``grad_fn`` of the tensors an op produced.
+
+    ``next_functions`` holds one ``(node, output_nr)`` pair per differentiable input of
+    the op: where that input's gradient goes next (``(None, 0)`` for inputs that
+    need no gradient).
+    """
+    cdef public tuple next_functions
+    cdef public list _saved            # SavedTensor, or None once released
+    cdef public bint _saved_released
+    cdef public list _input_meta       # per next_functions slot: (shape, dtype) or None
+    cdef public list _output_meta      # per forward output: (shape, dtype)
+    cdef public dict _pre_hooks        # output_nr -> [hook]  (tensor hooks of non-leaf outputs)
+    cdef public dict _retain_grad      # output_nr -> weakref of the tensor that retains grad
+    cdef public list _hooks            # node hooks: fn(grad_inputs, grad_outputs)
+    cdef public object _forward_stack  # anomaly mode: where the forward op was called
+    cdef public bint _materialize_grads
+    cdef public object metadata
+    cdef object __weakref__
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def backward_apply(self, tuple grads):
+        """Compute the gradients of the inputs from those of the outputs."""
+        raise NotImplementedError(f"{self.name()} does not implement backward")
+
+    def apply(self, *grads):
+        """Call the node on output gradients, as the engine does (public, for teaching)."""
+        return self.backward_apply(grads)
+
+    def register_hook(self, fn):
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node computes its gradients."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """Run ``fn(grad_outputs)`` before this node runs; it may return replacements."""
+        hooks = self._pre_hooks.setdefault(-1, []) if self._pre_hooks is not None else None
+        if hooks is None:
+            self._pre_hooks = {-1: []}
+            hooks = self._pre_hooks[-1]
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    cpdef release_saved(self):
+        """Drop saved tensors (done after backward unless ``retain_graph=True``)."""
+        if self._saved is not None:
+            self._saved = None
+            self._saved_released = True
+
+    @property
+    def saved_tensors(self):
+        if self._saved_released:
+            raise RuntimeError(_FREED_MSG)
+        if self._saved is None:
+            return ()
+        return tuple([(<SavedTensor>s).unpack(self) if s is not None else None
+                      for s in self._saved])
+
+    @property
+    def _saved_tensors_info(self):
+        """(shape, dtype, version) of each saved tensor, for graph drawing and traces."""
+        if self._saved is None:
+            return ()
+        return tuple([(tuple(s.data.shape), s.data.dtype, s.version) if s is not None else None
+                      for s in self._saved])
+
+
+@cython.final
+cdef class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+    cdef public object variable
+
+    def name(self):
+        return "AccumulateGrad"
+
+
+cdef AccumulateGrad _grad_accumulator(TensorBase leaf):
+    """The leaf's AccumulateGrad node, created once and cached weakly on the leaf (a
+    strong reference would be a cycle: node -> leaf -> node)."""
+    cdef AccumulateGrad acc = None
+    if leaf._grad_acc is not None:
+        acc = leaf._grad_acc()
+    if acc is None:
+        acc = AccumulateGrad.__new__(AccumulateGrad)
+        acc.variable = leaf
+        acc.next_functions = ()
+        leaf._grad_acc = weakref.ref(acc)
+    return acc
+
+
+cdef tuple gradient_edge(object x):
+    """Where the gradient of tensor ``x`` must go: ``(node, output_nr)``."""
+    cdef TensorBase t
+    if not isinstance(x, TensorBase):
+        return (None, 0)
+    t = <TensorBase>x
+    if not t._requires_grad:
+        return (None, 0)
+    if t._base is not None and t._view_version != t._storage.version and t._grad_fn is not None:
+        _refresh_view(t)
+    if t._grad_fn is None:
+        return (_grad_accumulator(t), 0)
+    return (t._grad_fn, t._output_nr)
+
+
+def _gradient_edge(x):
+    return gradient_edge(x)
+
+
+cdef object _view_refresher = None
+
+def _set_view_refresher(fn):
+    """cygrad.autograd.views regenerates a view's grad_fn after its base changed in place."""
+    global _view_refresher
+    _view_refresher = fn
+
+cdef void _refresh_view(TensorBase t) except *:
+    if _view_refresher is not None:
+        _view_refresher(t)
+    t._view_version = t._storage.version
+
+
+# --------------------------------------------------------------------- Function support
+
+cdef class FunctionCtx(Node):
+    """Base of the ``ctx`` objects given to ``Function.forward``/``backward``.
+
+    Every ``Function`` subclass gets its own subclass of this (``MulBackward0``...),
+    so a ctx *is* the graph node, as in PyTorch.
+    """
+    cdef public tuple needs_input_grad
+    cdef public tuple _to_save
+    cdef public object _dirty
+    cdef public object _non_differentiable
+    cdef public tuple _tensor_positions   # which forward args were tensors
+
+    def save_for_backward(self, *tensors):
+        """Save tensors (or None) for ``backward``; read them back via ``ctx.saved_tensors``.
+
+        Saving through this method (not ``ctx.x = x``) is what lets cygrad detect
+        in-place changes to them and free them after backward."""
+        for t in tensors:
+            if t is not None and not isinstance(t, TensorBase):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        """Declare inputs that ``forward`` modified in place."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Declare outputs that are not differentiable (e.g. indices)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, bint value):
+        """If False, ``backward`` may receive None for outputs that got no gradient."""
+        self._materialize_grads = value
+
+    def backward_apply(self, tuple grads):
+        cls = type(self)._forward_cls
+        return cls.backward(self, *grads)
+
+
+def function_apply(cls, *args, **kwargs):
+    """``cls.apply(*args)``: run ``cls.forward`` and, if any input requires grad while
+    grad mode is on, record a node for it."""
+    cdef FunctionCtx ctx = cls._backward_cls()
+    cdef list needs = []
+    cdef list positions = []
+    cdef bint record = False
+    cdef int i
+    for i in range(len(args)):
+        a = args[i]
+        if isinstance(a, TensorBase):
+            positions.append(i)
+            if (<TensorBase>a)._requires_grad:
+                needs.append(True)
+                record = True
+                continue
+        needs.append(False)
+    record = record and grad_enabled()
+    ctx.needs_input_grad = tuple(needs)
+    ctx._materialize_grads = True
+    was_enabled = grad_enabled()
+    _T._set_grad_enabled(False)
+    try:
+        outputs = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _T._set_grad_enabled(was_enabled)
+    if not record:
+        return outputs
+    return _record(ctx, args, tuple(positions), outputs)
+
+
+cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs):
+    cdef bint single = not isinstance(outputs, tuple)
+    cdef tuple outs = (outputs,) if single else outputs
+    cdef list edges = []
+    cdef list in_meta = []
+    cdef list out_meta = []
+    cdef list result = []
+    cdef TensorBase t
+    cdef int i
+    ctx._tensor_positions = positions
+    for i in positions:
+        a = args[i]
+        edges.append(gradient_edge(a))
+        t = <TensorBase>a
+        in_meta.append((t.shape, t._dtype) if t._requires_grad else None)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = in_meta
+    dirty = ctx._dirty or ()
+    nondiff = ctx._non_differentiable or ()
+    for i in range(len(outs)):
+        o = outs[i]
+        if not isinstance(o, TensorBase):
+            out_meta.append(None)
+            result.append(o)
+            continue
+        t = <TensorBase>o
+        if any([o is d for d in dirty]):
+            if t._grad_fn is None and t._requires_grad and t._base is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+        elif any([o is args[j] for j in positions]):
+            # An input returned unchanged: give the output its own identity, as PyTorch does.
+            t = <TensorBase>_T._detach(t)
+        out_meta.append((t.shape, t._dtype))
+        if any([o is n for n in nondiff]) or not t.is_floating_point():
+            t._requires_grad = False
+        else:
+            t._grad_fn = ctx
+            t._output_nr = i
+            t._requires_grad = True
+            if t._base is not None:
+                t._view_version = t._storage.version
+        result.append(t)
+    ctx._output_meta = out_meta
+    if ctx._to_save is not None:
+        saved = []
+        for s in ctx._to_save:
+            if s is None:
+                saved.append(None)
+                continue
+            nr = -1
+            for i in range(len(result)):
+                if result[i] is s or outs[i] is s:
+                    nr = i
+                    break
+            saved.append(SavedTensor.make(<TensorBase>s, ctx, nr))
+        ctx._saved = saved
+        ctx._to_save = None
+    if _anomaly_enabled:
+        ctx._forward_stack = traceback.format_stack()[:-2]
+    return result[0] if single else tuple(result)
+
+
+# ----------------------------------------------------------------------------- the engine
+
+cdef object _engine_observer = None
+
+def _set_observer(fn):
+    """cygrad.autograd.trace installs a callback seeing every engine event."""
+    global _engine_observer
+    _engine_observer = fn
+
+
+cdef inline void _notify(str event, object node, object data) except *:
+    if _engine_observer is not None:
+        _engine_observer(event, node, data)
+
+
+cdef object _sum_to(object grad, tuple shape):
+    """Reduce a broadcast gradient back to an input's shape."""
+    cdef int lead = len(grad.shape) - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and grad.shape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(tuple(dims), keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    return grad
+
+
+cdef bint _expandable(tuple shape, tuple to):
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
+cdef tuple _validate(Node node, object grads):
+    """Check a node's returned gradients: count, shapes (reducing broadcasts), dtypes."""
+    cdef int n = len(node.next_functions)
+    if not isinstance(grads, tuple):
+        grads = (grads,)
+    cdef tuple g = grads
+    if isinstance(node, FunctionCtx):
+        positions = (<FunctionCtx>node)._tensor_positions
+        nargs = len((<FunctionCtx>node).needs_input_grad)
+        if len(g) != nargs:
+            if len(g) > nargs and all(x is None for x in g[nargs:]):
+                g = g[:nargs]
+            else:
+                raise RuntimeError(f"function {node.name()} returned an incorrect number of "
+                                   f"gradients (expected {nargs}, got {len(g)})")
+        g = tuple([g[i] for i in positions])
+    elif len(g) != n:
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {n}, got {len(g)})")
+    out = []
+    for i in range(n):
+        gi = g[i]
+        meta = node._input_meta[i] if node._input_meta is not None else None
+        if gi is None or meta is None:
+            out.append(gi if meta is not None else None)
+            continue
+        if not isinstance(gi, TensorBase):
+            raise TypeError(f"function {node.name()} returned a gradient of type "
+                            f"{type(gi).__name__} at index {i}; expected a Tensor or None")
+        shape, dtype = meta
+        if gi.shape != shape:
+            if _expandable(tuple(shape), tuple(gi.shape)):
+                gi = _sum_to(gi, tuple(shape))
+            else:
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                                   f"{i} - got {list(gi.shape)} but expected shape compatible "
+                                   f"with {list(shape)}")
+        if gi.dtype is not dtype:
+            gi = gi.to(dtype)
+        out.append(gi)
+    return tuple(out)
+
+
+cdef void _check_anomaly(Node node, tuple grads) except *:
+    for i, g in enumerate(grads):
+        if g is not None and g.is_floating_point() and bool(g.isnan().any()):
+            where = ""
+            if node._forward_stack:
+                where = ("\nThe forward call that created this node was:\n" +
+                         "".join(node._forward_stack[-8:]))
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               f"output.{where}")
+
+
+cdef object _run_tensor_hooks(Node node, int nr, object grad):
+    cdef list hooks
+    if node._pre_hooks is not None and nr in node._pre_hooks:
+        hooks = node._pre_hooks[nr]
+        for h in list(hooks):
+            r = h(grad)
+            if r is not None:
+                grad = r
+    if node._retain_grad is not None and nr in node._retain_grad:
+        t = node._retain_grad[nr]()
+        if t is not None and grad is not None:
+            # retain_grad runs last, after the user's hooks, as in PyTorch
+            if t._grad is None:
+                t._grad = _T._detach(grad).clone()
+            else:
+                t._grad = t._grad + _T._detach(grad)
+    return grad
+
+
+cdef void _accumulate(AccumulateGrad node, object grad, bint create_graph) except *:
+    cdef TensorBase var = <TensorBase>node.variable
+    if var._backward_hooks:
+        for h in list(var._backward_hooks):
+            r = h(grad)
+            if r is not None:
+                grad = r
+    _notify("accumulate", node, grad)
+    if var._grad is None:
+        if create_graph:
+            var._grad = grad
+        else:
+            var._grad = _T._detach(grad).clone()    # own, contiguous memory
+    elif create_graph:
+        var._grad = var._grad + grad
+    else:
+        was = grad_enabled()
+        _T._set_grad_enabled(False)
+        try:
+            var._grad.add_(grad)
+        finally:
+            _T._set_grad_enabled(was)
+    if var._post_acc_hooks:
+        for h in list(var._post_acc_hooks):
+            h(var)
+
+
+def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_graph,
+                 tuple inputs=None, bint accumulate=True, bint allow_unused=True):
+    """Backpropagate from ``roots`` (tensors) seeded with ``root_grads``.
+
+    With ``inputs`` given, only the part of the graph that reaches them runs; their
+    gradients are returned (``autograd.grad``) or, if ``accumulate``, added to their
+    ``.grad`` (``backward(inputs=...)``).
+    """
+    cdef dict deps = {}
+    cdef dict buffers = {}
+    cdef list stack = []
+    cdef list ready = []
+    cdef Node node, child
+    cdef tuple edge
+    cdef int i, nr
+    cdef dict capture = None          # (node, nr) -> index into captured
+    cdef list captured = None
+    cdef set needed = None
+
+    root_edges = []
+    for i in range(len(roots)):
+        t = roots[i]
+        edge = gradient_edge(t)
+        if edge[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        root_edges.append(edge)
+
+    if inputs is not None:
+        capture = {}
+        captured = [None] * len(inputs)
+        for i in range(len(inputs)):
+            inp = inputs[i]
+            if not isinstance(inp, TensorBase) or not (<TensorBase>inp)._requires_grad:
+                raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+            capture.setdefault(gradient_edge(inp), []).append(i)
+        needed = _needed_nodes([e[0] for e in root_edges], {k[0] for k in capture})
+
+    # 1. count dependencies over the (needed part of the) graph, iteratively
+    for edge in root_edges:
+        if edge[0] not in deps:
+            deps[edge[0]] = 0
+            stack.append(edge[0])
+    while stack:
+        node = stack.pop()
+        if needed is not None and node not in needed:
+            continue
+        for edge in node.next_functions:
+            child = edge[0]
+            if child is None or (needed is not None and child not in needed):
+                continue
+            if child in deps:
+                deps[child] += 1
+            else:
+                deps[child] = 1
+                stack.append(child)
+
+    # 2. seed the root buffers
+    for i in range(len(root_edges)):
+        node, nr = root_edges[i]
+        _add_to_buffer(buffers, node, nr, root_grads[i])
+    for node in {e[0] for e in root_edges}:
+        if deps[node] == 0:
+            ready.append(node)
+
+    # 3. run nodes as they become ready
+    was_enabled = grad_enabled()
+    _T._set_grad_enabled(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None) or [None]
+            for nr in range(len(grads)):
+                if grads[nr] is not None:
+                    grads[nr] = _run_tensor_hooks(node, nr, grads[nr])
+            if capture is not None:
+                for nr in range(len(grads)):
+                    key = (node, nr)
+                    if key in capture:
+                        for i in capture[key]:
+                            captured[i] = grads[nr]
+            if isinstance(node, AccumulateGrad):
+                if grads[0] is not None and (accumulate and (capture is None or (node, 0) in capture)):
+                    _accumulate(<AccumulateGrad>node, grads[0], create_graph)
+                continue
+            if needed is not None and not _has_needed_child(node, needed):
+                # a captured non-leaf output: nothing needed lies beyond it
+                if not retain_graph:
+                    node.release_saved()
+                continue
+            in_grads = _call_node(node, grads, create_graph)
+            if not retain_graph:
+                node.release_saved()
+                _notify("release", node, None)
+            for i in range(len(node.next_functions)):
+                child, nr = node.next_functions[i]
+                if child is None or (needed is not None and child not in needed):
+                    continue
+                g = in_grads[i]
+                if g is not None:
+                    _add_to_buffer(buffers, child, nr, g)
+                deps[child] -= 1
+                if deps[child] == 0:
+                    ready.append(child)
+    finally:
+        _T._set_grad_enabled(was_enabled)
+    if captured is not None:
+        for i in range(len(captured)):
+            if captured[i] is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+    return captured
+
+
+cdef bint _has_needed_child(Node node, set needed):
+    for edge in node.next_functions:
+        if edge[0] is not None and edge[0] in needed:
+            return True
+    return False
+
+
+cdef set _needed_nodes(list roots, set targets):
+    """Nodes on some path from a root to a target (post-order walk, no recursion)."""
+    cdef dict state = {}      # node -> True (needed) / False
+    cdef list stack = [(r, False) for r in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if node is None:
+            continue
+        if expanded:
+            state[node] = node in targets or any(
+                [state.get(e[0], False) for e in (<Node>node).next_functions if e[0] is not None])
+            continue
+        if node in state:
+            continue
+        state[node] = False    # placeholder while visiting
+        stack.append((node, True))
+        for e in (<Node>node).next_functions:
+            if e[0] is not None and e[0] not in state:
+                stack.append((e[0], False))
+    return {n for n, ok in state.items() if ok}
+
+
+cdef void _add_to_buffer(dict buffers, Node node, int nr, object grad) except *:
+    cdef list buf = buffers.get(node)
+    cdef int size
+    if buf is None:
+        size = len(node._output_meta) if node._output_meta is not None else 1
+        if nr >= size:
+            size = nr + 1
+        buf = [None] * size
+        buffers[node] = buf
+    if buf[nr] is None:
+        buf[nr] = grad
+    else:
+        buf[nr] = buf[nr] + grad     # several uses of one output: sum the contributions
+
+
+cdef tuple _call_node(Node node, list grads, bint create_graph):
+    cdef int i
+    if node._pre_hooks is not None and -1 in node._pre_hooks:
+        for h in node._pre_hooks[-1]:
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    if node._materialize_grads and node._output_meta is not None:
+        for i in range(len(grads)):
+            if grads[i] is None and i < len(node._output_meta) and node._output_meta[i] is not None:
+                shape, dtype = node._output_meta[i]
+                grads[i] = _T.zeros(shape, dtype=dtype)
+    _notify("run", node, tuple(grads))
+    result = node.backward_apply(tuple(grads))
+    in_grads = _validate(node, result)
+    if _anomaly_enabled and _anomaly_check_nan:
+        _check_anomaly(node, in_grads)
+    if node._hooks:
+        for h in node._hooks:
+            r = h(in_grads, tuple(grads))
+            if r is not None:
+                in_grads = tuple(r)
+    _notify("done", node, in_grads)
+    return in_grads

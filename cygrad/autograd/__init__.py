@@ -1,0 +1,43 @@
+"""cygrad.autograd: reverse-mode automatic differentiation.
+
+The engine (graph nodes, saved tensors, the backward pass) is Cython in
+``cygrad/_core/engine.pyx``; this package holds the Python API around it:
+``Function`` for custom ops, ``backward``/``grad``, grad modes, anomaly detection,
+gradient checking and the teaching tools (``graph``, ``trace``).
+"""
+from .._core import engine as _E
+from .._core import tensor as _C
+from .._tensor import Tensor
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
+                        is_grad_enabled, is_inference_mode_enabled)
+from .engine_api import backward, grad
+from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
+from . import views as _views
+
+Node = _E.Node
+AccumulateGrad = _E.AccumulateGrad
+
+# Connect the core's hooks to this package.
+_C._set_autograd_apply(_E.function_apply)
+_C._set_view_hook(_views.record_view)
+_C._set_inplace_hook(_views.inplace)
+_C._set_view_functions(_views.Clone, _views.ToCopy)
+_E._set_view_refresher(_views.refresh_view)
+
+from ..ops import _elementwise_grads  # noqa: E402,F401  (registers elementwise backward formulas)
+
+
+def _grad_fn(self):
+    """The node that produced this tensor (None for leaves)."""
+    if self._base is not None and self._grad_fn is not None and self._view_version != self._version:
+        _views.refresh_view(self)
+        self._view_version = self._version
+    return self._grad_fn
+
+
+Tensor.grad_fn = property(_grad_fn)
+
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "backward", "grad", "detect_anomaly",
+           "set_detect_anomaly", "Node"]

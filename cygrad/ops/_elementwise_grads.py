@@ -1,0 +1,200 @@
+"""Backward formulas of the elementwise ops, each a ``Function`` subclass.
+
+Every class reads like a user's custom Function: ``forward`` runs the kernel (through
+the dispatcher, with recording off) and saves what ``backward`` needs; ``backward``
+is written with cygrad ops, so it is itself differentiable (double backward works).
+Gradients of broadcast inputs are reduced to the input's shape by the engine.
+"""
+import math
+
+from .._core import tensor as _C
+from .._core.tensor import TensorBase
+from ..autograd.function import Function
+
+OPS = _C.ELEMENTWISE_OPS
+
+
+def _is_tensor(x):
+    return isinstance(x, TensorBase)
+
+
+class _Unary(Function):
+    """Unary op whose backward needs the input ``x``."""
+    op = None
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return _C.unary_op(type(ctx)._forward_cls.op, x)
+
+
+class _UnaryOut(Function):
+    """Unary op whose backward is cheapest from the output ``y``."""
+    op = None
+
+    @staticmethod
+    def forward(ctx, x):
+        y = _C.unary_op(type(ctx)._forward_cls.op, x)
+        ctx.save_for_backward(y)
+        return y
+
+
+def _define(name, base, backward, node_name=None):
+    """Make the Function for op ``name`` and register it with the dispatcher."""
+    cls_name = "".join(p.capitalize() for p in name.split("_"))
+    cls = type(base)(cls_name, (base,), {
+        "op": OPS[name], "backward": staticmethod(backward),
+        "_node_name": node_name or f"{cls_name}Backward0",
+        "__doc__": f"autograd Function of ``{name}``."})
+    OPS[name].function = cls
+    return cls
+
+
+# ---- unary: d/dx written with the saved input x or output y
+Exp = _define("exp", _UnaryOut, lambda ctx, g: g * ctx.saved_tensors[0])
+Exp2 = _define("exp2", _UnaryOut, lambda ctx, g: g * ctx.saved_tensors[0] * math.log(2.0))
+Expm1 = _define("expm1", _UnaryOut, lambda ctx, g: g * (ctx.saved_tensors[0] + 1))
+Log = _define("log", _Unary, lambda ctx, g: g / ctx.saved_tensors[0])
+Log2 = _define("log2", _Unary, lambda ctx, g: g / (ctx.saved_tensors[0] * math.log(2.0)))
+Log10 = _define("log10", _Unary, lambda ctx, g: g / (ctx.saved_tensors[0] * math.log(10.0)))
+Log1p = _define("log1p", _Unary, lambda ctx, g: g / (ctx.saved_tensors[0] + 1))
+Sqrt = _define("sqrt", _UnaryOut, lambda ctx, g: g / (2 * ctx.saved_tensors[0]))
+Rsqrt = _define("rsqrt", _UnaryOut, lambda ctx, g: -0.5 * g * ctx.saved_tensors[0] ** 3)
+Sin = _define("sin", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].cos())
+Cos = _define("cos", _Unary, lambda ctx, g: -g * ctx.saved_tensors[0].sin())
+Tan = _define("tan", _UnaryOut, lambda ctx, g: g * (1 + ctx.saved_tensors[0] ** 2))
+Asin = _define("asin", _Unary, lambda ctx, g: g / (1 - ctx.saved_tensors[0] ** 2).sqrt())
+Acos = _define("acos", _Unary, lambda ctx, g: -g / (1 - ctx.saved_tensors[0] ** 2).sqrt())
+Atan = _define("atan", _Unary, lambda ctx, g: g / (1 + ctx.saved_tensors[0] ** 2))
+Sinh = _define("sinh", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].cosh())
+Cosh = _define("cosh", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].sinh())
+Tanh = _define("tanh", _UnaryOut, lambda ctx, g: g * (1 - ctx.saved_tensors[0] ** 2))
+Sigmoid = _define("sigmoid", _UnaryOut,
+                  lambda ctx, g: g * ctx.saved_tensors[0] * (1 - ctx.saved_tensors[0]))
+Relu = _define("relu", _UnaryOut, lambda ctx, g: g * (ctx.saved_tensors[0] > 0))
+Erf = _define("erf", _Unary,
+              lambda ctx, g: g * (2 / math.sqrt(math.pi)) * (-ctx.saved_tensors[0] ** 2).exp())
+Erfc = _define("erfc", _Unary,
+               lambda ctx, g: -g * (2 / math.sqrt(math.pi)) * (-ctx.saved_tensors[0] ** 2).exp())
+Abs = _define("abs", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].sign())
+Neg = _define("neg", _Unary, lambda ctx, g: -g)
+Reciprocal = _define("reciprocal", _UnaryOut, lambda ctx, g: -g * ctx.saved_tensors[0] ** 2)
+Square = _define("square", _Unary, lambda ctx, g: 2 * g * ctx.saved_tensors[0])
+Frac = _define("frac", _Unary, lambda ctx, g: g)
+# Piecewise-constant ops have a zero gradient almost everywhere (as in PyTorch).
+for _name in ("sign", "floor", "ceil", "trunc", "round"):
+    _define(_name, _Unary, lambda ctx, g: g * 0)
+
+
+# ---- binary ops: inputs may be tensors or Python numbers
+
+class _Binary(Function):
+    """Binary op; saves both operands (numbers are kept as plain attributes)."""
+    op = None
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a if _is_tensor(a) else None, b if _is_tensor(b) else None)
+        ctx.numbers = (None if _is_tensor(a) else a, None if _is_tensor(b) else b)
+        return _C.binary_op(type(ctx)._forward_cls.op, a, b)
+
+
+def operands(ctx):
+    """The two forward operands, tensors from ``saved_tensors`` and numbers as given."""
+    ta, tb = ctx.saved_tensors
+    na, nb = ctx.numbers
+    return (ta if ta is not None else na), (tb if tb is not None else nb)
+
+
+class Add(Function):
+    """d(a + b) = da + db."""
+    _node_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _C.binary_op(OPS["add"], a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    """d(a - b) = da - db."""
+    _node_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _C.binary_op(OPS["sub"], a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, -grad
+
+
+OPS["add"].function = Add
+OPS["sub"].function = Sub
+
+
+def _mul_backward(ctx, g):
+    a, b = operands(ctx)
+    return g * b, g * a
+
+
+def _div_backward(ctx, g):
+    a, b = operands(ctx)
+    return g / b, -g * a / (b * b)
+
+
+def _pow_backward(ctx, g):
+    a, b = operands(ctx)
+    grad_a = grad_b = None
+    if ctx.needs_input_grad[0]:
+        grad_a = g * b * a ** (b - 1)
+    if ctx.needs_input_grad[1]:
+        # d(a^b)/db = a^b log(a), taken as 0 where a == 0 (as PyTorch does)
+        log_a = (a + (a == 0)).log() if _is_tensor(a) else (math.log(a) if a != 0 else 0.0)
+        grad_b = g * a ** b * log_a
+    return grad_a, grad_b
+
+
+def _extreme_backward(wins):
+    def backward(ctx, g):
+        a, b = operands(ctx)
+        # the winning operand gets the gradient; ties split it in half, as in PyTorch
+        wa = wins(a, b).to(g.dtype) + (a == b).to(g.dtype) * 0.5
+        return g * wa, g * (1 - wa)
+    return backward
+
+
+def _atan2_backward(ctx, g):
+    a, b = operands(ctx)
+    denom = a * a + b * b
+    return g * b / denom, -g * a / denom
+
+
+def _hypot_backward(ctx, g):
+    a, b = operands(ctx)
+    h = _C.binary_op(OPS["hypot"], a, b)
+    return g * a / h, g * b / h
+
+
+def _fmod_backward(ctx, g):
+    a, b = operands(ctx)
+    return g, -g * (a / b).trunc()
+
+
+def _remainder_backward(ctx, g):
+    a, b = operands(ctx)
+    return g, -g * (a / b).floor()
+
+
+Mul = _define("mul", _Binary, _mul_backward)
+Div = _define("div", _Binary, _div_backward)
+Pow = _define("pow", _Binary, _pow_backward)
+Maximum = _define("maximum", _Binary, _extreme_backward(lambda a, b: a > b))
+Minimum = _define("minimum", _Binary, _extreme_backward(lambda a, b: a < b))
+Atan2 = _define("atan2", _Binary, _atan2_backward)
+Hypot = _define("hypot", _Binary, _hypot_backward)
+Fmod = _define("fmod", _Binary, _fmod_backward)
+Remainder = _define("remainder", _Binary, _remainder_backward)
