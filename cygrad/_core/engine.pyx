@@ -26,8 +26,26 @@ import weakref
 
 import numpy as np
 
-from .tensor cimport TensorBase, grad_enabled
+from .tensor cimport TensorBase, grad_enabled, set_grad_enabled, new_view
 from . import tensor as _T
+
+cdef extern from *:
+    """
+    /* Run a base type's tp_new for a subtype directly (no __init__, no lookups). */
+    static PyObject* cg_engine_tp_new(PyObject* base, PyObject* sub, PyObject* args) {
+        return ((PyTypeObject*)base)->tp_new((PyTypeObject*)sub, args, NULL);
+    }
+    """
+    object cg_engine_tp_new(object base, object sub, object args)
+
+cdef tuple _EMPTY = ()
+
+
+cdef inline TensorBase detach(TensorBase t):
+    """An alias of t (same memory and version counter) with no autograd history."""
+    cdef TensorBase d = new_view(t, t._ndim, t._shape, t._strides, t._offset)
+    d._base = None
+    return d
 
 # ------------------------------------------------------------------ grad mode & anomaly
 
@@ -76,31 +94,31 @@ cdef class SavedTensor:
     cdef bint is_output
     cdef int output_nr
     cdef bint requires_grad
-    cdef str producer          # name of the node that produced the tensor, for messages
+    cdef object producer      # node that produced a saved input (for error messages)
 
     @staticmethod
-    cdef SavedTensor make(TensorBase t, Node owner, int output_nr):
+    cdef SavedTensor make(TensorBase t, int output_nr):
         cdef SavedTensor s = SavedTensor.__new__(SavedTensor)
         s.version = t._storage.version
         s.requires_grad = t._requires_grad
         s.output_nr = output_nr
         if output_nr >= 0:
             s.is_output = True
-            s.data = _T._detach(t)
-            s.producer = owner.name()
+            s.data = detach(t)
         else:
             s.data = t
-            s.producer = t._grad_fn.name() if t._grad_fn is not None else None
+            s.producer = t._grad_fn
         return s
 
     cdef object unpack(self, Node owner):
-        cdef TensorBase t
+        cdef TensorBase t, alias
         if self.data is None:
             raise RuntimeError(_FREED_MSG)
         t = <TensorBase>self.data
         if t._storage.version != self.version:
-            where = f", which is output {self.output_nr if self.is_output else 0} of {self.producer}," \
-                if self.producer else ","
+            producer = owner if self.is_output else self.producer
+            where = (f", which is output {self.output_nr if self.is_output else t._output_nr} of "
+                     f"{producer.name()},") if producer is not None else ","
             raise RuntimeError(
                 f"one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: {_describe(t)}{where} is at version {t._storage.version}; "
@@ -108,10 +126,10 @@ cdef class SavedTensor:
                 f"{owner.name()}). Hint: enable anomaly detection to find the operation that "
                 f"failed to compute its gradient, with cygrad.autograd.set_detect_anomaly(True).")
         if self.is_output and self.requires_grad:
-            alias = _T._detach(t)
-            (<TensorBase>alias)._grad_fn = owner
-            (<TensorBase>alias)._output_nr = self.output_nr
-            (<TensorBase>alias)._requires_grad = True
+            alias = detach(t)
+            alias._grad_fn = owner
+            alias._output_nr = self.output_nr
+            alias._requires_grad = True
             return alias
         return t
 
@@ -307,77 +325,100 @@ cdef class FunctionCtx(Node):
 def function_apply(cls, *args, **kwargs):
     """``cls.apply(*args)``: run ``cls.forward`` and, if any input requires grad while
     grad mode is on, record a node for it."""
-    cdef FunctionCtx ctx = cls._backward_cls()
-    cdef list needs = []
+    cdef FunctionCtx ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
+    cdef Py_ssize_t i, n = len(args)
+    cdef bint record = False, dual = False
+    cdef list needs = [False] * n
     cdef list positions = []
-    cdef bint record = False
-    cdef int i
-    for i in range(len(args)):
+    for i in range(n):
         a = args[i]
         if isinstance(a, TensorBase):
             positions.append(i)
             if (<TensorBase>a)._requires_grad:
-                needs.append(True)
+                needs[i] = True
                 record = True
-                continue
-        needs.append(False)
+            if (<TensorBase>a)._fw_grad is not None:
+                dual = True
     record = record and grad_enabled()
     ctx.needs_input_grad = tuple(needs)
     ctx._materialize_grads = True
-    was_enabled = grad_enabled()
-    _T._set_grad_enabled(False)
+    cdef bint was_enabled = grad_enabled()
+    set_grad_enabled(False)
     try:
         outputs = cls.forward(ctx, *args, **kwargs)
     finally:
-        _T._set_grad_enabled(was_enabled)
+        set_grad_enabled(was_enabled)
+    if dual and _forward_ad_hook is not None:
+        outputs = _forward_ad_hook(cls, ctx, args, outputs)
     if not record:
         return outputs
     return _record(ctx, args, tuple(positions), outputs)
 
 
+cdef object _forward_ad_hook = None
+
+def _set_forward_ad_hook(fn):
+    """cygrad.autograd.forward_ad installs ``fn(cls, ctx, args, outputs)``: it computes
+    the outputs' tangents (via ``cls.jvp``) when an input carries one."""
+    global _forward_ad_hook
+    _forward_ad_hook = fn
+
+
+cdef inline bint _contains(object seq, object x):
+    """Identity membership (``x in seq`` would call Tensor.__eq__)."""
+    if seq is None:
+        return False
+    for y in seq:
+        if y is x:
+            return True
+    return False
+
+
 cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs):
     cdef bint single = not isinstance(outputs, tuple)
     cdef tuple outs = (outputs,) if single else outputs
-    cdef list edges = []
-    cdef list in_meta = []
-    cdef list out_meta = []
-    cdef list result = []
+    cdef Py_ssize_t i, j, nout = len(outs), nin = len(positions)
+    cdef list edges = [None] * nin
+    cdef list in_meta = [None] * nin
+    cdef list out_meta = [None] * nout
+    cdef list result = [None] * nout
     cdef TensorBase t
-    cdef int i
+    cdef object dirty = ctx._dirty
+    cdef object nondiff = ctx._non_differentiable
     ctx._tensor_positions = positions
-    for i in positions:
-        a = args[i]
-        edges.append(gradient_edge(a))
-        t = <TensorBase>a
-        in_meta.append((t.shape, t._dtype) if t._requires_grad else None)
+    for i in range(nin):
+        t = <TensorBase>args[<Py_ssize_t>positions[i]]
+        edges[i] = gradient_edge(t)
+        if t._requires_grad:
+            in_meta[i] = (t.shape, t._dtype)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = in_meta
-    dirty = ctx._dirty or ()
-    nondiff = ctx._non_differentiable or ()
-    for i in range(len(outs)):
+    for i in range(nout):
         o = outs[i]
         if not isinstance(o, TensorBase):
-            out_meta.append(None)
-            result.append(o)
+            result[i] = o
             continue
         t = <TensorBase>o
-        if any([o is d for d in dirty]):
+        if _contains(dirty, o):
             if t._grad_fn is None and t._requires_grad and t._base is None:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
-        elif any([o is args[j] for j in positions]):
-            # An input returned unchanged: give the output its own identity, as PyTorch does.
-            t = <TensorBase>_T._detach(t)
-        out_meta.append((t.shape, t._dtype))
-        if any([o is n for n in nondiff]) or not t.is_floating_point():
+        else:
+            for j in range(nin):
+                if args[<Py_ssize_t>positions[j]] is o:
+                    # an input returned unchanged gets its own identity, as in PyTorch
+                    t = detach(t)
+                    break
+        out_meta[i] = (t.shape, t._dtype)
+        if t._dtype.kind != 2 or _contains(nondiff, o):     # 2: floating point
             t._requires_grad = False
         else:
             t._grad_fn = ctx
-            t._output_nr = i
+            t._output_nr = <int>i
             t._requires_grad = True
             if t._base is not None:
                 t._view_version = t._storage.version
-        result.append(t)
+        result[i] = t
     ctx._output_meta = out_meta
     if ctx._to_save is not None:
         saved = []
@@ -386,11 +427,11 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
                 saved.append(None)
                 continue
             nr = -1
-            for i in range(len(result)):
+            for i in range(nout):
                 if result[i] is s or outs[i] is s:
                     nr = i
                     break
-            saved.append(SavedTensor.make(<TensorBase>s, ctx, nr))
+            saved.append(SavedTensor.make(<TensorBase>s, nr))
         ctx._saved = saved
         ctx._to_save = None
     if _anomaly_enabled:
@@ -503,9 +544,9 @@ cdef object _run_tensor_hooks(Node node, int nr, object grad):
         if t is not None and grad is not None:
             # retain_grad runs last, after the user's hooks, as in PyTorch
             if t._grad is None:
-                t._grad = _T._detach(grad).clone()
+                t._grad = detach(grad).clone()
             else:
-                t._grad = t._grad + _T._detach(grad)
+                t._grad = t._grad + detach(grad)
     return grad
 
 
@@ -521,16 +562,16 @@ cdef void _accumulate(AccumulateGrad node, object grad, bint create_graph) excep
         if create_graph:
             var._grad = grad
         else:
-            var._grad = _T._detach(grad).clone()    # own, contiguous memory
+            var._grad = detach(grad).clone()    # own, contiguous memory
     elif create_graph:
         var._grad = var._grad + grad
     else:
         was = grad_enabled()
-        _T._set_grad_enabled(False)
+        set_grad_enabled(False)
         try:
             var._grad.add_(grad)
         finally:
-            _T._set_grad_enabled(was)
+            set_grad_enabled(was)
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks):
             h(var)
@@ -602,8 +643,8 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
             ready.append(node)
 
     # 3. run nodes as they become ready
-    was_enabled = grad_enabled()
-    _T._set_grad_enabled(create_graph)
+    cdef bint was_enabled = grad_enabled()
+    set_grad_enabled(create_graph)
     try:
         while ready:
             node = ready.pop()
@@ -641,7 +682,7 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
                 if deps[child] == 0:
                     ready.append(child)
     finally:
-        _T._set_grad_enabled(was_enabled)
+        set_grad_enabled(was_enabled)
     if captured is not None:
         for i in range(len(captured)):
             if captured[i] is None and not allow_unused:

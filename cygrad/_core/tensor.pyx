@@ -491,8 +491,10 @@ cdef class ElementwiseOp:
 cdef inline bint _on_cpu(TensorBase t):
     return t._storage.device is CPU
 
-cdef inline bint _needs_grad(TensorBase t):
-    return t._requires_grad and cg_grad_mode_enabled
+cdef inline bint _tracked(TensorBase t):
+    """Must an op on t go through autograd (reverse-mode recording or a forward-mode
+    tangent)? Fast paths only run when it need not."""
+    return (t._requires_grad and cg_grad_mode_enabled) or t._fw_grad is not None
 
 cdef inline bint _same_shape(TensorBase a, TensorBase b):
     cdef int i
@@ -593,7 +595,7 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
         ta = <TensorBase>a
         tb = <TensorBase>b
         if (ta._dtype is tb._dtype and ta._is_contig and tb._is_contig
-                and not (cg_grad_mode_enabled and (ta._requires_grad or tb._requires_grad))
+                and not (_tracked(ta) or _tracked(tb))
                 and op.result != RES_BOOL and (op.result == RES_SAME or ta._dtype.kind == KIND_FLOAT)
                 and _same_shape(ta, tb) and _on_cpu(ta) and _on_cpu(tb)
                 and cg_has_binary(op.c_op, ta._dtype.code)):
@@ -622,7 +624,7 @@ cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, b
     cdef Py_ssize_t n
     cdef cg_index one = 1, zero = 0
     cdef int kind = t._dtype.kind
-    if not (t._is_contig and _on_cpu(t) and not (cg_grad_mode_enabled and t._requires_grad)
+    if not (t._is_contig and _on_cpu(t) and not _tracked(t)
             and op.result != RES_BOOL and cg_has_binary(op.c_op, t._dtype.code)):
         return None
     if kind == KIND_INT and (type(scalar) is float or op.result == RES_FLOAT):
@@ -665,11 +667,11 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
     if ta is None and tb is None:
         ta = _scalar_tensor(a, _scalar_dtype(a))
         a = ta
-    if ta is not None and tb is not None and ta._storage.device != tb._storage.device:
+    if (ta is not None and tb is not None and ta._storage.device is not tb._storage.device
+            and ta._storage.device != tb._storage.device):
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
                            f"two devices, {ta._storage.device} and {tb._storage.device}!")
-    if cg_grad_mode_enabled and ((ta is not None and ta._requires_grad) or
-                                 (tb is not None and tb._requires_grad)):
+    if (ta is not None and _tracked(ta)) or (tb is not None and _tracked(tb)):
         if out is not None:
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
@@ -746,7 +748,7 @@ cdef object unary(ElementwiseOp op, object x, object out):
     cdef cg_index one = 1
     if out is None and type(x) is _TensorCls:
         tx = <TensorBase>x
-        if (tx._is_contig and not (cg_grad_mode_enabled and tx._requires_grad) and _on_cpu(tx)
+        if (tx._is_contig and not _tracked(tx) and _on_cpu(tx)
                 and cg_has_unary(op.c_op, tx._dtype.code) and op.c_op >= 0):
             to = new_empty(tx._dtype, tx._ndim, tx._shape, CPU)
             n = tx._numel
@@ -760,7 +762,7 @@ cdef object unary(ElementwiseOp op, object x, object out):
         else:
             raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(x).__name__}")
     tx = <TensorBase>x
-    if cg_grad_mode_enabled and tx._requires_grad:
+    if _tracked(tx):
         if out is not None:
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
@@ -1333,7 +1335,7 @@ cdef class TensorBase:
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         if self._ndim == 0:
-            return _make_view(self, 0, shape, strides, self._offset)
+            return _make_view(self, 0, self._shape, self._strides, self._offset)
         memcpy(shape, self._shape, self._ndim * sizeof(Py_ssize_t))
         memcpy(strides, self._strides, self._ndim * sizeof(Py_ssize_t))
         shape[a], shape[b] = shape[b], shape[a]
@@ -1612,7 +1614,7 @@ cdef class TensorBase:
     def clone(self, memory_format=None):
         """A copy with its own memory (contiguous). Differentiable."""
         cdef TensorBase out
-        if cg_grad_mode_enabled and self._requires_grad and _autograd_apply is not None:
+        if _tracked(self) and _autograd_apply is not None:
             return _autograd_apply(_clone_function, self)
         out = new_empty(self._dtype, self._ndim, self._shape, self._storage.device)
         copy_into(out, self)
@@ -1675,7 +1677,7 @@ cdef class TensorBase:
         target_dev = self._storage.device if dev is None else Device(dev)
         if target is self._dtype and target_dev == self._storage.device and not copy:
             return self
-        if cg_grad_mode_enabled and self._requires_grad and _autograd_apply is not None:
+        if _tracked(self) and _autograd_apply is not None:
             return _autograd_apply(_to_function, self, target, target_dev)
         return _convert(self, target, target_dev)
 
@@ -2081,7 +2083,7 @@ cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):
     cdef Py_ssize_t rows, n, shape[MAX_DIMS]
     cdef int d, i
     cdef TensorBase out
-    if not (t._is_contig and t._numel > 0 and _on_cpu(t) and not (cg_grad_mode_enabled and t._requires_grad)
+    if not (t._is_contig and t._numel > 0 and _on_cpu(t) and not _tracked(t)
             and cg_has_reduce(op, t._dtype.code)):
         return None
     if dim is None:
@@ -2165,7 +2167,7 @@ def _set_view_hook(fn):
 cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
                        const Py_ssize_t* strides, Py_ssize_t offset):
     cdef TensorBase v = new_view(base, nd, shape, strides, offset)
-    if base._requires_grad and cg_grad_mode_enabled and _view_hook is not None:
+    if _tracked(base) and _view_hook is not None:
         return _view_hook(base, v)
     return v
 
