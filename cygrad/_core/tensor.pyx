@@ -702,6 +702,8 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
             tb = tb.clone()
             b = tb
     if to._numel == 0:
+        if out is not None:
+            to._storage.version += 1
         return to
     if op is POW and ct.kind != KIND_FLOAT:
         exponent = as_ndarray(tb) if tb is not None else b
@@ -780,6 +782,8 @@ cdef object unary(ElementwiseOp op, object x, object out):
         if _overlaps(to, tx):
             tx = tx.clone()
     if to._numel == 0:
+        if out is not None:
+            to._storage.version += 1
         return to
     if not _on_cpu(to):
         raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
@@ -915,6 +919,14 @@ cdef TensorBase _scalar_tensor(object x, DType dt):
 
 
 # Public entry points used by cygrad.ops (Python) to reach the dispatcher.
+def needs_autograd(*args):
+    """True if an op on these arguments must go through its autograd ``Function``:
+    some tensor argument requires grad (with grad mode on) or carries a tangent."""
+    for a in args:
+        if isinstance(a, TensorBase) and _tracked(<TensorBase>a):
+            return True
+    return False
+
 def binary_op(ElementwiseOp op, a, b, out=None):
     return binary(op, a, b, out)
 
@@ -1628,6 +1640,28 @@ cdef class TensorBase:
             return _inplace_autograd(_COPY_OP, self, src)
         copy_into(self, <TensorBase>src)
         self._storage.version += 1
+        return self
+
+    def resize_(self, *sizes):
+        """Change this tensor's shape in place to a fresh contiguous layout, as
+        ``torch.Tensor.resize_``: memory is reused when large enough, values are
+        unspecified afterwards (used for ``out=`` arguments of the wrong shape)."""
+        cdef Py_ssize_t shape[MAX_DIMS]
+        cdef int nd = _size_args(sizes, shape), i
+        cdef Py_ssize_t n = 1
+        if self._requires_grad and cg_grad_mode_enabled:
+            raise RuntimeError("cannot resize variables that require grad")
+        for i in range(nd):
+            n *= shape[i]
+        if self._base is None and self._offset == 0 and n * self._dtype.itemsize <= self._storage.nbytes:
+            self._ndim = nd
+            for i in range(nd):
+                self._shape[i] = shape[i]
+            _contig_strides(nd, shape, self._strides)
+            _finish_meta(self)
+            self._shape_obj = None
+        else:
+            _resize(self, nd, shape)
         return self
 
     def fill_(self, value):

@@ -41,3 +41,5 @@ Tensor.grad_fn = property(_grad_fn)
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "backward", "grad", "detect_anomaly",
            "set_detect_anomaly", "Node"]
+from . import graph  # noqa: E402
+from .trace import trace  # noqa: E402

@@ -88,8 +88,12 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     arr = _to_ndarray(data, None)
     if dt is None:
         dt = _dt.as_dtype(arr.dtype) if isinstance(data, (np.ndarray, np.generic)) else _infer_dtype(arr)
-    out = _C._convert_tensor(from_numpy(np.ascontiguousarray(arr).astype(dt.np_dtype, copy=False))
-                             if arr.dtype != object else from_numpy(np.asarray(arr.tolist(), dtype=dt.np_dtype)),
+    if arr.dtype == np.uint64 and not isinstance(data, (np.ndarray, np.generic)):
+        # NumPy reads Python ints >= 2**63 as uint64; int64 can't hold them
+        raise ValueError(f"Overflow when unpacking long long: {arr.max()} does not fit in int64")
+    # np.array(..., order="C") keeps 0-d data 0-d (np.ascontiguousarray would make it 1-d)
+    src = arr if arr.dtype != object else np.asarray(arr.tolist())
+    out = _C._convert_tensor(from_numpy(np.array(src, dtype=dt.np_dtype, order="C", copy=True)),
                              dt, device if device is not None else CPU)
     return _finish(out, requires_grad)
 
@@ -176,26 +180,44 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
+    if dtype is None and out is not None:
+        dtype = out.dtype
+    if dtype is None:
+        dtype = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else _dt.get_default_dtype()
+    dt = _dt.as_dtype(dtype)
+    if not dt.is_floating_point:
+        # integer ranges take integer bounds, as PyTorch casts them (0.5 -> 0)
+        vals = [int(v) for v in vals]
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) / step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype is None:
-        dtype = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else _dt.get_default_dtype()
-    dt = _dt.as_dtype(dtype)
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(np.ceil((end - start) / step))
     # Compute in float64 (or int64) and convert once, as PyTorch does for accuracy.
     if dt.is_floating_point:
         arr = start + np.arange(n, dtype=np.float64) * step
     else:
         arr = np.arange(start, end, step, dtype=np.int64)[:n]
-    return _finish(_from_values(arr, dt, device), requires_grad)
+    return _finish(_result_into(_from_values(arr, dt, device), out, "arange"), requires_grad)
 
 
 def _from_values(arr, dt, device):
-    return _C._convert_tensor(from_numpy(np.ascontiguousarray(arr)), dt,
+    return _C._convert_tensor(from_numpy(np.array(arr, order="C", copy=True)), dt,
                               Device(device) if device is not None else CPU)
+
+
+def _result_into(res, out, opname):
+    """Factories' ``out=``: write ``res`` into ``out`` (same shape) and return ``out``."""
+    if out is None:
+        return res
+    if not isinstance(out, TensorBase):
+        raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if tuple(out.shape) != tuple(res.shape):
+        raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
+                           f"{list(res.shape)} (cygrad does not resize out tensors)")
+    out.copy_(res)
+    return out
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -209,9 +231,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     """
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is None and out is not None:
+        dtype = out.dtype
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    return _finish(_from_values(np.linspace(float(start), float(end), int(steps)), dt, device),
-                   requires_grad)
+    res = _from_values(np.linspace(float(start), float(end), int(steps)), dt, device)
+    return _finish(_result_into(res, out, "linspace"), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -226,9 +250,11 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     """
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is None and out is not None:
+        dtype = out.dtype
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
     vals = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
-    return _finish(_from_values(vals, dt, device), requires_grad)
+    return _finish(_result_into(_from_values(vals, dt, device), out, "logspace"), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -240,13 +266,17 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
     >>> cygrad.eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     m = n if m is None else m
-    if n < 0 or m < 0:
-        raise RuntimeError(f"n and m must be non-negative, got n={n}, m={m}")
+    if dtype is None and out is not None:
+        dtype = out.dtype
     t = zeros(n, m, dtype=dtype, device=device)
     if min(n, m):
         t.diagonal().fill_(1)
-    return _finish(t, requires_grad)
+    return _finish(_result_into(t, out, "eye"), requires_grad)
 
 
 def _legacy_constructor(*args, **kwargs):

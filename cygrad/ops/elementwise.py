@@ -2,7 +2,7 @@
 (``_core/tensor.pyx``) plus the PyTorch signature around it."""
 from .._core import tensor as _C
 from .._core.tensor import TensorBase
-from .._tensor import tensor_method
+from .._tensor import Tensor, tensor_method
 
 OPS = _C.ELEMENTWISE_OPS
 
@@ -68,6 +68,21 @@ for _name in _BINARY:
     _f, _f_ = _make_binary(_name)
     globals()[_name] = tensor_method(_f)
     tensor_method(_f_)
+
+
+def _write_out(out, res, opname):
+    """Copy a composite op's result into ``out`` with the dispatcher's rule: the result
+    dtype must be castable to out's dtype (no float -> int), as in PyTorch."""
+    if not isinstance(out, TensorBase):
+        raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if not _C._can_cast(res.dtype, out.dtype):
+        raise RuntimeError(f"result type {_C._torch_type_name(res.dtype)} can't be cast to the "
+                           f"desired output type {_C._torch_type_name(out.dtype)}")
+    if tuple(out.shape) != tuple(res.shape):
+        raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
+                           f"shape {list(res.shape)}")
+    out.copy_(res)
+    return out
 
 
 def _alpha_scaled(other, alpha):
@@ -137,6 +152,17 @@ def mul_(self, other):
 multiply = tensor_method(mul, name="multiply")
 
 
+def _int_trunc_divide(a, b):
+    """Integer division rounding toward zero, exact for all of int64 (a float
+    round trip would lose bits above 2**24/2**53): the floor quotient, plus one where
+    the division was inexact and the operands' signs differ."""
+    q = _C.binary_op(OPS["floor_divide"], a, b)
+    inexact = _C.binary_op(OPS["ne"], _C.binary_op(OPS["remainder"], a, b), 0)
+    signs_differ = _C.binary_op(OPS["logical_xor"], _C.binary_op(OPS["lt"], a, 0),
+                                _C.binary_op(OPS["lt"], b, 0))
+    return _C.binary_op(OPS["add"], q, _C.binary_op(OPS["logical_and"], inexact, signs_differ))
+
+
 @tensor_method
 def div(input, other, *, rounding_mode=None, out=None):
     """Division: true division, or ``rounding_mode='trunc'``/``'floor'``.
@@ -149,17 +175,18 @@ def div(input, other, *, rounding_mode=None, out=None):
     """
     if rounding_mode is None:
         return _C.binary_op(OPS["div"], input, other, out)
+    if rounding_mode in ("floor", "trunc") and _C.result_type(input, other).name == "bool":
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     if rounding_mode == "floor":
         return _C.binary_op(OPS["floor_divide"], input, other, out)
     if rounding_mode == "trunc":
-        res = _C.binary_op(OPS["div"], input, other)
         dt = _C.result_type(input, other)
-        res = _C.unary_op(OPS["trunc"], res)
-        if not dt.is_floating_point:
-            res = res.to(dt)
+        if dt.is_floating_point:
+            res = _C.unary_op(OPS["trunc"], _C.binary_op(OPS["div"], input, other))
+        else:
+            res = _int_trunc_divide(input, other)
         if out is not None:
-            out.copy_(res)
-            return out
+            return _write_out(out, res, "div")
         return res
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
@@ -196,12 +223,30 @@ def pow_(self, exponent):
     return _C.binary_op_(OPS["pow"], self, exponent)
 
 
+@tensor_method
 def float_power(input, exponent, *, out=None):
-    """``input ** exponent`` computed in float64."""
-    from .._core import dtype as _dt
+    """``input ** exponent`` computed in float64.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.float_power(cygrad.tensor([2, 3]), 2).dtype
+    cygrad.float64
+    """
     a = input.double() if isinstance(input, TensorBase) else input
     b = exponent.double() if isinstance(exponent, TensorBase) else float(exponent)
     return _C.binary_op(OPS["pow"], a, b, out)
+
+
+@tensor_method
+def float_power_(self, exponent):
+    """In-place ``float_power``; like PyTorch, only for float64 tensors."""
+    from .._core.dtype import float64
+    if self.dtype != float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_C._torch_type_name(self.dtype)} "
+                           "but the operation's result requires dtype Double")
+    b = exponent.double() if isinstance(exponent, TensorBase) else float(exponent)
+    return _C.binary_op_(OPS["pow"], self, b)
 
 
 @tensor_method
@@ -219,7 +264,7 @@ def round(input, *, decimals=0, out=None):
     scale = 10.0 ** decimals
     res = _C.unary_op(OPS["round"], input * scale) / scale
     if out is not None:
-        return out.copy_(res)
+        return _write_out(out, res, "round")
     return res
 
 
@@ -254,7 +299,7 @@ def clamp(input, min=None, max=None, *, out=None):
             isinstance(min, TensorBase) or isinstance(max, TensorBase)):
         res = res.to(input.dtype)  # Python-number bounds never change the dtype
     if out is not None:
-        return out.copy_(res)
+        return _write_out(out, res, "clamp")
     return res
 
 
@@ -280,7 +325,7 @@ def lerp(input, end, weight, *, out=None):
     """
     res = input + weight * (end - input)
     if out is not None:
-        return out.copy_(res)
+        return _write_out(out, res, "lerp")
     return res
 
 
@@ -301,16 +346,24 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     >>> cygrad.nan_to_num(cygrad.tensor([float('nan'), 1.0])).tolist()
     [0.0, 1.0]
     """
+    import ml_dtypes
     import numpy as np
     res = input.clone()
     if input.is_floating_point():
         arr = res.numpy(force=True)
-        info = np.finfo(arr.dtype)
-        np.nan_to_num(arr, copy=False, nan=nan,
-                      posinf=float(info.max) if posinf is None else posinf,
-                      neginf=float(info.min) if neginf is None else neginf)
+        info = ml_dtypes.finfo(arr.dtype)     # np.finfo does not know bfloat16
+        if arr.dtype in (np.float16, np.float32, np.float64):
+            np.nan_to_num(arr, copy=False, nan=nan,
+                          posinf=float(info.max) if posinf is None else posinf,
+                          neginf=float(info.min) if neginf is None else neginf)
+        else:
+            # NumPy's nan_to_num rejects bfloat16: replace through masks instead
+            nan_mask, pos_mask, neg_mask = np.isnan(arr), np.isposinf(arr), np.isneginf(arr)
+            arr[nan_mask] = nan
+            arr[pos_mask] = float(info.max) if posinf is None else posinf
+            arr[neg_mask] = float(info.min) if neginf is None else neginf
     if out is not None:
-        return out.copy_(res)
+        return _write_out(out, res, "nan_to_num")
     return res
 
 
@@ -348,8 +401,19 @@ def equal(input, other):
     return tuple(input.shape) == tuple(other.shape) and bool(eq(input, other).all())
 
 
+@tensor_method
 def positive(input):
-    """Returns ``input`` unchanged (``+input``)."""
+    """Returns ``input`` itself (``+input``); bool tensors are rejected as in PyTorch.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.positive(cygrad.tensor([-1, 2])).tolist()
+    [-1, 2]
+    """
+    from .._core.dtype import bool_
+    if input.dtype == bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -364,3 +428,11 @@ greater_equal = tensor_method(globals()["ge"], name="greater_equal")
 less = tensor_method(globals()["lt"], name="less")
 less_equal = tensor_method(globals()["le"], name="less_equal")
 not_equal = tensor_method(globals()["ne"], name="not_equal")
+
+# In-place spellings of the aliases above (``t.absolute_()`` is ``t.abs_()``)
+for _alias, _target in (("negative_", "neg_"), ("absolute_", "abs_"), ("arcsin_", "asin_"),
+                        ("arccos_", "acos_"), ("arctan_", "atan_"), ("arctan2_", "atan2_"),
+                        ("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"),
+                        ("less_equal_", "le_"), ("not_equal_", "ne_"), ("subtract_", "sub_"),
+                        ("multiply_", "mul_"), ("divide_", "div_"), ("true_divide_", "div_")):
+    tensor_method(getattr(Tensor, _target), name=_alias)

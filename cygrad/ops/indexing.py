@@ -1,0 +1,1338 @@
+"""Indexing: advanced ``t[idx]`` / ``t[idx] = v`` and the gather/scatter family.
+
+The Cython core handles basic indexing (ints, slices, ``None``, ``...``) as views.
+When an index holds anything else (an integer tensor, a list, an ndarray, a bool mask,
+a Python bool) the core calls :func:`_getitem_hook` / :func:`_setitem_hook` below.
+
+How an advanced index is computed (PyTorch's rules, which are NumPy's except that a
+plain int is always applied first as a view, the way ``select`` does):
+
+1. :func:`_plan_index` sorts the index into a *basic* part (ints, slices, ``None``;
+   NumPy applies it as a zero-copy view) and *advanced* arrays, one per indexed dim
+   of that view. Bool masks become the integer arrays of their ``True`` positions and
+   a Python ``True``/``False`` becomes a new axis indexed by ``[0]`` / ``[]``.
+2. Every index value is checked against its dim *before* any memory is read or
+   written, and errors are raised with PyTorch's types and messages.
+3. The advanced arrays broadcast together; their dims replace the indexed dims in
+   place when the indexed dims are adjacent, and go first otherwise (NumPy's rule).
+
+All kernels run NumPy on zero-copy views of the tensors (``_C._ndarray``) and write
+into outputs cygrad allocated.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .._core import tensor as _C
+from .._core import dtype as _dt
+from .._core.tensor import TensorBase, from_numpy
+from .._tensor import tensor_method
+
+__all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "masked_fill",
+           "masked_select", "where", "nonzero", "argwhere", "take", "take_along_dim",
+           "index_fill", "index_copy", "index_add", "index_put", "put"]
+
+_INDEX_DTYPES = (_dt.int32, _dt.int64)
+
+# Names PyTorch's C++ layer prints in a few messages ("Expected out tensor to have dtype float").
+_C10_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+_C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+            "int64": "int64_t"}
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _np(t):
+    """Zero-copy NumPy view of a CPU tensor (any strides)."""
+    return _C._ndarray(t)
+
+
+def _tname(dtype):
+    """PyTorch's short type name: Float, Long, Bool ..."""
+    return _C._torch_type_name(dtype)
+
+
+def _shape_str(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _empty(shape, dtype, like):
+    return _C._empty(tuple(int(s) for s in shape), dtype, like.device)
+
+
+def _wrap(arr):
+    """Tensor owning a fresh NumPy result (C-contiguous, writable)."""
+    return from_numpy(arr if arr.flags.c_contiguous else arr.copy())
+
+
+def _require_tensor(x, opname, argname, position):
+    if not isinstance(x, TensorBase):
+        raise TypeError(f"{opname}(): argument '{argname}' (position {position}) must be "
+                        f"Tensor, not {type(x).__name__}")
+
+
+def _dim(dim, ndim):
+    """Wrap a possibly negative dim; a 0-dim tensor accepts dim 0 and -1 like a 1-D one."""
+    return _C._wrap(dim, max(ndim, 1))
+
+
+def _broadcast_shapes(*shapes):
+    """Broadcast shape of ``shapes`` with PyTorch's error message."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for i, size in enumerate(shape):
+            k = ndim - len(shape) + i
+            if size != 1 and result[k] != 1 and result[k] != size:
+                raise RuntimeError(f"The size of tensor a ({result[k]}) must match the size of "
+                                   f"tensor b ({size}) at non-singleton dimension {k}")
+            if size != 1:
+                result[k] = size
+    return tuple(result)
+
+
+def _scalar_array(value, dtype):
+    """A Python/NumPy number cast to ``dtype`` as PyTorch does when writing it into a
+    tensor: floats truncate toward zero for integer dtypes; a value the dtype cannot
+    hold is an error (negative values wrap for unsigned types, as in PyTorch)."""
+    npdt = np.dtype(dtype.np_dtype)
+    if dtype == _dt.bool_:
+        return np.asarray(bool(value))
+    if npdt.kind in "iu":
+        if isinstance(value, (float, np.floating)):
+            if not np.isfinite(value):
+                raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} "
+                                   "without overflow")
+            value = int(value)
+        value = int(value)
+        info = np.iinfo(npdt)
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        if not low <= value <= int(info.max):
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} "
+                               "without overflow")
+        return np.asarray(value).astype(npdt)
+    with np.errstate(over="ignore"):
+        return np.asarray(value, dtype=np.float64).astype(npdt)
+
+
+def _fill_value(value, dtype, opname):
+    """The value of masked_fill/index_fill: a number or a 0-dim tensor, cast to ``dtype``."""
+    if isinstance(value, TensorBase):
+        if value.dim() != 0:
+            raise RuntimeError(f"{opname} only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.dim()} dimension(s).")
+        return _np(value).astype(dtype.np_dtype)
+    return _scalar_array(value, dtype)
+
+
+def _identity(x, out=None, casting="unsafe"):
+    np.copyto(out, x, casting=casting)
+    return out
+
+
+# A dispatcher entry that only copies: ``_C.unary_op(_COPY, result, out)`` gives ``out=``
+# arguments the core's semantics (dtype check, resize with PyTorch's warning, version bump).
+_COPY = _C.ElementwiseOp("copy", 1, -1, _identity)
+
+
+def _finish(result, out):
+    if out is None:
+        return result
+    if not isinstance(out, TensorBase):
+        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
+    _C.unary_op(_COPY, result, out)
+    if result.numel() == 0:
+        out._bump_version()     # the copy had nothing to write, but out= still changed
+    return out
+
+
+def _check_out_dtype(out, dtype, message):
+    if out is not None and isinstance(out, TensorBase) and out.dtype != dtype:
+        raise RuntimeError(message)
+
+
+def _first_out_of_bounds(idx, low, high):
+    """The first value of ``idx`` (C order) outside ``[low, high)``, or None."""
+    bad = (idx < low) | (idx >= high)
+    if not bad.any():
+        return None
+    return int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+
+
+def _index_array(index, opname, dtypes=_INDEX_DTYPES, message=None, error=RuntimeError):
+    """The NumPy view of an index tensor after its dtype check."""
+    if index.dtype not in dtypes:
+        raise error(message or f"{opname}(): Expected dtype int32/int64 for index")
+    return _np(index)
+
+
+# --------------------------------------------------------------------------- t[index]
+
+class _IndexPlan:
+    """An advanced index resolved against one tensor.
+
+    ``basic`` is applied first (a NumPy view), then ``advanced`` (a tuple holding one
+    int array per indexed dim of that view and ``slice(None)`` elsewhere). ``shape`` is
+    the shape of the result.
+    """
+    __slots__ = ("basic", "advanced", "shape")
+
+    def __init__(self, basic, advanced, shape):
+        self.basic = basic
+        self.advanced = advanced
+        self.shape = shape
+
+    def numel(self):
+        return math.prod(self.shape)
+
+    def get(self, arr):
+        """Copy of ``arr[index]``."""
+        if self.numel() == 0:
+            return np.empty(self.shape, dtype=arr.dtype)
+        return arr[self.basic][self.advanced]
+
+    def put(self, arr, values, accumulate=False):
+        """``arr[index] = values`` (``+=`` with repeats counted when ``accumulate``)."""
+        if self.numel() == 0:
+            return
+        target = arr[self.basic]
+        if not self.advanced:       # a plain view: nothing can repeat
+            if accumulate:
+                target += values
+            else:
+                target[...] = values
+        elif accumulate:
+            index = self.advanced
+            if len(index) == 1 and index[0].dtype == np.bool_:
+                index = np.nonzero(index[0])     # ufunc.at takes integer positions
+            np.add.at(target, index, values)
+        else:
+            target[self.advanced] = values
+
+
+def _is_int(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _nested_to_list(seq):
+    return [(_nested_to_list(x) if isinstance(x, (list, tuple)) else
+             (x.tolist() if isinstance(x, TensorBase) else x)) for x in seq]
+
+
+def _mask_warning(dtype_name):
+    warnings.warn(f"indexing with dtype {dtype_name} is now deprecated, please use a dtype "
+                  "cygrad.bool instead.", UserWarning, stacklevel=4)
+
+
+def _classify(idx):
+    """One index item as ("basic", item), ("int", i), ("bool", b), ("mask", ndarray) or
+    ("array", int64 ndarray)."""
+    if idx is None or idx is Ellipsis or isinstance(idx, slice):
+        return "basic", idx
+    if isinstance(idx, (bool, np.bool_)):
+        return "bool", bool(idx)
+    if _is_int(idx):
+        return "int", int(idx)
+    if isinstance(idx, TensorBase):
+        if idx.dtype in (_dt.bool_, _dt.uint8):
+            if idx.dtype == _dt.uint8:
+                _mask_warning("cygrad.uint8")
+            if idx.dim() == 0:
+                return "bool", bool(idx.item())
+            return "mask", _np(idx).astype(bool, copy=False)
+        if idx.dtype not in _INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if idx.dim() == 0:          # PyTorch treats a 0-dim integer tensor like an int
+            return "int", int(idx.item())
+        return "array", _np(idx)
+    if isinstance(idx, (list, tuple, np.ndarray)):
+        arr = idx if isinstance(idx, np.ndarray) else np.asarray(_nested_to_list(idx))
+        # A uint8 ndarray is a (deprecated) mask, as a uint8 tensor; a list of small ints is not.
+        if arr.dtype == np.bool_ or (arr.dtype == np.uint8 and isinstance(idx, np.ndarray)):
+            if arr.dtype == np.uint8:
+                _mask_warning("uint8")
+            return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr.astype(bool, copy=False))
+        if arr.dtype.kind not in "iuf":
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
+                             f"byte Variables are valid indices (got {type(idx).__name__})")
+        # Like PyTorch, numeric sequences become int64 indices (floats truncate).
+        arr = arr.astype(np.int64, copy=False)
+        return ("int", int(arr)) if arr.ndim == 0 else ("array", arr)
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     f"Variables are valid indices (got {type(idx).__name__})")
+
+
+def _consumed(kind, item):
+    if kind in ("int", "array"):
+        return 1
+    if kind == "mask":
+        return item.ndim
+    if kind == "basic" and isinstance(item, slice):
+        return 1
+    return 0
+
+
+def _plan_index(t, index):
+    """Resolve ``index`` (a tuple) against tensor ``t``: an :class:`_IndexPlan`, or a
+    tuple of basic items when nothing advanced is left (0-dim int tensors are ints)."""
+    if (len(index) == 1 and isinstance(index[0], list)
+            and any(x is None or x is Ellipsis or isinstance(x, slice) for x in index[0])):
+        index = tuple(index[0])      # PyTorch reads t[[0, slice(None)]] as t[0, :]
+    items = [_classify(idx) for idx in index]
+    if len(items) == 1 and items[0][0] in ("array", "mask") and t.dim() > 0:
+        return _plan_single(t, *items[0])
+    if not any(kind in ("bool", "mask", "array") for kind, _ in items):
+        return tuple(item for _, item in items)
+
+    ndim = t.dim()
+    consumed = sum(_consumed(kind, item) for kind, item in items)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if sum(1 for _, item in items if item is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+
+    shape = tuple(t.shape)
+    basic = []            # NumPy basic index applied to t's ndarray
+    view_shape = []       # shape of the basic view
+    adv = []              # (view dim, int array, size of that dim)
+    masks = []            # (view dim, mask, its place in adv), checked once view_shape is known
+    d = 0                 # next dim of t
+    for kind, item in items:
+        if kind == "basic" and item is Ellipsis:
+            for _ in range(ndim - consumed):
+                basic.append(slice(None))
+                view_shape.append(shape[d])
+                d += 1
+        elif kind == "basic" and item is None:
+            basic.append(None)
+            view_shape.append(1)
+        elif kind == "basic":
+            start, stop, step = item.indices(shape[d])
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            basic.append(item)
+            view_shape.append(len(range(start, stop, step)))
+            d += 1
+        elif kind == "int":
+            if not -shape[d] <= item < shape[d]:
+                raise IndexError(f"index {item} is out of bounds for dimension {d} "
+                                 f"with size {shape[d]}")
+            basic.append(item)
+            d += 1
+        elif kind == "bool":
+            # A Python bool is a 0-dim mask: a new axis of size 1, indexed by [0] or [].
+            basic.append(None)
+            adv.append((len(view_shape), np.zeros(1 if item else 0, dtype=np.int64), 1))
+            view_shape.append(1)
+        elif kind == "array":
+            basic.append(slice(None))
+            adv.append((len(view_shape), item, shape[d]))
+            view_shape.append(shape[d])
+            d += 1
+        else:
+            masks.append((len(view_shape), item, len(adv)))
+            for _ in range(item.ndim):
+                basic.append(slice(None))
+                view_shape.append(shape[d])
+                d += 1
+    view_shape.extend(shape[d:])
+
+    for v, mask, _ in masks:
+        for j, size in enumerate(mask.shape):
+            if size != view_shape[v + j]:
+                raise IndexError(f"The shape of the mask {_shape_str(mask.shape)} at index {j} "
+                                 f"does not match the shape of the indexed tensor "
+                                 f"{_shape_str(view_shape)} at index {v + j}")
+    # Masks become the integer arrays of their True positions, in order with the rest
+    # (inserted back to front so the recorded positions stay valid).
+    for v, mask, pos in reversed(masks):
+        adv[pos:pos] = [(v + j, nz, view_shape[v + j]) for j, nz in enumerate(np.nonzero(mask))]
+
+    arrays = [a for _, a, _ in adv]
+    try:
+        bshape = np.broadcast_shapes(*(a.shape for a in arrays)) if len(arrays) > 1 \
+            else arrays[0].shape
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(_shape_str(a.shape) for a in arrays)) from None
+
+    dims = [v for v, _, _ in adv]
+    rest = [s for i, s in enumerate(view_shape) if i not in dims]
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        result_shape = tuple(view_shape[:dims[0]]) + bshape + tuple(view_shape[dims[-1] + 1:])
+    else:
+        result_shape = bshape + tuple(rest)
+
+    if math.prod(result_shape) > 0:
+        _check_advanced_bounds(adv, bshape)
+    advanced = [slice(None)] * len(view_shape)
+    for v, a, _ in adv:
+        advanced[v] = a
+    return _IndexPlan(tuple(basic), tuple(advanced), result_shape)
+
+
+def _plan_single(t, kind, item):
+    """Fast path of :func:`_plan_index` for ``t[int_array]`` and ``t[mask]`` (same rules)."""
+    shape = tuple(t.shape)
+    if kind == "mask":
+        k = item.ndim
+        if k > len(shape):
+            raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+        for j in range(k):
+            if item.shape[j] != shape[j]:
+                raise IndexError(f"The shape of the mask {_shape_str(item.shape)} at index {j} "
+                                 f"does not match the shape of the indexed tensor "
+                                 f"{_shape_str(shape)} at index {j}")
+        # a leading mask alone: NumPy's own mask indexing has the same meaning
+        return _IndexPlan((), (item,), (int(np.count_nonzero(item)),) + shape[k:])
+    result_shape = item.shape + shape[1:]
+    if math.prod(result_shape) > 0:
+        _check_advanced_bounds([(0, item, shape[0])], item.shape)
+    return _IndexPlan((), (item,), result_shape)
+
+
+def _check_advanced_bounds(adv, bshape):
+    """Raise PyTorch's IndexError for the first bad index (broadcast C order; within one
+    position, the first index array). Skipped by the caller for empty results, where
+    PyTorch reads nothing and checks nothing."""
+    if any(size == 0 and a.size for _, a, size in adv):
+        raise IndexError("index is out of bounds for dimension with size 0")
+    if all(a.size == 0 or (a.min() >= -size and a.max() < size) for _, a, size in adv):
+        return
+    bad = [(a < -size) | (a >= size) for _, a, size in adv]
+    any_bad = np.zeros(bshape, dtype=bool)
+    for b in bad:
+        any_bad |= b
+    pos = np.unravel_index(np.argmax(any_bad), bshape)
+    for k, ((_, a, size), b) in enumerate(zip(adv, bad)):
+        if np.broadcast_to(b, bshape)[pos]:
+            value = int(np.broadcast_to(a, bshape)[pos])
+            raise IndexError(f"index {value} is out of bounds for dimension {k} with size {size}")
+
+
+def _getitem_hook(t, index):
+    plan = _plan_index(t, index)
+    if isinstance(plan, tuple):
+        return t[plan]
+    return _wrap(plan.get(_np(t)))
+
+
+def _strip_leading_ones(shape):
+    shape = tuple(shape)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _value_array(t, value, plan, single_mask):
+    """The NumPy array written by ``t[index] = value`` (dtype rules as PyTorch)."""
+    if isinstance(value, TensorBase):
+        if value.dtype != t.dtype and not (single_mask and value.dim() == 0):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, "
+                               f"got {_tname(t.dtype)} for the destination and "
+                               f"{_tname(value.dtype)} for the source.")
+        arr = _np(value).astype(t.dtype.np_dtype, copy=False)
+    elif isinstance(value, (bool, int, float, np.generic)):
+        arr = _scalar_array(value, t.dtype)
+    elif isinstance(value, (list, np.ndarray)):
+        arr = np.asarray(value).astype(t.dtype.np_dtype)
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a "
+                        f"cygrad.{_tname(t.dtype)}Tensor")
+    vshape = _strip_leading_ones(arr.shape)
+    rshape = plan.shape
+    if len(vshape) > len(rshape) or any(v != 1 and v != r for v, r in
+                                         zip(vshape[::-1], rshape[::-1])):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be "
+                           f"broadcast to indexing result of shape {_shape_str(rshape)}")
+    arr = arr.reshape(vshape)
+    if np.may_share_memory(arr, _np(t)):
+        arr = arr.copy()     # the write must not see its own partial results
+    return arr
+
+
+def _setitem_hook(t, index, value):
+    plan = _plan_index(t, index)
+    if isinstance(plan, tuple):
+        t[plan] = value
+        return
+    single_mask = len(index) == 1 and (
+        isinstance(index[0], (bool, np.bool_))
+        or isinstance(index[0], TensorBase) and index[0].dtype in (_dt.bool_, _dt.uint8))
+    arr = _value_array(t, value, plan, single_mask)
+    plan.put(_np(t), arr)
+    t._bump_version()
+
+
+_C._set_indexing_hooks(_getitem_hook, _setitem_hook)
+
+
+def _as_index_tuple(indices):
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+@tensor_method
+def index_put_(input, indices, values, accumulate=False):
+    """In place: ``input[indices] = values``, or ``+=`` (repeats add up) when ``accumulate``.
+
+    ``indices`` is a tuple of index tensors (``None`` stands for ``:``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(3)
+    >>> x.index_put_((cygrad.tensor([0, 0, 2]),), cygrad.tensor(1.0), accumulate=True).tolist()
+    [2.0, 0.0, 1.0]
+    """
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put_(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if not accumulate:
+        _setitem_hook(input, _as_index_tuple(indices), values)
+        return input
+    _require_tensor(values, "index_put_", "values", 2)
+    index = _as_index_tuple(indices)
+    plan = _plan_index(input, index)
+    if isinstance(plan, tuple):     # only basic items: a view, accumulate into it
+        plan = _IndexPlan(plan, (), tuple(input[plan].shape))
+    arr = _value_array(input, values, plan, False)
+    plan.put(_np(input), arr, accumulate=True)
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place :meth:`index_put_`: a copy of ``input`` with ``values`` written at ``indices``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.index_put(cygrad.zeros(3), (cygrad.tensor([1]),), cygrad.tensor(5.0)).tolist()
+    [0.0, 5.0, 0.0]
+    """
+    return index_put_(input.clone(), indices, values, accumulate)
+
+
+# --------------------------------------------------------------------------- select / gather
+
+@tensor_method
+def index_select(input, dim, index, *, out=None):
+    """The slices of ``input`` along ``dim`` at positions ``index`` (a 1-D int tensor).
+
+    Equivalent to ``np.take(input, index, axis=dim)``; negative indices are an error.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.arange(6).reshape(2, 3)
+    >>> cygrad.index_select(x, 1, cygrad.tensor([2, 0])).tolist()
+    [[2, 0], [5, 3]]
+    """
+    _require_tensor(index, "index_select", "index", 3)
+    idx = _index_array(index, "index_select",
+                       message="index_select(): Expected dtype int32 or int64 for index")
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    dim = _dim(dim, input.dim())
+    _check_out_dtype(out, input.dtype, "index_select(): self and result must have the same "
+                                       "scalar type")
+    arr = _np(input)
+    size = arr.shape[dim] if arr.ndim else 1
+    if size == 0 and idx.size:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = _first_out_of_bounds(idx, 0, size)
+    if bad is not None:
+        if dim == 1:
+            # PyTorch's CPU kernel for dim 1 has its own check, with its own error type
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+        raise IndexError("index out of range in self")
+    idx = idx.reshape(-1)
+    if arr.ndim == 0:
+        result = _empty((), input.dtype, input)
+        if idx.size:
+            _np(result)[...] = arr
+        return _finish(result, out)
+    shape = arr.shape[:dim] + (idx.size,) + arr.shape[dim + 1:]
+    result = _empty(shape, input.dtype, input)
+    np.take(arr, idx, axis=dim, out=_np(result))
+    return _finish(result, out)
+
+
+def _check_same_ndim(input, index, what):
+    if max(input.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+
+
+def _along(arr):
+    """``arr`` seen as at least 1-D (PyTorch treats 0-dim tensors as 1-D in gather/scatter)."""
+    return arr.reshape(1) if arr.ndim == 0 else arr
+
+
+@tensor_method
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """Values of ``input`` along ``dim`` picked by ``index``:
+    ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (``np.take_along_axis``).
+
+    ``index`` has ``input``'s number of dims and is no larger than ``input`` on the other
+    dims; the result has ``index``'s shape.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1, 2], [3, 4]])
+    >>> cygrad.gather(x, 1, cygrad.tensor([[0, 0], [1, 0]])).tolist()
+    [[1, 1], [4, 3]]
+    """
+    _require_tensor(index, "gather", "index", 3)
+    idx = _index_array(index, "gather")
+    _check_same_ndim(input, index, "input")
+    dim = _dim(dim, input.dim())
+    arr = _np(input)
+    a1, i1 = _along(arr), _along(idx)
+    for d in range(a1.ndim):
+        if d != dim and i1.shape[d] > a1.shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{_shape_str(idx.shape)} to be no larger than self "
+                               f"{_shape_str(arr.shape)} apart from dimension {dim}")
+    if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_C10_NAMES[input.dtype.name]}, "
+                           f"but got {_C10_NAMES[out.dtype.name]} instead")
+    result = _empty(idx.shape, input.dtype, input)
+    if idx.size:
+        bad = _first_out_of_bounds(i1, 0, a1.shape[dim])
+        if bad is not None:
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                               f"{a1.shape[dim]}")
+        src = a1[tuple(slice(None) if d == dim else slice(0, i1.shape[d]) for d in range(a1.ndim))]
+        _np(result).reshape(i1.shape)[...] = np.take_along_axis(src, i1, axis=dim)
+    return _finish(result, out)
+
+
+def _scatter_positions(idx, dim):
+    """Index arrays addressing ``out[..., idx[...], ...]``: ``idx`` along ``dim`` and the
+    position itself along every other dim."""
+    grid = list(np.indices(idx.shape, sparse=True))
+    grid[dim] = idx
+    return tuple(grid)
+
+
+# reduce name -> (ufunc applied with .at, identity used when include_self=False)
+_SCATTER_UFUNCS = {"add": np.add, "sum": np.add, "mean": np.add, "multiply": np.multiply,
+                   "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def _reduce_identity(reduce, dtype):
+    npdt = np.dtype(dtype.np_dtype)
+    if reduce in ("sum", "mean"):
+        return np.zeros((), npdt)
+    if reduce == "prod":
+        return np.ones((), npdt)
+    if npdt == np.bool_:
+        return np.asarray(reduce == "amin")
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        return np.asarray(info.min if reduce == "amax" else info.max, npdt)
+    return np.asarray(-np.inf if reduce == "amax" else np.inf).astype(npdt)
+
+
+def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
+    """The kernel shared by the scatter family: writes into ``self`` in place.
+
+    ``reduce``: None (plain writes), "add"/"sum", "multiply"/"prod", "mean", "amax",
+    "amin"; every write to a repeated position counts.
+    """
+    idx = _index_array(index, "scatter")
+    _check_same_ndim(self, index, "self")
+    dim = _dim(dim, self.dim())
+    if src is not None:
+        _check_same_ndim(src, index, "src")
+        if src.dtype != self.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce == "mean" and self.dtype == _dt.bool_:
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for "
+                                  "'Bool'")
+    arr = _np(self)
+    a1, i1 = _along(arr), _along(idx)
+    s1 = None if src is None else _along(_np(src))
+    too_big = any(d != dim and i1.shape[d] > a1.shape[d] for d in range(a1.ndim))
+    if s1 is not None:
+        too_big = too_big or any(i1.shape[d] > s1.shape[d] for d in range(a1.ndim))
+    if too_big:
+        msg = (f"Expected index {_shape_str(idx.shape)} to be no larger than self "
+               f"{_shape_str(arr.shape)} apart from dimension {dim}")
+        if s1 is not None:
+            msg += f" and to be no larger size than src {_shape_str(src.shape)}"
+        raise RuntimeError(msg)
+    if idx.size == 0:
+        return self
+    bad = _first_out_of_bounds(i1, 0, a1.shape[dim])
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                           f"{a1.shape[dim]}")
+    if s1 is not None:
+        vals = s1[tuple(slice(0, n) for n in i1.shape)]
+        if np.may_share_memory(vals, arr):
+            vals = vals.copy()
+    else:
+        vals = _scalar_array(value, self.dtype)
+    pos = _scatter_positions(i1, dim)
+    if reduce is None:
+        a1[pos] = vals
+        return self
+    if not include_self:
+        a1[pos] = _reduce_identity(reduce, self.dtype)
+    _SCATTER_UFUNCS[reduce].at(a1, pos, np.broadcast_to(vals, i1.shape))
+    if reduce == "mean":
+        # divide by how many values met at each place (self counting as one)
+        count = np.zeros(a1.shape, dtype=np.int64)
+        np.add.at(count, pos, 1)
+        count += 1 if include_self else (count == 0)
+        if a1.dtype.kind in "iu":
+            a1[...] = np.floor_divide(a1, count).astype(a1.dtype)
+        else:
+            a1[...] = (a1 / count).astype(a1.dtype)
+    return self
+
+
+_warned = {"scatter_reduce": False}
+_SCATTER_REDUCE_WARNING = ("The reduce argument of cygrad.scatter with Tensor src is deprecated "
+                           "and will be removed in a future release. Use cygrad.scatter_reduce "
+                           "instead for more reduction options.")
+
+
+def _scatter_reduce_arg(reduce, src):
+    if reduce is None:
+        return None
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if src is not None and not _warned["scatter_reduce"]:
+        _warned["scatter_reduce"] = True       # once per process, as PyTorch
+        warnings.warn(_SCATTER_REDUCE_WARNING, UserWarning, stacklevel=3)
+    return reduce
+
+
+def _split_src_value(src, value, opname):
+    if src is not None and value is not None:
+        raise TypeError(f"{opname}() got both 'src' and 'value'")
+    if isinstance(src, TensorBase):
+        return src, None
+    if src is None and value is None:
+        raise TypeError(f"{opname}() missing required argument 'src' or 'value'")
+    value = src if value is None else value
+    if isinstance(value, TensorBase):
+        return value, None
+    if not isinstance(value, (bool, int, float, np.generic)):
+        raise TypeError(f"{opname}(): argument 'value' must be Number, not {type(value).__name__}")
+    return None, value
+
+
+@tensor_method
+def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
+    """In place: write ``src`` (a tensor) or ``value`` (a number) into ``input`` at the
+    positions ``index`` gives along ``dim`` (the inverse of :func:`gather`):
+    ``self[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+
+    ``reduce='add'`` or ``'multiply'`` combines with the existing values instead (repeated
+    indices all count). Without ``reduce``, which of several writes to one place wins is
+    unspecified (here: the last).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2, 3)
+    >>> x.scatter_(1, cygrad.tensor([[2], [0]]), 1.0).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+    """
+    _require_tensor(index, "scatter_", "index", 2)
+    src, value = _split_src_value(src, value, "scatter_")
+    _scatter_into(input, dim, index, src, value, _scatter_reduce_arg(reduce, src))
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+    """Out-of-place :meth:`Tensor.scatter_`: a copy of ``input`` with ``src``/``value``
+    written at ``index`` along ``dim``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> src = cygrad.tensor([[1.0, 2.0, 3.0]])
+    >>> cygrad.scatter(cygrad.zeros(2, 3), 0, cygrad.tensor([[1, 0, 1]]), src).tolist()
+    [[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]]
+    """
+    _require_tensor(index, "scatter", "index", 3)
+    src, value = _split_src_value(src, value, "scatter")
+    reduce = _scatter_reduce_arg(reduce, src)
+    result = input.clone()
+    _scatter_into(result, dim, index, src, value, reduce)
+    return _finish(result, out)
+
+
+@tensor_method
+def scatter_add_(input, dim, index, src):
+    """In place: add ``src`` into ``input`` at ``index`` along ``dim``; repeated indices
+    all add up. ``self[index[i][j]][j] += src[i][j]`` for ``dim=0``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(3)
+    >>> x.scatter_add_(0, cygrad.tensor([0, 0, 2]), cygrad.tensor([1.0, 2.0, 3.0])).tolist()
+    [3.0, 0.0, 3.0]
+    """
+    _require_tensor(index, "scatter_add_", "index", 2)
+    _require_tensor(src, "scatter_add_", "src", 3)
+    _scatter_into(input, dim, index, src, None, "add")
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def scatter_add(input, dim, index, src, *, out=None):
+    """Out-of-place :meth:`Tensor.scatter_add_`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.scatter_add(cygrad.zeros(2), 0, cygrad.tensor([1, 1]), cygrad.ones(2)).tolist()
+    [0.0, 2.0]
+    """
+    _require_tensor(index, "scatter_add", "index", 3)
+    _require_tensor(src, "scatter_add", "src", 4)
+    result = input.clone()
+    _scatter_into(result, dim, index, src, None, "add")
+    return _finish(result, out)
+
+
+_REDUCE_ALIASES = {"max": "amax", "min": "amin"}
+
+
+def _scatter_reduce_name(reduce):
+    name = _REDUCE_ALIASES.get(reduce, reduce)
+    if name not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, "
+                           f"got {reduce}")
+    return name
+
+
+@tensor_method
+def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+    """In place: reduce the values of ``src`` into ``input`` at ``index`` along ``dim``
+    with ``reduce`` = ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``.
+
+    Every value sent to one place takes part; ``include_self=False`` leaves the values
+    already in ``input`` out of the reduction at the places ``index`` reaches. Integer
+    means round down, as in PyTorch.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([1.0, 2.0, 3.0])
+    >>> idx, src = cygrad.tensor([0, 0, 2]), cygrad.tensor([5.0, -4.0, 1.0])
+    >>> x.scatter_reduce_(0, idx, src, "amax").tolist()
+    [5.0, 2.0, 3.0]
+    """
+    _require_tensor(index, "scatter_reduce_", "index", 2)
+    _require_tensor(src, "scatter_reduce_", "src", 3)
+    _scatter_into(input, dim, index, src, None, _scatter_reduce_name(reduce), include_self)
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """Out-of-place :meth:`Tensor.scatter_reduce_`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(3)
+    >>> idx, src = cygrad.tensor([0, 0, 2]), cygrad.tensor([1.0, 3.0, 5.0])
+    >>> cygrad.scatter_reduce(x, 0, idx, src, "mean", include_self=False).tolist()
+    [2.0, 0.0, 5.0]
+    """
+    _require_tensor(index, "scatter_reduce", "index", 3)
+    _require_tensor(src, "scatter_reduce", "src", 4)
+    reduce = _scatter_reduce_name(reduce)
+    result = input.clone()
+    _scatter_into(result, dim, index, src, None, reduce, include_self)
+    return _finish(result, out)
+
+
+@tensor_method
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """Values of ``input`` at ``indices`` along ``dim`` (``np.take_along_axis``).
+
+    ``input`` and ``indices`` broadcast against each other on every dim but ``dim``;
+    negative indices count from the end. With ``dim=None`` both are flattened.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[10, 30, 20], [60, 40, 50]])
+    >>> cygrad.take_along_dim(x, cygrad.tensor([[1], [0]]), dim=1).tolist()
+    [[30], [60]]
+    """
+    _require_tensor(indices, "take_along_dim", "indices", 2)
+    if indices.dtype != _dt.int64:
+        raise RuntimeError(f"take_along_dim(): dtype of indices should be Long but got "
+                           f"{_tname(indices.dtype)}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+    if input.dim() != indices.dim():
+        raise RuntimeError(f"take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {input.dim()} dimensions for input, and "
+                           f"{indices.dim()} dimensions for indices")
+    dim = _dim(dim, input.dim())
+    arr, idx = _np(input), _np(indices)
+    if arr.ndim == 0:
+        return gather(input, 0, indices, out=out)
+    ishape, xshape = list(arr.shape), list(idx.shape)
+    ishape[dim] = xshape[dim] = 1
+    common = list(_broadcast_shapes(ishape, xshape))
+    size = arr.shape[dim]
+    out_shape = common[:dim] + [idx.shape[dim]] + common[dim + 1:]
+    result = _empty(out_shape, input.dtype, input)
+    if result.numel():
+        bad = _first_out_of_bounds(idx, -size, size)
+        if bad is not None:
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        src = np.broadcast_to(arr, common[:dim] + [size] + common[dim + 1:])
+        np.copyto(_np(result), np.take_along_axis(src, np.broadcast_to(idx, out_shape), axis=dim))
+    return _finish(result, out)
+
+
+@tensor_method
+def take(input, index):
+    """``input`` read as a flat 1-D tensor (in row-major order) at positions ``index``;
+    the result has ``index``'s shape. Negative indices count from the end.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[4, 3], [5, 7]])
+    >>> cygrad.take(x, cygrad.tensor([0, 3, -1])).tolist()
+    [4, 7, 7]
+    """
+    _require_tensor(index, "take", "index", 2)
+    if index.dtype != _dt.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{_tname(index.dtype)}")
+    arr, idx = _np(input), _np(index)
+    n = arr.size
+    bad = _first_out_of_bounds(idx, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    result = _empty(idx.shape, input.dtype, input)
+    if idx.size:
+        _np(result)[...] = arr[np.unravel_index(idx % n, arr.shape)] if arr.ndim else arr
+    return result
+
+
+@tensor_method
+def put_(input, index, source, accumulate=False):
+    """In place: write ``source`` at the flat (row-major) positions ``index`` of ``input``;
+    with ``accumulate=True`` add instead (repeated positions all add up).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2, 2)
+    >>> x.put_(cygrad.tensor([0, -1]), cygrad.tensor([1.0, 2.0])).tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    _require_tensor(index, "put_", "index", 1)
+    _require_tensor(source, "put_", "source", 2)
+    if index.dtype != _dt.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{_tname(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_tname(input.dtype)} and source.dtype = "
+                           f"{_tname(source.dtype)}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, index.numel() = "
+                         f"{index.numel()}")
+    arr, idx = _np(input), _np(index).reshape(-1)
+    n = arr.size
+    bad = _first_out_of_bounds(idx, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    if idx.size:
+        vals = _np(source).reshape(-1)
+        if np.may_share_memory(vals, arr):
+            vals = vals.copy()
+        target = arr.reshape(1) if arr.ndim == 0 else arr
+        pos = np.unravel_index(idx % n, target.shape)
+        if accumulate:
+            np.add.at(target, pos, vals)
+        else:
+            target[pos] = vals
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def put(input, index, source, accumulate=False):
+    """Out-of-place :meth:`Tensor.put_`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.put(cygrad.zeros(3), cygrad.tensor([1]), cygrad.tensor([9.0])).tolist()
+    [0.0, 9.0, 0.0]
+    """
+    return put_(input.clone(), index, source, accumulate)
+
+
+# --------------------------------------------------------------------------- index_* family
+
+def _index_vector(index, opname, dtypes, dtype_msg, error=RuntimeError):
+    idx = _index_array(index, opname, dtypes, dtype_msg, error)
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    return idx.reshape(-1)
+
+
+def _moved(arr, dim):
+    """``arr`` with ``dim`` moved first (a view); 0-dim arrays as 1-D."""
+    return np.moveaxis(arr.reshape(1) if arr.ndim == 0 else arr, dim, 0)
+
+
+@tensor_method
+def index_fill_(input, dim, index, value):
+    """In place: fill the slices of ``input`` at positions ``index`` along ``dim`` with
+    ``value`` (a number or a 0-dim tensor). Negative indices count from the end.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2, 3)
+    >>> x.index_fill_(1, cygrad.tensor([0, -1]), 7.0).tolist()
+    [[7.0, 0.0, 7.0], [7.0, 0.0, 7.0]]
+    """
+    _require_tensor(index, "index_fill_", "index", 2)
+    idx = _index_vector(index, "index_fill_", (_dt.int64,),
+                        "index_fill_(): Expected dtype int64 for index.", IndexError)
+    dim = _dim(dim, input.dim())
+    fill = _fill_value(value, input.dtype, "index_fill_")
+    arr = _moved(_np(input), dim)
+    size = arr.shape[0]
+    bad = _first_out_of_bounds(idx, -size, size)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    arr[idx] = fill
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def index_fill(input, dim, index, value):
+    """Out-of-place :meth:`Tensor.index_fill_`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.index_fill(cygrad.zeros(3), 0, cygrad.tensor([1]), 2.0).tolist()
+    [0.0, 2.0, 0.0]
+    """
+    return index_fill_(input.clone(), dim, index, value)
+
+
+def _index_source(input, dim, index, source, opname):
+    """Shared checks of index_copy_/index_add_: ``(target view, index array, source view)``
+    with ``dim`` moved first in both tensors."""
+    _require_tensor(index, opname, "index", 2)
+    _require_tensor(source, opname, "source", 3)
+    idx = _index_vector(index, opname, _INDEX_DTYPES,
+                        f"{opname}(): Expected dtype int32/int64 for index")
+    dim = _dim(dim, input.dim())
+    arr, src = _moved(_np(input), dim), _np(source)
+    src = _moved(src, dim) if src.ndim else src.reshape(1)
+    if src.shape[0] != idx.size and not (source.dim() == 0 and idx.size == 1):
+        raise IndexError(f"{opname}(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({src.shape[0]})")
+    if src.shape[1:] != arr.shape[1:] and source.numel() != 0:
+        raise RuntimeError(f"{opname}(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {_shape_str(arr.shape[1:])} and source "
+                           f"slice shape: {_shape_str(src.shape[1:])}.")
+    if np.may_share_memory(src, arr):
+        src = src.copy()
+    return dim, arr, idx, src
+
+
+@tensor_method
+def index_copy_(input, dim, index, source):
+    """In place: copy the slices of ``source`` into ``input`` along ``dim`` at positions
+    ``index``: ``self[:, index[i]] = source[:, i]`` for ``dim=1``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2, 3)
+    >>> x.index_copy_(1, cygrad.tensor([2, 0]), cygrad.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[2.0, 0.0, 1.0], [4.0, 0.0, 3.0]]
+    """
+    if isinstance(source, TensorBase) and source.dtype != input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_tname(input.dtype)} and (source) {_tname(source.dtype)}")
+    dim, arr, idx, src = _index_source(input, dim, index, source, "index_copy_")
+    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
+                         f"size {arr.shape[0]}")
+    arr[idx] = src
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def index_copy(input, dim, index, source):
+    """Out-of-place :meth:`Tensor.index_copy_`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.index_copy(cygrad.zeros(3), 0, cygrad.tensor([2]), cygrad.tensor([5.0])).tolist()
+    [0.0, 0.0, 5.0]
+    """
+    return index_copy_(input.clone(), dim, index, source)
+
+
+@tensor_method
+def index_add_(input, dim, index, source, *, alpha=1):
+    """In place: add ``alpha * source`` into the slices of ``input`` at ``index`` along
+    ``dim``; repeated indices all add up.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(3)
+    >>> x.index_add_(0, cygrad.tensor([0, 0]), cygrad.tensor([1.0, 2.0])).tolist()
+    [3.0, 0.0, 0.0]
+    """
+    if isinstance(source, TensorBase) and source.dtype != input.dtype:
+        raise RuntimeError(f"index_add_(): self ({_tname(input.dtype)}) and source "
+                           f"({_tname(source.dtype)}) must have the same scalar type")
+    dim, arr, idx, src = _index_source(input, dim, index, source, "index_add_")
+    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                           f"{arr.shape[0]}")
+    if alpha != 1:
+        src = (src * _scalar_array(alpha, input.dtype)).astype(arr.dtype)
+    np.add.at(arr, idx, src)
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """Out-of-place :meth:`Tensor.index_add_`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.index_add(cygrad.ones(2), 0, cygrad.tensor([1]), cygrad.tensor([2.0])).tolist()
+    [1.0, 3.0]
+    """
+    return _finish(index_add_(input.clone(), dim, index, source, alpha=alpha), out)
+
+
+# --------------------------------------------------------------------------- masks
+
+def _check_mask(mask, message):
+    if not isinstance(mask, TensorBase):
+        raise TypeError(f"argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask.dtype != _dt.bool_:
+        raise RuntimeError(message)
+
+
+@tensor_method
+def masked_fill_(input, mask, value):
+    """In place: set ``input`` to ``value`` where the bool ``mask`` (broadcastable to
+    ``input``) is True. ``value`` is a number or a 0-dim tensor.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2, 2)
+    >>> x.masked_fill_(cygrad.tensor([True, False]), 1.0).tolist()
+    [[1.0, 0.0], [1.0, 0.0]]
+    """
+    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                      f"{_C10_NAMES[mask.dtype.name]}")
+    fill = _fill_value(value, input.dtype, "masked_fill_")
+    shape = tuple(input.shape)
+    full = _broadcast_shapes(shape, tuple(mask.shape))
+    if full != shape:
+        raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the broadcast "
+                           f"shape {_shape_str(full)}")
+    if input.numel():
+        np.copyto(_np(input), fill, where=np.broadcast_to(_np(mask), shape))
+    input._bump_version()
+    return input
+
+
+@tensor_method
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where ``mask`` is True; ``input`` and ``mask`` broadcast.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([1.0, -2.0, 3.0])
+    >>> cygrad.masked_fill(x, x < 0, 0.0).tolist()
+    [1.0, 0.0, 3.0]
+    """
+    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                      f"{_C10_NAMES[mask.dtype.name]}")
+    shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+    result = _empty(shape, input.dtype, input)
+    result.copy_(input.expand(shape))
+    return masked_fill_(result, mask, value)
+
+
+@tensor_method
+def masked_select(input, mask, *, out=None):
+    """The elements of ``input`` where the bool ``mask`` is True, as a 1-D tensor
+    (``input`` and ``mask`` broadcast).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1, 2], [3, 4]])
+    >>> cygrad.masked_select(x, x > 1).tolist()
+    [2, 3, 4]
+    """
+    _check_mask(mask, "masked_select: expected BoolTensor for mask")
+    _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the same "
+                                       "scalar type")
+    shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+    m = np.broadcast_to(_np(mask), shape)
+    result = _empty((int(np.count_nonzero(m)),), input.dtype, input)
+    if result.numel():
+        _np(result)[...] = np.broadcast_to(_np(input), shape)[m]
+    return _finish(result, out)
+
+
+# --------------------------------------------------------------------------- where / nonzero
+
+@tensor_method
+def nonzero(input, *, out=None, as_tuple=False):
+    """Positions of the non-zero elements of ``input``.
+
+    ``as_tuple=False``: an int64 tensor of shape ``(n, input.dim())``, one row per
+    element in row-major order. ``as_tuple=True``: one 1-D int64 tensor per dim, as
+    ``np.nonzero`` (a 0-dim input counts as 1-D).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[0, 1], [2, 0]])
+    >>> cygrad.nonzero(x).tolist()
+    [[0, 1], [1, 0]]
+    >>> [t.tolist() for t in cygrad.nonzero(x, as_tuple=True)]
+    [[0, 1], [1, 0]]
+    """
+    arr = _np(input)
+    if as_tuple:
+        return tuple(_wrap(a.astype(np.int64, copy=False)) for a in np.nonzero(np.atleast_1d(arr)))
+    if isinstance(out, TensorBase) and out.dtype != _dt.int64:
+        raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar "
+                           f"type {_tname(out.dtype)}")
+    result = _wrap(np.argwhere(arr).astype(np.int64, copy=False))
+    return _finish(result, out)
+
+
+@tensor_method
+def argwhere(input):
+    """Same as ``nonzero(input)``: an ``(n, input.dim())`` int64 tensor of positions.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.argwhere(cygrad.tensor([0, 3, 0, 4])).tolist()
+    [[1], [3]]
+    """
+    return nonzero(input)
+
+
+def _where_operand(x):
+    """A tensor for a ``where`` branch; Python numbers become 0-dim tensors of their
+    default dtype (the promotion is decided separately, with scalars as weak types)."""
+    if isinstance(x, TensorBase):
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        dtype = _dt.bool_
+    elif isinstance(x, np.generic):
+        dtype = _dt.as_dtype(x.dtype)
+    elif isinstance(x, int):
+        dtype = _dt.int64
+    elif isinstance(x, float):
+        dtype = _dt.get_default_dtype()
+    else:
+        raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
+    return from_numpy(np.asarray(x, dtype=dtype.np_dtype))
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """``input`` where ``condition`` is True, else ``other`` (all three broadcast).
+
+    ``input``/``other`` may be Python numbers; the result dtype follows type promotion
+    (``cygrad.result_type``). ``where(condition)`` is ``nonzero(condition, as_tuple=True)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([1.0, -2.0, 3.0])
+    >>> cygrad.where(x > 0, x, 0).tolist()
+    [1.0, 0.0, 3.0]
+    >>> cygrad.where(x > 0)[0].tolist()
+    [0, 2]
+    """
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() expected 1 or 3 arguments (condition, input, other)")
+    if not isinstance(condition, TensorBase):
+        raise TypeError(f"where(): argument 'condition' must be Tensor, not "
+                        f"{type(condition).__name__}")
+    if condition.dtype not in (_dt.bool_, _dt.uint8):
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_tname(condition.dtype)}")
+    if isinstance(input, TensorBase) or isinstance(other, TensorBase):
+        dtype = _C.result_type(input, other)
+    else:
+        dtype = _C.result_type(_where_operand(input), _where_operand(other))
+    x, y = _where_operand(input), _where_operand(other)
+    shape = _broadcast_shapes(tuple(condition.shape), tuple(x.shape), tuple(y.shape))
+    result = _empty(shape, dtype, x)
+    if result.numel():
+        res = _np(result)
+        np.copyto(res, np.broadcast_to(_np(y), shape), casting="unsafe")
+        np.copyto(res, np.broadcast_to(_np(x), shape), casting="unsafe",
+                  where=np.broadcast_to(_np(condition).astype(bool, copy=False), shape))
+    return _finish(result, out)
+
+
+@tensor_method(name="where")
+def _where_method(self, condition, other):
+    """``self`` where ``condition`` is True, else ``other``
+    (``cygrad.where(condition, self, other)``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([1, -2])
+    >>> x.where(x > 0, 0).tolist()
+    [1, 0]
+    """
+    return where(condition, self, other)

@@ -1,0 +1,861 @@
+"""Matrix products: matmul and its special cases (mm, bmm, mv, dot), outer, einsum,
+tensordot, and the ``addmm`` family.
+
+Every product ends in one kernel, ``_product_into``: NumPy's ``matmul`` run on
+zero-copy views of the inputs, writing straight into the output tensor.  For
+float32/float64 NumPy hands the work to BLAS (OpenBLAS), so there is no copy and
+BLAS speed; integer products use NumPy's own loop, as PyTorch supports them too.
+float16/bfloat16 have no BLAS: they are multiplied in float32 and rounded once at
+the end, which is also how PyTorch accumulates half-precision products on CPU.
+
+The functions here only check arguments the way PyTorch does (same exception types,
+same messages) and work out the output shape.
+"""
+import numbers
+
+import numpy as np
+
+from .._core import tensor as _C
+from .._core import dtype as _dt
+from .._core.tensor import TensorBase
+from .._device import CPU
+from .._tensor import Tensor, tensor_method
+
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum",
+           "tensordot", "addmm", "addmv", "addbmm", "baddbmm", "addr"]
+
+_HALF_TYPES = ("float16", "bfloat16")
+
+# C++ spellings PyTorch uses in some messages ("float != double").
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int",
+              "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double"}
+
+
+def _tname(dtype):
+    """PyTorch's ScalarType name ("Float", "Long"...)."""
+    return _C._torch_type_name(dtype)
+
+
+def _cname(dtype):
+    return _CPP_NAMES[dtype.name]
+
+
+def _dims_str(shape):
+    return "x".join(str(s) for s in shape)
+
+
+def _check_tensor(x, opname, argname):
+    if not isinstance(x, TensorBase):
+        raise TypeError(f"{opname}(): argument '{argname}' must be Tensor, not {type(x).__name__}")
+
+
+def _check_same_device(a, b):
+    if a.device != b.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {a.device} and {b.device}!")
+
+
+def _check_not_bool(dtype, kernel):
+    # PyTorch has no boolean matrix product; it raises NotImplementedError (a RuntimeError).
+    if dtype is _dt.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+# ----------------------------------------------------------------------- out= handling
+
+def _resize_out(out, shape):
+    """Give ``out`` the required shape the way PyTorch's out= does (warning when a
+    non-empty tensor is resized)."""
+    resize = getattr(out, "resize_", None)
+    if resize is None:
+        raise RuntimeError(f"out= tensor has shape {list(out.shape)} but the result has shape "
+                           f"{list(shape)} (resizing out= tensors is not supported)")
+    if out.numel() != 0:
+        import warnings
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape "
+                      f"{list(shape)}.", UserWarning, stacklevel=4)
+    resize(shape)
+
+
+def _output(out, shape, dtype, device):
+    """The tensor a product writes into: ``out`` after PyTorch's checks, or a new one."""
+    if out is None:
+        return _C._empty(tuple(shape), dtype, device)
+    _check_tensor(out, "matmul", "out")
+    if out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_cname(dtype)}, but got "
+                           f"{_cname(out.dtype)} instead")
+    if tuple(out.shape) != tuple(shape):
+        _resize_out(out, tuple(shape))
+    return out
+
+
+def _finish_out(out):
+    # Writing into a user's tensor is an in-place change: autograd must see it.
+    out._bump_version()
+    return out
+
+
+# ----------------------------------------------------------------------- the kernel
+
+def _product_into(a, b, result):
+    """``result[...] = a @ b`` with NumPy's matmul rules, on views (no copies for
+    float32/float64/integers).  ``result`` must already have the right shape."""
+    if result.numel() == 0:
+        return result
+    if a.device.type != "cpu":
+        # Until a device kernel exists: compute on the host, copy back.
+        host = _C._empty(tuple(result.shape), result.dtype, CPU)
+        _product_into(a.cpu(), b.cpu(), host)
+        result.copy_(host)
+        return result
+    rv = _C._ndarray(result)
+    if a.dtype.name in _HALF_TYPES:
+        av = _C._ndarray(a).astype(np.float32)
+        bv = _C._ndarray(b).astype(np.float32)
+        rv[...] = np.matmul(av, bv)
+    elif a.numel() == 0 or b.numel() == 0:
+        rv[...] = 0          # an empty sum
+    else:
+        np.matmul(_C._ndarray(a), _C._ndarray(b), out=rv)
+    return result
+
+
+def _product(a, b, shape, out):
+    res = _output(out, shape, a.dtype, a.device)
+    _product_into(a, b, res)
+    return _finish_out(res) if out is not None else res
+
+
+# ----------------------------------------------------------------------- special cases
+
+def _check_dot_args(a, b):
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_tname(a.dtype)} and {_tname(b.dtype)}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
+                           f"[{b.shape[0]}] to have the same number of elements, but got "
+                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+    _check_not_bool(a.dtype, "dot")
+    _check_same_device(a, b)
+
+
+@tensor_method
+def dot(input, tensor, *, out=None):
+    """Dot product of two 1-D tensors of the same dtype (a 0-dim tensor).
+
+    Unlike ``matmul``, no type promotion happens: both must have the same dtype.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.dot(cygrad.tensor([1.0, 2.0]), cygrad.tensor([3.0, 4.0])).item()
+    11.0
+    """
+    _check_tensor(input, "dot", "input")
+    _check_tensor(tensor, "dot", "tensor")
+    _check_dot_args(input, tensor)
+    return _product(input, tensor, (), out)
+
+
+@tensor_method
+def vdot(input, other, *, out=None):
+    """Dot product of two 1-D tensors, conjugating the first (the same as ``dot`` for
+    real tensors, the only kind cygrad has).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.vdot(cygrad.tensor([1, 2]), cygrad.tensor([3, 4])).item()
+    11
+    """
+    _check_tensor(input, "vdot", "input")
+    _check_tensor(other, "vdot", "other")
+    _check_dot_args(input, other)
+    return _product(input, other, (), out)
+
+
+@tensor_method
+def mm(input, mat2, *, out=None):
+    """Matrix product of two 2-D tensors (no broadcasting; see ``matmul``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> a = cygrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> cygrad.mm(a, a).tolist()
+    [[7.0, 10.0], [15.0, 22.0]]
+    """
+    _check_tensor(input, "mm", "input")
+    _check_tensor(mat2, "mm", "mat2")
+    if input.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return _mm_checked(input, mat2, out)
+
+
+def _mm_checked(a, b, out, shape_for_error=None):
+    """mm after the rank checks; ``shape_for_error`` is what the error message shows
+    for ``a`` when a caller reshaped it."""
+    if a.shape[1] != b.shape[0]:
+        shown = shape_for_error or tuple(a.shape)
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({_dims_str(shown)} and {_dims_str(b.shape)})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cname(a.dtype)} != {_cname(b.dtype)}")
+    _check_not_bool(a.dtype, "addmm_impl_cpu_")
+    _check_same_device(a, b)
+    return _product(a, b, (a.shape[0], b.shape[1]), out)
+
+
+@tensor_method
+def mv(input, vec, *, out=None):
+    """Matrix-vector product: ``input`` is (n, m), ``vec`` is (m,), the result (n,).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.mv(cygrad.tensor([[1, 2], [3, 4]]), cygrad.tensor([1, 1])).tolist()
+    [3, 7]
+    """
+    _check_tensor(input, "mv", "input")
+    _check_tensor(vec, "mv", "vec")
+    return _mv_checked(input, vec, out)
+
+
+def _mv_checked(mat, vec, out):
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat "
+                           f"({_dims_str(mat.shape)}), vec ({vec.shape[0]})")
+    if mat.dtype is not vec.dtype:
+        # PyTorch names the dtypes of (bias, matrix, vector) of its addmv kernel.
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_tname(vec.dtype)}, {_tname(mat.dtype)}, and {_tname(vec.dtype)}")
+    _check_not_bool(mat.dtype, "addmv_impl_cpu")
+    _check_same_device(mat, vec)
+    return _product(mat, vec, (mat.shape[0],), out)
+
+
+@tensor_method
+def bmm(input, mat2, *, out=None):
+    """Batched matrix product of two 3-D tensors with the same batch size:
+    (b, n, k) @ (b, k, m) -> (b, n, m).  No broadcasting (see ``matmul``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.bmm(cygrad.ones(4, 2, 3), cygrad.ones(4, 3, 5)).shape
+    cygrad.Size([4, 2, 5])
+    """
+    _check_tensor(input, "bmm", "input")
+    _check_tensor(mat2, "bmm", "mat2")
+    if input.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    return _bmm_checked(input, mat2, out)
+
+
+def _check_batched(a, b, batch):
+    """Inner sizes must agree (PyTorch's bmm message), dtypes must be equal."""
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {a.shape[-1]}] but got: [{batch}, {b.shape[-2]}].")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(a.dtype)} but found {_tname(b.dtype)}")
+    _check_not_bool(a.dtype, "bmm")
+    _check_same_device(a, b)
+
+
+def _bmm_checked(a, b, out):
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    _check_batched(a, b, a.shape[0])
+    return _product(a, b, (a.shape[0], a.shape[1], b.shape[2]), out)
+
+
+def _broadcast_batch(sa, sb):
+    """Broadcast two batch shapes (PyTorch's elementwise message on mismatch)."""
+    n = max(len(sa), len(sb))
+    sa = (1,) * (n - len(sa)) + tuple(sa)
+    sb = (1,) * (n - len(sb)) + tuple(sb)
+    result = []
+    for i, (x, y) in enumerate(zip(sa, sb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                               f"at non-singleton dimension {i}")
+        result.append(y if x == 1 else x)
+    return tuple(result)
+
+
+@tensor_method
+def matmul(input, other, *, out=None):
+    """Matrix product with PyTorch's (and NumPy's) rules for every rank.
+
+    - 1-D @ 1-D: dot product, a 0-dim tensor.
+    - 2-D @ 2-D: matrix product.
+    - 1-D @ N-D: a 1 is prepended to the vector's shape, then removed from the result.
+    - N-D @ 1-D: matrix-vector product over the last dim.
+    - batched: dims before the last two broadcast, ``(j, 1, n, k) @ (m, k, p)``
+      gives ``(j, m, n, p)``.
+
+    Both operands must have the same dtype (no type promotion, as in PyTorch).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.matmul(cygrad.ones(3), cygrad.ones(3)).item()
+    3.0
+    >>> cygrad.matmul(cygrad.ones(5, 1, 2, 3), cygrad.ones(4, 3, 6)).shape
+    cygrad.Size([5, 4, 2, 6])
+    >>> (cygrad.ones(2, 3) @ cygrad.ones(3)).shape
+    cygrad.Size([2])
+    """
+    _check_tensor(input, "matmul", "input")
+    _check_tensor(other, "matmul", "other")
+    da, db = input.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db == 1:
+        _check_dot_args(input, other)
+        return _product(input, other, (), out)
+    if da == 2 and db == 1:
+        return _mv_checked(input, other, out)
+    if da == 1 and db == 2:
+        # Checked as the (1, k) @ (k, m) product it is.
+        _mm_checks_only(input.unsqueeze(0), other)
+        return _product(input, other, (other.shape[1],), out)
+    if da == 2 and db == 2:
+        return _mm_checked(input, other, out)
+    if db <= 2:
+        # (..., n, k) @ (k, m) or (..., k): the batch dims fold into the rows.
+        lead = tuple(input.shape[:-1])
+        rows = 1
+        for s in lead:
+            rows *= s
+        folded = (rows, input.shape[-1])
+        if db == 2:
+            _mm_checks_only(input, other, folded)
+            return _product(input, other, lead + (other.shape[1],), out)
+        if input.shape[-1] != other.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({_dims_str(folded)}), "
+                               f"vec ({other.shape[0]})")
+        if input.dtype is not other.dtype:
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_tname(other.dtype)}, {_tname(input.dtype)}, and "
+                               f"{_tname(other.dtype)}")
+        _check_not_bool(input.dtype, "addmv_impl_cpu")
+        return _product(input, other, lead, out)
+    return _batched_matmul(input, other, out)
+
+
+def _mm_checks_only(a, b, shape_for_error=None):
+    """The checks of mm (shapes, dtypes) for an ``a`` that may have more dims."""
+    if a.shape[-1] != b.shape[0]:
+        shown = shape_for_error or tuple(a.shape)
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({_dims_str(shown)} and {_dims_str(b.shape)})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_cname(a.dtype)} != {_cname(b.dtype)}")
+    _check_not_bool(a.dtype, "addmm_impl_cpu_")
+    _check_same_device(a, b)
+
+
+def _batched_matmul(a, b, out):
+    """matmul when ``b`` has 3+ dims (or ``a`` does and ``b`` is a batch too)."""
+    a_vec, b_vec = a.dim() == 1, b.dim() == 1
+    a2 = a.unsqueeze(0) if a_vec else a
+    b2 = b.unsqueeze(-1) if b_vec else b
+    batch = _broadcast_batch(a2.shape[:-2], b2.shape[:-2])
+    nbatch = 1
+    for s in batch:
+        nbatch *= s
+    _check_batched(a2, b2, nbatch)
+    shape = batch + (a2.shape[-2], b2.shape[-1])
+    if a_vec:
+        shape = shape[:-2] + shape[-1:]
+    if b_vec:
+        shape = shape[:-1]
+    # NumPy's matmul applies the same 1-D promotion and batch broadcasting.
+    return _product(a, b, shape, out)
+
+
+def _matmul_dunder(self, other):
+    if not isinstance(other, TensorBase):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_dunder(self, other):
+    if not isinstance(other, TensorBase):
+        return NotImplemented
+    return matmul(other, self)
+
+
+# The Cython base class has no ``@`` operator; the Python class gets it here.
+Tensor.__matmul__ = _matmul_dunder
+Tensor.__rmatmul__ = _rmatmul_dunder
+
+
+@tensor_method
+def inner(input, other, *, out=None):
+    """Sum of products over the last dim of both tensors (``dot`` for 1-D).
+
+    Result shape: ``input.shape[:-1] + other.shape[:-1]``; a 0-dim operand scales
+    the other one.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.inner(cygrad.ones(2, 3), cygrad.ones(4, 3)).shape
+    cygrad.Size([2, 4])
+    """
+    _check_tensor(input, "inner", "input")
+    _check_tensor(other, "inner", "other")
+    if input.dim() == 0 or other.dim() == 0:
+        return _C.binary_op(_C.ELEMENTWISE_OPS["mul"], input, other, out)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
+                           f"shapes {list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, dims=([input.dim() - 1], [other.dim() - 1]), out=out)
+
+
+@tensor_method
+def outer(input, vec2, *, out=None):
+    """Outer product of two 1-D tensors: ``result[i, j] = input[i] * vec2[j]``.
+
+    The dtypes are promoted as in elementwise multiplication.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.outer(cygrad.tensor([1, 2]), cygrad.tensor([1, 10, 100])).tolist()
+    [[1, 10, 100], [2, 20, 200]]
+    """
+    _check_tensor(input, "outer", "input")
+    _check_tensor(vec2, "outer", "vec2")
+    if input.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
+    if vec2.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    # A column times a row broadcasts to the outer product.
+    return _C.binary_op(_C.ELEMENTWISE_OPS["mul"], input.unsqueeze(1), vec2, out)
+
+
+ger = tensor_method(outer, name="ger")
+
+
+# ----------------------------------------------------------------------- einsum
+
+def _label_code(c, equation, pos):
+    if not (("a" <= c <= "z") or ("A" <= c <= "Z")):
+        raise RuntimeError(f"einsum(): invalid subscript given at index {pos} in the equation "
+                           f"string, subscripts must be in [a-zA-Z]")
+    return c
+
+
+def _parse_term(term, equation, start):
+    """Labels of one operand (or the output): a list of letters and at most one '...'."""
+    labels, i = [], 0
+    while i < len(term):
+        c = term[i]
+        if c == " ":
+            i += 1
+        elif c == ".":
+            if term[i:i + 3] != "..." or "..." in labels:
+                raise RuntimeError(f"einsum(): found '.' for operand at position {start + i} "
+                                   f"that is not part of any ellipsis")
+            labels.append("...")
+            i += 3
+        else:
+            labels.append(_label_code(c, equation, start + i))
+            i += 1
+    return labels
+
+
+def _sublist_equation(args):
+    """einsum(op0, [0, 1], op1, [1, 2], [0, 2]) -> ("ab,bc->ac", [op0, op1])."""
+    def letters(sub):
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, numbers.Integral) and 0 <= s < 52:
+                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+            else:
+                raise ValueError(f"einsum(): expected subscript to be in [0, 52) but got {s}")
+        return "".join(out)
+    operands = list(args[0::2])
+    subs = list(args[1::2])
+    eq = ",".join(letters(s) for s in subs[:len(operands)])
+    if len(subs) > len(operands):
+        raise ValueError("einsum(): more sublists than operands")
+    if len(args) % 2 == 1:
+        # an odd number of arguments: the last one is the output sublist
+        operands, out_sub = operands[:-1], args[-1]
+        eq = ",".join(letters(s) for s in subs) + "->" + letters(out_sub)
+    return eq, operands
+
+
+def einsum(*args):
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` multiplies matrices.
+
+    Accepts operands as separate arguments or as one list, the ``...`` ellipsis
+    (broadcast batch dims), implicit output (labels seen once, alphabetically), the
+    sublist form ``einsum(a, [0, 1], b, [1, 2])``, and size-1 dims broadcasting
+    against a label's size, as PyTorch does.  All operands must share a dtype.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> a, b = cygrad.ones(2, 3), cygrad.ones(3, 4)
+    >>> cygrad.einsum("ij,jk->ik", a, b).shape
+    cygrad.Size([2, 4])
+    >>> cygrad.einsum("ii", cygrad.eye(3)).item()
+    3.0
+    >>> cygrad.einsum("bij,bjk->bik", [cygrad.ones(5, 2, 3), cygrad.ones(5, 3, 4)]).shape
+    cygrad.Size([5, 2, 4])
+    """
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand, "
+                        "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    else:
+        equation, operands = _sublist_equation(args)
+    for i, op in enumerate(operands):
+        if not isinstance(op, TensorBase):
+            raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(op).__name__}")
+    terms, out_labels = _parse_equation(equation, operands)
+    return _einsum_compute(terms, out_labels, operands)
+
+
+def _parse_equation(equation, operands):
+    lhs, arrow, rhs = equation.partition("->")
+    pieces = lhs.split(",")
+    if len(pieces) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(pieces) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    terms, pos = [], 0
+    for i, (piece, op) in enumerate(zip(pieces, operands)):
+        labels = _parse_term(piece, equation, pos)
+        pos += len(piece) + 1
+        n_named = len([x for x in labels if x != "..."])
+        if "..." in labels:
+            if n_named > op.dim():
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                                   f"({n_named}) is more than the number of dimensions "
+                                   f"({op.dim()}) for operand {i}")
+        elif n_named != op.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_named}) "
+                               f"does not match the number of dimensions ({op.dim()}) for "
+                               f"operand {i} and no ellipsis was given")
+        terms.append(labels)
+    counts = {}
+    for labels in terms:
+        for x in labels:
+            counts[x] = counts.get(x, 0) + 1
+    if arrow:
+        out_labels = _parse_term(rhs, equation, len(lhs) + 2)
+        seen = set()
+        for x in out_labels:
+            if x in seen and x != "...":
+                raise RuntimeError(f"einsum(): output subscript {x} appears more than once in "
+                                   f"the output")
+            if x != "..." and x not in counts:
+                raise RuntimeError(f"einsum(): output subscript {x} does not appear in the "
+                                   f"equation for any input operand")
+            seen.add(x)
+    else:
+        # Implicit output: ellipsis dims first, then labels seen exactly once, sorted
+        # (upper case before lower case, as in PyTorch).
+        out_labels = (["..."] if "..." in counts else []) + sorted(
+            x for x, n in counts.items() if n == 1 and x != "...")
+    return terms, out_labels
+
+
+def _einsum_compute(terms, out_labels, operands):
+    dtype = operands[0].dtype
+    for op in operands[1:]:
+        if op.dtype is not dtype:
+            raise RuntimeError(f"expected scalar type {_tname(dtype)} but found {_tname(op.dtype)}")
+        _check_same_device(operands[0], op)
+    terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
+    sizes = _label_sizes(terms, operands)
+    views = [_broadcast_labels(_C._ndarray(op.cpu()), labels, sizes)
+             for op, labels in zip(operands, terms)]
+    spec = ",".join("".join(t) for t in terms) + "->" + "".join(out_labels)
+    reduces = any(x not in out_labels for t in terms for x in t)
+    result_dtype, compute_dtype = dtype, None
+    if dtype.name in _HALF_TYPES:
+        compute_dtype = np.float32
+    elif not dtype.is_floating_point and reduces and len(operands) == 1:
+        # A one-operand reduction is a sum, and torch.sum of integers/bools is int64.
+        result_dtype, compute_dtype = _dt.int64, np.int64
+    elif dtype is _dt.bool_ and reduces:
+        _check_not_bool(dtype, "bmm")
+    if compute_dtype is not None:
+        views = [v.astype(compute_dtype) for v in views]
+    # optimize=True lets NumPy contract pairwise through BLAS (tensordot) when it helps.
+    res = np.asarray(np.einsum(spec, *views, optimize=len(views) > 1))
+    if any(np.may_share_memory(res, v) for v in views) or res.dtype != result_dtype.np_dtype:
+        # A pure relabelling ("ij->ji") gives a view of the input; return new memory.
+        res = res.astype(result_dtype.np_dtype)
+    # (not np.ascontiguousarray: it turns a 0-dim result into shape (1,))
+    t = _C.from_numpy(res if res.flags.c_contiguous else res.copy())
+    dev = operands[0].device
+    return t if dev.type == "cpu" else t.to(dev)
+
+
+def _name_ellipsis_dims(terms, out_labels, operands):
+    """Replace each '...' by letters of its own, right-aligned across operands, so
+    that ellipsis dims broadcast like named ones and may be summed away when the
+    output leaves them out (NumPy's einsum refuses that, PyTorch allows it)."""
+    n_ell = 0
+    for labels, op in zip(terms, operands):
+        if "..." in labels:
+            n_ell = max(n_ell, op.dim() - (len(labels) - 1))
+    if n_ell == 0:
+        return terms, [x for x in out_labels if x != "..."]
+    used = {x for t in terms for x in t} | set(out_labels)
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    if len(free) < n_ell:
+        raise RuntimeError("einsum(): too many subscripts and ellipsis dims for 52 letters")
+    ell = free[:n_ell]
+    named = []
+    for labels, op in zip(terms, operands):
+        if "..." in labels:
+            k = labels.index("...")
+            own = op.dim() - (len(labels) - 1)
+            labels = labels[:k] + ell[n_ell - own:] + labels[k + 1:]
+        named.append(labels)
+    out = []
+    for x in out_labels:
+        out.extend(ell if x == "..." else [x])
+    return named, out
+
+
+def _label_sizes(terms, operands):
+    """Size of every label; size-1 dims broadcast against a larger size, other
+    mismatches raise PyTorch's errors."""
+    sizes = {}
+    for i, (labels, op) in enumerate(zip(terms, operands)):
+        own = {}
+        for x, n in zip(labels, op.shape):
+            if x in own and own[x] != n:
+                raise RuntimeError(f"einsum(): subscript {x} is repeated for operand {i} but the "
+                                   f"sizes don't match, {n} != {own[x]}")
+            own[x] = n
+            prev = sizes.get(x)
+            if prev is None or prev == 1:
+                sizes[x] = n
+            elif n != 1 and n != prev:
+                raise RuntimeError(f"einsum(): subscript {x} has size {n} for operand {i} which "
+                                   f"does not broadcast with previously seen size {prev}")
+    return sizes
+
+
+def _broadcast_labels(view, labels, sizes):
+    """Expand size-1 dims to their label's size (a stride-0 view): NumPy's einsum
+    does not broadcast named labels, PyTorch's does."""
+    target = tuple(sizes[x] if n == 1 else n for x, n in zip(labels, view.shape))
+    return view if target == view.shape else np.broadcast_to(view, target)
+
+
+# ----------------------------------------------------------------------- tensordot
+
+def _tensordot_dims(a, b, dims):
+    if isinstance(dims, TensorBase):
+        dims = dims.tolist() if dims.numel() > 1 else dims.item()
+    if isinstance(dims, numbers.Integral):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.dim() or dims > b.dim():
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
+        raise TypeError("tensordot(): dims must be an int, a tensor or a pair of lists of ints")
+    da, db = dims
+    if isinstance(da, numbers.Integral) or isinstance(db, numbers.Integral):
+        raise TypeError("tensordot(): argument 'dims_self' must be tuple of ints, not int")
+    da, db = list(da), list(db)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    return da, db
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract dims of ``a`` with dims of ``b`` (sum of products over them).
+
+    ``dims=n`` pairs the last ``n`` dims of ``a`` with the first ``n`` of ``b``;
+    ``dims=([1, 2], [0, 1])`` names them.  The result has ``a``'s free dims then
+    ``b``'s.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensordot(cygrad.ones(2, 3, 4), cygrad.ones(3, 4, 5), dims=2).shape
+    cygrad.Size([2, 5])
+    >>> cygrad.tensordot(cygrad.ones(2, 3), cygrad.ones(4, 3), dims=([1], [1])).shape
+    cygrad.Size([2, 4])
+    """
+    _check_tensor(a, "tensordot", "a")
+    _check_tensor(b, "tensordot", "b")
+    given_a, given_b = _tensordot_dims(a, b, dims)
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    ca = [_C._wrap(d, a.dim()) for d in given_a]
+    cb = [_C._wrap(d, b.dim()) for d in given_b]
+    for x, y, gx, gy in zip(ca, cb, given_a, given_b):
+        if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[x]} in dim {gx} and second has size {b.shape[y]} in "
+                               f"dim {gy}")
+    for dims_list in (ca, cb):
+        for d in dims_list:
+            if dims_list.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    _check_not_bool(a.dtype, "addmm_impl_cpu_")
+    _check_same_device(a, b)
+    # A size-1 contracted dim broadcasts against the other side, as in PyTorch.
+    a, b = _expand_contracted(a, b, ca, cb)
+    free_a = [d for d in range(a.dim()) if d not in ca]
+    free_b = [d for d in range(b.dim()) if d not in cb]
+    k = 1
+    for d in ca:
+        k *= a.shape[d]
+    m = 1
+    for d in free_a:
+        m *= a.shape[d]
+    n = 1
+    for d in free_b:
+        n *= b.shape[d]
+    # Move the contracted dims together; reshape copies only if the layout needs it.
+    a2 = a.permute(free_a + ca).reshape(m, k)
+    b2 = b.permute(cb + free_b).reshape(k, n)
+    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    res = _output(out, shape, a.dtype, a.device)
+    if res.is_contiguous():
+        _product_into(a2, b2, res.view(m, n))
+    else:
+        res.copy_(_product_into(a2, b2, _C._empty((m, n), a.dtype, a.device)).view(shape))
+    return _finish_out(res) if out is not None else res
+
+
+def _expand_contracted(a, b, ca, cb):
+    sa, sb = list(a.shape), list(b.shape)
+    for x, y in zip(ca, cb):
+        size = max(sa[x], sb[y])
+        sa[x], sb[y] = size, size
+    return a.expand(*sa), b.expand(*sb)
+
+
+# ----------------------------------------------------------------------- add* family
+
+def _scaled_sum(input, product, beta, alpha, out):
+    """``beta * input + alpha * product``; with ``beta == 0`` the input is ignored
+    (NaNs in it do not propagate), as PyTorch documents."""
+    ops = _C.ELEMENTWISE_OPS
+    if alpha != 1:
+        product = _C.binary_op(ops["mul"], product, alpha)
+    if beta == 0:
+        if out is None:
+            return product
+        return out.copy_(product)
+    scaled = input if beta == 1 else _C.binary_op(ops["mul"], input, beta)
+    return _C.binary_op(ops["add"], scaled, product, out)
+
+
+@tensor_method
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcasting to the result.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.addmm(cygrad.ones(3), cygrad.ones(2, 4), cygrad.ones(4, 3)).tolist()
+    [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
+    """
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha, out)
+
+
+@tensor_method
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat @ vec)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.addmv(cygrad.zeros(2), cygrad.ones(2, 3), cygrad.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    return _scaled_sum(input, mv(mat, vec), beta, alpha, out)
+
+
+@tensor_method
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * bmm(batch1, batch2)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.baddbmm(cygrad.zeros(1), cygrad.ones(2, 2, 3), cygrad.ones(2, 3, 2)).shape
+    cygrad.Size([2, 2, 2])
+    """
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, out)
+
+
+@tensor_method
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * sum_i(batch1[i] @ batch2[i])``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.addbmm(cygrad.zeros(2, 2), cygrad.ones(3, 2, 4), cygrad.ones(3, 4, 2)).tolist()
+    [[12.0, 12.0], [12.0, 12.0]]
+    """
+    _check_tensor(batch1, "addbmm", "batch1")
+    _check_tensor(batch2, "addbmm", "batch2")
+    if batch1.dim() != 3 or batch2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3
+                           else "batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    # sum_i A_i B_i is one matrix product: [A_0 .. A_b] (n x b*k) @ [B_0; ..; B_b] (b*k x m).
+    b, n, k = batch1.shape
+    m = batch2.shape[2]
+    wide = batch1.permute(1, 0, 2).reshape(n, b * k)
+    tall = batch2.reshape(b * k, m)
+    return _scaled_sum(input, mm(wide, tall), beta, alpha, out)
+
+
+@tensor_method
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * outer(vec1, vec2)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> v, w = cygrad.tensor([1.0, 2.0]), cygrad.tensor([1.0, 3.0])
+    >>> cygrad.addr(cygrad.zeros(2, 2), v, w).tolist()
+    [[1.0, 3.0], [2.0, 6.0]]
+    """
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, out)

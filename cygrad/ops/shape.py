@@ -1,0 +1,1145 @@
+"""Joining, copying-reshaping and view functions: cat/stack and friends, flip, roll,
+repeat/tile, tril/triu, pad, broadcasting helpers, meshgrid, and the function forms
+of the views the Cython core defines as methods (``cygrad.transpose(t, 0, 1)``).
+
+Ops that build a new tensor allocate the output once and copy each input into a
+view of it (``_C._copy_into(out.narrow(...), src)``); the copy kernel converts
+dtypes and follows any strides, so inputs are never copied first.
+"""
+import itertools
+import numbers
+
+import numpy as np
+
+from .._core import tensor as _C
+from .._core.tensor import TensorBase
+from .._tensor import tensor_method
+
+__all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
+           "column_stack", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave",
+           "tile", "tril", "triu", "broadcast_tensors", "broadcast_shapes",
+           "broadcast_to", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "reshape",
+           "transpose", "swapaxes", "swapdims", "permute", "squeeze", "unsqueeze", "flatten",
+           "unflatten", "ravel", "movedim", "moveaxis", "narrow", "select", "diagonal",
+           "as_strided", "unbind", "split", "tensor_split", "hsplit", "vsplit", "dsplit",
+           "chunk", "t", "clone"]
+
+
+# ----------------------------------------------------------------------- helpers
+
+def _tensor_seq(tensors, opname):
+    """The list of tensors a joining op was given (a tuple or list, as in PyTorch)."""
+    if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{opname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    for i, x in enumerate(tensors):
+        if not isinstance(x, TensorBase):
+            raise TypeError(f"{opname}(): expected Tensor as element {i} in argument 0, but got "
+                            f"{type(x).__name__}")
+    return list(tensors)
+
+
+def _int_seq(value, opname, argname):
+    """A tuple of ints from a list/tuple/Size; PyTorch refuses a bare int here."""
+    if isinstance(value, numbers.Integral) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{opname}(): argument '{argname}' must be tuple of ints, not "
+                        f"{type(value).__name__}")
+    return tuple(int(v) for v in value)
+
+
+def _sizes_arg(sizes):
+    """``f(2, 3)`` or ``f((2, 3))``: the ints as a tuple."""
+    if len(sizes) == 1 and not isinstance(sizes[0], numbers.Integral):
+        return tuple(int(s) for s in sizes[0])
+    return tuple(int(s) for s in sizes)
+
+
+def _check_devices(tensors):
+    dev = tensors[0].device
+    for x in tensors[1:]:
+        if x.device != dev:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                               f"two devices, {dev} and {x.device}!")
+
+
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int",
+              "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double"}
+
+
+def _new_output(out, shape, dtype, device, opname, exact=False):
+    """``out`` checked (its dtype equal to ``dtype`` when ``exact``, else one the
+    result can be cast to; resized when its shape is wrong) or a new tensor."""
+    if out is None:
+        return _C._empty(tuple(shape), dtype, device)
+    if not isinstance(out, TensorBase):
+        raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if exact and out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[dtype.name]}, but got "
+                           f"{_CPP_NAMES[out.dtype.name]} instead")
+    if not _C._can_cast(dtype, out.dtype):
+        raise TypeError(f"torch.{opname}(): input types can't be cast to the desired output type "
+                        f"{_C._torch_type_name(out.dtype)}")
+    if tuple(out.shape) != tuple(shape):
+        resize = getattr(out, "resize_", None)
+        if resize is None:
+            raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
+                               f"shape {list(shape)}")
+        resize(tuple(shape))
+    return out
+
+
+def _done(res, out):
+    if out is not None:
+        res._bump_version()   # writing into a caller's tensor is an in-place change
+    return res
+
+
+def _shape_error_if_negative(shape):
+    if any(s < 0 for s in shape):
+        bad = next(s for s in shape if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(shape)}")
+
+
+# ----------------------------------------------------------------------- cat / stack
+
+def _is_legacy_empty(x):
+    # PyTorch still accepts (and skips) 1-D empty tensors in cat, whatever the others' shape.
+    return x.dim() == 1 and x.shape[0] == 0
+
+
+def cat(tensors, dim=0, *, out=None):
+    """Join tensors along an existing dim; dtypes are promoted as in PyTorch.
+
+    All tensors need the same number of dims and the same sizes except along
+    ``dim``; 1-D empty tensors are skipped (PyTorch's legacy rule).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.cat([cygrad.zeros(2, 1), cygrad.ones(2, 2)], dim=1).tolist()
+    [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
+    >>> cygrad.cat([cygrad.tensor([1, 2]), cygrad.tensor([0.5])]).dtype
+    cygrad.float32
+    """
+    tensors = _tensor_seq(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for i, x in enumerate(tensors):
+        if x.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    _check_devices(tensors)
+    dtype = _C.result_type(*tensors)
+    kept = [(i, x) for i, x in enumerate(tensors) if not _is_legacy_empty(x)]
+    if not kept:
+        return _done(_new_output(out, (0,), dtype, tensors[0].device, "cat"), out)
+    ref = kept[0][1]
+    d = _C._wrap(dim, ref.dim())
+    total = 0
+    for i, x in kept:
+        if x.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} "
+                               f"and {x.dim()}")
+        for k in range(ref.dim()):
+            if k != d and x.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {ref.shape[k]} but got size {x.shape[k]} for "
+                                   f"tensor number {i} in the list.")
+        total += x.shape[d]
+    shape = list(ref.shape)
+    shape[d] = total
+    res = _new_output(out, shape, dtype, ref.device, "cat")
+    offset = 0
+    for _, x in kept:
+        n = x.shape[d]
+        _C._copy_into(res.narrow(d, offset, n), x)
+        offset += n
+    return _done(res, out)
+
+
+concat = cat
+concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Join equally shaped tensors along a new dim ``dim``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.stack([cygrad.zeros(2), cygrad.ones(2)], dim=1).tolist()
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
+    tensors = _tensor_seq(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]
+    for i, x in enumerate(tensors[1:], 1):
+        if tuple(x.shape) != tuple(ref.shape):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ref.shape)} at entry 0 and {list(x.shape)} at entry {i}")
+    _check_devices(tensors)
+    d = _C._wrap(dim, ref.dim() + 1)
+    shape = list(ref.shape)
+    shape.insert(d, len(tensors))
+    res = _new_output(out, shape, _C.result_type(*tensors), ref.device, "stack")
+    for i, x in enumerate(tensors):
+        _C._copy_into(res.select(d, i), x)
+    return _done(res, out)
+
+
+def hstack(tensors, *, out=None):
+    """Join along the second dim (the first for 1-D tensors).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.hstack([cygrad.tensor([1, 2]), cygrad.tensor([3])]).tolist()
+    [1, 2, 3]
+    """
+    tensors = atleast_1d(_tensor_seq(tensors, "hstack"))
+    return cat(tensors, 0 if tensors and tensors[0].dim() == 1 else 1, out=out)
+
+
+def vstack(tensors, *, out=None):
+    """Join along the first dim, 1-D tensors counting as rows.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.vstack([cygrad.tensor([1, 2]), cygrad.tensor([3, 4])]).tolist()
+    [[1, 2], [3, 4]]
+    """
+    return cat(atleast_2d(_tensor_seq(tensors, "vstack")), 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None):
+    """Join along the third dim (depth), after making every tensor at least 3-D.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.dstack([cygrad.tensor([1, 2]), cygrad.tensor([3, 4])]).shape
+    cygrad.Size([1, 2, 2])
+    """
+    return cat(atleast_3d(_tensor_seq(tensors, "dstack")), 2, out=out)
+
+
+def column_stack(tensors, *, out=None):
+    """Join as columns: 0-D and 1-D tensors become (n, 1) columns, then ``hstack``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.column_stack([cygrad.tensor([1, 2]), cygrad.tensor([3, 4])]).tolist()
+    [[1, 3], [2, 4]]
+    """
+    tensors = _tensor_seq(tensors, "column_stack")
+    cols = [x.reshape(x.numel(), 1) if x.dim() <= 1 else x for x in tensors]
+    return cat(cols, 1, out=out)
+
+
+# ----------------------------------------------------------------------- flip / roll
+
+@tensor_method
+def flip(input, dims):
+    """A copy with the order of elements reversed along ``dims``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.flip(cygrad.tensor([[1, 2], [3, 4]]), [1]).tolist()
+    [[2, 1], [4, 3]]
+    """
+    dims = _int_seq(dims, "flip", "dims")
+    wrapped = [_C._wrap(d, input.dim()) for d in dims]
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    # A reversed view (negative strides) copied into a fresh tensor.
+    index = tuple(slice(None, None, -1) if k in wrapped else slice(None)
+                  for k in range(input.dim()))
+    view = input[index] if index else input
+    res = _C._empty(tuple(input.shape), input.dtype, input.device)
+    _C._copy_into(res, view)
+    return res
+
+
+@tensor_method
+def fliplr(input):
+    """Reverse the second dim (left/right) of a tensor with at least 2 dims.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.fliplr(cygrad.tensor([[1, 2], [3, 4]])).tolist()
+    [[2, 1], [4, 3]]
+    """
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, [1])
+
+
+@tensor_method
+def flipud(input):
+    """Reverse the first dim (up/down) of a tensor with at least 1 dim.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.flipud(cygrad.tensor([1, 2, 3])).tolist()
+    [3, 2, 1]
+    """
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, [0])
+
+
+@tensor_method
+def roll(input, shifts, dims=None):
+    """Shift elements cyclically along ``dims`` (the flattened tensor when ``dims`` is None).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.roll(cygrad.tensor([1, 2, 3, 4]), 1).tolist()
+    [4, 1, 2, 3]
+    >>> cygrad.roll(cygrad.tensor([[1, 2], [3, 4]]), shifts=(1, 1), dims=(0, 1)).tolist()
+    [[4, 3], [2, 1]]
+    """
+    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return roll(input.flatten(), shifts, 0).view(input.shape)
+    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    total = {}
+    for s, d in zip(shifts, dims):
+        d = _C._wrap(d, input.dim())
+        total[d] = total.get(d, 0) + int(s)
+    res = _C._empty(tuple(input.shape), input.dtype, input.device)
+    if res.numel() == 0:
+        return res
+    # Along each rolled dim the output is two blocks of the input, swapped:
+    # out[s:] = in[:n-s] and out[:s] = in[n-s:].  Every combination of blocks is one copy.
+    pieces = []
+    for d, s in total.items():
+        n = input.shape[d]
+        s %= n
+        pieces.append([(d, s, 0, n - s), (d, 0, n - s, s)])
+    for combo in itertools.product(*pieces):
+        dst, src = res, input
+        for d, dst_start, src_start, length in combo:
+            dst = dst.narrow(d, dst_start, length)
+            src = src.narrow(d, src_start, length)
+        if dst.numel():
+            _C._copy_into(dst, src)
+    return res
+
+
+@tensor_method
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims`` (from the first toward
+    the second).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.rot90(cygrad.tensor([[1, 2], [3, 4]])).tolist()
+    [[2, 4], [1, 3]]
+    """
+    dims = _int_seq(dims, "rot90", "dims")
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.dim() < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.dim()}")
+    d0, d1 = _C._wrap(dims[0], input.dim()), _C._wrap(dims[1], input.dim())
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
+                           f"dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return flip(input, [d1]).transpose(d0, d1)
+    if k == 2:
+        return flip(input, [d0, d1])
+    if k == 3:
+        return flip(input, [d0]).transpose(d0, d1)
+    return input.clone()
+
+
+# ----------------------------------------------------------------------- repeat / tile
+
+@tensor_method
+def repeat(input, *sizes):
+    """Tile the tensor: ``sizes[i]`` copies along dim ``i`` (PyTorch's ``Tensor.repeat``,
+    not NumPy's ``repeat``; see ``repeat_interleave`` for that).  Extra leading sizes
+    add new dims.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([1, 2]).repeat(2, 2).tolist()
+    [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    reps = _sizes_arg(sizes)
+    if len(reps) < input.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    src_shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
+    out_shape = tuple(r * s for r, s in zip(reps, src_shape))
+    _shape_error_if_negative(out_shape)
+    res = _C._empty(out_shape, input.dtype, input.device)
+    if res.numel() == 0:
+        return res
+    # View the output as (r0, s0, r1, s1, ...) and copy the input broadcast over
+    # the r-dims (stride 0): one pass, no intermediate tiles.
+    paired = tuple(x for r, s in zip(reps, src_shape) for x in (r, s))
+    src = input.reshape(src_shape)
+    for k in range(len(reps)):
+        src = src.unsqueeze(2 * k)
+    _C._copy_into(res.view(paired), src.expand(*paired))
+    return res
+
+
+@tensor_method
+def tile(input, dims):
+    """Repeat the tensor ``dims[i]`` times along dim ``i``; a shorter ``dims`` is
+    padded with leading ones.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tile(cygrad.tensor([[1, 2]]), (2,)).tolist()
+    [[1, 2, 1, 2]]
+    """
+    dims = _int_seq(dims, "tile", "dims")
+    dims = (1,) * (input.dim() - len(dims)) + dims
+    return repeat(input, dims)
+
+
+@tensor_method
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each element ``repeats`` times (NumPy's ``repeat``); ``repeats`` is an int
+    or a tensor with one count per element along ``dim``.  Without ``dim`` the input
+    is flattened.  ``repeat_interleave(counts)`` repeats the indices ``0..n-1``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.repeat_interleave(cygrad.tensor([1, 2]), 2).tolist()
+    [1, 1, 2, 2]
+    >>> x = cygrad.tensor([[1, 2], [3, 4]])
+    >>> cygrad.repeat_interleave(x, cygrad.tensor([1, 2]), dim=0).tolist()
+    [[1, 2], [3, 4], [3, 4]]
+    >>> cygrad.repeat_interleave(cygrad.tensor([2, 1])).tolist()
+    [0, 0, 1]
+    """
+    if repeats is None:
+        counts = _repeat_counts(input, input.numel() if input.dim() else 1, "input")
+        return _from_array(np.repeat(np.arange(len(counts), dtype=np.int64), counts), input.device)
+    if dim is None:
+        input, d = input.flatten(), 0
+    else:
+        d = _C._wrap(dim, input.dim())
+    n = input.shape[d] if input.dim() else 1
+    if isinstance(repeats, TensorBase):
+        counts = _repeat_counts(repeats, n, f"input.size({d})")
+    else:
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        counts = np.full(n, int(repeats), dtype=np.int64)
+    index = np.repeat(np.arange(n, dtype=np.int64), counts)
+    shape = list(input.shape) if input.dim() else [1]
+    shape[d] = len(index)
+    if output_size is not None and output_size != len(index):
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {len(index)} but "
+                           f"got {output_size}")
+    res = _C._empty(tuple(shape), input.dtype, input.device)
+    if res.numel():
+        src = input if input.dim() else input.reshape(1)
+        np.take(_C._ndarray(src), index, axis=d, out=_C._ndarray(res))
+    return res
+
+
+def _repeat_counts(repeats, n, what):
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dtype.is_floating_point or repeats.dtype.name == "bool":
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{_C._torch_type_name(repeats.dtype)}'")
+    counts = np.asarray(_C._ndarray(repeats.cpu()), dtype=np.int64).reshape(-1)
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    if counts.size == 1 and n != 1:
+        return np.full(n, counts[0], dtype=np.int64)
+    if counts.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.size} and {what} = {n}")
+    return counts
+
+
+def _from_array(arr, device):
+    t = _C.from_numpy(arr)
+    return t if device.type == "cpu" else t.to(device)
+
+
+# ----------------------------------------------------------------------- tril / triu
+
+def _triangle_keep(input, diagonal, lower, opname):
+    if input.dim() < 2:
+        raise RuntimeError(f"{opname}: input tensor must have at least 2 dimensions")
+    n, m = input.shape[-2], input.shape[-1]
+    lower_mask = np.tri(n, m, k=diagonal if lower else diagonal - 1, dtype=bool)
+    return lower_mask if lower else ~lower_mask
+
+
+def _zero_outside(t, keep):
+    """Zero the elements of ``t`` (last two dims) where ``keep`` is False, in place."""
+    if t.numel():
+        view = _C._ndarray(t)
+        np.copyto(view, np.zeros((), view.dtype), where=~keep)
+
+
+@tensor_method
+def tril(input, diagonal=0, *, out=None):
+    """The lower triangle of the last two dims (elements with ``j <= i + diagonal``);
+    the rest set to zero.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tril(cygrad.ones(3, 3, dtype=cygrad.int64)).tolist()
+    [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    """
+    keep = _triangle_keep(input, diagonal, True, "tril")
+    res = _new_output(out, tuple(input.shape), input.dtype, input.device, "tril", exact=True)
+    _C._copy_into(res, input)
+    _zero_outside(res, keep)
+    return _done(res, out)
+
+
+@tensor_method
+def triu(input, diagonal=0, *, out=None):
+    """The upper triangle of the last two dims (elements with ``j >= i + diagonal``);
+    the rest set to zero.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.triu(cygrad.ones(2, 3, dtype=cygrad.int64), 1).tolist()
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    keep = _triangle_keep(input, diagonal, False, "triu")
+    res = _new_output(out, tuple(input.shape), input.dtype, input.device, "triu", exact=True)
+    _C._copy_into(res, input)
+    _zero_outside(res, keep)
+    return _done(res, out)
+
+
+@tensor_method
+def tril_(self, diagonal=0):
+    """In-place ``tril``."""
+    _zero_outside(self, _triangle_keep(self, diagonal, True, "tril"))
+    self._bump_version()
+    return self
+
+
+@tensor_method
+def triu_(self, diagonal=0):
+    """In-place ``triu``."""
+    _zero_outside(self, _triangle_keep(self, diagonal, False, "triu"))
+    self._bump_version()
+    return self
+
+
+# ----------------------------------------------------------------------- pad
+
+_NUMPY_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last dims: ``pad = (left, right)`` for the last dim, then
+    ``(top, bottom)`` for the one before, and so on (PyTorch's order, reversed from
+    NumPy's).  Negative amounts crop.  Modes: ``"constant"`` (``value``, default 0),
+    ``"reflect"``, ``"replicate"``, ``"circular"``.
+
+    Not exported as ``cygrad.pad`` (PyTorch has no ``torch.pad``): it is
+    ``cygrad.nn.functional.pad``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.ops.shape import pad
+    >>> pad(cygrad.tensor([[1, 2]]), (1, 0), value=9).tolist()
+    [[9, 1, 2]]
+    >>> pad(cygrad.tensor([[1, 2, 3]]), (-1, 1)).tolist()
+    [[2, 3, 0]]
+    >>> pad(cygrad.tensor([[[1., 2., 3.]]]), (2, 0), mode="reflect").tolist()
+    [[[3.0, 2.0, 1.0, 2.0, 3.0]]]
+    """
+    amounts = _int_seq(pad, "pad", "pad")
+    if len(amounts) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(amounts) // 2 > input.dim():
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(amounts)} and input of "
+                           f"dimension {input.dim()}")
+    # (dim, before, after) for each padded dim, last dim first.
+    widths = [(input.dim() - 1 - i, amounts[2 * i], amounts[2 * i + 1])
+              for i in range(len(amounts) // 2)]
+    if mode == "constant":
+        return _pad_constant(input, widths, 0 if value is None else value)
+    if mode not in _NUMPY_PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    return _pad_numpy(input, widths, mode)
+
+
+def _crop_negative(input, widths):
+    """Apply the negative pad amounts as crops (narrow views)."""
+    for d, before, after in widths:
+        start = max(-before, 0)
+        length = input.shape[d] - start - max(-after, 0)
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        input = input.narrow(d, start, length)
+    return input
+
+
+def _pad_constant(input, widths, value):
+    core = _crop_negative(input, widths)
+    shape = list(core.shape)
+    for d, before, after in widths:
+        shape[d] += max(before, 0) + max(after, 0)
+    res = _C._empty(tuple(shape), input.dtype, input.device)
+    res.fill_(value)
+    inner = res
+    for d, before, _ in widths:
+        inner = inner.narrow(d, max(before, 0), core.shape[d])
+    if inner.numel():
+        _C._copy_into(inner, core)
+    return res
+
+
+def _pad_numpy(input, widths, mode):
+    n = len(widths)
+    if not (n + 1 <= input.dim() <= n + 2):
+        raise NotImplementedError(
+            f"Padding size {2 * n} is not supported for {input.dim()}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    for d, before, after in widths:
+        size = input.shape[d]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({before}, {after}) at "
+                               f"dimension {d} of input {list(input.shape)}")
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    core = _crop_negative(input, widths)
+    np_widths = [(0, 0)] * input.dim()
+    for d, before, after in widths:
+        np_widths[d] = (max(before, 0), max(after, 0))
+    # np.pad builds a fresh array: wrap it without another copy.
+    arr = np.pad(_C._ndarray(core.cpu()), np_widths, mode=_NUMPY_PAD_MODES[mode])
+    return _from_array(arr, input.device)
+
+
+# ----------------------------------------------------------------------- broadcasting
+
+def broadcast_shapes(*shapes):
+    """The shape tensors of these shapes broadcast to (without making tensors).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.broadcast_shapes((2, 1), (3,))
+    cygrad.Size([2, 3])
+    """
+    norm = []
+    for s in shapes:
+        s = (int(s),) if isinstance(s, numbers.Integral) else tuple(int(x) for x in s)
+        if any(x < 0 for x in s):
+            raise ValueError("Attempting to broadcast a dimension with negative length!")
+        norm.append(s)
+    ndim = max((len(s) for s in norm), default=0)
+    result = [1] * ndim
+    for i, s in enumerate(norm):
+        for k in range(1, len(s) + 1):
+            size = s[-k]
+            if size == 1 or size == result[-k]:
+                continue
+            if result[-k] == 1:
+                result[-k] = size
+            else:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at -{k}! "
+                                   f"Mismatching argument at index {i} had {s}; but expected shape "
+                                   f"should be broadcastable to {result}")
+    return _C.Size(result)
+
+
+def _broadcast_pair_error(shapes):
+    """PyTorch's elementwise message for the first mismatching pair of shapes."""
+    acc = shapes[0]
+    for s in shapes[1:]:
+        n = max(len(acc), len(s))
+        a = (1,) * (n - len(acc)) + tuple(acc)
+        b = (1,) * (n - len(s)) + tuple(s)
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y and x != 1 and y != 1:
+                raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                                   f"({y}) at non-singleton dimension {i}")
+        acc = tuple(y if x == 1 else x for x, y in zip(a, b))
+    return acc
+
+
+def broadcast_tensors(*tensors):
+    """Views of the tensors expanded to their common broadcast shape.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> a, b = cygrad.broadcast_tensors(cygrad.zeros(2, 1), cygrad.zeros(3))
+    >>> a.shape, b.shape
+    (cygrad.Size([2, 3]), cygrad.Size([2, 3]))
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        return ()
+    shape = _broadcast_pair_error([tuple(x.shape) for x in tensors])
+    return tuple(x.expand(*shape) for x in tensors)
+
+
+def broadcast_to(input, size):
+    """A view of ``input`` broadcast to ``size`` (``Tensor.expand``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.broadcast_to(cygrad.tensor([1, 2]), (2, 2)).tolist()
+    [[1, 2], [1, 2]]
+    """
+    return input.expand(*size)
+
+
+def _atleast(args, fn):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return tuple(fn(x) for x in args[0])
+    if len(args) == 1:
+        return fn(args[0])
+    return tuple(fn(x) for x in args)
+
+
+def atleast_1d(*tensors):
+    """Each tensor as a view with at least 1 dim (0-dim -> shape (1,)).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.atleast_1d(cygrad.full((), 5.0)).shape
+    cygrad.Size([1])
+    """
+    return _atleast(tensors, lambda x: x.reshape(1) if x.dim() == 0 else x)
+
+
+def atleast_2d(*tensors):
+    """Each tensor as a view with at least 2 dims: 1-D (n,) becomes (1, n).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.atleast_2d(cygrad.zeros(3)).shape
+    cygrad.Size([1, 3])
+    """
+    def to2(x):
+        if x.dim() == 0:
+            return x.reshape(1, 1)
+        return x.unsqueeze(0) if x.dim() == 1 else x
+    return _atleast(tensors, to2)
+
+
+def atleast_3d(*tensors):
+    """Each tensor as a view with at least 3 dims: (n,) -> (1, n, 1), (m, n) -> (m, n, 1).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.atleast_3d(cygrad.zeros(2, 3)).shape
+    cygrad.Size([2, 3, 1])
+    """
+    def to3(x):
+        if x.dim() == 0:
+            return x.reshape(1, 1, 1)
+        if x.dim() == 1:
+            return x.unsqueeze(0).unsqueeze(-1)
+        return x.unsqueeze(-1) if x.dim() == 2 else x
+    return _atleast(tensors, to3)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors: with ``indexing="ij"`` (the default) output
+    ``k`` varies along dim ``k``; ``"xy"`` swaps the first two dims (Cartesian, as
+    NumPy's default).  The outputs are expanded views.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x, y = cygrad.meshgrid(cygrad.tensor([1, 2]), cygrad.tensor([3, 4, 5]))
+    >>> x.shape, x[:, 0].tolist(), y[0].tolist()
+    (cygrad.Size([2, 3]), [1, 2], [3, 4, 5])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    indexing = "ij" if indexing is None else indexing
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f'{indexing}')
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for x in tensors:
+        if x.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got a {x.dim()}D tensor of shape {list(x.shape)}")
+        if x.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    _check_devices(list(tensors))
+    swap = indexing == "xy" and len(tensors) >= 2
+    order = list(range(len(tensors)))
+    if swap:
+        order[0], order[1] = 1, 0
+    # Output dim j holds tensor order[j].
+    shape = [tensors[k].numel() for k in order]
+    grids = []
+    for k, x in enumerate(tensors):
+        where = order.index(k)
+        view_shape = [1] * len(tensors)
+        view_shape[where] = -1
+        grids.append(x.reshape(view_shape).expand(*shape))
+    return tuple(grids)
+
+
+# ----------------------------------------------------------------------- function forms of views
+
+def reshape(input, shape):
+    """``input.reshape(shape)``: a view when the strides allow it, else a copy.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.reshape(cygrad.arange(6), (2, 3)).shape
+    cygrad.Size([2, 3])
+    """
+    return input.reshape(shape)
+
+
+def transpose(input, dim0, dim1):
+    """``input.transpose(dim0, dim1)`` (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.transpose(cygrad.zeros(2, 3), 0, 1).shape
+    cygrad.Size([3, 2])
+    """
+    return input.transpose(dim0, dim1)
+
+
+swapaxes = transpose
+swapdims = transpose
+
+
+def permute(input, dims):
+    """``input.permute(dims)`` (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.permute(cygrad.zeros(2, 3, 4), (2, 0, 1)).shape
+    cygrad.Size([4, 2, 3])
+    """
+    return input.permute(dims)
+
+
+def squeeze(input, dim=None):
+    """``input.squeeze(dim)``: drop size-1 dims (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.squeeze(cygrad.zeros(1, 2, 1)).shape
+    cygrad.Size([2])
+    """
+    return input.squeeze() if dim is None else input.squeeze(dim)
+
+
+def unsqueeze(input, dim):
+    """``input.unsqueeze(dim)``: insert a size-1 dim (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.unsqueeze(cygrad.zeros(2), 0).shape
+    cygrad.Size([1, 2])
+    """
+    return input.unsqueeze(dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """``input.flatten(start_dim, end_dim)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.flatten(cygrad.zeros(2, 3, 4), 1).shape
+    cygrad.Size([2, 12])
+    """
+    return input.flatten(start_dim, end_dim)
+
+
+def unflatten(input, dim, sizes):
+    """``input.unflatten(dim, sizes)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.unflatten(cygrad.zeros(6), 0, (2, 3)).shape
+    cygrad.Size([2, 3])
+    """
+    return input.unflatten(dim, sizes)
+
+
+@tensor_method
+def ravel(input):
+    """The elements as a 1-D tensor (a view when the tensor is contiguous).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ravel(cygrad.zeros(2, 3)).shape
+    cygrad.Size([6])
+    """
+    return input.reshape(-1)
+
+
+def movedim(input, source, destination):
+    """``input.movedim(source, destination)`` (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.movedim(cygrad.zeros(2, 3, 4), 0, -1).shape
+    cygrad.Size([3, 4, 2])
+    """
+    return input.movedim(source, destination)
+
+
+moveaxis = movedim
+
+
+def narrow(input, dim, start, length):
+    """``input.narrow(dim, start, length)`` (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.narrow(cygrad.arange(5), 0, 1, 2).tolist()
+    [1, 2]
+    """
+    return input.narrow(dim, start, length)
+
+
+def select(input, dim, index):
+    """``input.select(dim, index)`` (a view without ``dim``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.select(cygrad.zeros(2, 3), 1, 0).shape
+    cygrad.Size([2])
+    """
+    return input.select(dim, index)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """``input.diagonal(offset, dim1, dim2)`` (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.diagonal(cygrad.eye(3)).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    return input.diagonal(offset, dim1, dim2)
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """``input.as_strided(size, stride, storage_offset)`` (a view).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.as_strided(cygrad.arange(4), (2, 2), (1, 1)).tolist()
+    [[0, 1], [1, 2]]
+    """
+    return input.as_strided(size, stride, storage_offset)
+
+
+def unbind(input, dim=0):
+    """``input.unbind(dim)``: the slices along ``dim`` (views).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> len(cygrad.unbind(cygrad.zeros(3, 2)))
+    3
+    """
+    return input.unbind(dim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """``tensor.split(split_size_or_sections, dim)`` (views).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> [p.tolist() for p in cygrad.split(cygrad.arange(5), 2)]
+    [[0, 1], [2, 3], [4]]
+    """
+    return tensor.split(split_size_or_sections, dim)
+
+
+def chunk(input, chunks, dim=0):
+    """``input.chunk(chunks, dim)`` (views).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> len(cygrad.chunk(cygrad.arange(6), 3))
+    3
+    """
+    return input.chunk(chunks, dim)
+
+
+@tensor_method
+def tensor_split(input, indices_or_sections, dim=0):
+    """Split into views: ``n`` nearly equal parts (the first ``size % n`` one longer,
+    as NumPy's ``array_split``), or at the given indices.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> [p.tolist() for p in cygrad.tensor_split(cygrad.arange(5), 3)]
+    [[0, 1], [2, 3], [4]]
+    >>> [p.tolist() for p in cygrad.tensor_split(cygrad.arange(5), [1, 4])]
+    [[0], [1, 2, 3], [4]]
+    """
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = _C._wrap(dim, input.dim())
+    size = input.shape[d]
+    if isinstance(indices_or_sections, TensorBase):
+        indices_or_sections = (indices_or_sections.item() if indices_or_sections.dim() == 0
+                               else indices_or_sections.tolist())
+    if isinstance(indices_or_sections, numbers.Integral):
+        n = int(indices_or_sections)
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        base, extra = divmod(size, n)
+        bounds = [i * base + min(i, extra) for i in range(n + 1)]
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [size]
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        lo = min(max(lo if lo >= 0 else lo + size, 0), size)
+        hi = min(max(hi if hi >= 0 else hi + size, 0), size)
+        parts.append(input.narrow(d, lo, max(hi - lo, 0)))
+    return tuple(parts)
+
+
+def _split_at(input, sections, dim, opname, min_dim):
+    if input.dim() < min_dim:
+        raise RuntimeError(f"torch.{opname} requires a tensor with at least {min_dim} dimension, "
+                           f"but got a tensor with {input.dim()} dimensions!")
+    if isinstance(sections, numbers.Integral) and sections and input.shape[dim] % sections:
+        raise RuntimeError(f"torch.{opname} attempted to split along dimension {dim}, but the "
+                           f"size of the dimension {input.shape[dim]} is not divisible by the "
+                           f"split_size {sections}!")
+    return tensor_split(input, sections, dim)
+
+
+@tensor_method
+def hsplit(input, indices_or_sections):
+    """Split along dim 1 (dim 0 for 1-D tensors); an int must divide the size.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> [p.shape for p in cygrad.hsplit(cygrad.zeros(2, 4), 2)]
+    [cygrad.Size([2, 2]), cygrad.Size([2, 2])]
+    """
+    return _split_at(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
+
+
+@tensor_method
+def vsplit(input, indices_or_sections):
+    """Split along dim 0 of a tensor with at least 2 dims.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> len(cygrad.vsplit(cygrad.zeros(4, 2), 2))
+    2
+    """
+    return _split_at(input, indices_or_sections, 0, "vsplit", 2)
+
+
+@tensor_method
+def dsplit(input, indices_or_sections):
+    """Split along dim 2 of a tensor with at least 3 dims.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> len(cygrad.dsplit(cygrad.zeros(1, 2, 4), [1]))
+    2
+    """
+    return _split_at(input, indices_or_sections, 2, "dsplit", 3)
+
+
+def t(input):
+    """``input.t()``: transpose of a tensor with at most 2 dims.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.t(cygrad.zeros(2, 3)).shape
+    cygrad.Size([3, 2])
+    """
+    return input.t()
+
+
+def clone(input, *, memory_format=None):
+    """``input.clone()``: a copy with its own memory.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2)
+    >>> cygrad.clone(x).data_ptr() != x.data_ptr()
+    True
+    """
+    return input.clone()

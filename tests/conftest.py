@@ -1,0 +1,37 @@
+"""Shared test setup: ``tests/`` on sys.path (so ``from opinfo import op_db`` works in
+every import mode), a seeded ``rng`` fixture, a ``default_dtype_guard`` fixture, and hypothesis profiles."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+_TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+if _TESTS_DIR not in sys.path:
+    sys.path.insert(0, _TESTS_DIR)
+
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:     # hypothesis is a test extra; property tests importorskip it
+    pass
+else:
+    settings.register_profile("default", deadline=None, max_examples=60,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("thorough", deadline=None, max_examples=1000,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def rng():
+    """A fresh, seeded generator per test, so failures reproduce."""
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def default_dtype_guard():
+    """Use in tests that call ``set_default_dtype``: restores the previous default."""
+    import cygrad
+    saved = cygrad.get_default_dtype()
+    yield
+    cygrad.set_default_dtype(saved)
