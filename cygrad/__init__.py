@@ -39,4 +39,5 @@ from .ops.indexing import *    # noqa
 from .random import *           # noqa: E402,F401,F403
 from .ops import numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
 from . import autograd          # noqa: E402,F401  (connects the engine to the core)
-from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode  # noqa: E402,F401
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401
+                       is_inference_mode_enabled)

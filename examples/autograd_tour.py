@@ -1,7 +1,8 @@
 """A tour of cygrad's autograd: every code example of docs/autograd.md and
 docs/custom_function.md, run in order, printing what the docs show.
 
-Run it from the repository root::
+Run it from the repository root after ``pip install -e .`` (or with
+``PYTHONPATH=.``)::
 
     python examples/autograd_tour.py                  # prints everything
     python examples/autograd_tour.py --write-figures  # also redraws docs/img/*.svg
@@ -13,6 +14,8 @@ docs show, so if this script runs, the docs' examples run.
 import os
 import sys
 import warnings
+
+import numpy as np
 
 import cygrad
 from cygrad.autograd import Function, graph, once_differentiable
@@ -150,7 +153,6 @@ def views_and_inplace():
     v = b[1:3]
     v.mul_(10)                     # writes through the view into b
     print("b:", b)
-    print("b.grad_fn:", b.grad_fn)
     print(graph.to_text(b, params={"x": x}, show_saved=False))
     print("v.grad_fn:", v.grad_fn)
     b.backward(cygrad.ones_like(b))
@@ -237,11 +239,12 @@ def anomaly():
         try:
             y.backward(cygrad.ones_like(y))
         except RuntimeError as e:
-            lines = str(e).splitlines()
-            print("RuntimeError:", lines[0])
-            for ln in lines[1:]:       # then the stack of the forward call, if recorded
-                if "autograd_tour.py" in ln or "forward call" in ln:
-                    print("   ", ln.strip())
+            print("RuntimeError:", str(e).splitlines()[0])
+            message = str(e)
+    # (not in the docs) the rest of the message: where the forward call was made
+    for line in message.splitlines()[1:]:
+        if "autograd_tour.py" in line or "forward call" in line:
+            print("   ", line.strip())
 
 
 # ===================================================== docs/custom_function.md
@@ -270,15 +273,17 @@ def custom_basics():
     print("x.grad:", x.grad)
 
 
-class ScaleBad(Function):
+class CubeAttr(Function):
+    """Cube, written the wrong way: x kept as an attribute."""
+
     @staticmethod
     def forward(ctx, x):
         ctx.x = x                      # wrong: a tensor as a plain attribute
-        return x * 2
+        return x * x * x
 
     @staticmethod
-    def backward(ctx, grad):
-        return grad * 2
+    def backward(ctx, grad_y):
+        return grad_y * 3 * ctx.x * ctx.x
 
 
 def save_vs_attribute():
@@ -286,17 +291,21 @@ def save_vs_attribute():
     x = cygrad.tensor([1.0, 2.0], requires_grad=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ScaleBad.apply(x)
+        a = x * 1
+        y = CubeAttr.apply(a)
     print("UserWarning:", caught[0].message)
+    a.mul_(100)                        # a changes after y was computed from it
+    y.backward(cygrad.ones_like(y))
+    print("CubeAttr: x.grad =", x.grad, " (silently wrong: should be [3, 12])")
 
-    # What the check buys: the in-place change below is caught for Cube ...
+    x.grad = None
     a = x * 1
-    y = Cube.apply(a)
+    y = Cube.apply(a)                  # the same, with save_for_backward
     a.mul_(100)
     try:
         y.backward(cygrad.ones_like(y))
     except RuntimeError as e:
-        print("RuntimeError:", first_line(e)[:120], "...")
+        print("RuntimeError:", e)
 
 
 class Scale(Function):
@@ -424,31 +433,31 @@ def in_place():
         print("RuntimeError:", e)
 
 
-class ArgsortValues(Function):
-    """Sort a 1-D tensor: returns (values, indices); indices are not differentiable."""
+class SortWithIndices(Function):
+    """Sort a 1-D tensor: returns (values, indices); the indices are not differentiable."""
 
     @staticmethod
     def forward(ctx, x):
-        order = sorted(range(x.shape[0]), key=lambda i: x[i].item())
-        idx = cygrad.tensor(order, dtype=cygrad.int64)
-        values = cygrad.stack([x[i] for i in order]) if hasattr(cygrad, "stack") else \
-            cygrad.tensor([x[i].item() for i in order], dtype=x.dtype)
+        data = x.detach().numpy()
+        idx = cygrad.from_numpy(np.argsort(data, kind="stable"))
+        values = cygrad.from_numpy(data[idx.numpy()])
         ctx.mark_non_differentiable(idx)
-        ctx.order = order
+        ctx.save_for_backward(idx)
         return values, idx
 
     @staticmethod
+    @once_differentiable                 # backward uses NumPy: not differentiable itself
     def backward(ctx, grad_values, grad_idx):
-        grad = cygrad.zeros(len(ctx.order), dtype=grad_values.dtype)
-        for k, i in enumerate(ctx.order):
-            grad[i] = grad_values[k]       # send each value's gradient back to its place
-        return grad
+        (idx,) = ctx.saved_tensors
+        grad = np.zeros(tuple(grad_values.shape), dtype=grad_values.numpy().dtype)
+        grad[idx.numpy()] = grad_values.numpy()    # each value's gradient goes back home
+        return cygrad.from_numpy(grad)
 
 
 def non_differentiable():
     section("custom_function.md: mark_non_differentiable")
     x = cygrad.tensor([3.0, 1.0, 2.0], requires_grad=True)
-    values, idx = ArgsortValues.apply(x)
+    values, idx = SortWithIndices.apply(x)
     print("values:", values, " requires_grad:", values.requires_grad)
     print("idx:   ", idx, " requires_grad:", idx.requires_grad)
     weights = cygrad.tensor([1.0, 10.0, 100.0])
@@ -488,6 +497,42 @@ def double_backward():
         print("RuntimeError:", e)
 
 
+class ScaleNoNone(Function):
+    @staticmethod
+    def forward(ctx, x, factor):
+        ctx.factor = factor
+        return x * factor
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.factor       # bug: forward took 2 arguments, so return 2 values
+
+
+class BadShape(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return cygrad.ones(5)          # bug: x has shape (2,)
+
+
+def rules():
+    section("custom_function.md: what the engine checks")
+    x = cygrad.tensor([1.0, 2.0], requires_grad=True)
+    for fn, args in ((ScaleNoNone, (x, 3.0)), (BadShape, (x,))):
+        y = fn.apply(*args)
+        try:
+            y.backward(cygrad.ones_like(y))
+        except RuntimeError as e:
+            print("RuntimeError:", e)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Cube()
+    print(f"{caught[0].category.__name__}:", caught[0].message)
+
+
 class CubeWrong(Function):
     @staticmethod
     def forward(ctx, x):
@@ -502,16 +547,19 @@ class CubeWrong(Function):
 
 def checking():
     section("custom_function.md: checking a Function with gradcheck")
-    gradcheck = getattr(cygrad.autograd, "gradcheck", None)
-    if gradcheck is None:
+    try:
+        from cygrad.autograd import gradcheck
+    except ImportError:
         print("cygrad.autograd.gradcheck is not available in this build; skipped")
         return
+    if not callable(gradcheck):     # the submodule, while the package does not export it
+        gradcheck = gradcheck.gradcheck
     x = cygrad.tensor([0.5, -1.5, 2.0], dtype=cygrad.float64, requires_grad=True)
     print("Cube:", gradcheck(Cube.apply, (x,), eps=1e-6, atol=1e-5, rtol=1e-3))
     try:
         gradcheck(CubeWrong.apply, (x,), eps=1e-6, atol=1e-5, rtol=1e-3)
-    except Exception as e:        # gradcheck raises on a mismatch
-        print(f"CubeWrong: {type(e).__name__}:", first_line(e))
+    except RuntimeError as e:       # GradcheckError, a RuntimeError
+        print(f"{type(e).__name__}: {e}")
 
 
 def main():
@@ -519,7 +567,8 @@ def main():
     for part in (graph_building, running_backward, accumulation, retain_graph,
                  version_counter, views_and_inplace, hooks, higher_order, grad_modes,
                  anomaly, custom_basics, save_vs_attribute, non_tensor_args,
-                 several_outputs, in_place, non_differentiable, double_backward, checking):
+                 several_outputs, in_place, non_differentiable, double_backward, rules,
+                 checking):
         part()
 
 

@@ -263,6 +263,9 @@ def test_factory_out_argument():
     np.testing.assert_allclose(out3.numpy(), [0.0, 0.5, 1.0])
     e = cygrad.empty(2, 2, dtype=cygrad.int64)
     assert cygrad.eye(2, out=e) is e and e.tolist() == [[1, 0], [0, 1]]
+    small = cygrad.empty(2)
+    assert cygrad.arange(4, out=small) is small        # resized, as torch does
+    assert small.tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 def test_empty_and_shape_errors():

@@ -193,6 +193,13 @@ def test_long_chain_without_recursion():
     del y
 
 
+def test_rejects_non_tensors():
+    with pytest.raises(TypeError, match="expected a Tensor or a sequence of Tensors, got int"):
+        graph.to_dot(3)
+    with pytest.raises(TypeError, match="got NoneType"):
+        graph.to_text([cygrad.ones(1), None])
+
+
 def test_labels_are_escaped():
     x = cygrad.tensor([1.0], requires_grad=True)
     dot = graph.to_dot(x.exp(), params={'we"ird\\name': x})      # name: we"ird\name

@@ -189,3 +189,16 @@ def test_docstring_examples():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testmod(trace_module, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_node_ids_stay_unique_when_graphs_are_freed():
+    x = cygrad.tensor([1.0, 2.0], requires_grad=True)
+    with trace(params=(p for p in [("x", x)])) as t:    # any iterable of pairs
+        for op in ("exp", "sin", "cos"):
+            y = getattr(x, op)()
+            y.backward(cygrad.ones_like(y))
+            del y                   # the graph (and its nodes) are freed here
+    ids = {e.node: e.node_id for e in t.events if e.kind == "run"}
+    assert set(ids) == {"ExpBackward0", "SinBackward0", "CosBackward0"}
+    assert len(set(ids.values())) == 3
+    assert [e.leaf for e in t.events if e.kind == "accumulate"] == ["x", "x", "x"]

@@ -26,7 +26,8 @@ import weakref
 
 import numpy as np
 
-from .tensor cimport TensorBase, grad_enabled, set_grad_enabled, new_view
+from .tensor cimport (TensorBase, grad_enabled, set_grad_enabled, set_fw_enabled, new_view,
+                      set_apply_hook)
 from . import tensor as _T
 
 cdef extern from *:
@@ -219,10 +220,17 @@ cdef class Node:
     @property
     def _saved_tensors_info(self):
         """(shape, dtype, version) of each saved tensor, for graph drawing and traces."""
+        cdef SavedTensor st
         if self._saved is None:
             return ()
-        return tuple([(tuple(s.data.shape), s.data.dtype, s.version) if s is not None else None
-                      for s in self._saved])
+        info = []
+        for s in self._saved:
+            if s is None:
+                info.append(None)
+            else:
+                st = <SavedTensor>s
+                info.append((tuple(st.data.shape), st.data.dtype, st.version))
+        return tuple(info)
 
 
 @cython.final
@@ -325,34 +333,63 @@ cdef class FunctionCtx(Node):
 def function_apply(cls, *args, **kwargs):
     """``cls.apply(*args)``: run ``cls.forward`` and, if any input requires grad while
     grad mode is on, record a node for it."""
+    return apply_function(cls, args, kwargs)
+
+
+# Small tuples reused by every call (allocation shows up at this call rate).
+cdef tuple _NEEDS = ((), (False,), (True,), (False, False), (True, False), (False, True),
+                     (True, True))
+cdef tuple _POSITIONS = ((), (0,), (0, 1), (0, 1, 2))
+
+
+cdef object apply_function(object cls, tuple args, dict kwargs):
     cdef FunctionCtx ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
-    cdef Py_ssize_t i, n = len(args)
-    cdef bint record = False, dual = False
-    cdef list needs = [False] * n
-    cdef list positions = []
+    cdef Py_ssize_t i, n = len(args), ntensors = 0
+    cdef bint record = False, dual = False, in_order = True
+    cdef int mask = 0
+    cdef list needs
+    cdef list positions
     for i in range(n):
         a = args[i]
         if isinstance(a, TensorBase):
-            positions.append(i)
+            if ntensors != i:
+                in_order = False
+            ntensors += 1
             if (<TensorBase>a)._requires_grad:
-                needs[i] = True
-                record = True
+                mask |= 1 << i
             if (<TensorBase>a)._fw_grad is not None:
                 dual = True
-    record = record and grad_enabled()
-    ctx.needs_input_grad = tuple(needs)
+    record = mask != 0 and grad_enabled()
+    dual = dual and _T._is_fw_grad_enabled()
+    if n <= 2:
+        ctx.needs_input_grad = <tuple>_NEEDS[(1 << n) - 1 + mask]
+    else:
+        ctx.needs_input_grad = tuple([bool(mask & (1 << i)) for i in range(n)])
+    if in_order and ntensors <= 3:
+        ctx._tensor_positions = <tuple>_POSITIONS[ntensors]
+    else:
+        ctx._tensor_positions = tuple([i for i in range(n) if isinstance(args[i], TensorBase)])
     ctx._materialize_grads = True
+    # forward computes plain values: no recording, no tangents, for the ops it calls
     cdef bint was_enabled = grad_enabled()
+    cdef bint fw_was = set_fw_enabled(False)
     set_grad_enabled(False)
     try:
-        outputs = cls.forward(ctx, *args, **kwargs)
+        if kwargs:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        else:
+            outputs = cls.forward(ctx, *args)
     finally:
         set_grad_enabled(was_enabled)
+        set_fw_enabled(fw_was)
     if dual and _forward_ad_hook is not None:
         outputs = _forward_ad_hook(cls, ctx, args, outputs)
     if not record:
         return outputs
-    return _record(ctx, args, tuple(positions), outputs)
+    return _record(ctx, args, ctx._tensor_positions, outputs)
+
+
+set_apply_hook(apply_function)
 
 
 cdef object _forward_ad_hook = None
@@ -385,7 +422,6 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
     cdef TensorBase t
     cdef object dirty = ctx._dirty
     cdef object nondiff = ctx._non_differentiable
-    ctx._tensor_positions = positions
     for i in range(nin):
         t = <TensorBase>args[<Py_ssize_t>positions[i]]
         edges[i] = gradient_edge(t)
@@ -435,7 +471,7 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
         ctx._saved = saved
         ctx._to_save = None
     if _anomaly_enabled:
-        ctx._forward_stack = traceback.format_stack()[:-2]
+        ctx._forward_stack = _user_stack()
     return result[0] if single else tuple(result)
 
 
@@ -447,6 +483,10 @@ def _set_observer(fn):
     """cygrad.autograd.trace installs a callback seeing every engine event."""
     global _engine_observer
     _engine_observer = fn
+
+
+def _get_observer():
+    return _engine_observer
 
 
 cdef inline void _notify(str event, object node, object data) except *:
@@ -520,13 +560,24 @@ cdef tuple _validate(Node node, object grads):
     return tuple(out)
 
 
+cdef str _CYGRAD_DIR = __file__.rsplit("/_core/", 1)[0]
+
+cdef list _user_stack():
+    """The Python stack of the current forward call, without cygrad's own frames."""
+    return [f for f in traceback.format_stack() if _CYGRAD_DIR not in f]
+
+
+cdef str _forward_where(Node node):
+    if not node._forward_stack:
+        return ""
+    return ("\nThe forward call that created this node was (most recent call last):\n" +
+            "".join(node._forward_stack[-8:]))
+
+
 cdef void _check_anomaly(Node node, tuple grads) except *:
     for i, g in enumerate(grads):
         if g is not None and g.is_floating_point() and bool(g.isnan().any()):
-            where = ""
-            if node._forward_stack:
-                where = ("\nThe forward call that created this node was:\n" +
-                         "".join(node._forward_stack[-8:]))
+            where = _forward_where(node)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                f"output.{where}")
 
@@ -666,6 +717,7 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
                 # a captured non-leaf output: nothing needed lies beyond it
                 if not retain_graph:
                     node.release_saved()
+                    _notify("release", node, None)
                 continue
             in_grads = _call_node(node, grads, create_graph)
             if not retain_graph:
@@ -749,7 +801,14 @@ cdef tuple _call_node(Node node, list grads, bint create_graph):
                 shape, dtype = node._output_meta[i]
                 grads[i] = _T.zeros(shape, dtype=dtype)
     _notify("run", node, tuple(grads))
-    result = node.backward_apply(tuple(grads))
+    if _anomaly_enabled and node._forward_stack:
+        try:
+            result = node.backward_apply(tuple(grads))
+        except Exception as e:
+            # as PyTorch's anomaly mode: say which forward op the failing backward belongs to
+            raise type(e)(f"{e}\n(in {node.name()}){_forward_where(node)}") from e
+    else:
+        result = node.backward_apply(tuple(grads))
     in_grads = _validate(node, result)
     if _anomaly_enabled and _anomaly_check_nan:
         _check_anomaly(node, in_grads)

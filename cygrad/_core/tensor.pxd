@@ -31,8 +31,12 @@ cdef class TensorBase:
     cdef inline char* ptr(self) noexcept nogil:
         return self._storage.data + self._offset * self._dtype.itemsize
 
+ctypedef object (*apply_fn_t)(object cls, tuple args, dict kwargs)
+cdef void set_apply_hook(apply_fn_t fn) noexcept
+
 cdef bint grad_enabled() noexcept nogil
 cdef void set_grad_enabled(bint mode) noexcept nogil
+cdef bint set_fw_enabled(bint mode) noexcept nogil
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device)
 cdef TensorBase new_view(TensorBase base, int ndim, const Py_ssize_t* shape,
                          const Py_ssize_t* strides, Py_ssize_t offset)

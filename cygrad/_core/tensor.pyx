@@ -113,8 +113,10 @@ cdef inline void run_reduce_rows(int op, int dtype, cg_index rows, cg_index n, c
 cdef extern from *:
     """
     static __thread int cg_grad_mode_enabled = 1;
+    static __thread int cg_fw_mode_enabled = 1;
     """
     int cg_grad_mode_enabled
+    int cg_fw_mode_enabled
 
 cdef bint grad_enabled() noexcept nogil:
     return cg_grad_mode_enabled != 0
@@ -138,6 +140,24 @@ def _set_grad_enabled(bint mode):
     global cg_grad_mode_enabled
     cg_grad_mode_enabled = 1 if mode else 0
 
+def _set_fw_grad_enabled(bint mode):
+    """Switch forward-mode tangent propagation on/off for this thread; returns the
+    previous setting. An op's forward and jvp run with it off, so the plain ops they
+    call compute values only."""
+    global cg_fw_mode_enabled
+    prev = cg_fw_mode_enabled != 0
+    cg_fw_mode_enabled = 1 if mode else 0
+    return prev
+
+def _is_fw_grad_enabled():
+    return cg_fw_mode_enabled != 0
+
+cdef bint set_fw_enabled(bint mode) noexcept nogil:
+    global cg_fw_mode_enabled
+    cdef bint prev = cg_fw_mode_enabled != 0
+    cg_fw_mode_enabled = 1 if mode else 0
+    return prev
+
 def get_num_threads():
     """Number of threads cygrad's CPU kernels use."""
     return cg_num_threads()
@@ -159,6 +179,14 @@ def _set_tensor_class(cls):
 def _set_autograd_apply(fn):
     global _autograd_apply
     _autograd_apply = fn
+
+# The same entry point as a C function pointer, set by the engine at import: the
+# dispatcher calls it without building a Python call.
+cdef apply_fn_t _apply_c = NULL
+
+cdef void set_apply_hook(apply_fn_t fn) noexcept:
+    global _apply_c
+    _apply_c = fn
 
 # --------------------------------------------------------------------------- helpers
 
@@ -438,7 +466,7 @@ cdef enum InputRule:
     IN_ANY = 0
     IN_NO_BOOL = 1   # e.g. subtraction/negation of bools is an error in PyTorch
     IN_INTEGRAL = 2  # bitwise ops: integers and bools only
-    IN_NO_FLOAT_BOOL_RESULT = 3
+    IN_FLOAT = 3     # floating point only (frac, hypot)
 
 _TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half",
@@ -474,8 +502,13 @@ cdef class ElementwiseOp:
         return f"<elementwise op {self.name}>"
 
     cdef int check_dtype(self, DType ct) except -1:
+        if ct.kind == KIND_BOOL and self.name in ("bitwise_left_shift", "bitwise_right_shift"):
+            raise NotImplementedError(f"\"{self.name[8:]}_cpu\" not implemented for 'Bool'")
+        # PyTorch reports a dtype an op has no kernel for as NotImplementedError.
         if self.inputs == IN_INTEGRAL and ct.kind == KIND_FLOAT:
-            raise RuntimeError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
+            raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
+        if self.inputs == IN_FLOAT and ct.kind != KIND_FLOAT:
+            raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
         if self.inputs == IN_NO_BOOL and ct.kind == KIND_BOOL:
             if self.name == "sub":
                 raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
@@ -484,7 +517,7 @@ cdef class ElementwiseOp:
                 raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                                    "If you are trying to invert a mask, use the `~` or "
                                    "`logical_not()` operator instead.")
-            raise RuntimeError(f"\"{self.name}_cpu\" not implemented for 'Bool'")
+            raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for 'Bool'")
         return 0
 
 
@@ -494,7 +527,12 @@ cdef inline bint _on_cpu(TensorBase t):
 cdef inline bint _tracked(TensorBase t):
     """Must an op on t go through autograd (reverse-mode recording or a forward-mode
     tangent)? Fast paths only run when it need not."""
-    return (t._requires_grad and cg_grad_mode_enabled) or t._fw_grad is not None
+    return (t._requires_grad and cg_grad_mode_enabled) or (t._fw_grad is not None and cg_fw_mode_enabled)
+
+cdef inline bint _dual(object x):
+    """Does x carry a forward-mode tangent that ops must see?"""
+    return (isinstance(x, TensorBase) and (<TensorBase>x)._fw_grad is not None
+            and cg_fw_mode_enabled)
 
 cdef inline bint _same_shape(TensorBase a, TensorBase b):
     cdef int i
@@ -535,6 +573,10 @@ cdef object _np_operand(object x, DType ct):
     return np.asarray(x).astype(ct.np_dtype)
 
 cdef object _call_ufunc(ElementwiseOp op, tuple args, object nout, DType ct):
+    with np.errstate(all="ignore"):   # IEEE results (inf, nan) are the answer, not a warning
+        _call_ufunc_raw(op, args, nout, ct)
+
+cdef object _call_ufunc_raw(ElementwiseOp op, tuple args, object nout, DType ct):
     try:
         op.ufunc(*args, out=nout, casting="unsafe")
     except TypeError:
@@ -675,12 +717,18 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         if out is not None:
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
-        if op.function is not None and _autograd_apply is not None:
-            return _autograd_apply(op.function, a, b)
+        if op.function is not None and _apply_c != NULL:
+            return _apply_c(op.function, (a, b), None)
     ct = _result_type_seq((a, b))
     if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
         ct = default_float()
     op.check_dtype(ct)
+    if op is SUB and ((ta is not None and ta._dtype.kind == KIND_BOOL) or
+                      (tb is not None and tb._dtype.kind == KIND_BOOL) or
+                      isinstance(a, bool) or isinstance(b, bool)):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
     res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
     if ta is not None and tb is not None:
         nd = _broadcast(ta._ndim, ta._shape, tb._ndim, tb._shape, shape)
@@ -705,10 +753,8 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         if out is not None:
             to._storage.version += 1
         return to
-    if op is POW and ct.kind != KIND_FLOAT:
-        exponent = as_ndarray(tb) if tb is not None else b
-        if np.any(np.asarray(exponent) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if op is POW and ct.kind != KIND_FLOAT and tb is None and b < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     if op.zero_check and ct.kind != KIND_FLOAT:
         divisor = as_ndarray(tb) if tb is not None else b
         if not np.all(divisor):
@@ -768,11 +814,13 @@ cdef object unary(ElementwiseOp op, object x, object out):
         if out is not None:
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
-        if op.function is not None and _autograd_apply is not None:
-            return _autograd_apply(op.function, tx)
+        if op.function is not None and _apply_c != NULL:
+            return _apply_c(op.function, (tx,), None)
     ct = tx._dtype
     if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
         ct = default_float()
+    elif op is SQUARE and ct.kind == KIND_BOOL:
+        ct = _dtype_mod.int64          # torch: square promotes bool like pow(x, 2)
     op.check_dtype(ct)
     res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
     if out is None:
@@ -824,8 +872,9 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
     if not can_cast(ct, self._dtype):
         raise RuntimeError(f"result type {_torch_type_name(ct)} can't be cast to the desired "
                            f"output type {_torch_type_name(self._dtype)}")
-    if cg_grad_mode_enabled and (self._requires_grad or
-                                 (isinstance(other, TensorBase) and (<TensorBase>other)._requires_grad)):
+    if (cg_grad_mode_enabled and (self._requires_grad or
+                                  (isinstance(other, TensorBase) and (<TensorBase>other)._requires_grad))
+            or _dual(self) or _dual(other)):
         return _inplace_autograd(op, self, other)
     return binary(op, self, other, self)
 
@@ -835,7 +884,7 @@ cdef object unary_inplace(ElementwiseOp op, TensorBase self):
     if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
         raise RuntimeError(f"result type {_torch_type_name(default_float())} can't be cast to the "
                            f"desired output type {_torch_type_name(ct)}")
-    if cg_grad_mode_enabled and self._requires_grad:
+    if (cg_grad_mode_enabled and self._requires_grad) or _dual(self):
         return _inplace_autograd(op, self, None)
     return unary(op, self, self)
 
@@ -847,7 +896,7 @@ def _set_inplace_hook(fn):
     _inplace_hook = fn
 
 cdef object _inplace_autograd(ElementwiseOp op, TensorBase self, object other):
-    if self._grad_fn is None and self._requires_grad:
+    if cg_grad_mode_enabled and self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if _inplace_hook is None:
         raise RuntimeError(f"in-place {op.name} on a tensor that requires grad needs cygrad.autograd")
@@ -952,7 +1001,19 @@ def has_c_kernel(ElementwiseOp op, DType dt):
 # public function and autograd Function; the Tensor dunders below use them directly.
 
 def _relu_ufunc(x, out=None, casting="unsafe"):
-    return np.maximum(x, np.zeros((), x.dtype), out=out, casting=casting)
+    # where() rather than maximum(): keeps -0.0 and NaN as they are, like torch.relu
+    out[...] = np.where(x < 0, np.zeros((), x.dtype), x)
+    return out
+
+def _sign_ufunc(x, out=None, casting="unsafe"):
+    if x.dtype == np.bool_:
+        out[...] = x
+        return out
+    r = np.sign(x)
+    if r.dtype.kind == "f" or r.dtype.name == "bfloat16":
+        r = np.where(np.isnan(r), np.zeros((), r.dtype), r) + np.zeros((), r.dtype)  # sign(nan)=0, no -0
+    out[...] = r
+    return out
 
 def _frac_ufunc(x, out=None, casting="unsafe"):
     return np.subtract(x, np.trunc(x), out=out, casting=casting)
@@ -964,12 +1025,12 @@ cdef ElementwiseOp ADD = ElementwiseOp("add", 2, CG_ADD, np.add)
 cdef ElementwiseOp SUB = ElementwiseOp("sub", 2, CG_SUB, np.subtract, inputs=IN_NO_BOOL)
 cdef ElementwiseOp MUL = ElementwiseOp("mul", 2, CG_MUL, np.multiply)
 cdef ElementwiseOp DIV = ElementwiseOp("div", 2, CG_DIV, np.true_divide, result=RES_FLOAT)
-cdef ElementwiseOp FLOOR_DIVIDE = ElementwiseOp("floor_divide", 2, -1, np.floor_divide, zero_check=True)
-cdef ElementwiseOp REMAINDER = ElementwiseOp("remainder", 2, -1, np.remainder, zero_check=True)
-cdef ElementwiseOp FMOD = ElementwiseOp("fmod", 2, -1, np.fmod, zero_check=True)
-cdef ElementwiseOp POW = ElementwiseOp("pow", 2, -1, np.power)
+cdef ElementwiseOp FLOOR_DIVIDE = ElementwiseOp("floor_divide", 2, -1, np.floor_divide, zero_check=True, inputs=IN_NO_BOOL)
+cdef ElementwiseOp REMAINDER = ElementwiseOp("remainder", 2, -1, np.remainder, zero_check=True, inputs=IN_NO_BOOL)
+cdef ElementwiseOp FMOD = ElementwiseOp("fmod", 2, -1, np.fmod, zero_check=True, inputs=IN_NO_BOOL)
+cdef ElementwiseOp POW = ElementwiseOp("pow", 2, -1, np.power, inputs=IN_NO_BOOL)
 cdef ElementwiseOp ATAN2 = ElementwiseOp("atan2", 2, -1, np.arctan2, result=RES_FLOAT)
-cdef ElementwiseOp HYPOT = ElementwiseOp("hypot", 2, -1, np.hypot, result=RES_FLOAT)
+cdef ElementwiseOp HYPOT = ElementwiseOp("hypot", 2, -1, np.hypot, inputs=IN_FLOAT)
 cdef ElementwiseOp MAXIMUM = ElementwiseOp("maximum", 2, CG_MAXIMUM, np.maximum)
 cdef ElementwiseOp MINIMUM = ElementwiseOp("minimum", 2, CG_MINIMUM, np.minimum)
 cdef ElementwiseOp FMAX = ElementwiseOp("fmax", 2, -1, np.fmax)
@@ -990,8 +1051,8 @@ cdef ElementwiseOp LSHIFT = ElementwiseOp("bitwise_left_shift", 2, -1, np.left_s
 cdef ElementwiseOp RSHIFT = ElementwiseOp("bitwise_right_shift", 2, -1, np.right_shift, inputs=IN_INTEGRAL)
 
 cdef ElementwiseOp NEG = ElementwiseOp("neg", 1, CG_NEG, np.negative, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ABS = ElementwiseOp("abs", 1, CG_ABS, np.abs)
-cdef ElementwiseOp SIGN = ElementwiseOp("sign", 1, -1, np.sign)
+cdef ElementwiseOp ABS = ElementwiseOp("abs", 1, CG_ABS, np.abs, inputs=IN_NO_BOOL)
+cdef ElementwiseOp SIGN = ElementwiseOp("sign", 1, -1, _sign_ufunc)
 cdef ElementwiseOp EXP = ElementwiseOp("exp", 1, CG_EXP, np.exp, result=RES_FLOAT)
 cdef ElementwiseOp EXP2 = ElementwiseOp("exp2", 1, CG_EXP2, np.exp2, result=RES_FLOAT)
 cdef ElementwiseOp EXPM1 = ElementwiseOp("expm1", 1, CG_EXPM1, np.expm1, result=RES_FLOAT)
@@ -1011,14 +1072,14 @@ cdef ElementwiseOp SINH = ElementwiseOp("sinh", 1, CG_SINH, np.sinh, result=RES_
 cdef ElementwiseOp COSH = ElementwiseOp("cosh", 1, CG_COSH, np.cosh, result=RES_FLOAT)
 cdef ElementwiseOp TANH = ElementwiseOp("tanh", 1, CG_TANH, np.tanh, result=RES_FLOAT)
 cdef ElementwiseOp SIGMOID = ElementwiseOp("sigmoid", 1, CG_SIGMOID, None, result=RES_FLOAT)
-cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc)
+cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc, inputs=IN_NO_BOOL)
 cdef ElementwiseOp ERF = ElementwiseOp("erf", 1, CG_ERF, None, result=RES_FLOAT)
 cdef ElementwiseOp ERFC = ElementwiseOp("erfc", 1, CG_ERFC, None, result=RES_FLOAT)
-cdef ElementwiseOp FLOOR = ElementwiseOp("floor", 1, CG_FLOOR, np.floor)
-cdef ElementwiseOp CEIL = ElementwiseOp("ceil", 1, CG_CEIL, np.ceil)
-cdef ElementwiseOp TRUNC = ElementwiseOp("trunc", 1, CG_TRUNC, np.trunc)
-cdef ElementwiseOp ROUND = ElementwiseOp("round", 1, CG_ROUND, np.rint)
-cdef ElementwiseOp FRAC = ElementwiseOp("frac", 1, CG_FRAC, _frac_ufunc)
+cdef ElementwiseOp FLOOR = ElementwiseOp("floor", 1, CG_FLOOR, np.floor, inputs=IN_NO_BOOL)
+cdef ElementwiseOp CEIL = ElementwiseOp("ceil", 1, CG_CEIL, np.ceil, inputs=IN_NO_BOOL)
+cdef ElementwiseOp TRUNC = ElementwiseOp("trunc", 1, CG_TRUNC, np.trunc, inputs=IN_NO_BOOL)
+cdef ElementwiseOp ROUND = ElementwiseOp("round", 1, CG_ROUND, np.rint, inputs=IN_NO_BOOL)
+cdef ElementwiseOp FRAC = ElementwiseOp("frac", 1, CG_FRAC, _frac_ufunc, inputs=IN_FLOAT)
 cdef ElementwiseOp RECIPROCAL = ElementwiseOp("reciprocal", 1, CG_RECIPROCAL, np.reciprocal, result=RES_FLOAT)
 cdef ElementwiseOp SQUARE = ElementwiseOp("square", 1, CG_SQUARE, np.square)
 cdef ElementwiseOp LOGICAL_NOT = ElementwiseOp("logical_not", 1, -1, np.logical_not, result=RES_BOOL)
@@ -1330,6 +1391,8 @@ cdef class TensorBase:
         """Split dim ``dim`` into ``sizes`` (one may be -1)."""
         cdef int d = _wrap_dim(dim, self._ndim)
         cdef Py_ssize_t inner[MAX_DIMS]
+        if len(sizes) == 0:
+            raise RuntimeError("unflatten: sizes must be non-empty")
         n = _parse_shape((tuple(sizes),), self._shape[d], inner, "unflatten")
         shape = list(self.shape)
         return self.view(shape[:d] + [inner[i] for i in range(n)] + shape[d + 1:])
@@ -1406,6 +1469,8 @@ cdef class TensorBase:
                                f"should contain the same number of dims as destination ({dst} dims)")
         src = [_wrap_dim(d, self._ndim) for d in src]
         dst = [_wrap_dim(d, self._ndim) for d in dst]
+        if self._ndim == 0:
+            return self.view(())
         order = [d for d in range(self._ndim) if d not in src]
         perm = [None] * self._ndim
         for s, d in zip(src, dst):
@@ -1507,10 +1572,15 @@ cdef class TensorBase:
         cdef Py_ssize_t size = self._shape[d], s = start, n = length
         if self._ndim == 0:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        if s < -size or s > size:
+            raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                             f"but got {start})")
         if s < 0:
             s += size
-        if s < 0 or s > size or n < 0 or s + n > size:
-            raise IndexError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+        if n < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        if s + n > size:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
         cdef Py_ssize_t shape[MAX_DIMS]
         memcpy(shape, self._shape, self._ndim * sizeof(Py_ssize_t))
         shape[d] = n
@@ -1582,6 +1652,8 @@ cdef class TensorBase:
 
     def unbind(self, dim=0):
         """All slices along ``dim`` as a tuple of views."""
+        if self._ndim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         cdef int d = _wrap_dim(dim, self._ndim)
         return tuple([_select(self, d, i) for i in range(self._shape[d])])
 
@@ -1613,6 +1685,8 @@ cdef class TensorBase:
             raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
         cdef int d = _wrap_dim(dim, self._ndim)
         size = self._shape[d]
+        if size == 0:
+            return tuple([self.narrow(d, 0, 0) for _ in range(chunks)])
         step = max(1, -(-size // chunks))
         return self.split(step, d)
 
@@ -1636,7 +1710,8 @@ cdef class TensorBase:
         """Copy ``src`` (broadcast, converted to self's dtype) into self, in place."""
         if not isinstance(src, TensorBase):
             src = _as_tensor_like(src, self)
-        if cg_grad_mode_enabled and (self._requires_grad or (<TensorBase>src)._requires_grad):
+        if (cg_grad_mode_enabled and (self._requires_grad or (<TensorBase>src)._requires_grad)
+                or _dual(self) or _dual(src)):
             return _inplace_autograd(_COPY_OP, self, src)
         copy_into(self, <TensorBase>src)
         self._storage.version += 1
@@ -1674,7 +1749,11 @@ cdef class TensorBase:
                                    f"{(<TensorBase>value)._ndim} dimensions.")
             value = value.item()
         if self._numel:
-            as_ndarray(self)[...] = value
+            try:
+                as_ndarray(self)[...] = value
+            except OverflowError:
+                raise RuntimeError(f"value cannot be converted to type {self._dtype.name}_t without "
+                                   "overflow") from None
         self._storage.version += 1
         return self
 
@@ -2017,6 +2096,8 @@ cdef class TensorBase:
         return unary(ABS, self, None)
 
     def __invert__(self):
+        if self._dtype.kind == KIND_FLOAT:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         if self._dtype.kind == KIND_BOOL:
             return unary(LOGICAL_NOT, self, None)
         return unary(BITWISE_NOT, self, None)
@@ -2468,7 +2549,7 @@ cdef void _fill_contig(TensorBase t, object value) except *:
         as_ndarray(t)[...] = value
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
           memory_format=None):
     """An uninitialised tensor of the given shape.
 
@@ -2478,10 +2559,11 @@ def empty(*size, dtype=None, device=None, requires_grad=False, out=None, pin_mem
     >>> cygrad.empty(2, 3).shape
     cygrad.Size([2, 3])
     """
-    return _finish_factory(_factory(size, dtype, device, requires_grad), requires_grad, out)
+    return _finish_factory(_factory(shape if size is None else (size,), dtype, device, requires_grad),
+                           requires_grad, out)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of zeros.
 
     Examples
@@ -2490,7 +2572,7 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     >>> cygrad.zeros(2, dtype=cygrad.int32)
     tensor([0, 0], dtype=cygrad.int32)
     """
-    cdef TensorBase t = _factory(size, dtype, device, requires_grad)
+    cdef TensorBase t = _factory(shape if size is None else (size,), dtype, device, requires_grad)
     if _on_cpu(t):
         memset(t.ptr(), 0, t._numel * t._dtype.itemsize)
     else:
@@ -2498,7 +2580,7 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     return _finish_factory(t, requires_grad, out)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor of ones.
 
     Examples
@@ -2507,7 +2589,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
     >>> cygrad.ones(2).tolist()
     [1.0, 1.0]
     """
-    cdef TensorBase t = _factory(size, dtype, device, requires_grad)
+    cdef TensorBase t = _factory(shape if size is None else (size,), dtype, device, requires_grad)
     if _on_cpu(t):
         _fill_contig(t, 1)
     else:
@@ -2536,3 +2618,13 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     else:
         t.fill_(fill_value)
     return _finish_factory(t, requires_grad, out)
+
+
+def _data_alias(TensorBase t):
+    """``t.data``: the same memory under a *new* version counter and no history, so
+    changes through it are invisible to autograd (PyTorch's documented semantics)."""
+    cdef Storage s = wrap_foreign(t._storage.data, t._storage.nbytes, t._storage, t._storage.device)
+    cdef TensorBase d = new_view(t, t._ndim, t._shape, t._strides, t._offset)
+    d._storage = s
+    d._base = None
+    return d

@@ -43,3 +43,5 @@ __all__ = ["Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_
            "set_detect_anomaly", "Node"]
 from . import graph  # noqa: E402
 from .trace import trace  # noqa: E402
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
+from . import forward_ad, functional  # noqa: E402,F401

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 
 from .._core import engine as _E
+from .._core.tensor import TensorBase
 
 __all__ = ["to_dot", "render", "to_text"]
 
@@ -96,9 +97,12 @@ def _param_names(params):
 
 def _roots(tensor):
     """The tensors to draw from: one tensor or a sequence of them."""
-    if isinstance(tensor, (list, tuple)):
-        return list(tensor)
-    return [tensor]
+    roots = list(tensor) if isinstance(tensor, (list, tuple)) else [tensor]
+    for t in roots:
+        if not isinstance(t, TensorBase):
+            raise TypeError("expected a Tensor or a sequence of Tensors, got "
+                            f"{type(t).__name__}")
+    return roots
 
 
 def _walk(tensor):

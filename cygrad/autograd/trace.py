@@ -147,10 +147,11 @@ class trace:
         self.max_values = max_values
         self._names = {}
         if params is not None:
-            items = params.items() if hasattr(params, "items") else params
+            items = list(params.items() if hasattr(params, "items") else params)
             self._names = {id(t): str(n) for n, t in items}
-            self._params = params          # keeps the named tensors (and their ids) alive
+            self._params = items           # keeps the named tensors (and their ids) alive
         self._node_ids = weakref.WeakKeyDictionary()
+        self._nodes_seen = 0
         self._step = 0
         self._pending = weakref.WeakKeyDictionary()   # node -> gradients sent to it so far
         self._saved = {}           # node_id -> saved-tensor info captured at "run"
@@ -176,8 +177,9 @@ class trace:
     def _node_id(self, node):
         nid = self._node_ids.get(node)
         if nid is None:
-            nid = len(self._node_ids) + 1
-            self._node_ids[node] = nid
+            # a counter, not len(): nodes of finished graphs drop out of the dict
+            self._nodes_seen += 1
+            nid = self._node_ids[node] = self._nodes_seen
         return nid
 
     def _observe(self, event, node, data):
@@ -189,7 +191,7 @@ class trace:
 
     def _record(self, event, node, data):
         nid = self._node_id(node)
-        name = node.name()
+        name = node.name().rsplit("::", 1)[-1]     # "torch::autograd::AccumulateGrad" style
         n = self.max_values
         if event == "run":
             self._step += 1

@@ -83,6 +83,21 @@ def _take(x, base, view):
     return _C.from_numpy(np.ascontiguousarray(flat.reshape(view.shape)))
 
 
+def _view_of_tangent(t, base, view):
+    """Forward mode: the tangent of ``view`` from the tangent ``t`` of ``base``.
+
+    When ``t`` is laid out like ``base`` (same strides), the view's geometry is replayed
+    on ``t``'s memory, so the result is a view of ``t`` (no copy); otherwise the
+    elements are gathered."""
+    if all(s == bs for n, s, bs in zip(base.shape, t.stride(), base.strides) if n > 1):
+        try:
+            return t.as_strided(view.shape, view.strides,
+                                t.storage_offset() + view.offset - base.offset)
+        except RuntimeError:
+            pass        # the view reaches outside t's memory (as_strided beyond the base)
+    return _take(t, base, view)
+
+
 class AsStrided(Function):
     """A view of ``base``: forward re-creates it; backward scatters into base's shape."""
     _node_name = "AsStridedBackward0"
@@ -97,6 +112,11 @@ class AsStrided(Function):
     def backward(ctx, grad):
         base, view = ctx.geometries
         return ViewScatter.apply(grad, base, view), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t_base, *_):
+        base, view = ctx.geometries
+        return _view_of_tangent(t_base, base, view)
 
 
 class ViewScatter(Function):
@@ -113,6 +133,11 @@ class ViewScatter(Function):
         base, view = ctx.geometries
         return ViewGather.apply(gg, base, view), None, None
 
+    @staticmethod
+    def jvp(ctx, t_grad, *_):
+        base, view = ctx.geometries     # linear in grad: the same scatter of its tangent
+        return _place(t_grad, base, view)
+
 
 class ViewGather(Function):
     """Take a view's elements out of a base-shaped tensor (the adjoint of ViewScatter)."""
@@ -127,6 +152,11 @@ class ViewGather(Function):
     def backward(ctx, grad):
         base, view = ctx.geometries
         return ViewScatter.apply(grad, base, view), None, None
+
+    @staticmethod
+    def jvp(ctx, t_x, *_):
+        base, view = ctx.geometries     # linear in x: the same gather of its tangent
+        return _take(t_x, base, view).clone()
 
 
 def record_view(base, view):
@@ -154,6 +184,10 @@ class Clone(Function):
     def backward(ctx, grad):
         return grad
 
+    @staticmethod
+    def jvp(ctx, t):
+        return t.clone()
+
 
 class ToCopy(Function):
     """``x.to(dtype/device)``: the gradient is converted back."""
@@ -168,6 +202,11 @@ class ToCopy(Function):
     def backward(ctx, grad):
         dtype, device = ctx.source
         return grad.to(dtype=dtype, device=device), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        # forward AD converts each tangent to its output's dtype and device
+        return t.clone()
 
 
 class CopySlices(Function):
@@ -189,6 +228,18 @@ class CopySlices(Function):
         mask = _place(_C.ones(view.shape, dtype=grad.dtype), base, view)
         return grad * (1 - mask), inside, None
 
+    @staticmethod
+    def jvp(ctx, t_base, t_value, _):
+        # base's tangent outside the view's region, value's tangent inside it
+        base, view = ctx.geometries
+        dtype = (t_base if t_base is not None else t_value).dtype
+        mask = _place(_C.ones(view.shape, dtype=dtype), base, view)
+        outside = None if t_base is None else t_base * (1 - mask)
+        if t_value is None:
+            return outside
+        inside = _place(t_value.expand(view.shape).to(dtype), base, view)
+        return inside if outside is None else outside + inside
+
 
 def inplace(op, self, other):
     """``self.op_(other)`` when autograd must see it (the core calls this)."""
@@ -207,17 +258,40 @@ def inplace(op, self, other):
                                "in-place operation.")
         CopySlices.apply(root, result, _C._detach(self).as_strided(
             tuple(self.shape), self.stride(), self.storage_offset()))
-        # self's grad_fn is re-derived from root on next use (its version changed)
+        # self's grad_fn is re-derived from root on next use (its version changed);
+        # a view of an untracked base starts being tracked now
+        if result.requires_grad and not self.requires_grad:
+            refresh_view(self)
+            self._view_version = self._version
+            _set_requires_grad(self)
+        _take_tangent(self, result)
         return self
     from .grad_mode import no_grad
     with no_grad():
         _C._copy_into(self, result)
     self._bump_version()
     if result.requires_grad:
+        old_node, old_nr = self._grad_fn, self._output_nr
         self._grad_fn = result.grad_fn
         self._output_nr = result.output_nr
         _set_requires_grad(self)
+        if self._retains_grad and old_node is not None:
+            # retain_grad follows the tensor to its new history (its value changed)
+            ref = old_node._retain_grad.pop(old_nr, None) if old_node._retain_grad else None
+            if ref is not None:
+                node = self._grad_fn
+                if node._retain_grad is None:
+                    node._retain_grad = {}
+                node._retain_grad[self._output_nr] = ref
+    _take_tangent(self, result)
     return self
+
+
+def _take_tangent(self, result):
+    """Forward mode: after ``self.op_(...)``, self's tangent is the result's."""
+    if result._fw_grad is not None or self._fw_grad is not None:
+        from .forward_ad import _set_tangent
+        _set_tangent(self, result._fw_grad)
 
 
 def _set_requires_grad(t):

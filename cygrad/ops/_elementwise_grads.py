@@ -198,3 +198,151 @@ Atan2 = _define("atan2", _Binary, _atan2_backward)
 Hypot = _define("hypot", _Binary, _hypot_backward)
 Fmod = _define("fmod", _Binary, _fmod_backward)
 Remainder = _define("remainder", _Binary, _remainder_backward)
+
+
+# ---- forward mode: each op's ``jvp`` maps input tangents to the output tangent
+# (see cygrad/autograd/forward_ad.py for the contract). A tangent is None where an
+# operand has none (a number, or a tensor without tangent); None terms are skipped.
+# The jvp runs before the node is recorded, so it reads the tensors forward saved
+# from ``ctx._to_save`` (``ctx.saved_tensors`` is not filled yet).
+
+def _jvp_saved(ctx):
+    """The tensor forward saved (input x for _Unary ops, output y for _UnaryOut ops)."""
+    return ctx._to_save[0]
+
+
+def _jvp_operands(ctx):
+    """The two forward operands during jvp: saved tensors, or numbers as given."""
+    ta, tb = ctx._to_save
+    na, nb = ctx.numbers
+    return (ta if ta is not None else na), (tb if tb is not None else nb)
+
+
+def _plus(x, y):
+    """x + y where None stands for zero."""
+    if x is None:
+        return y
+    if y is None:
+        return x
+    return x + y
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+# unary ops: tangent * f'(x), written with the saved input x or output y
+_UNARY_JVP = {
+    "exp": lambda ctx, t: t * _jvp_saved(ctx),
+    "exp2": lambda ctx, t: t * _jvp_saved(ctx) * _LN2,
+    "expm1": lambda ctx, t: t * (_jvp_saved(ctx) + 1),
+    "log": lambda ctx, t: t / _jvp_saved(ctx),
+    "log2": lambda ctx, t: t / (_jvp_saved(ctx) * _LN2),
+    "log10": lambda ctx, t: t / (_jvp_saved(ctx) * _LN10),
+    "log1p": lambda ctx, t: t / (_jvp_saved(ctx) + 1),
+    "sqrt": lambda ctx, t: t / (2 * _jvp_saved(ctx)),
+    "rsqrt": lambda ctx, t: -0.5 * t * _jvp_saved(ctx) ** 3,
+    "sin": lambda ctx, t: t * _jvp_saved(ctx).cos(),
+    "cos": lambda ctx, t: -t * _jvp_saved(ctx).sin(),
+    "tan": lambda ctx, t: t * (1 + _jvp_saved(ctx) ** 2),
+    "asin": lambda ctx, t: t / (1 - _jvp_saved(ctx) ** 2).sqrt(),
+    "acos": lambda ctx, t: -t / (1 - _jvp_saved(ctx) ** 2).sqrt(),
+    "atan": lambda ctx, t: t / (1 + _jvp_saved(ctx) ** 2),
+    "sinh": lambda ctx, t: t * _jvp_saved(ctx).cosh(),
+    "cosh": lambda ctx, t: t * _jvp_saved(ctx).sinh(),
+    "tanh": lambda ctx, t: t * (1 - _jvp_saved(ctx) ** 2),
+    "sigmoid": lambda ctx, t: t * _jvp_saved(ctx) * (1 - _jvp_saved(ctx)),
+    "relu": lambda ctx, t: t * (_jvp_saved(ctx) > 0),
+    "erf": lambda ctx, t: t * _TWO_OVER_SQRT_PI * (-_jvp_saved(ctx) ** 2).exp(),
+    "erfc": lambda ctx, t: -t * _TWO_OVER_SQRT_PI * (-_jvp_saved(ctx) ** 2).exp(),
+    "abs": lambda ctx, t: t * _jvp_saved(ctx).sign(),
+    "neg": lambda ctx, t: -t,
+    "reciprocal": lambda ctx, t: -t * _jvp_saved(ctx) ** 2,
+    "square": lambda ctx, t: 2 * t * _jvp_saved(ctx),
+    "frac": lambda ctx, t: t,
+}
+for _name in ("sign", "floor", "ceil", "trunc", "round"):
+    _UNARY_JVP[_name] = lambda ctx, t: t * 0
+
+
+def _mul_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    return _plus(None if ta is None else ta * b, None if tb is None else a * tb)
+
+
+def _div_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    return _plus(None if ta is None else ta / b, None if tb is None else -tb * a / (b * b))
+
+
+def _pow_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    da = None if ta is None else ta * b * a ** (b - 1)
+    db = None
+    if tb is not None:
+        # a^b log(a), taken as 0 where a == 0 (as in backward)
+        log_a = (a + (a == 0)).log() if _is_tensor(a) else (math.log(a) if a != 0 else 0.0)
+        db = tb * a ** b * log_a
+    return _plus(da, db)
+
+
+def _extreme_jvp(wins):
+    def jvp(ctx, ta, tb):
+        a, b = _jvp_operands(ctx)
+        # the winner's tangent; the mean of both at ties (consistent with backward)
+        wa = wins(a, b) * 1.0 + (a == b) * 0.5
+        return _plus(None if ta is None else ta * wa, None if tb is None else tb * (1 - wa))
+    return jvp
+
+
+def _atan2_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    denom = a * a + b * b
+    return _plus(None if ta is None else ta * b / denom, None if tb is None else -tb * a / denom)
+
+
+def _hypot_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    h = _C.binary_op(OPS["hypot"], a, b)
+    return _plus(None if ta is None else ta * a / h, None if tb is None else tb * b / h)
+
+
+def _fmod_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    return _plus(ta, None if tb is None else -tb * (a / b).trunc())
+
+
+def _remainder_jvp(ctx, ta, tb):
+    a, b = _jvp_operands(ctx)
+    return _plus(ta, None if tb is None else -tb * (a / b).floor())
+
+
+_BINARY_JVP = {
+    "add": lambda ctx, ta, tb: _plus(ta, tb),
+    "sub": lambda ctx, ta, tb: _plus(ta, None if tb is None else -tb),
+    "mul": _mul_jvp,
+    "div": _div_jvp,
+    "pow": _pow_jvp,
+    "maximum": _extreme_jvp(lambda a, b: a > b),
+    "minimum": _extreme_jvp(lambda a, b: a < b),
+    "atan2": _atan2_jvp,
+    "hypot": _hypot_jvp,
+    "fmod": _fmod_jvp,
+    "remainder": _remainder_jvp,
+}
+
+for _name, _jvp in {**_UNARY_JVP, **_BINARY_JVP}.items():
+    OPS[_name].function.jvp = staticmethod(_jvp)
+
+
+def _fextreme_backward(wins):
+    def backward(ctx, g):
+        a, b = operands(ctx)
+        # fmax/fmin ignore NaN: the gradient goes to the operand that was picked
+        # (a wins ties, and wins whenever b is NaN), as in PyTorch
+        wa = (wins(a, b) | (b != b)).to(g.dtype)
+        return g * wa, g * (1 - wa)
+    return backward
+
+
+Fmax = _define("fmax", _Binary, _fextreme_backward(lambda a, b: a >= b))
+Fmin = _define("fmin", _Binary, _fextreme_backward(lambda a, b: a <= b))

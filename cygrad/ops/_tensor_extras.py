@@ -25,11 +25,12 @@ def requires_grad_(self, requires_grad=True):
 
 
 def _get_data(self):
-    return _C._detach(self)
+    return _C._data_alias(self)
 
 
 def _set_data(self, value):
-    raise RuntimeError("assigning to .data is not supported; use .copy_() under no_grad()")
+    raise RuntimeError("assigning to .data is not supported in cygrad; copy values in with "
+                       "`with cygrad.no_grad(): t.copy_(value)`")
 
 
 Tensor.data = property(_get_data, _set_data, doc="This tensor's values, detached from autograd.")

@@ -214,8 +214,8 @@ def _result_into(res, out, opname):
     if not isinstance(out, TensorBase):
         raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if tuple(out.shape) != tuple(res.shape):
-        raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
-                           f"{list(res.shape)} (cygrad does not resize out tensors)")
+        # PyTorch resizes out= tensors of the wrong shape (factories don't warn)
+        out.resize_(tuple(res.shape))
     out.copy_(res)
     return out
 

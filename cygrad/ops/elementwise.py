@@ -30,13 +30,15 @@ def _make_unary(name):
     def fn(input, *, out=None):
         return _C.unary_op(op, input, out)
 
+    example = "[0, 1]" if name == "bitwise_not" else "[0.5, 1.0]"   # bitwise ops reject floats
+
     def fn_(self):
         return _C.unary_op_(op, self)
 
     fn.__name__ = name
     fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}``, as ``torch.{name}``.\n\n"
-                  f"Examples\n--------\n>>> import cygrad\n>>> y = cygrad.{name}(cygrad.tensor([0.5, 1.0]))\n")
+                  f"Examples\n--------\n>>> import cygrad\n>>> y = cygrad.{name}(cygrad.tensor({example}))\n")
     fn_.__name__ = name + "_"
     return fn, fn_
 
@@ -78,11 +80,22 @@ def _write_out(out, res, opname):
     if not _C._can_cast(res.dtype, out.dtype):
         raise RuntimeError(f"result type {_C._torch_type_name(res.dtype)} can't be cast to the "
                            f"desired output type {_C._torch_type_name(out.dtype)}")
-    if tuple(out.shape) != tuple(res.shape):
-        raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
-                           f"shape {list(res.shape)}")
+    _resize_out(out, res.shape)
     out.copy_(res)
     return out
+
+
+def _resize_out(out, shape):
+    """Give ``out`` the result's shape, warning (as PyTorch does) when a non-empty
+    tensor had to be resized."""
+    if tuple(out.shape) == tuple(shape):
+        return
+    if out.numel() != 0:
+        import warnings
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape "
+                      f"{list(shape)}.", UserWarning, stacklevel=3)
+    out.resize_(tuple(shape))
 
 
 def _alpha_scaled(other, alpha):
@@ -178,6 +191,9 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode in ("floor", "trunc") and _C.result_type(input, other).name == "bool":
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     if rounding_mode == "floor":
+        if out is None and _C.needs_autograd(input, other) and _C.result_type(input, other).is_floating_point:
+            # differentiable form (zero gradient almost everywhere, as in PyTorch)
+            return _C.unary_op(OPS["floor"], _C.binary_op(OPS["div"], input, other))
         return _C.binary_op(OPS["floor_divide"], input, other, out)
     if rounding_mode == "trunc":
         dt = _C.result_type(input, other)

@@ -18,6 +18,15 @@ plain int is always applied first as a view, the way ``select`` does):
 
 All kernels run NumPy on zero-copy views of the tensors (``_C._ndarray``) and write
 into outputs cygrad allocated.
+
+Autograd: each differentiable op has its ``Function`` right next to it. The backward
+of an indexing op is the same indexing run the other way: the gradient of a gather is
+a scatter-add into zeros (repeated indices add up), the gradient of a scatter is a
+gather. Places an op overwrote pass no gradient to what was there before: the
+gradient is multiplied by a constant 0/1 "keep" mask, which keeps every backward
+differentiable with plain elementwise ops (double backward). An in-place op on a
+tensor autograd tracks is computed out of place by its Function, then copied into
+the target, whose history is rebased onto the new node (:func:`_write_back`).
 """
 import math
 import warnings
@@ -28,6 +37,9 @@ from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase, from_numpy
 from .._tensor import tensor_method
+from ..autograd import views as _views
+from ..autograd import forward_ad as _fwad
+from ..autograd.function import Function
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "masked_fill",
            "masked_select", "where", "nonzero", "argwhere", "take", "take_along_dim",
@@ -65,6 +77,7 @@ def _empty(shape, dtype, like):
 
 def _wrap(arr):
     """Tensor owning a fresh NumPy result (C-contiguous, writable)."""
+    arr = np.asarray(arr)       # NumPy returns some 0-dim results as scalars
     return from_numpy(arr if arr.flags.c_contiguous else arr.copy())
 
 
@@ -169,6 +182,111 @@ def _index_array(index, opname, dtypes=_INDEX_DTYPES, message=None, error=Runtim
     return _np(index)
 
 
+# --------------------------------------------------------------------------- autograd helpers
+
+def _copy(x):
+    """A fresh contiguous copy of ``x``, outside autograd (for use inside ``forward``)."""
+    out = _empty(x.shape, x.dtype, x)
+    _C._copy_into(out, x)
+    return out
+
+
+def _zeros(shape, dtype):
+    return _C.zeros(tuple(shape), dtype=dtype)
+
+
+def _keep_mask(shape, dtype, clear):
+    """A constant tensor of ones in which ``clear(mask)`` zeroes the places an op
+    overwrote: multiplying a gradient by it drops the gradient of the old values there."""
+    mask = _C.ones(tuple(shape), dtype=dtype)
+    if mask.numel():
+        clear(mask)
+    return mask
+
+
+def _no_out(out, opname):
+    if out is not None:
+        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+
+
+def _check_inplace_target(self):
+    """PyTorch's errors for an in-place write into a leaf that requires grad (its
+    ``.grad`` would describe values that no longer exist), or into a view of one."""
+    root = self._base
+    if root is None:
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+    elif root.requires_grad and root.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def _write_back(self, result):
+    """Finish an in-place op that autograd must see.
+
+    ``result`` is the op computed out of place by its Function (so every tensor the
+    graph saved is still intact); copy it into ``self`` and continue ``self``'s history
+    from ``result``'s node. For a view, the base records the write (``CopySlices``) and
+    the view re-derives its ``grad_fn`` from the base when next used — the same steps
+    as ``cygrad.autograd.views.inplace`` for the elementwise ops.
+    """
+    if self._base is not None:
+        region = _C._detach(self).as_strided(tuple(self.shape), self.stride(),
+                                             self.storage_offset())
+        _views.CopySlices.apply(self._base, result, region)
+        if result.requires_grad and not self.requires_grad:
+            # the view was untracked (its base too, until now): it is a tracked view now
+            _views.refresh_view(self)
+            self._view_version = self._version
+            _views._set_requires_grad(self)
+        return self
+    _C._copy_into(self, result)
+    self._bump_version()
+    if result.requires_grad:
+        self._grad_fn = result.grad_fn
+        self._output_nr = result.output_nr
+        _views._set_requires_grad(self)
+    if result._fw_grad is not None:
+        self._fw_grad = result._fw_grad
+        _fwad._remember(self)
+    return self
+
+
+def _pad_kernel(x, shape):
+    out = _zeros(shape, x.dtype)
+    if x.numel():
+        _np(out)[tuple(slice(0, n) for n in x.shape)] = _np(x)
+    return out
+
+
+class _Pad(Function):
+    """``x`` placed in the leading corner of a zero tensor of ``shape``: the gradient
+    of a scatter's ``src`` that is larger than its index (its extra values are unused)."""
+    _node_name = "ConstantPadNdBackward0"
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.region, ctx.out_shape = tuple(slice(0, n) for n in x.shape), shape
+        return _pad_kernel(x, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad[ctx.region], None
+
+    @staticmethod
+    def jvp(ctx, tx, _):
+        return _pad_to(tx, ctx.out_shape)
+
+
+def _pad_to(x, shape):
+    shape = tuple(shape)
+    if tuple(x.shape) == shape:
+        return x
+    return _Pad.apply(x, shape) if _C.needs_autograd(x) else _pad_kernel(x, shape)
+
+
 # --------------------------------------------------------------------------- t[index]
 
 class _IndexPlan:
@@ -188,17 +306,32 @@ class _IndexPlan:
     def numel(self):
         return math.prod(self.shape)
 
+    def owned(self):
+        """This plan with private copies of its index arrays. Autograd keeps a plan
+        until backward; the caller's index tensors (which the arrays may view) could
+        change before then."""
+        advanced = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in self.advanced)
+        return _IndexPlan(self.basic, advanced, self.shape)
+
+    def _view(self, arr):
+        """``arr[basic]``, always an ndarray view (an index of ints only would give a
+        NumPy scalar, i.e. a copy, without the trailing ``...``)."""
+        if any(item is Ellipsis for item in self.basic):
+            return arr[self.basic]
+        return arr[self.basic + (Ellipsis,)]
+
     def get(self, arr):
         """Copy of ``arr[index]``."""
         if self.numel() == 0:
             return np.empty(self.shape, dtype=arr.dtype)
-        return arr[self.basic][self.advanced]
+        view = self._view(arr)
+        return view[self.advanced] if self.advanced else view.copy()
 
     def put(self, arr, values, accumulate=False):
         """``arr[index] = values`` (``+=`` with repeats counted when ``accumulate``)."""
         if self.numel() == 0:
             return
-        target = arr[self.basic]
+        target = self._view(arr)
         if not self.advanced:       # a plain view: nothing can repeat
             if accumulate:
                 target += values
@@ -417,7 +550,65 @@ def _getitem_hook(t, index):
     plan = _plan_index(t, index)
     if isinstance(plan, tuple):
         return t[plan]
+    if _C.needs_autograd(t):
+        return Index.apply(t, plan.owned())
     return _wrap(plan.get(_np(t)))
+
+
+class Index(Function):
+    """``x[index]`` with an advanced index: a gather. Backward: scatter-add the
+    gradient into zeros shaped like ``x`` (an element picked twice gets both parts)."""
+    _node_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x, plan):
+        ctx.plan, ctx.shape = plan, tuple(x.shape)
+        return _wrap(plan.get(_np(x)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _index_scatter(grad, ctx.plan, ctx.shape), None
+
+    @staticmethod
+    def jvp(ctx, tx, _):
+        return _index_get(tx, ctx.plan)
+
+
+def _index_scatter_kernel(values, plan, shape):
+    out = _zeros(shape, values.dtype)
+    plan.put(_np(out), _np(values), accumulate=True)
+    return out
+
+
+class IndexScatter(Function):
+    """``zeros(shape)`` with ``values`` added at ``plan``'s places: the backward of
+    :class:`Index` (and its adjoint: the backward of this one gathers again)."""
+    _node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, values, plan, shape):
+        ctx.plan, ctx.shape = plan, shape
+        return _index_scatter_kernel(values, plan, shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _index_get(grad, ctx.plan), None, None
+
+    @staticmethod
+    def jvp(ctx, tv, _, __):
+        return _index_scatter(tv, ctx.plan, ctx.shape)
+
+
+def _index_get(x, plan):
+    if _C.needs_autograd(x):
+        return Index.apply(x, plan)
+    return _wrap(plan.get(_np(x)))
+
+
+def _index_scatter(values, plan, shape):
+    if _C.needs_autograd(values):
+        return IndexScatter.apply(values, plan, shape)
+    return _index_scatter_kernel(values, plan, shape)
 
 
 def _strip_leading_ones(shape):
@@ -454,15 +645,23 @@ def _value_array(t, value, plan, single_mask):
     return arr
 
 
+def _single_mask(index):
+    """Is ``index`` one bool mask (which lets a 0-dim value of another dtype through)?"""
+    return len(index) == 1 and (
+        isinstance(index[0], (bool, np.bool_))
+        or isinstance(index[0], TensorBase) and index[0].dtype in (_dt.bool_, _dt.uint8))
+
+
 def _setitem_hook(t, index, value):
     plan = _plan_index(t, index)
     if isinstance(plan, tuple):
         t[plan] = value
         return
-    single_mask = len(index) == 1 and (
-        isinstance(index[0], (bool, np.bool_))
-        or isinstance(index[0], TensorBase) and index[0].dtype in (_dt.bool_, _dt.uint8))
-    arr = _value_array(t, value, plan, single_mask)
+    if _C.needs_autograd(t, value):
+        _check_inplace_target(t)
+        _write_back(t, IndexPut.apply(t, value, plan.owned(), _single_mask(index), False))
+        return
+    arr = _value_array(t, value, plan, _single_mask(index))
     plan.put(_np(t), arr)
     t._bump_version()
 
@@ -470,8 +669,73 @@ def _setitem_hook(t, index, value):
 _C._set_indexing_hooks(_getitem_hook, _setitem_hook)
 
 
+def _index_put_kernel(x, values, plan, single_mask, accumulate):
+    """``x[plan] = values`` (``+=`` if ``accumulate``) in place, after the dtype/shape checks."""
+    plan.put(_np(x), _value_array(x, values, plan, single_mask), accumulate)
+
+
+class IndexPut(Function):
+    """``x[index] = values`` (``+=`` when ``accumulate``), computed out of place.
+
+    Backward: the written places of ``x`` get no gradient (unless accumulating); the
+    values get the gradient at the places they went to, summed over broadcasting."""
+    _node_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, values, plan, single_mask, accumulate):
+        ctx.plan, ctx.single_mask, ctx.accumulate = plan, single_mask, accumulate
+        ctx.shape, ctx.dtype = tuple(x.shape), x.dtype
+        ctx.value_dim = values.dim() if isinstance(values, TensorBase) else 0
+        result = _copy(x)
+        _index_put_kernel(result, values, plan, single_mask, accumulate)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        plan = ctx.plan
+        grad_x = grad_values = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad if ctx.accumulate else grad * _keep_mask(
+                grad.shape, grad.dtype, lambda m: plan.put(_np(m), 0))
+        if ctx.needs_input_grad[1]:
+            grad_values = _index_get(grad, plan)
+            missing = ctx.value_dim - grad_values.dim()
+            if missing > 0:     # values had extra leading 1s: the engine sums the rest
+                grad_values = grad_values.reshape((1,) * missing + tuple(grad_values.shape))
+        return grad_x, grad_values, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, tv, *_):
+        if tv is None and (tx is None or ctx.accumulate):
+            return tx
+        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype)
+        return _index_put(base, 0 if tv is None else tv, ctx.plan, ctx.single_mask,
+                          ctx.accumulate)
+
+
+def _index_put(x, values, plan, single_mask, accumulate):
+    """Out-of-place ``x[plan] = values`` through autograd when needed."""
+    if _C.needs_autograd(x, values):
+        return IndexPut.apply(x, values, plan, single_mask, accumulate)
+    result = _copy(x)
+    _index_put_kernel(result, values, plan, single_mask, accumulate)
+    return result
+
+
 def _as_index_tuple(indices):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put_(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
     return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _put_plan(t, index):
+    """The plan of ``t[index] = ...``; an index of basic items only becomes a plan
+    without advanced part (a view)."""
+    plan = _plan_index(t, index)
+    if isinstance(plan, tuple):
+        plan = _IndexPlan(plan, (), tuple(_C._detach(t)[plan].shape))
+    return plan
 
 
 @tensor_method
@@ -487,19 +751,16 @@ def index_put_(input, indices, values, accumulate=False):
     >>> x.index_put_((cygrad.tensor([0, 0, 2]),), cygrad.tensor(1.0), accumulate=True).tolist()
     [2.0, 0.0, 1.0]
     """
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put_(): argument 'indices' must be tuple of Tensors, not "
-                        f"{type(indices).__name__}")
+    index = _as_index_tuple(indices)
     if not accumulate:
-        _setitem_hook(input, _as_index_tuple(indices), values)
+        _setitem_hook(input, index, values)
         return input
     _require_tensor(values, "index_put_", "values", 2)
-    index = _as_index_tuple(indices)
-    plan = _plan_index(input, index)
-    if isinstance(plan, tuple):     # only basic items: a view, accumulate into it
-        plan = _IndexPlan(plan, (), tuple(input[plan].shape))
-    arr = _value_array(input, values, plan, False)
-    plan.put(_np(input), arr, accumulate=True)
+    plan = _put_plan(input, index)
+    if _C.needs_autograd(input, values):
+        _check_inplace_target(input)
+        return _write_back(input, IndexPut.apply(input, values, plan.owned(), False, True))
+    _index_put_kernel(input, values, plan, False, True)
     input._bump_version()
     return input
 
@@ -514,24 +775,18 @@ def index_put(input, indices, values, accumulate=False):
     >>> cygrad.index_put(cygrad.zeros(3), (cygrad.tensor([1]),), cygrad.tensor(5.0)).tolist()
     [0.0, 5.0, 0.0]
     """
+    if _C.needs_autograd(input, values):
+        index = _as_index_tuple(indices)
+        if accumulate:
+            _require_tensor(values, "index_put", "values", 2)
+        return IndexPut.apply(input, values, _put_plan(input, index).owned(),
+                              _single_mask(index), bool(accumulate))
     return index_put_(input.clone(), indices, values, accumulate)
 
 
 # --------------------------------------------------------------------------- select / gather
 
-@tensor_method
-def index_select(input, dim, index, *, out=None):
-    """The slices of ``input`` along ``dim`` at positions ``index`` (a 1-D int tensor).
-
-    Equivalent to ``np.take(input, index, axis=dim)``; negative indices are an error.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> x = cygrad.arange(6).reshape(2, 3)
-    >>> cygrad.index_select(x, 1, cygrad.tensor([2, 0])).tolist()
-    [[2, 0], [5, 3]]
-    """
+def _index_select_kernel(input, dim, index, out=None):
     _require_tensor(index, "index_select", "index", 3)
     idx = _index_array(index, "index_select",
                        message="index_select(): Expected dtype int32 or int64 for index")
@@ -555,11 +810,50 @@ def index_select(input, dim, index, *, out=None):
         result = _empty((), input.dtype, input)
         if idx.size:
             _np(result)[...] = arr
-        return _finish(result, out)
+        return result
     shape = arr.shape[:dim] + (idx.size,) + arr.shape[dim + 1:]
     result = _empty(shape, input.dtype, input)
     np.take(arr, idx, axis=dim, out=_np(result))
-    return _finish(result, out)
+    return result
+
+
+class IndexSelect(Function):
+    """``index_select``; backward adds the gradient's slices back at their places."""
+    _node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.dim, ctx.shape = dim, tuple(x.shape)
+        ctx.save_for_backward(index)
+        return _index_select_kernel(x, dim, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return index_add(_zeros(ctx.shape, grad.dtype), ctx.dim, index, grad), None, None
+
+    @staticmethod
+    def jvp(ctx, tx, *_):
+        return index_select(tx, ctx.dim, _fwad.saved_for_jvp(ctx)[0])
+
+
+@tensor_method
+def index_select(input, dim, index, *, out=None):
+    """The slices of ``input`` along ``dim`` at positions ``index`` (a 1-D int tensor).
+
+    Equivalent to ``np.take(input, index, axis=dim)``; negative indices are an error.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.arange(6).reshape(2, 3)
+    >>> cygrad.index_select(x, 1, cygrad.tensor([2, 0])).tolist()
+    [[2, 0], [5, 3]]
+    """
+    if _C.needs_autograd(input):
+        _no_out(out, "index_select")
+        return IndexSelect.apply(input, dim, index)
+    return _finish(_index_select_kernel(input, dim, index, out), out)
 
 
 def _check_same_ndim(input, index, what):
@@ -572,21 +866,7 @@ def _along(arr):
     return arr.reshape(1) if arr.ndim == 0 else arr
 
 
-@tensor_method
-def gather(input, dim, index, *, sparse_grad=False, out=None):
-    """Values of ``input`` along ``dim`` picked by ``index``:
-    ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (``np.take_along_axis``).
-
-    ``index`` has ``input``'s number of dims and is no larger than ``input`` on the other
-    dims; the result has ``index``'s shape.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> x = cygrad.tensor([[1, 2], [3, 4]])
-    >>> cygrad.gather(x, 1, cygrad.tensor([[0, 0], [1, 0]])).tolist()
-    [[1, 1], [4, 3]]
-    """
+def _gather_kernel(input, dim, index, out=None):
     _require_tensor(index, "gather", "index", 3)
     idx = _index_array(index, "gather")
     _check_same_ndim(input, index, "input")
@@ -609,7 +889,48 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
                                f"{a1.shape[dim]}")
         src = a1[tuple(slice(None) if d == dim else slice(0, i1.shape[d]) for d in range(a1.ndim))]
         _np(result).reshape(i1.shape)[...] = np.take_along_axis(src, i1, axis=dim)
-    return _finish(result, out)
+    return result
+
+
+class Gather(Function):
+    """``gather``; backward scatter-adds the gradient back (repeated indices add up)."""
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.dim, ctx.shape = dim, tuple(x.shape)
+        ctx.save_for_backward(index)
+        return _gather_kernel(x, dim, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return scatter_add(_zeros(ctx.shape, grad.dtype), ctx.dim, index, grad), None, None
+
+    @staticmethod
+    def jvp(ctx, tx, *_):
+        return gather(tx, ctx.dim, _fwad.saved_for_jvp(ctx)[0])
+
+
+@tensor_method
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """Values of ``input`` along ``dim`` picked by ``index``:
+    ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (``np.take_along_axis``).
+
+    ``index`` has ``input``'s number of dims and is no larger than ``input`` on the other
+    dims; the result has ``index``'s shape.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1, 2], [3, 4]])
+    >>> cygrad.gather(x, 1, cygrad.tensor([[0, 0], [1, 0]])).tolist()
+    [[1, 1], [4, 3]]
+    """
+    if _C.needs_autograd(input):
+        _no_out(out, "gather")
+        return Gather.apply(input, dim, index)
+    return _finish(_gather_kernel(input, dim, index, out), out)
 
 
 def _scatter_positions(idx, dim):
@@ -730,6 +1051,82 @@ def _split_src_value(src, value, opname):
     return None, value
 
 
+class Scatter(Function):
+    """``scatter`` with a ``src`` tensor. Backward: the overwritten places of ``input``
+    get no gradient; ``src`` gets the gradient of the places its values went to."""
+    _node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim, ctx.shape, ctx.src_shape = dim, tuple(x.shape), tuple(src.shape)
+        ctx.save_for_backward(index)
+        return _scatter_into(_copy(x), dim, index, src, None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return (_scattered_cleared(grad, ctx.dim, index) if ctx.needs_input_grad[0] else None,
+                None, None,
+                _pad_to(gather(grad, ctx.dim, index), ctx.src_shape)
+                if ctx.needs_input_grad[3] else None)
+
+    @staticmethod
+    def jvp(ctx, tx, _, __, ts):
+        index = _fwad.saved_for_jvp(ctx)[0]
+        if ts is None:
+            return None if tx is None else scatter(tx, ctx.dim, index, 0)
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        return scatter(base, ctx.dim, index, ts)
+
+
+class ScatterValue(Scatter):
+    """``scatter`` with a number: the written places of ``input`` get no gradient."""
+    _node_name = "ScatterBackward1"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, value):
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return _scatter_into(_copy(x), dim, index, None, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return _scattered_cleared(grad, ctx.dim, index), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, *_):
+        return scatter(tx, ctx.dim, _fwad.saved_for_jvp(ctx)[0], 0)
+
+
+class ScatterWithReduce(Function):
+    """``scatter(..., reduce=...)``: PyTorch defines no derivative for it (use
+    ``scatter_reduce``); the error comes when the gradient is needed, as in PyTorch."""
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, value, reduce):
+        return _scatter_into(_copy(x), dim, index, src, value, reduce)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+def _scattered_cleared(grad, dim, index):
+    """``grad`` with the places ``index`` writes to (along ``dim``) set to zero."""
+    return grad * _keep_mask(grad.shape, grad.dtype,
+                             lambda m: _scatter_into(m, dim, index, None, 0))
+
+
+def _scatter_autograd(input, dim, index, src, value, reduce):
+    if reduce is not None:
+        return ScatterWithReduce.apply(input, dim, index, src, value, reduce)
+    if src is not None:
+        return Scatter.apply(input, dim, index, src)
+    return ScatterValue.apply(input, dim, index, value)
+
+
 @tensor_method
 def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     """In place: write ``src`` (a tensor) or ``value`` (a number) into ``input`` at the
@@ -749,7 +1146,11 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     """
     _require_tensor(index, "scatter_", "index", 2)
     src, value = _split_src_value(src, value, "scatter_")
-    _scatter_into(input, dim, index, src, value, _scatter_reduce_arg(reduce, src))
+    reduce = _scatter_reduce_arg(reduce, src)
+    if _C.needs_autograd(input, src):
+        _check_inplace_target(input)
+        return _write_back(input, _scatter_autograd(input, dim, index, src, value, reduce))
+    _scatter_into(input, dim, index, src, value, reduce)
     input._bump_version()
     return input
 
@@ -769,9 +1170,39 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     _require_tensor(index, "scatter", "index", 3)
     src, value = _split_src_value(src, value, "scatter")
     reduce = _scatter_reduce_arg(reduce, src)
+    if _C.needs_autograd(input, src):
+        _no_out(out, "scatter")
+        return _scatter_autograd(input, dim, index, src, value, reduce)
     result = input.clone()
     _scatter_into(result, dim, index, src, value, reduce)
     return _finish(result, out)
+
+
+class ScatterAdd(Function):
+    """``scatter_add``: ``input``'s gradient passes unchanged; ``src`` gets the
+    gradient of the places its values were added to."""
+    _node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src):
+        ctx.dim, ctx.shape, ctx.src_shape = dim, tuple(x.shape), tuple(src.shape)
+        ctx.save_for_backward(index)
+        return _scatter_into(_copy(x), dim, index, src, None, "add")
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        grad_src = None
+        if ctx.needs_input_grad[3]:
+            grad_src = _pad_to(gather(grad, ctx.dim, index), ctx.src_shape)
+        return grad, None, None, grad_src
+
+    @staticmethod
+    def jvp(ctx, tx, _, __, ts):
+        if ts is None:
+            return tx
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        return scatter_add(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], ts)
 
 
 @tensor_method
@@ -788,6 +1219,9 @@ def scatter_add_(input, dim, index, src):
     """
     _require_tensor(index, "scatter_add_", "index", 2)
     _require_tensor(src, "scatter_add_", "src", 3)
+    if _C.needs_autograd(input, src):
+        _check_inplace_target(input)
+        return _write_back(input, ScatterAdd.apply(input, dim, index, src))
     _scatter_into(input, dim, index, src, None, "add")
     input._bump_version()
     return input
@@ -805,6 +1239,9 @@ def scatter_add(input, dim, index, src, *, out=None):
     """
     _require_tensor(index, "scatter_add", "index", 3)
     _require_tensor(src, "scatter_add", "src", 4)
+    if _C.needs_autograd(input, src):
+        _no_out(out, "scatter_add")
+        return ScatterAdd.apply(input, dim, index, src)
     result = input.clone()
     _scatter_into(result, dim, index, src, None, "add")
     return _finish(result, out)
@@ -819,6 +1256,170 @@ def _scatter_reduce_name(reduce):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, "
                            f"got {reduce}")
     return name
+
+
+def _as_float_tensor(arr, dtype):
+    return _wrap(np.asarray(arr).astype(dtype.np_dtype))
+
+
+class ScatterReduce(Function):
+    """``scatter_reduce``. Every element of ``input`` and of ``src`` feeds exactly one
+    place of the result, so each gets the gradient of that place times its partial
+    derivative there:
+
+    * ``sum``: 1;  ``mean``: 1 / (number of values reduced at the place);
+    * ``amax``/``amin``: 1 / (number of values equal to the result) for those values,
+      0 for the others (ties share the gradient);
+    * ``prod``: the product of the other values at the place (found without dividing
+      by zero when a value is 0).
+
+    With ``include_self=False`` the places ``index`` reaches pass nothing to ``input``.
+    """
+    _node_name = "ScatterReduceBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, src, reduce, include_self):
+        ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
+        ctx.shape, ctx.src_shape, ctx.dtype = tuple(x.shape), tuple(src.shape), x.dtype
+        result = _scatter_into(_copy(x), dim, index, src, None, reduce, include_self)
+        saved = (index,)
+        if x.dtype.is_floating_point:
+            saved += _scatter_reduce_saved(x, dim, index, src, result, reduce, include_self)
+        ctx.save_for_backward(*saved)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        saved = ctx.saved_tensors
+        grad_x, grad_src = _scatter_reduce_vjp(ctx, saved, grad)
+        if (ctx.reduce == "prod" and grad_src is not None and _C.is_grad_enabled()
+                and _shared_src_zeros(saved)):
+            # the zeros that share a place got the constant 0, whose own derivative is
+            # wrong: differentiating this gradient again is an error (as in PyTorch)
+            grad_src = _NoDoubleBackward.apply(
+                grad_src, "scatter_reduce(): Double backward is unsupported for src when >1 "
+                "zeros in src are scattered to the same position in self", grad, saved[3])
+        return grad_x, None, None, grad_src, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, _, __, ts, *___):
+        if tx is None and ts is None:
+            return None
+        saved = _fwad.saved_for_jvp(ctx)
+        # each input element feeds one place: tangent = sum of (partial derivative * tangent)
+        d_x, d_src = _scatter_reduce_vjp(ctx, saved, _C.ones(ctx.shape, dtype=ctx.dtype))
+        out = None if tx is None else tx * d_x
+        if ts is not None:
+            added = scatter_add(_zeros(ctx.shape, ts.dtype), ctx.dim, saved[0], ts * d_src)
+            out = added if out is None else out + added
+        return out
+
+
+def _scatter_reduce_saved(x, dim, index, src, result, reduce, include_self):
+    """What the backward of ``scatter_reduce`` needs besides ``index`` (see
+    :func:`_scatter_reduce_vjp`); constants are computed here, once."""
+    dtype = x.dtype
+    dim = _dim(dim, x.dim())
+    i1 = _along(_np(index))
+    pos = _scatter_positions(i1, dim)
+    reached = np.zeros(_along(_np(x)).shape, dtype=bool)
+    reached[pos] = True
+    if reduce == "sum":
+        return (_as_float_tensor(~reached, dtype).reshape(x.shape),)
+    if reduce == "mean":
+        count = np.zeros(reached.shape, dtype=np.int64)
+        np.add.at(count, pos, 1)
+        count += 1 if include_self else 0
+        inv = 1.0 / np.maximum(count, 1)
+        return (_as_float_tensor(inv, dtype).reshape(x.shape),
+                _as_float_tensor(~reached, dtype).reshape(x.shape))
+    src_part = _along(_np(src))[tuple(slice(0, n) for n in i1.shape)]
+    res = _along(_np(result))
+    if reduce in ("amax", "amin"):
+        self_hit = res == _along(_np(x))
+        if not include_self:
+            self_hit &= ~reached
+        src_hit = src_part == res[pos]
+        hits = self_hit.astype(np.int64)
+        np.add.at(hits, pos, src_hit)
+        inv = 1.0 / np.maximum(hits, 1)
+        return (_as_float_tensor(self_hit * inv, dtype).reshape(x.shape),
+                _as_float_tensor(inv, dtype).reshape(x.shape),
+                _as_float_tensor(src_hit, dtype).reshape(index.shape))
+    # prod: the zeros of src at each place decide how the products are taken
+    src_zero = src_part == 0
+    zeros_at = np.zeros(reached.shape, dtype=np.int64)
+    np.add.at(zeros_at, pos, src_zero)
+    lone_zero = src_zero & (zeros_at[pos] == 1)
+    return (_as_float_tensor(~reached, dtype).reshape(x.shape), x, src, result,
+            _wrap(src_zero.reshape(index.shape)),
+            _as_float_tensor(lone_zero, dtype).reshape(index.shape))
+
+
+def _scatter_reduce_vjp(ctx, saved, grad):
+    """Gradients of ``scatter_reduce`` for the output gradient ``grad``: ``(to input,
+    to src)``, written with differentiable ops."""
+    dim, reduce, include_self = ctx.dim, ctx.reduce, ctx.include_self
+    index = saved[0]
+    if reduce == "sum":
+        grad_x = grad if include_self else grad * saved[1]
+        grad_src = gather(grad, dim, index)
+    elif reduce == "mean":
+        inv_count, not_reached = saved[1], saved[2]
+        grad_x = grad * (inv_count if include_self else not_reached)
+        grad_src = gather(grad * inv_count, dim, index)
+    elif reduce in ("amax", "amin"):
+        self_share, inv_hits, src_hit = saved[1:4]
+        grad_x = grad * self_share
+        grad_src = gather(grad * inv_hits, dim, index) * src_hit
+    else:
+        grad_x, grad_src = _scatter_prod_vjp(ctx, saved, grad)
+    return grad_x, _pad_to(grad_src, ctx.src_shape)
+
+
+def _shared_src_zeros(saved):
+    """Do two zeros of src meet at one place (``prod``; see ``_scatter_reduce_saved``)?"""
+    src_zero, lone_zero = saved[5], saved[6]
+    return bool((_np(src_zero) & (_np(lone_zero) == 0)).any())
+
+
+class _NoDoubleBackward(Function):
+    """``value`` as is, in a graph whose backward raises ``message``: marks a gradient
+    that is right but must not be differentiated again (``deps`` record the inputs)."""
+    _node_name = "Error"
+
+    @staticmethod
+    def forward(ctx, value, message, *deps):
+        ctx.message = message
+        return _copy(value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.message)
+
+
+def _scatter_prod_vjp(ctx, saved, grad):
+    dim, include_self = ctx.dim, ctx.include_self
+    index, not_reached, x, src, result, src_zero, lone_zero = saved
+    if include_self:
+        # d(x * p)/dx = p, the product of the src values at the place (1 where none went)
+        grad_x = grad * scatter_reduce(_C.ones(ctx.shape, dtype=src.dtype), dim, index, src,
+                                       "prod")
+    else:
+        grad_x = grad * not_reached
+    if tuple(src.shape) != tuple(index.shape):
+        src = src[tuple(slice(0, n) for n in index.shape)]
+    # a nonzero value: (product of all) / value; zeros are replaced by 1 before dividing
+    safe_src = masked_fill(src, src_zero, 1.0)
+    grad_src = gather(grad * result, dim, index) / safe_src
+    if bool(_np(lone_zero).any()):
+        # the only zero of src at its place: its partial derivative is the product of the
+        # others (input included: a zero there is kept, as its derivative is needed)
+        others = scatter_reduce(x, dim, index, safe_src, "prod", include_self=include_self)
+        grad_src = where(src_zero, gather(grad * others, dim, index) * lone_zero, grad_src)
+    else:
+        grad_src = where(src_zero, 0.0, grad_src)
+    return grad_x, grad_src
 
 
 @tensor_method
@@ -840,7 +1441,14 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     """
     _require_tensor(index, "scatter_reduce_", "index", 2)
     _require_tensor(src, "scatter_reduce_", "src", 3)
-    _scatter_into(input, dim, index, src, None, _scatter_reduce_name(reduce), include_self)
+    reduce = _scatter_reduce_name(reduce)
+    if _C.needs_autograd(input, src):
+        _check_inplace_target(input)
+        # "prod" saves the input for backward: give it a snapshot, not the tensor written to
+        old = input.clone() if reduce == "prod" else input
+        return _write_back(input, ScatterReduce.apply(old, dim, index, src, reduce,
+                                                      bool(include_self)))
+    _scatter_into(input, dim, index, src, None, reduce, include_self)
     input._bump_version()
     return input
 
@@ -860,6 +1468,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     _require_tensor(index, "scatter_reduce", "index", 3)
     _require_tensor(src, "scatter_reduce", "src", 4)
     reduce = _scatter_reduce_name(reduce)
+    if _C.needs_autograd(input, src):
+        _no_out(out, "scatter_reduce")
+        return ScatterReduce.apply(input, dim, index, src, reduce, bool(include_self))
     result = input.clone()
     _scatter_into(result, dim, index, src, None, reduce, include_self)
     return _finish(result, out)
@@ -898,28 +1509,25 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     common = list(_broadcast_shapes(ishape, xshape))
     size = arr.shape[dim]
     out_shape = common[:dim] + [idx.shape[dim]] + common[dim + 1:]
-    result = _empty(out_shape, input.dtype, input)
-    if result.numel():
+    if math.prod(out_shape):
         bad = _first_out_of_bounds(idx, -size, size)
         if bad is not None:
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    if _C.needs_autograd(input):
+        # as PyTorch: a gather from the broadcast input (the broadcast is a view, so the
+        # gradient of the repeated elements sums up through it)
+        _no_out(out, "take_along_dim")
+        wide = input.expand(tuple(common[:dim] + [size] + common[dim + 1:]))
+        positions = np.where(idx < 0, idx + size, idx)
+        return gather(wide, dim, _wrap(np.broadcast_to(positions, out_shape).copy()))
+    result = _empty(out_shape, input.dtype, input)
+    if result.numel():
         src = np.broadcast_to(arr, common[:dim] + [size] + common[dim + 1:])
         np.copyto(_np(result), np.take_along_axis(src, np.broadcast_to(idx, out_shape), axis=dim))
     return _finish(result, out)
 
 
-@tensor_method
-def take(input, index):
-    """``input`` read as a flat 1-D tensor (in row-major order) at positions ``index``;
-    the result has ``index``'s shape. Negative indices count from the end.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> x = cygrad.tensor([[4, 3], [5, 7]])
-    >>> cygrad.take(x, cygrad.tensor([0, 3, -1])).tolist()
-    [4, 7, 7]
-    """
+def _take_kernel(input, index):
     _require_tensor(index, "take", "index", 2)
     if index.dtype != _dt.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
@@ -935,18 +1543,57 @@ def take(input, index):
     return result
 
 
+class Take(Function):
+    """``take``; backward puts the gradient back with ``accumulate=True``."""
+    _node_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index):
+        ctx.shape = tuple(x.shape)
+        ctx.save_for_backward(index)
+        return _take_kernel(x, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return put(_zeros(ctx.shape, grad.dtype), index, grad, accumulate=True), None
+
+    @staticmethod
+    def jvp(ctx, tx, _):
+        return take(tx, _fwad.saved_for_jvp(ctx)[0])
+
+
 @tensor_method
-def put_(input, index, source, accumulate=False):
-    """In place: write ``source`` at the flat (row-major) positions ``index`` of ``input``;
-    with ``accumulate=True`` add instead (repeated positions all add up).
+def take(input, index):
+    """``input`` read as a flat 1-D tensor (in row-major order) at positions ``index``;
+    the result has ``index``'s shape. Negative indices count from the end.
 
     Examples
     --------
     >>> import cygrad
-    >>> x = cygrad.zeros(2, 2)
-    >>> x.put_(cygrad.tensor([0, -1]), cygrad.tensor([1.0, 2.0])).tolist()
-    [[1.0, 0.0], [0.0, 2.0]]
+    >>> x = cygrad.tensor([[4, 3], [5, 7]])
+    >>> cygrad.take(x, cygrad.tensor([0, 3, -1])).tolist()
+    [4, 7, 7]
     """
+    if _C.needs_autograd(input):
+        return Take.apply(input, index)
+    return _take_kernel(input, index)
+
+
+def _flat_places(input, index):
+    """``(array, positions)``: NumPy indices of the flat (row-major) places ``index``
+    names in ``input``, bounds-checked."""
+    arr, idx = _np(input), _np(index).reshape(-1)
+    n = arr.size
+    bad = _first_out_of_bounds(idx, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    target = arr.reshape(1) if arr.ndim == 0 else arr
+    return target, np.unravel_index(idx % n, target.shape)
+
+
+def _put_kernel(input, index, source, accumulate):
+    """``put_`` without the version bump: checks, then writes into ``input``."""
     _require_tensor(index, "put_", "index", 1)
     _require_tensor(source, "put_", "source", 2)
     if index.dtype != _dt.int64:
@@ -960,21 +1607,73 @@ def put_(input, index, source, accumulate=False):
         raise IndexError(f"put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {source.numel()}, index.numel() = "
                          f"{index.numel()}")
-    arr, idx = _np(input), _np(index).reshape(-1)
-    n = arr.size
-    bad = _first_out_of_bounds(idx, -n, n)
-    if bad is not None:
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    if idx.size:
+    target, pos = _flat_places(input, index)
+    if index.numel():
         vals = _np(source).reshape(-1)
-        if np.may_share_memory(vals, arr):
+        if np.may_share_memory(vals, target):
             vals = vals.copy()
-        target = arr.reshape(1) if arr.ndim == 0 else arr
-        pos = np.unravel_index(idx % n, target.shape)
         if accumulate:
             np.add.at(target, pos, vals)
         else:
             target[pos] = vals
+    return input
+
+
+def _clear_flat(mask, index):
+    target, pos = _flat_places(mask, index)
+    target[pos] = 0
+
+
+class Put(Function):
+    """``put``. Backward: without ``accumulate`` the overwritten places of ``input`` get
+    no gradient; ``source`` gets the gradient at the places its values went to."""
+    _node_name = "PutBackward0"
+
+    @staticmethod
+    def forward(ctx, x, index, source, accumulate):
+        ctx.accumulate, ctx.shape = accumulate, tuple(x.shape)
+        ctx.source_shape = tuple(source.shape)
+        ctx.save_for_backward(index)
+        return _put_kernel(_copy(x), index, source, accumulate)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        grad_x = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad if ctx.accumulate else grad * _keep_mask(
+                grad.shape, grad.dtype, lambda m: _clear_flat(m, index))
+        if ctx.needs_input_grad[2]:
+            grad_source = take(grad, index).reshape(ctx.source_shape)
+        return grad_x, None, grad_source, None
+
+    @staticmethod
+    def jvp(ctx, tx, _, ts, __):
+        index = _fwad.saved_for_jvp(ctx)[0]
+        if ts is None and (tx is None or ctx.accumulate):
+            return tx
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        if ts is None:
+            ts = _zeros(ctx.source_shape, tx.dtype)
+        return put(base, index, ts, ctx.accumulate)
+
+
+@tensor_method
+def put_(input, index, source, accumulate=False):
+    """In place: write ``source`` at the flat (row-major) positions ``index`` of ``input``;
+    with ``accumulate=True`` add instead (repeated positions all add up).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2, 2)
+    >>> x.put_(cygrad.tensor([0, -1]), cygrad.tensor([1.0, 2.0])).tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    if _C.needs_autograd(input, source):
+        _check_inplace_target(input)
+        return _write_back(input, Put.apply(input, index, source, bool(accumulate)))
+    _put_kernel(input, index, source, accumulate)
     input._bump_version()
     return input
 
@@ -989,6 +1688,8 @@ def put(input, index, source, accumulate=False):
     >>> cygrad.put(cygrad.zeros(3), cygrad.tensor([1]), cygrad.tensor([9.0])).tolist()
     [0.0, 9.0, 0.0]
     """
+    if _C.needs_autograd(input, source):
+        return Put.apply(input, index, source, bool(accumulate))
     return put_(input.clone(), index, source, accumulate)
 
 
@@ -1006,6 +1707,61 @@ def _moved(arr, dim):
     return np.moveaxis(arr.reshape(1) if arr.ndim == 0 else arr, dim, 0)
 
 
+def _index_fill_kernel(input, dim, index, value):
+    _require_tensor(index, "index_fill_", "index", 2)
+    idx = _index_vector(index, "index_fill_", (_dt.int64,),
+                        "index_fill_(): Expected dtype int64 for index.", IndexError)
+    dim = _dim(dim, input.dim())
+    fill = _fill_value(value, input.dtype, "index_fill_")
+    arr = _moved(_np(input), dim)
+    size = arr.shape[0]
+    bad = _first_out_of_bounds(idx, -size, size)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    arr[idx] = fill
+    return input
+
+
+def _clear_slices(mask, dim, index):
+    """Zero the slices of ``mask`` at ``index`` (checked already) along ``dim``."""
+    _moved(_np(mask), _dim(dim, mask.dim()))[_np(index).reshape(-1)] = 0
+
+
+class IndexFill(Function):
+    """``index_fill`` with a number: the filled slices get no gradient."""
+    _node_name = "IndexFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, value):
+        ctx.dim, ctx.shape, ctx.dtype = dim, tuple(x.shape), x.dtype
+        ctx.save_for_backward(index)
+        return _index_fill_kernel(_copy(x), dim, index, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        keep = _keep_mask(grad.shape, grad.dtype, lambda m: _clear_slices(m, ctx.dim, index))
+        # a 0-dim value tensor gets the gradient of every filled place (the engine sums it)
+        grad_value = grad * (1 - keep) if ctx.needs_input_grad[3] else None
+        return grad * keep if ctx.needs_input_grad[0] else None, None, None, grad_value
+
+    @staticmethod
+    def jvp(ctx, tx, _, __, tv):
+        if tx is None and tv is None:
+            return None
+        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype)
+        return index_fill(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], 0 if tv is None else tv)
+
+
+class IndexFillTensor(IndexFill):
+    """``index_fill`` with a 0-dim tensor value (which gets a gradient too)."""
+    _node_name = "IndexFillBackward1"
+
+
+def _index_fill_function(value):
+    return IndexFillTensor if isinstance(value, TensorBase) else IndexFill
+
+
 @tensor_method
 def index_fill_(input, dim, index, value):
     """In place: fill the slices of ``input`` at positions ``index`` along ``dim`` with
@@ -1018,17 +1774,10 @@ def index_fill_(input, dim, index, value):
     >>> x.index_fill_(1, cygrad.tensor([0, -1]), 7.0).tolist()
     [[7.0, 0.0, 7.0], [7.0, 0.0, 7.0]]
     """
-    _require_tensor(index, "index_fill_", "index", 2)
-    idx = _index_vector(index, "index_fill_", (_dt.int64,),
-                        "index_fill_(): Expected dtype int64 for index.", IndexError)
-    dim = _dim(dim, input.dim())
-    fill = _fill_value(value, input.dtype, "index_fill_")
-    arr = _moved(_np(input), dim)
-    size = arr.shape[0]
-    bad = _first_out_of_bounds(idx, -size, size)
-    if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-    arr[idx] = fill
+    if _C.needs_autograd(input, value):
+        _check_inplace_target(input)
+        return _write_back(input, _index_fill_function(value).apply(input, dim, index, value))
+    _index_fill_kernel(input, dim, index, value)
     input._bump_version()
     return input
 
@@ -1043,6 +1792,8 @@ def index_fill(input, dim, index, value):
     >>> cygrad.index_fill(cygrad.zeros(3), 0, cygrad.tensor([1]), 2.0).tolist()
     [0.0, 2.0, 0.0]
     """
+    if _C.needs_autograd(input, value):
+        return _index_fill_function(value).apply(input, dim, index, value)
     return index_fill_(input.clone(), dim, index, value)
 
 
@@ -1068,6 +1819,52 @@ def _index_source(input, dim, index, source, opname):
     return dim, arr, idx, src
 
 
+def _index_copy_kernel(input, dim, index, source):
+    if isinstance(source, TensorBase) and source.dtype != input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_tname(input.dtype)} and (source) {_tname(source.dtype)}")
+    dim, arr, idx, src = _index_source(input, dim, index, source, "index_copy_")
+    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
+                         f"size {arr.shape[0]}")
+    arr[idx] = src
+    return input
+
+
+class IndexCopy(Function):
+    """``index_copy``: the overwritten slices of ``input`` get no gradient; ``source``
+    gets the gradient of the slices it went to."""
+    _node_name = "IndexCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, source):
+        ctx.dim, ctx.shape, ctx.source_shape = dim, tuple(x.shape), tuple(source.shape)
+        ctx.save_for_backward(index)
+        return _index_copy_kernel(_copy(x), dim, index, source)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        grad_x = grad_source = None
+        if ctx.needs_input_grad[0]:
+            grad_x = grad * _keep_mask(grad.shape, grad.dtype,
+                                       lambda m: _clear_slices(m, ctx.dim, index))
+        if ctx.needs_input_grad[3]:
+            grad_source = index_select(grad, ctx.dim, index).reshape(ctx.source_shape)
+        return grad_x, None, None, grad_source
+
+    @staticmethod
+    def jvp(ctx, tx, _, __, ts):
+        index = _fwad.saved_for_jvp(ctx)[0]
+        if ts is None and tx is None:
+            return None
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        if ts is None:
+            ts = _zeros(ctx.source_shape, tx.dtype)
+        return index_copy(base, ctx.dim, index, ts)
+
+
 @tensor_method
 def index_copy_(input, dim, index, source):
     """In place: copy the slices of ``source`` into ``input`` along ``dim`` at positions
@@ -1080,15 +1877,10 @@ def index_copy_(input, dim, index, source):
     >>> x.index_copy_(1, cygrad.tensor([2, 0]), cygrad.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
     [[2.0, 0.0, 1.0], [4.0, 0.0, 3.0]]
     """
-    if isinstance(source, TensorBase) and source.dtype != input.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
-                           f"got (self) {_tname(input.dtype)} and (source) {_tname(source.dtype)}")
-    dim, arr, idx, src = _index_source(input, dim, index, source, "index_copy_")
-    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
-    if bad is not None:
-        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
-                         f"size {arr.shape[0]}")
-    arr[idx] = src
+    if _C.needs_autograd(input, source):
+        _check_inplace_target(input)
+        return _write_back(input, IndexCopy.apply(input, dim, index, source))
+    _index_copy_kernel(input, dim, index, source)
     input._bump_version()
     return input
 
@@ -1103,7 +1895,54 @@ def index_copy(input, dim, index, source):
     >>> cygrad.index_copy(cygrad.zeros(3), 0, cygrad.tensor([2]), cygrad.tensor([5.0])).tolist()
     [0.0, 0.0, 5.0]
     """
+    if _C.needs_autograd(input, source):
+        return IndexCopy.apply(input, dim, index, source)
     return index_copy_(input.clone(), dim, index, source)
+
+
+def _index_add_kernel(input, dim, index, source, alpha):
+    if isinstance(source, TensorBase) and source.dtype != input.dtype:
+        raise RuntimeError(f"index_add_(): self ({_tname(input.dtype)}) and source "
+                           f"({_tname(source.dtype)}) must have the same scalar type")
+    dim, arr, idx, src = _index_source(input, dim, index, source, "index_add_")
+    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                           f"{arr.shape[0]}")
+    if alpha != 1:
+        src = (src * _scalar_array(alpha, input.dtype)).astype(arr.dtype)
+    np.add.at(arr, idx, src)
+    return input
+
+
+class IndexAdd(Function):
+    """``index_add``: ``input``'s gradient passes unchanged; ``source`` gets
+    ``alpha`` times the gradient of the slices it was added to."""
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, index, source, alpha):
+        ctx.dim, ctx.alpha, ctx.shape = dim, alpha, tuple(x.shape)
+        ctx.source_shape = tuple(source.shape)
+        ctx.save_for_backward(index)
+        return _index_add_kernel(_copy(x), dim, index, source, alpha)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        grad_source = None
+        if ctx.needs_input_grad[3]:
+            grad_source = index_select(grad, ctx.dim, index).reshape(ctx.source_shape)
+            if ctx.alpha != 1:
+                grad_source = grad_source * ctx.alpha
+        return grad, None, None, grad_source, None
+
+    @staticmethod
+    def jvp(ctx, tx, _, __, ts, ___):
+        if ts is None:
+            return tx
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        return index_add(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], ts, alpha=ctx.alpha)
 
 
 @tensor_method
@@ -1118,17 +1957,10 @@ def index_add_(input, dim, index, source, *, alpha=1):
     >>> x.index_add_(0, cygrad.tensor([0, 0]), cygrad.tensor([1.0, 2.0])).tolist()
     [3.0, 0.0, 0.0]
     """
-    if isinstance(source, TensorBase) and source.dtype != input.dtype:
-        raise RuntimeError(f"index_add_(): self ({_tname(input.dtype)}) and source "
-                           f"({_tname(source.dtype)}) must have the same scalar type")
-    dim, arr, idx, src = _index_source(input, dim, index, source, "index_add_")
-    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
-    if bad is not None:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
-                           f"{arr.shape[0]}")
-    if alpha != 1:
-        src = (src * _scalar_array(alpha, input.dtype)).astype(arr.dtype)
-    np.add.at(arr, idx, src)
+    if _C.needs_autograd(input, source):
+        _check_inplace_target(input)
+        return _write_back(input, IndexAdd.apply(input, dim, index, source, alpha))
+    _index_add_kernel(input, dim, index, source, alpha)
     input._bump_version()
     return input
 
@@ -1143,6 +1975,9 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     >>> cygrad.index_add(cygrad.ones(2), 0, cygrad.tensor([1]), cygrad.tensor([2.0])).tolist()
     [1.0, 3.0]
     """
+    if _C.needs_autograd(input, source):
+        _no_out(out, "index_add")
+        return IndexAdd.apply(input, dim, index, source, alpha)
     return _finish(index_add_(input.clone(), dim, index, source, alpha=alpha), out)
 
 
@@ -1153,6 +1988,67 @@ def _check_mask(mask, message):
         raise TypeError(f"argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask.dtype != _dt.bool_:
         raise RuntimeError(message)
+
+
+def _masked_fill_kernel(input, mask, value):
+    """Fill ``input`` in place where ``mask`` (broadcast to ``input``) is True."""
+    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                      f"{_C10_NAMES[mask.dtype.name]}")
+    fill = _fill_value(value, input.dtype, "masked_fill_")
+    shape = tuple(input.shape)
+    full = _broadcast_shapes(shape, tuple(mask.shape))
+    if full != shape:
+        raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the broadcast "
+                           f"shape {_shape_str(full)}")
+    if input.numel():
+        np.copyto(_np(input), fill, where=np.broadcast_to(_np(mask), shape))
+    return input
+
+
+def _masked_fill_out_of_place(input, mask, value):
+    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                      f"{_C10_NAMES[mask.dtype.name]}")
+    shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
+    result = _empty(shape, input.dtype, input)
+    _C._copy_into(result, input)
+    return _masked_fill_kernel(result, mask, value)
+
+
+class MaskedFill(Function):
+    """``masked_fill`` with a number: the filled places get no gradient."""
+    _node_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        result = _masked_fill_out_of_place(x, mask, value)
+        ctx.shape, ctx.dtype = tuple(result.shape), result.dtype
+        ctx.save_for_backward(mask)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask, = ctx.saved_tensors
+        filled = np.broadcast_to(_np(mask), ctx.shape)
+        keep = _wrap((~filled).astype(grad.dtype.np_dtype))
+        # a 0-dim value tensor gets the gradient of every filled place (the engine sums it)
+        grad_value = grad * (1 - keep) if ctx.needs_input_grad[2] else None
+        return grad * keep if ctx.needs_input_grad[0] else None, None, grad_value
+
+    @staticmethod
+    def jvp(ctx, tx, _, tv):
+        if tx is None and tv is None:
+            return None
+        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype)
+        return masked_fill(base, _fwad.saved_for_jvp(ctx)[0], 0 if tv is None else tv)
+
+
+class MaskedFillTensor(MaskedFill):
+    """``masked_fill`` with a 0-dim tensor value (which gets a gradient too)."""
+    _node_name = "MaskedFillBackward1"
+
+
+def _masked_fill_function(value):
+    return MaskedFillTensor if isinstance(value, TensorBase) else MaskedFill
 
 
 @tensor_method
@@ -1167,16 +2063,16 @@ def masked_fill_(input, mask, value):
     >>> x.masked_fill_(cygrad.tensor([True, False]), 1.0).tolist()
     [[1.0, 0.0], [1.0, 0.0]]
     """
-    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                      f"{_C10_NAMES[mask.dtype.name]}")
-    fill = _fill_value(value, input.dtype, "masked_fill_")
-    shape = tuple(input.shape)
-    full = _broadcast_shapes(shape, tuple(mask.shape))
-    if full != shape:
-        raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the broadcast "
-                           f"shape {_shape_str(full)}")
-    if input.numel():
-        np.copyto(_np(input), fill, where=np.broadcast_to(_np(mask), shape))
+    if _C.needs_autograd(input, value):
+        _check_inplace_target(input)
+        shape = tuple(input.shape)
+        full = (_broadcast_shapes(shape, tuple(mask.shape)) if isinstance(mask, TensorBase)
+                else shape)
+        if full != shape:     # the Function would broadcast; in place must not grow
+            raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the "
+                               f"broadcast shape {_shape_str(full)}")
+        return _write_back(input, _masked_fill_function(value).apply(input, mask, value))
+    _masked_fill_kernel(input, mask, value)
     input._bump_version()
     return input
 
@@ -1192,12 +2088,46 @@ def masked_fill(input, mask, value):
     >>> cygrad.masked_fill(x, x < 0, 0.0).tolist()
     [1.0, 0.0, 3.0]
     """
-    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                      f"{_C10_NAMES[mask.dtype.name]}")
+    if _C.needs_autograd(input, value):
+        return _masked_fill_function(value).apply(input, mask, value)
+    return _masked_fill_out_of_place(input, mask, value)
+
+
+def _masked_select_kernel(input, mask, out=None):
+    _check_mask(mask, "masked_select: expected BoolTensor for mask")
+    _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the same "
+                                       "scalar type")
     shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
-    result = _empty(shape, input.dtype, input)
-    result.copy_(input.expand(shape))
-    return masked_fill_(result, mask, value)
+    m = np.broadcast_to(_np(mask), shape)
+    result = _empty((int(np.count_nonzero(m)),), input.dtype, input)
+    if result.numel():
+        _np(result)[...] = np.broadcast_to(_np(input), shape)[m]
+    return result
+
+
+class MaskedSelect(Function):
+    """``masked_select``; backward puts the gradient back at the selected places of a
+    zero tensor (summed over broadcasting by the engine)."""
+    _node_name = "MaskedSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, x, mask):
+        result = _masked_select_kernel(x, mask)
+        shape = _broadcast_shapes(tuple(mask.shape), tuple(x.shape))
+        # as a 1-D (or more) mask plan; a 0-dim result shape is restored in backward
+        selected = np.broadcast_to(_np(mask), shape).reshape(shape or (1,)).copy()
+        ctx.shape, ctx.plan = shape, _IndexPlan((), (selected,), tuple(result.shape))
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad_x = _index_scatter(grad, ctx.plan, ctx.shape or (1,))
+        return (grad_x.reshape(ctx.shape) if not ctx.shape else grad_x), None
+
+    @staticmethod
+    def jvp(ctx, tx, _):
+        wide = tx.expand(ctx.shape) if tuple(tx.shape) != ctx.shape else tx
+        return _index_get(wide.reshape(ctx.shape or (1,)), ctx.plan)
 
 
 @tensor_method
@@ -1212,15 +2142,12 @@ def masked_select(input, mask, *, out=None):
     >>> cygrad.masked_select(x, x > 1).tolist()
     [2, 3, 4]
     """
-    _check_mask(mask, "masked_select: expected BoolTensor for mask")
-    _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the same "
-                                       "scalar type")
-    shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
-    m = np.broadcast_to(_np(mask), shape)
-    result = _empty((int(np.count_nonzero(m)),), input.dtype, input)
-    if result.numel():
-        _np(result)[...] = np.broadcast_to(_np(input), shape)[m]
-    return _finish(result, out)
+    if _C.needs_autograd(input):
+        _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the "
+                                           "same scalar type")
+        _no_out(out, "masked_select")
+        return MaskedSelect.apply(input, mask)
+    return _finish(_masked_select_kernel(input, mask, out), out)
 
 
 # --------------------------------------------------------------------------- where / nonzero
@@ -1283,6 +2210,47 @@ def _where_operand(x):
     return from_numpy(np.asarray(x, dtype=dtype.np_dtype))
 
 
+def _where_kernel(condition, input, other):
+    if isinstance(input, TensorBase) or isinstance(other, TensorBase):
+        dtype = _C.result_type(input, other)
+    else:
+        dtype = _C.result_type(_where_operand(input), _where_operand(other))
+    x, y = _where_operand(input), _where_operand(other)
+    shape = _broadcast_shapes(tuple(condition.shape), tuple(x.shape), tuple(y.shape))
+    result = _empty(shape, dtype, x)
+    if result.numel():
+        res = _np(result)
+        np.copyto(res, np.broadcast_to(_np(y), shape), casting="unsafe")
+        np.copyto(res, np.broadcast_to(_np(x), shape), casting="unsafe",
+                  where=np.broadcast_to(_np(condition).astype(bool, copy=False), shape))
+    return result
+
+
+class Where(Function):
+    """``where``: each branch gets the gradient where it was chosen, zero elsewhere
+    (summed over broadcasting by the engine)."""
+    _node_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, condition, x, y):
+        ctx.save_for_backward(condition)
+        return _where_kernel(condition, x, y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        condition, = ctx.saved_tensors
+        return (None,
+                where(condition, grad, 0.0) if ctx.needs_input_grad[1] else None,
+                where(condition, 0.0, grad) if ctx.needs_input_grad[2] else None)
+
+    @staticmethod
+    def jvp(ctx, _, tx, ty):
+        if tx is None and ty is None:
+            return None
+        condition = _fwad.saved_for_jvp(ctx)[0]
+        return where(condition, 0.0 if tx is None else tx, 0.0 if ty is None else ty)
+
+
 def where(condition, input=None, other=None, *, out=None):
     """``input`` where ``condition`` is True, else ``other`` (all three broadcast).
 
@@ -1308,19 +2276,10 @@ def where(condition, input=None, other=None, *, out=None):
     if condition.dtype not in (_dt.bool_, _dt.uint8):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_tname(condition.dtype)}")
-    if isinstance(input, TensorBase) or isinstance(other, TensorBase):
-        dtype = _C.result_type(input, other)
-    else:
-        dtype = _C.result_type(_where_operand(input), _where_operand(other))
-    x, y = _where_operand(input), _where_operand(other)
-    shape = _broadcast_shapes(tuple(condition.shape), tuple(x.shape), tuple(y.shape))
-    result = _empty(shape, dtype, x)
-    if result.numel():
-        res = _np(result)
-        np.copyto(res, np.broadcast_to(_np(y), shape), casting="unsafe")
-        np.copyto(res, np.broadcast_to(_np(x), shape), casting="unsafe",
-                  where=np.broadcast_to(_np(condition).astype(bool, copy=False), shape))
-    return _finish(result, out)
+    if _C.needs_autograd(input, other):
+        _no_out(out, "where")
+        return Where.apply(condition, input, other)
+    return _finish(_where_kernel(condition, input, other), out)
 
 
 @tensor_method(name="where")

@@ -10,7 +10,17 @@ the end, which is also how PyTorch accumulates half-precision products on CPU.
 
 The functions here only check arguments the way PyTorch does (same exception types,
 same messages) and work out the output shape.
+
+Autograd: every product has a ``Function`` next to it (``Mm``, ``Bmm``, ``Matmul``,
+``Einsum``, ``Addmm``...).  All their gradients come from one identity: for
+``C = A @ B``, ``dC = dA @ B + A @ dB``, so ``grad_A = grad_C @ B^T`` and
+``grad_B = A^T @ grad_C`` (the ``jvp`` is ``dC`` itself).  The backward formulas
+are written with these same products, so they are differentiable again (double
+backward).  ``outer``, ``inner`` and ``tensordot`` are built from differentiable
+pieces (multiplication, views, ``mm``) and need no Function of their own, as in
+PyTorch.
 """
+import math
 import numbers
 
 import numpy as np
@@ -20,6 +30,8 @@ from .._core import dtype as _dt
 from .._core.tensor import TensorBase
 from .._device import CPU
 from .._tensor import Tensor, tensor_method
+from ..autograd.function import Function
+from ..autograd.forward_ad import saved_for_jvp
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum",
            "tensordot", "addmm", "addmv", "addbmm", "baddbmm", "addr"]
@@ -99,6 +111,30 @@ def _finish_out(out):
     return out
 
 
+def _records(opname, out, *tensors):
+    """Must this call go through the op's autograd Function?  (``out=`` is refused
+    then, as in PyTorch.)"""
+    if not _C.needs_autograd(*tensors):
+        return False
+    if out is not None:
+        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    return True
+
+
+def _add_terms(*terms):
+    """Sum of the terms that are not None (None if all are: a zero tangent)."""
+    total = None
+    for x in terms:
+        if x is not None:
+            total = x if total is None else total + x
+    return total
+
+
+def _scale(t, factor):
+    return t if factor == 1 else t * factor
+
+
 # ----------------------------------------------------------------------- the kernel
 
 def _product_into(a, b, result):
@@ -161,7 +197,37 @@ def dot(input, tensor, *, out=None):
     _check_tensor(input, "dot", "input")
     _check_tensor(tensor, "dot", "tensor")
     _check_dot_args(input, tensor)
+    if _records("dot", out, input, tensor):
+        return Dot.apply(input, tensor)
     return _product(input, tensor, (), out)
+
+
+class Dot(Function):
+    """``a . b``: ``grad_a = g * b``, ``grad_b = g * a`` (``g`` is a 0-dim tensor)."""
+    _node_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _product(a, b, (), None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = grad * b if ctx.needs_input_grad[0] else None
+        grad_b = grad * a if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = saved_for_jvp(ctx)
+        return _add_terms(dot(ta, b) if ta is not None else None,
+                          dot(a, tb) if tb is not None else None)
+
+
+class Vdot(Dot):
+    """``vdot`` of real tensors is ``dot``: the same formulas, PyTorch's node name."""
+    _node_name = "VdotBackward0"
 
 
 @tensor_method
@@ -178,6 +244,8 @@ def vdot(input, other, *, out=None):
     _check_tensor(input, "vdot", "input")
     _check_tensor(other, "vdot", "other")
     _check_dot_args(input, other)
+    if _records("vdot", out, input, other):
+        return Vdot.apply(input, other)
     return _product(input, other, (), out)
 
 
@@ -213,7 +281,32 @@ def _mm_checked(a, b, out, shape_for_error=None):
                            f"{_cname(a.dtype)} != {_cname(b.dtype)}")
     _check_not_bool(a.dtype, "addmm_impl_cpu_")
     _check_same_device(a, b)
+    if _records("mm", out, a, b):
+        return Mm.apply(a, b)
     return _product(a, b, (a.shape[0], b.shape[1]), out)
+
+
+class Mm(Function):
+    """``A @ B`` of matrices: ``grad_A = G @ B^T``, ``grad_B = A^T @ G``."""
+    _node_name = "MmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _product(a, b, (a.shape[0], b.shape[1]), None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = mm(grad, b.mT) if ctx.needs_input_grad[0] else None
+        grad_b = mm(a.mT, grad) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = saved_for_jvp(ctx)
+        return _add_terms(mm(ta, b) if ta is not None else None,
+                          mm(a, tb) if tb is not None else None)
 
 
 @tensor_method
@@ -243,7 +336,32 @@ def _mv_checked(mat, vec, out):
                            f"{_tname(vec.dtype)}, {_tname(mat.dtype)}, and {_tname(vec.dtype)}")
     _check_not_bool(mat.dtype, "addmv_impl_cpu")
     _check_same_device(mat, vec)
+    if _records("mv", out, mat, vec):
+        return Mv.apply(mat, vec)
     return _product(mat, vec, (mat.shape[0],), out)
+
+
+class Mv(Function):
+    """``M @ v``: ``grad_M = outer(g, v)``, ``grad_v = M^T @ g``."""
+    _node_name = "MvBackward0"
+
+    @staticmethod
+    def forward(ctx, mat, vec):
+        ctx.save_for_backward(mat, vec)
+        return _product(mat, vec, (mat.shape[0],), None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        mat, vec = ctx.saved_tensors
+        grad_mat = outer(grad, vec) if ctx.needs_input_grad[0] else None
+        grad_vec = mv(mat.mT, grad) if ctx.needs_input_grad[1] else None
+        return grad_mat, grad_vec
+
+    @staticmethod
+    def jvp(ctx, tmat, tvec):
+        mat, vec = saved_for_jvp(ctx)
+        return _add_terms(mv(tmat, vec) if tmat is not None else None,
+                          mv(mat, tvec) if tvec is not None else None)
 
 
 @tensor_method
@@ -282,7 +400,32 @@ def _bmm_checked(a, b, out):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_batched(a, b, a.shape[0])
+    if _records("bmm", out, a, b):
+        return Bmm.apply(a, b)
     return _product(a, b, (a.shape[0], a.shape[1], b.shape[2]), out)
+
+
+class Bmm(Function):
+    """``A_i @ B_i`` for each batch ``i``: ``mm``'s formulas, batch by batch."""
+    _node_name = "BmmBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _product(a, b, (a.shape[0], a.shape[1], b.shape[2]), None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        grad_a = bmm(grad, b.mT) if ctx.needs_input_grad[0] else None
+        grad_b = bmm(a.mT, grad) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = saved_for_jvp(ctx)
+        return _add_terms(bmm(ta, b) if ta is not None else None,
+                          bmm(a, tb) if tb is not None else None)
 
 
 def _broadcast_batch(sa, sb):
@@ -330,13 +473,15 @@ def matmul(input, other, *, out=None):
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
         _check_dot_args(input, other)
+        if _records("matmul", out, input, other):
+            return Dot.apply(input, other)
         return _product(input, other, (), out)
     if da == 2 and db == 1:
         return _mv_checked(input, other, out)
     if da == 1 and db == 2:
         # Checked as the (1, k) @ (k, m) product it is.
         _mm_checks_only(input.unsqueeze(0), other)
-        return _product(input, other, (other.shape[1],), out)
+        return _matmul_product(input, other, (other.shape[1],), out)
     if da == 2 and db == 2:
         return _mm_checked(input, other, out)
     if db <= 2:
@@ -348,7 +493,7 @@ def matmul(input, other, *, out=None):
         folded = (rows, input.shape[-1])
         if db == 2:
             _mm_checks_only(input, other, folded)
-            return _product(input, other, lead + (other.shape[1],), out)
+            return _matmul_product(input, other, lead + (other.shape[1],), out)
         if input.shape[-1] != other.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({rows}), mat ({_dims_str(folded)}), "
                                f"vec ({other.shape[0]})")
@@ -357,7 +502,7 @@ def matmul(input, other, *, out=None):
                                f"{_tname(other.dtype)}, {_tname(input.dtype)}, and "
                                f"{_tname(other.dtype)}")
         _check_not_bool(input.dtype, "addmv_impl_cpu")
-        return _product(input, other, lead, out)
+        return _matmul_product(input, other, lead, out)
     return _batched_matmul(input, other, out)
 
 
@@ -390,7 +535,61 @@ def _batched_matmul(a, b, out):
     if b_vec:
         shape = shape[:-1]
     # NumPy's matmul applies the same 1-D promotion and batch broadcasting.
+    return _matmul_product(a, b, shape, out)
+
+
+def _matmul_product(a, b, shape, out):
+    """The cases of matmul that are not plain dot/mv/mm (checked, result ``shape``)."""
+    if _records("matmul", out, a, b):
+        return Matmul.apply(a, b, shape)
     return _product(a, b, shape, out)
+
+
+class Matmul(Function):
+    """matmul with a vector operand or batch dims (dot/mv/mm have their own Functions).
+
+    A vector is a matrix with a size-1 dim (``a``: a row, ``b``: a column), and batch
+    dims broadcast, so the gradients are ``mm``'s, batch by batch:
+    ``grad_a = g @ b^T``, ``grad_b = a^T @ g``.  Where an operand was broadcast over
+    batch dims, its gradient comes out with those dims and the engine sums them away.
+    """
+    _node_name = "MatmulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, shape):
+        ctx.save_for_backward(a, b)
+        return _product(a, b, shape, None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_vec, b_vec = a.dim() == 1, b.dim() == 1
+        # Put back the size-1 dims matmul removed for vectors: g becomes batch + (n, m).
+        a2 = a.unsqueeze(0) if a_vec else a
+        b2 = b.unsqueeze(-1) if b_vec else b
+        g2 = grad.unsqueeze(-1) if b_vec else grad
+        g2 = g2.unsqueeze(-2) if a_vec else g2
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = matmul(g2, b2.mT)
+            grad_a = grad_a.squeeze(-2) if a_vec else grad_a
+        if ctx.needs_input_grad[1]:
+            if b.dim() <= 2 and a.dim() >= 3:
+                # ``b`` was shared by every batch: fold the batch into the rows, one mm
+                # sums the products (no batch-sized intermediate to reduce).
+                rows = math.prod(a.shape[:-1])
+                grad_b = matmul(a.reshape(rows, a.shape[-1]).mT,
+                                g2.reshape(rows, g2.shape[-1]))
+            else:
+                grad_b = matmul(a2.mT, g2)
+            grad_b = grad_b.squeeze(-1) if b_vec else grad_b
+        return grad_a, grad_b, None
+
+    @staticmethod
+    def jvp(ctx, ta, tb, _):
+        a, b = saved_for_jvp(ctx)
+        return _add_terms(matmul(ta, b) if ta is not None else None,
+                          matmul(a, tb) if tb is not None else None)
 
 
 def _matmul_dunder(self, other):
@@ -542,6 +741,8 @@ def einsum(*args):
         if not isinstance(op, TensorBase):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(op).__name__}")
     terms, out_labels = _parse_equation(equation, operands)
+    if _C.needs_autograd(*operands):
+        return _einsum_autograd(terms, out_labels, operands)
     return _einsum_compute(terms, out_labels, operands)
 
 
@@ -590,12 +791,17 @@ def _parse_equation(equation, operands):
     return terms, out_labels
 
 
-def _einsum_compute(terms, out_labels, operands):
+def _check_einsum_operands(operands):
     dtype = operands[0].dtype
     for op in operands[1:]:
         if op.dtype is not dtype:
             raise RuntimeError(f"expected scalar type {_tname(dtype)} but found {_tname(op.dtype)}")
         _check_same_device(operands[0], op)
+
+
+def _einsum_compute(terms, out_labels, operands):
+    _check_einsum_operands(operands)
+    dtype = operands[0].dtype
     terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
     sizes = _label_sizes(terms, operands)
     views = [_broadcast_labels(_C._ndarray(op.cpu()), labels, sizes)
@@ -621,6 +827,101 @@ def _einsum_compute(terms, out_labels, operands):
     t = _C.from_numpy(res if res.flags.c_contiguous else res.copy())
     dev = operands[0].device
     return t if dev.type == "cpu" else t.to(dev)
+
+
+def _spec(terms, out_labels):
+    return ",".join("".join(t) for t in terms) + "->" + "".join(out_labels)
+
+
+def _einsum_autograd(terms, out_labels, operands):
+    """einsum through its Function.  Each operand is first brought to the plain form
+    where every label names exactly one dim, of the label's full size: the dims of a
+    repeated label become their diagonal, size-1 dims are expanded.  Both steps are
+    views, which the core differentiates (a diagonal's gradient lands on the
+    diagonal, an expanded dim's gradient is summed), so ``Einsum`` itself only deals
+    with the plain case."""
+    _check_einsum_operands(operands)
+    terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
+    sizes = _label_sizes(terms, operands)
+    plain_terms, plain_ops = [], []
+    for labels, op in zip(terms, operands):
+        op, labels = _diagonal_view(op, labels)
+        full = tuple(sizes[x] for x in labels)
+        if tuple(op.shape) != full:
+            op = op.expand(*full)
+        plain_terms.append(tuple(labels))
+        plain_ops.append(op)
+    return Einsum.apply(tuple(plain_terms), tuple(out_labels), *plain_ops)
+
+
+def _diagonal_view(op, labels):
+    """``op`` viewed with each repeated label's dims collapsed into one (the diagonal:
+    its stride is the sum of theirs), and the labels without repeats."""
+    if len(set(labels)) == len(labels):
+        return op, list(labels)
+    order, shape, strides = [], [], []
+    for x, n, st in zip(labels, op.shape, op.stride()):
+        if x in order:
+            strides[order.index(x)] += st
+        else:
+            order.append(x)
+            shape.append(n)
+            strides.append(st)
+    return op.as_strided(tuple(shape), tuple(strides), op.storage_offset()), order
+
+
+class Einsum(Function):
+    """einsum of operands whose labels are all distinct and full-sized.
+
+    The result is linear in each operand, and the gradient of operand ``i`` is
+    another einsum: the output gradient contracted with the other operands, giving
+    back operand ``i``'s labels.
+    """
+    _node_name = "EinsumBackward0"
+
+    @staticmethod
+    def forward(ctx, terms, out_labels, *operands):
+        ctx.save_for_backward(*operands)
+        ctx.terms, ctx.out_labels = terms, out_labels
+        return _einsum_compute(list(terms), list(out_labels), list(operands))
+
+    @staticmethod
+    def backward(ctx, grad):
+        operands = ctx.saved_tensors
+        grads = [None, None]
+        for i in range(len(operands)):
+            if ctx.needs_input_grad[i + 2]:
+                grads.append(_einsum_operand_grad(grad, i, ctx.terms, ctx.out_labels, operands))
+            else:
+                grads.append(None)
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, _terms, _out_labels, *tangents):
+        # Linear in each operand: the sum over operands of einsum with the tangent in
+        # that operand's place.
+        operands = saved_for_jvp(ctx)
+        spec = _spec(ctx.terms, ctx.out_labels)
+        parts = []
+        for i, tangent in enumerate(tangents):
+            if tangent is not None:
+                parts.append(einsum(spec, *operands[:i], tangent, *operands[i + 1:]))
+        return _add_terms(*parts)
+
+
+def _einsum_operand_grad(grad, i, terms, out_labels, operands):
+    """Gradient of operand ``i`` of a plain einsum.  A label that only operand ``i``
+    has was summed away in the forward; the gradient is constant along it, so it is
+    left out of the einsum and the result expanded back."""
+    others = [t for j, t in enumerate(terms) if j != i]
+    seen = set(out_labels).union(*others)
+    kept = [x for x in terms[i] if x in seen]
+    g = einsum(_spec([out_labels] + others, kept), grad,
+               *[op for j, op in enumerate(operands) if j != i])
+    if len(kept) < len(terms[i]):
+        full = tuple(operands[i].shape)
+        g = g.reshape(tuple(n if x in seen else 1 for x, n in zip(terms[i], full))).expand(*full)
+    return g
 
 
 def _name_ellipsis_dims(terms, out_labels, operands):
@@ -750,6 +1051,9 @@ def tensordot(a, b, dims=2, out=None):
     a2 = a.permute(free_a + ca).reshape(m, k)
     b2 = b.permute(cb + free_b).reshape(k, n)
     shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
+    if _records("tensordot", out, a, b):
+        # Built from differentiable pieces: the views above and one mm (as PyTorch).
+        return mm(a2, b2).reshape(shape)
     res = _output(out, shape, a.dtype, a.device)
     if res.is_contiguous():
         _product_into(a2, b2, res.view(m, n))
@@ -782,6 +1086,84 @@ def _scaled_sum(input, product, beta, alpha, out):
     return _C.binary_op(ops["add"], scaled, product, out)
 
 
+class _ScaledProductSum(Function):
+    """``beta * input + alpha * product(x, y)`` for a product linear in ``x`` and in
+    ``y``.  Each subclass names its ``product`` and the product's gradients
+    ``grad_x(g, x, y)``, ``grad_y(g, x, y)``; the rest is shared:
+
+    * ``input`` gets ``beta * g`` (the engine sums it down to input's broadcast shape);
+    * ``x`` and ``y`` get the product's gradients of ``alpha * g``.
+    """
+
+    @staticmethod
+    def forward(ctx, input, x, y, beta, alpha):
+        cls = type(ctx)._forward_cls
+        ctx.save_for_backward(x, y)
+        ctx.beta, ctx.alpha = beta, alpha
+        return _scaled_sum(input, cls.product(x, y), beta, alpha, None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        cls = type(ctx)._forward_cls
+        x, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        g = _scale(grad, ctx.alpha)
+        return (_scale(grad, ctx.beta) if need[0] else None,
+                cls.grad_x(g, x, y) if need[1] else None,
+                cls.grad_y(g, x, y) if need[2] else None, None, None)
+
+    @staticmethod
+    def jvp(ctx, t_input, tx, ty, _beta, _alpha):
+        cls = type(ctx)._forward_cls
+        x, y = saved_for_jvp(ctx)
+        product = _add_terms(cls.product(tx, y) if tx is not None else None,
+                             cls.product(x, ty) if ty is not None else None)
+        return _add_terms(_scale(t_input, ctx.beta) if t_input is not None else None,
+                          _scale(product, ctx.alpha) if product is not None else None)
+
+
+class Addmm(_ScaledProductSum):
+    _node_name = "AddmmBackward0"
+    product = staticmethod(lambda x, y: mm(x, y))
+    grad_x = staticmethod(lambda g, x, y: mm(g, y.mT))
+    grad_y = staticmethod(lambda g, x, y: mm(x.mT, g))
+
+
+class Addmv(_ScaledProductSum):
+    _node_name = "AddmvBackward0"
+    product = staticmethod(lambda x, y: mv(x, y))
+    grad_x = staticmethod(lambda g, x, y: outer(g, y))
+    grad_y = staticmethod(lambda g, x, y: mv(x.mT, g))
+
+
+class Baddbmm(_ScaledProductSum):
+    _node_name = "BaddbmmBackward0"
+    product = staticmethod(lambda x, y: bmm(x, y))
+    grad_x = staticmethod(lambda g, x, y: bmm(g, y.mT))
+    grad_y = staticmethod(lambda g, x, y: bmm(x.mT, g))
+
+
+class Addbmm(_ScaledProductSum):
+    # sum_i x_i @ y_i: each batch gets mm's gradients of the same g.
+    _node_name = "AddbmmBackward0"
+    product = staticmethod(lambda x, y: _batch_product_sum(x, y))
+    grad_x = staticmethod(lambda g, x, y: matmul(g, y.mT))
+    grad_y = staticmethod(lambda g, x, y: matmul(x.mT, g))
+
+
+class Addr(_ScaledProductSum):
+    _node_name = "AddrBackward0"
+    product = staticmethod(lambda x, y: outer(x, y))
+    grad_x = staticmethod(lambda g, x, y: mv(g, y))
+    grad_y = staticmethod(lambda g, x, y: mv(g.mT, x))
+
+
+def _add_product(fn, opname, input, x, y, beta, alpha, out):
+    if _records(opname, out, input, x, y):
+        return fn.apply(input, x, y, beta, alpha)
+    return _scaled_sum(input, fn.product(x, y), beta, alpha, out)
+
+
 @tensor_method
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)``, ``input`` broadcasting to the result.
@@ -792,7 +1174,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     >>> cygrad.addmm(cygrad.ones(3), cygrad.ones(2, 4), cygrad.ones(4, 3)).tolist()
     [[5.0, 5.0, 5.0], [5.0, 5.0, 5.0]]
     """
-    return _scaled_sum(input, mm(mat1, mat2), beta, alpha, out)
+    return _add_product(Addmm, "addmm", input, mat1, mat2, beta, alpha, out)
 
 
 @tensor_method
@@ -805,7 +1187,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     >>> cygrad.addmv(cygrad.zeros(2), cygrad.ones(2, 3), cygrad.ones(3)).tolist()
     [3.0, 3.0]
     """
-    return _scaled_sum(input, mv(mat, vec), beta, alpha, out)
+    return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha, out)
 
 
 @tensor_method
@@ -818,7 +1200,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     >>> cygrad.baddbmm(cygrad.zeros(1), cygrad.ones(2, 2, 3), cygrad.ones(2, 3, 2)).shape
     cygrad.Size([2, 2, 2])
     """
-    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, out)
+    return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, out)
 
 
 @tensor_method
@@ -839,12 +1221,17 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                            f"{batch1.shape[0]} and {batch2.shape[0]}")
-    # sum_i A_i B_i is one matrix product: [A_0 .. A_b] (n x b*k) @ [B_0; ..; B_b] (b*k x m).
+    return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, out)
+
+
+def _batch_product_sum(batch1, batch2):
+    """``sum_i batch1[i] @ batch2[i]`` as one matrix product:
+    [A_0 .. A_b] (n x b*k) @ [B_0; ..; B_b] (b*k x m)."""
     b, n, k = batch1.shape
     m = batch2.shape[2]
     wide = batch1.permute(1, 0, 2).reshape(n, b * k)
     tall = batch2.reshape(b * k, m)
-    return _scaled_sum(input, mm(wide, tall), beta, alpha, out)
+    return mm(wide, tall)
 
 
 @tensor_method
@@ -858,4 +1245,4 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     >>> cygrad.addr(cygrad.zeros(2, 2), v, w).tolist()
     [[1.0, 3.0], [2.0, 6.0]]
     """
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, out)
+    return _add_product(Addr, "addr", input, vec1, vec2, beta, alpha, out)

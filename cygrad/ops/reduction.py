@@ -13,6 +13,14 @@ wraps the fresh result (or copies it into ``out=``).  Rules shared by the family
 
 Ops returning two tensors return a named tuple from ``cygrad.return_types``
 (``values``, ``indices``), like ``torch.return_types``.
+
+Autograd: every differentiable op has its ``Function`` right below it (forward runs
+the NumPy implementation, backward is written with cygrad ops so that it is itself
+differentiable, jvp pushes a tangent forward).  The public function goes through
+``Xxx.apply`` only when an input requires grad or carries a tangent
+(``_C.needs_autograd``), so plain calls pay nothing.  Most backward formulas share
+one idea: put the reduced dims back as size-1 dims (``_Reduced.unreduce``) and
+broadcast the output's gradient over the elements that were reduced.
 """
 import builtins as _builtins
 import collections
@@ -28,6 +36,7 @@ from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase, from_numpy
 from .._tensor import tensor_method
+from ..autograd.function import Function, once_differentiable
 from . import elementwise as _ew
 
 __all__ = ["return_types", "sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax",
@@ -262,6 +271,208 @@ def _squeeze(arr, dims, keepdim):
 
 
 # ---------------------------------------------------------------------------
+# autograd helpers shared by the backward formulas
+# ---------------------------------------------------------------------------
+def _no_out(out, opname):
+    """PyTorch refuses ``out=`` when autograd would have to record the op."""
+    if out is not None:
+        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
+                           f"automatic differentiation, but one of the arguments requires grad.")
+
+
+def _saved(ctx):
+    """The tensors ``forward`` saved.  ``jvp`` runs before the node is recorded, while
+    they still sit in ``ctx._to_save``; ``backward`` reads ``ctx.saved_tensors`` (which
+    checks them for in-place changes)."""
+    return ctx._to_save if ctx._to_save is not None else ctx.saved_tensors
+
+
+def _rest(ctx, grad):
+    """``grad`` for the first forward argument, None for all the others."""
+    return (grad,) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+
+class _Reduced:
+    """How a reduction's output lines up with its input, for backward and jvp.
+
+    ``dims`` are the reduced dims (all of them for a full reduction, none for a 0-d
+    input); ``keepdim`` says whether the output kept them as size-1 dims.
+    """
+    __slots__ = ("shape", "dims", "keepdim")
+
+    def __init__(self, input, dims, keepdim):
+        self.shape = tuple(input.shape)
+        ndim = len(self.shape)
+        self.dims = () if ndim == 0 else tuple(range(ndim)) if dims is None else tuple(sorted(dims))
+        self.keepdim = bool(keepdim)
+
+    @property
+    def count(self):
+        """How many input elements fold into each output element."""
+        return math.prod(self.shape[d] for d in self.dims)
+
+    @property
+    def axes(self):
+        """The reduced dims as a ``dim``/``axis`` argument (None: every dim)."""
+        return self.dims or None
+
+    def unreduce(self, t):
+        """An output-shaped tensor with the reduced dims put back as size-1 dims, so
+        that it broadcasts against the input."""
+        if not self.keepdim:
+            for d in self.dims:
+                t = t.unsqueeze(d)
+        return t
+
+    def expand(self, t):
+        """An output-shaped tensor broadcast to the input's shape (a view, no copy)."""
+        return self.unreduce(t).expand(self.shape)
+
+    def sum(self, t):
+        """Sum an input-shaped tensor over the reduced dims, as the forward reduced."""
+        return sum(t, self.axes, self.keepdim)
+
+    def unreduce_np(self, a):
+        """``unreduce`` for a NumPy array holding the output's values."""
+        return np.reshape(a, tuple(1 if d in self.dims else n for d, n in enumerate(self.shape)))
+
+    def _order(self):
+        return [d for d in range(len(self.shape)) if d not in self.dims] + list(self.dims)
+
+    def rows(self, t):
+        """An input-shaped tensor with the reduced dims moved last and merged into one
+        dim: shape ``(kept dims..., count)``."""
+        order = self._order()
+        kept = tuple(self.shape[d] for d in order[:len(order) - len(self.dims)])
+        return t.permute(order).reshape(kept + (self.count,))
+
+    def unrows(self, r):
+        """The inverse of ``rows``."""
+        order = self._order()
+        r = r.reshape(tuple(self.shape[d] for d in order))
+        return r.permute([order.index(d) for d in range(len(order))])
+
+
+def _const(arr, dt):
+    """A constant tensor (no history) of cygrad dtype ``dt`` holding NumPy ``arr``."""
+    return _wrap(arr, dt)
+
+
+def _tie_weights(x, result, red, nan_ties=True):
+    """Weights splitting a max/min-style gradient evenly among ties: ``1/k`` at each
+    of the ``k`` elements of a slice equal to the slice's result, 0 elsewhere, as
+    PyTorch does.  A NaN result matches the NaN elements when ``nan_ties``; otherwise
+    (PyTorch's amax/amin) nothing matches it and the slice's weights are NaN."""
+    a = _float_view(_C._ndarray(x))
+    r = red.unreduce_np(_float_view(_C._ndarray(result)))
+    with np.errstate(invalid="ignore"):
+        hit = (a == r) | (np.isnan(a) & np.isnan(r)) if nan_ties else a == r
+        weights = hit / np.sum(hit, axis=red.axes, keepdims=True)
+    return _const(weights, x.dtype)
+
+
+def _flip(t, d):
+    """``t`` reversed along dim ``d`` as a view (a negative stride), so autograd
+    sees an ordinary view."""
+    n = t.shape[d]
+    if n <= 1:
+        return t
+    strides = list(t.stride())
+    offset = t.storage_offset() + (n - 1) * strides[d]
+    strides[d] = -strides[d]
+    return t.as_strided(tuple(t.shape), tuple(strides), offset)
+
+
+def _rev_cumsum(t, d):
+    """``out[i] = t[i] + t[i+1] + ...`` along ``d``: the adjoint of ``cumsum``."""
+    return _flip(cumsum(_flip(t, d), d), d)
+
+
+class _GatherAlong(Function):
+    """``out[..., j, ...] = x[..., idx[..., j, ...], ...]`` along dim ``d``: the elements
+    a sort/topk/max(dim) picked.  Linear in ``x``; ``_ScatterAlong`` is its adjoint."""
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, idx, d):
+        ctx.save_for_backward(idx)
+        ctx.d, ctx.shape = d, tuple(x.shape)
+        return _wrap(np.take_along_axis(_C._ndarray(x), _C._ndarray(idx), axis=d), x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx, = ctx.saved_tensors
+        return _ScatterAlong.apply(grad, idx, ctx.d, ctx.shape), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return _GatherAlong.apply(t, _saved(ctx)[0], ctx.d)
+
+
+class _ScatterAlong(Function):
+    """Zeros of ``shape`` with ``src`` written at ``idx`` along dim ``d``.  The indices
+    are distinct within each slice (they come from a sort or an arg-extreme), so this
+    is exactly the adjoint of ``_GatherAlong``."""
+    _node_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, src, idx, d, shape):
+        ctx.save_for_backward(idx)
+        ctx.d, ctx.shape = d, shape
+        out = np.zeros(shape, np.dtype(src.dtype.np_dtype))
+        np.put_along_axis(out, _C._ndarray(idx), _C._ndarray(src), axis=d)
+        return _wrap(out, src.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        idx, = ctx.saved_tensors
+        return _GatherAlong.apply(grad, idx, ctx.d), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return _ScatterAlong.apply(t, _saved(ctx)[0], ctx.d, ctx.shape)
+
+
+class _Selection(Function):
+    """Base of the ops whose values are elements of the input picked at ``indices``
+    along one dim (max/min with dim, sort, topk, median/kthvalue/mode with dim): each
+    value's gradient goes back to the element it came from; the indices are not
+    differentiable.
+
+    A subclass's ``forward`` computes ``(values, indices)`` and calls ``_selected``.
+    """
+
+    @staticmethod
+    def _selected(ctx, input, values, indices, d, squeezed):
+        """Record what backward needs and return the outputs; ``squeezed`` means the
+        output dropped dim ``d`` (a reduction without keepdim)."""
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.d, ctx.shape, ctx.squeezed = d, tuple(input.shape), squeezed and input.dim() > 0
+        return values, indices
+
+    @staticmethod
+    def _kept(ctx, t):
+        return t.unsqueeze(ctx.d) if ctx.squeezed else t
+
+    @staticmethod
+    def backward(ctx, grad, *unused):
+        if not ctx.shape:                       # a 0-d input is its own single value
+            return _rest(ctx, grad)
+        idx, = ctx.saved_tensors
+        kept = _Selection._kept
+        return _rest(ctx, _ScatterAlong.apply(kept(ctx, grad), kept(ctx, idx), ctx.d, ctx.shape))
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        if not ctx.shape:
+            return t, None
+        idx = _Selection._kept(ctx, _saved(ctx)[0])
+        values = _GatherAlong.apply(t, idx, ctx.d)
+        return (values.squeeze(ctx.d) if ctx.squeezed else values), None
+
+
+# ---------------------------------------------------------------------------
 # sums and products
 # ---------------------------------------------------------------------------
 @tensor_method
@@ -284,13 +495,21 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     if out is None:
         # Through the method so cygrad.sum(x) and x.sum() share the C fast path (and
-        # its rounding); the method comes back to _sum for everything else.
+        # its rounding); the method comes back to _sum_entry for everything else.
         return TensorBase.sum(input, dim, keepdim, dtype=dtype)
+    return _sum_entry(input, dim, keepdim, dtype, out)
+
+
+def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
+    """``sum`` when the core's C fast path does not apply (registered with the core)."""
+    if _C.needs_autograd(input):
+        _no_out(out, "sum")
+        return (Sum if dim is None else SumDim).apply(input, dim, keepdim, dtype)
     return _sum(input, dim, keepdim, dtype, out)
 
 
 def _sum(input, dim=None, keepdim=False, dtype=None, out=None):
-    """The NumPy implementation behind ``sum`` (registered with the core)."""
+    """The NumPy implementation behind ``sum``."""
     dims = _dims(input, dim, "sum")
     dt = _accumulate_dtype(input, dtype, out, "sum")
     acc = _acc_np(dt)
@@ -298,6 +517,35 @@ def _sum(input, dim=None, keepdim=False, dtype=None, out=None):
         a = _cast_input(_C._ndarray(input), acc)
         res = np.sum(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
     return _emit(res, dt, out, "sum")
+
+
+class Sum(Function):
+    """Every summed element has derivative 1: its gradient is the output's gradient,
+    broadcast back over the summed dims."""
+    _node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dtype):
+        ctx.red, ctx.dtype = _Reduced(input, _dims(input, dim, "sum"), keepdim), dtype
+        return _sum(input, dim, keepdim, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.red.expand(grad), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return sum(t, ctx.red.axes, ctx.red.keepdim, dtype=ctx.dtype)
+
+
+class SumDim(Sum):
+    """``sum`` over given dims (PyTorch's second overload, hence the node's name)."""
+    _node_name = "SumBackward1"
+
+
+def _not_nan(x):
+    """1 where ``x`` is a number, 0 where it is NaN (a constant of x's dtype)."""
+    return _const(~np.isnan(_float_view(_C._ndarray(x))), x.dtype)
 
 
 @tensor_method
@@ -311,6 +559,13 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     3.0
     """
     _check_tensor(input, "nansum")
+    if _C.needs_autograd(input):
+        _no_out(out, "nansum")
+        return Nansum.apply(input, dim, keepdim, dtype)
+    return _nansum(input, dim, keepdim, dtype, out)
+
+
+def _nansum(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "nansum")
     dt = _accumulate_dtype(input, dtype, out, "nansum")
     acc = _acc_np(dt)
@@ -319,6 +574,26 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         a = _cast_input(_float_view(_C._ndarray(input)), acc)
         res = np.nansum(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
     return _emit(res, dt, out, "nansum")
+
+
+class Nansum(Function):
+    """Like ``sum``, but a NaN element (counted as 0) gets no gradient."""
+    _node_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dtype):
+        ctx.red = _Reduced(input, _dims(input, dim, "nansum"), keepdim)
+        ctx.save_for_backward(input)
+        return _nansum(input, dim, keepdim, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return ctx.red.expand(grad) * _not_nan(x), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return ctx.red.sum(t * _not_nan(_saved(ctx)[0]))
 
 
 def _mean_dtype(input, dtype, opname):
@@ -353,6 +628,13 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     """
     _check_tensor(input, "mean")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    if _C.needs_autograd(input):
+        _no_out(out, "mean")
+        return (Mean if dim is None else MeanDim).apply(input, dim, keepdim, dtype)
+    return _mean(input, dim, keepdim, dtype, out)
+
+
+def _mean(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "mean")
     dt = _mean_dtype(input, dtype, "mean")
     acc = _acc_np(dt)
@@ -362,6 +644,29 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
                        dtype=acc)
         res = total / acc.type(n) if n else np.full_like(total, np.nan)
     return _emit(res, dt, out, "mean")
+
+
+class Mean(Function):
+    """Each element contributes ``1/n`` of the mean of its ``n``-element slice."""
+    _node_name = "MeanBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dtype):
+        ctx.red, ctx.dtype = _Reduced(input, _dims(input, dim, "mean"), keepdim), dtype
+        return _mean(input, dim, keepdim, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.red.expand(grad / ctx.red.count), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return mean(t, ctx.red.axes, ctx.red.keepdim, dtype=ctx.dtype)
+
+
+class MeanDim(Mean):
+    """``mean`` over given dims (PyTorch's second overload)."""
+    _node_name = "MeanBackward1"
 
 
 @tensor_method
@@ -375,6 +680,13 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     2.0
     """
     _check_tensor(input, "nanmean")
+    if _C.needs_autograd(input):
+        _no_out(out, "nanmean")
+        return Nanmean.apply(input, dim, keepdim, dtype)
+    return _nanmean(input, dim, keepdim, dtype, out)
+
+
+def _nanmean(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "nanmean")
     dt = _mean_dtype(input, dtype, "nanmean")
     acc = _acc_np(dt)
@@ -385,6 +697,32 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         total = np.sum(np.where(valid, a, 0), axis=axes, keepdims=bool(keepdim), dtype=acc)
         res = total / np.sum(valid, axis=axes, keepdims=bool(keepdim)).astype(acc)
     return _emit(res, dt, out, "nanmean")
+
+
+class Nanmean(Function):
+    """Each number in a slice with ``k`` numbers contributes ``1/k``; NaNs nothing."""
+    _node_name = "NanmeanBackward0"
+
+    @staticmethod
+    def _weights(x, red):
+        valid = ~np.isnan(_float_view(_C._ndarray(x)))
+        with np.errstate(all="ignore"):     # an all-NaN slice: 0/0, NaN as in PyTorch
+            return _const(valid / np.sum(valid, axis=red.axes, keepdims=True), x.dtype)
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dtype):
+        ctx.red = _Reduced(input, _dims(input, dim, "nanmean"), keepdim)
+        ctx.save_for_backward(input)
+        return _nanmean(input, dim, keepdim, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return ctx.red.unreduce(grad) * Nanmean._weights(x, ctx.red), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return ctx.red.sum(t * Nanmean._weights(_saved(ctx)[0], ctx.red))
 
 
 @tensor_method
@@ -405,6 +743,13 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     """
     _check_tensor(input, "prod")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    if _C.needs_autograd(input):
+        _no_out(out, "prod")
+        return (Prod if dim is None else ProdDim).apply(input, dim, keepdim, dtype)
+    return _prod(input, dim, keepdim, dtype, out)
+
+
+def _prod(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "prod")
     dt = _accumulate_dtype(input, dtype, out, "prod")
     acc = _acc_np(dt)
@@ -414,14 +759,79 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     return _emit(res, dt, out, "prod")
 
 
+def _omit_each(r):
+    """``(..., n) -> (..., n, n)``: row ``k`` is ``r`` with its element ``k`` replaced
+    by 1 (differentiable; used where zeros rule out dividing by an element)."""
+    eye = _const(np.eye(r.shape[-1]), r.dtype)
+    return r.unsqueeze(-2) * (1 - eye) + eye
+
+
+def _np_exclusive_products(rows):
+    """Product of all the other elements along the last axis, without dividing:
+    (product of those before) * (product of those after)."""
+    ones = np.ones(rows.shape[:-1] + (1,), rows.dtype)
+    before = np.cumprod(np.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, rows[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return before * after
+
+
+def _prod_others(x, result, red):
+    """For each element of ``x``, the product of the other elements of its slice: the
+    derivative of ``prod``.
+
+    Without zeros it is ``result / x``.  With zeros (one zero: only that element gets
+    a nonzero derivative; two or more: none does) it is computed directly: in NumPy,
+    or, when the formula must itself be differentiable (double backward), as the
+    product of each slice with one element at a time replaced by 1 (O(n^2) memory,
+    as PyTorch does in that case).
+    """
+    if not red.dims:                            # 0-d input: prod(x) = x
+        return _const(np.ones(()), x.dtype)
+    if not (_C._ndarray(x) == 0).any():
+        return red.unreduce(result) / x
+    if _C.is_grad_enabled() and x.requires_grad:
+        return red.unrows(prod(_omit_each(red.rows(x)), -1))
+    rows = _C._ndarray(red.rows(x)).astype(_acc_np(x.dtype))
+    return red.unrows(_const(_np_exclusive_products(rows), x.dtype))
+
+
+class Prod(Function):
+    """The derivative of a product by one factor is the product of the others."""
+    _node_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dtype):
+        ctx.red = _Reduced(input, _dims(input, dim, "prod"), keepdim)
+        result = _prod(input, dim, keepdim, dtype)
+        ctx.save_for_backward(input, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        return ctx.red.unreduce(grad) * _prod_others(x, result, ctx.red), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, result = _saved(ctx)
+        return ctx.red.sum(t * _prod_others(x, result, ctx.red))
+
+
+class ProdDim(Prod):
+    """``prod`` over a dim (PyTorch's second overload)."""
+    _node_name = "ProdBackward1"
+
+
 # ---------------------------------------------------------------------------
 # extremes
 # ---------------------------------------------------------------------------
-def _extreme(input, dim, keepdim, out, opname, np_reduce, np_arg, other_fn, result_cls):
-    """Shared body of max/min: the three PyTorch call forms."""
-    if isinstance(dim, TensorBase):
-        # max(input, other): elementwise maximum/minimum with broadcasting
-        return other_fn(input, dim, out=out)
+_EXTREME_NP = {"max": (np.max, np.argmax, _MaxResult), "min": (np.min, np.argmin, _MinResult)}
+
+
+def _extreme(input, dim, keepdim, out, opname):
+    """The NumPy implementation of max/min (no ``other``): the whole tensor's extreme,
+    or ``(values, indices)`` along ``dim``."""
+    np_reduce, np_arg, result_cls = _EXTREME_NP[opname]
     if dim is None:
         _check_nonempty(input, None, opname)
         with np.errstate(all="ignore"):
@@ -439,12 +849,29 @@ def _extreme(input, dim, keepdim, out, opname, np_reduce, np_arg, other_fn, resu
     return _emit_pair(result_cls, values, idx, input.dtype, out, opname)
 
 
+def _extreme_entry(input, dim, keepdim, out, opname):
+    """Shared body of max/min: the three PyTorch call forms, with or without autograd."""
+    if isinstance(dim, TensorBase):
+        # max(input, other): elementwise maximum/minimum with broadcasting
+        other_fn = _ew.maximum if opname == "max" else _ew.minimum
+        return other_fn(input, dim, out=out)
+    if not _C.needs_autograd(input):
+        return _extreme(input, dim, keepdim, out, opname)
+    _no_out(out, opname)
+    whole, along = (MaxAll, MaxDim) if opname == "max" else (MinAll, MinDim)
+    if dim is None:
+        return whole.apply(input)
+    return _EXTREME_NP[opname][2](*along.apply(input, dim, keepdim))
+
+
 @tensor_method
 def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Largest element; or ``(values, indices)`` along ``dim``; or, given a tensor
     ``other`` in place of ``dim``, the elementwise maximum.
 
-    NaN propagates: a row holding NaN has max NaN and the NaN's index.
+    NaN propagates: a row holding NaN has max NaN and the NaN's index.  Gradients:
+    ``max()`` splits its gradient evenly among tied maxima; along ``dim`` it goes to
+    the element at ``indices``.
 
     Examples
     --------
@@ -460,8 +887,7 @@ def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """
     _check_tensor(input, "max")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _extreme(input, dim, keepdim, out, "max", np.max, np.argmax, _ew.maximum,
-                    _MaxResult)
+    return _extreme_entry(input, dim, keepdim, out, "max")
 
 
 @tensor_method
@@ -480,11 +906,77 @@ def min(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """
     _check_tensor(input, "min")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _extreme(input, dim, keepdim, out, "min", np.min, np.argmin, _ew.minimum,
-                    _MinResult)
+    return _extreme_entry(input, dim, keepdim, out, "min")
 
 
-def _amax_amin(input, dim, keepdim, out, opname, np_reduce):
+class _TieSplit(Function):
+    """Base of the reductions whose result is an element of its slice picked by value
+    (amax/amin, max()/min(), median()): the gradient is split evenly among the
+    elements equal to the result (ties), as PyTorch does.
+
+    A subclass's ``forward`` computes the result and returns ``_chosen(...)``.
+    """
+
+    @staticmethod
+    def _chosen(ctx, input, dims, keepdim, result, nan_ties=True):
+        ctx.red, ctx.nan_ties = _Reduced(input, dims, keepdim), nan_ties
+        ctx.save_for_backward(input, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        weights = _tie_weights(x, result, ctx.red, ctx.nan_ties)
+        return _rest(ctx, ctx.red.unreduce(grad) * weights)
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, result = _saved(ctx)
+        return ctx.red.sum(t * _tie_weights(x, result, ctx.red, ctx.nan_ties))
+
+
+class MaxAll(_TieSplit):
+    """``max()`` of the whole tensor."""
+    _node_name = "MaxBackward1"
+
+    @staticmethod
+    def forward(ctx, input):
+        return MaxAll._chosen(ctx, input, None, False, _extreme(input, None, False, None, "max"))
+
+
+class MinAll(_TieSplit):
+    """``min()`` of the whole tensor."""
+    _node_name = "MinBackward1"
+
+    @staticmethod
+    def forward(ctx, input):
+        return MinAll._chosen(ctx, input, None, False, _extreme(input, None, False, None, "min"))
+
+
+class MaxDim(_Selection):
+    """``max(dim)``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "MaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _extreme(input, dim, keepdim, None, "max")
+        d = _single_dim(input, dim, "max")
+        return MaxDim._selected(ctx, input, values, indices, d, not keepdim)
+
+
+class MinDim(_Selection):
+    """``min(dim)``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "MinBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _extreme(input, dim, keepdim, None, "min")
+        d = _single_dim(input, dim, "min")
+        return MinDim._selected(ctx, input, values, indices, d, not keepdim)
+
+
+def _amax_amin(input, dim, keepdim, out, opname):
+    np_reduce = np.max if opname == "amax" else np.min
     dims = _dims(input, dim, opname)
     raw = dim if isinstance(dim, numbers.Integral) else None
     _check_nonempty(input, dims, opname, raw)
@@ -497,9 +989,18 @@ def _amax_amin(input, dim, keepdim, out, opname, np_reduce):
     return _emit(res, input.dtype, out, opname)
 
 
+def _amax_amin_entry(input, dim, keepdim, out, opname):
+    if _C.needs_autograd(input):
+        _no_out(out, opname)
+        return (Amax if opname == "amax" else Amin).apply(input, dim, keepdim)
+    return _amax_amin(input, dim, keepdim, out, opname)
+
+
 @tensor_method
 def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """Largest value over ``dim`` (an int or a tuple; ``()`` means every dim).
+
+    The gradient is split evenly among tied maxima.
 
     Examples
     --------
@@ -512,7 +1013,7 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """
     _check_tensor(input, "amax")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _amax_amin(input, dim, keepdim, out, "amax", np.max)
+    return _amax_amin_entry(input, dim, keepdim, out, "amax")
 
 
 @tensor_method
@@ -527,7 +1028,27 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """
     _check_tensor(input, "amin")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _amax_amin(input, dim, keepdim, out, "amin", np.min)
+    return _amax_amin_entry(input, dim, keepdim, out, "amin")
+
+
+class Amax(_TieSplit):
+    """``amax``: the gradient is shared evenly by the tied maxima of each slice."""
+    _node_name = "AmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        result = _amax_amin(input, dim, keepdim, None, "amax")
+        return Amax._chosen(ctx, input, _dims(input, dim, "amax"), keepdim, result, False)
+
+
+class Amin(_TieSplit):
+    """``amin``: the gradient is shared evenly by the tied minima of each slice."""
+    _node_name = "AminBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        result = _amax_amin(input, dim, keepdim, None, "amin")
+        return Amin._chosen(ctx, input, _dims(input, dim, "amin"), keepdim, result, False)
 
 
 @tensor_method
@@ -542,16 +1063,51 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     (1, 4)
     """
     _check_tensor(input, "aminmax")
-    dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
-    _check_nonempty(input, dims, "aminmax")
-    a, axes = _C._ndarray(input), _axes(input, dims)
-    with np.errstate(all="ignore"):
-        lo = np.min(a, axis=axes, keepdims=bool(keepdim))
-        hi = np.max(a, axis=axes, keepdims=bool(keepdim))
+    if _C.needs_autograd(input):
+        _no_out(out, "aminmax")
+        return _AminmaxResult(*Aminmax.apply(input, dim, keepdim))
+    lo, hi = _aminmax(input, dim, keepdim)
     if out is None:
         return _AminmaxResult(_wrap(lo, input.dtype), _wrap(hi, input.dtype))
     return _AminmaxResult(_emit(lo, input.dtype, out[0], "aminmax", exact=True),
                           _emit(hi, input.dtype, out[1], "aminmax", exact=True))
+
+
+def _aminmax(input, dim, keepdim):
+    """(min, max) as NumPy arrays."""
+    dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+    _check_nonempty(input, dims, "aminmax")
+    a, axes = _C._ndarray(input), _axes(input, dims)
+    with np.errstate(all="ignore"):
+        return (np.min(a, axis=axes, keepdims=bool(keepdim)),
+                np.max(a, axis=axes, keepdims=bool(keepdim)))
+
+
+class Aminmax(Function):
+    """Both results split their gradients among their ties, like amin and amax."""
+    _node_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        lo, hi = (_wrap(r, input.dtype) for r in _aminmax(input, dim, keepdim))
+        dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+        ctx.red = _Reduced(input, dims, keepdim)
+        ctx.save_for_backward(input, lo, hi)
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        x, lo, hi = ctx.saved_tensors
+        red = ctx.red
+        return (red.unreduce(grad_min) * _tie_weights(x, lo, red, False)
+                + red.unreduce(grad_max) * _tie_weights(x, hi, red, False)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, lo, hi = _saved(ctx)
+        red = ctx.red
+        return (red.sum(t * _tie_weights(x, lo, red, False)),
+                red.sum(t * _tie_weights(x, hi, red, False)))
 
 
 def _arg_extreme(input, dim, keepdim, out, opname, np_arg):
@@ -620,21 +1176,24 @@ def _correction(opname, unbiased, correction):
     return 1 if correction is None else correction
 
 
-def _var_and_mean(input, dim, unbiased, keepdim, correction, opname):
-    """(variance, mean, dtype) as NumPy arrays in the accumulation dtype."""
+def _var_args(input, dim, unbiased, correction, opname):
+    """``(dims, correction)`` from var/std's arguments."""
     _check_tensor(input, opname)
     if isinstance(dim, bool):          # var(x, True): the legacy ``unbiased`` overload
         dim, unbiased = None, dim
     _require_float(input, opname, "std and var only support floating point and complex dtypes")
-    corr = _correction(opname, unbiased, correction)
-    dims = _dims(input, dim, opname)
+    return _dims(input, dim, opname), _correction(opname, unbiased, correction)
+
+
+def _var_and_mean(input, dims, corr, keepdim, opname):
+    """(variance, mean) as NumPy arrays in the accumulation dtype."""
     axes = _axes(input, dims)
     acc = _acc_np(input.dtype)
     n = _reduced_count(input, dims)
     if n - corr <= 0:
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=4)
     with np.errstate(all="ignore"):
         a = _C._ndarray(input)
         mu = np.sum(a, axis=axes, keepdims=True, dtype=acc) / acc.type(n)
@@ -643,7 +1202,28 @@ def _var_and_mean(input, dim, unbiased, keepdim, correction, opname):
         variance = sq / acc.type(_builtins.max(n - corr, 0))
     if not keepdim:
         mu = mu.reshape(variance.shape)
-    return variance, mu, input.dtype
+    return variance, mu
+
+
+def _var_backward(grad, x, red, corr):
+    """Gradient of the variance: ``2 (x_i - mean) / (n - correction)`` per element,
+    times the output's gradient (written with cygrad ops: twice differentiable)."""
+    dof = red.count - corr
+    centered = x - mean(x, red.axes, keepdim=True)
+    return red.unreduce(grad) * centered * (2.0 / dof if dof else math.inf)
+
+
+def _var_jvp(t, x, red, corr):
+    dof = red.count - corr
+    centered = x - mean(x, red.axes, keepdim=True)
+    return red.sum(centered * t) * (2.0 / dof if dof else math.inf)
+
+
+def _over_twice(grad, std):
+    """``grad / (2 std)``, taken as 0 where ``std`` is 0 (a constant slice has no
+    direction to move in: PyTorch's choice too)."""
+    zero = _const(_C._ndarray(std) == 0, std.dtype)
+    return grad / (2 * (std + zero)) * (1 - zero)
 
 
 @tensor_method
@@ -664,14 +1244,40 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     cygrad.Size([2, 1])
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    v, _, dt = _var_and_mean(input, dim, unbiased, keepdim, correction, "var")
-    return _emit(v, dt, out, "var")
+    dims, corr = _var_args(input, dim, unbiased, correction, "var")
+    if _C.needs_autograd(input):
+        _no_out(out, "var")
+        return Var.apply(input, dims, corr, keepdim)
+    v, _ = _var_and_mean(input, dims, corr, keepdim, "var")
+    return _emit(v, input.dtype, out, "var")
+
+
+class Var(Function):
+    """``var``; see ``_var_backward``."""
+    _node_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dims, corr, keepdim):
+        ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
+        ctx.save_for_backward(input)
+        return _wrap(_var_and_mean(input, dims, corr, keepdim, "var")[0], input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return _var_backward(grad, x, ctx.red, ctx.corr), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return _var_jvp(t, _saved(ctx)[0], ctx.red, ctx.corr)
 
 
 @tensor_method
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None,
         axis=None, keepdims=None):
     """Standard deviation over ``dim``: the square root of ``var``.
+
+    Its gradient is taken as 0 where the result is 0.
 
     Examples
     --------
@@ -680,8 +1286,35 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     2.0
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    v, _, dt = _var_and_mean(input, dim, unbiased, keepdim, correction, "std")
-    return _emit(np.sqrt(v), dt, out, "std")
+    dims, corr = _var_args(input, dim, unbiased, correction, "std")
+    if _C.needs_autograd(input):
+        _no_out(out, "std")
+        return Std.apply(input, dims, corr, keepdim)
+    v, _ = _var_and_mean(input, dims, corr, keepdim, "std")
+    return _emit(np.sqrt(v), input.dtype, out, "std")
+
+
+class Std(Function):
+    """``std = sqrt(var)``: d std = d var / (2 std)."""
+    _node_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dims, corr, keepdim):
+        ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
+        v, _ = _var_and_mean(input, dims, corr, keepdim, "std")
+        result = _wrap(np.sqrt(v), input.dtype)
+        ctx.save_for_backward(input, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        return _var_backward(_over_twice(grad, result), x, ctx.red, ctx.corr), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, result = _saved(ctx)
+        return _over_twice(_var_jvp(t, x, ctx.red, ctx.corr), result)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -694,8 +1327,35 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> v.item(), m.item()
     (1.0, 2.0)
     """
-    v, mu, dt = _var_and_mean(input, dim, unbiased, keepdim, correction, "var_mean")
-    return _wrap(v, dt), _wrap(mu, dt)
+    dims, corr = _var_args(input, dim, unbiased, correction, "var_mean")
+    if _C.needs_autograd(input):
+        return VarMean.apply(input, dims, corr, keepdim)
+    v, mu = _var_and_mean(input, dims, corr, keepdim, "var_mean")
+    return _wrap(v, input.dtype), _wrap(mu, input.dtype)
+
+
+class VarMean(Function):
+    """``(var, mean)``: the gradients of both parts add up."""
+    _node_name = "VarMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dims, corr, keepdim):
+        ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
+        ctx.save_for_backward(input)
+        v, mu = _var_and_mean(input, dims, corr, keepdim, "var_mean")
+        return _wrap(v, input.dtype), _wrap(mu, input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_var, grad_mean):
+        x, = ctx.saved_tensors
+        red = ctx.red
+        grad = _var_backward(grad_var, x, red, ctx.corr) + red.expand(grad_mean / red.count)
+        return grad, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        red = ctx.red
+        return _var_jvp(t, _saved(ctx)[0], red, ctx.corr), mean(t, red.axes, red.keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -708,8 +1368,41 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> s.item(), m.item()
     (2.0, 4.0)
     """
-    v, mu, dt = _var_and_mean(input, dim, unbiased, keepdim, correction, "std_mean")
-    return _wrap(np.sqrt(v), dt), _wrap(mu, dt)
+    dims, corr = _var_args(input, dim, unbiased, correction, "std_mean")
+    if _C.needs_autograd(input):
+        return StdMean.apply(input, dims, corr, keepdim)
+    v, mu = _var_and_mean(input, dims, corr, keepdim, "std_mean")
+    return _wrap(np.sqrt(v), input.dtype), _wrap(mu, input.dtype)
+
+
+class StdMean(Function):
+    """``(std, mean)``: the gradients of both parts add up."""
+    _node_name = "StdMeanBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dims, corr, keepdim):
+        ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
+        v, mu = _var_and_mean(input, dims, corr, keepdim, "std_mean")
+        result = _wrap(np.sqrt(v), input.dtype)
+        ctx.save_for_backward(input, result)
+        return result, _wrap(mu, input.dtype)
+
+    @staticmethod
+    def backward(ctx, grad_std, grad_mean):
+        x, result = ctx.saved_tensors
+        red = ctx.red
+        grad = (_var_backward(_over_twice(grad_std, result), x, red, ctx.corr)
+                + red.expand(grad_mean / red.count))
+        return grad, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, result = _saved(ctx)
+        red = ctx.red
+        return (_over_twice(_var_jvp(t, x, red, ctx.corr), result),
+                mean(t, red.axes, red.keepdim))
+
+
 
 
 # ---------------------------------------------------------------------------
@@ -722,7 +1415,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     ``p`` is a number (``inf``, ``-inf``, ``0`` counts nonzeros, any other value gives
     ``sum(|x|^p)^(1/p)``), ``'fro'`` (the 2-norm of the elements) or ``'nuc'`` (sum
     of singular values over a 2-tuple ``dim``, or of a 2-D input).  ``dtype``
-    converts the input before computing.
+    converts the input before computing.  Where a vector norm is not differentiable
+    (at 0, at ties of the inf-norms) its gradient is PyTorch's subgradient.
 
     Examples
     --------
@@ -744,13 +1438,23 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if isinstance(p, str):
         if p not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        if p == "nuc" and _C.needs_autograd(input):
+            _no_out(out, "norm")
+            return NuclearNorm.apply(input, dim, keepdim, dt)
         if p == "nuc" or (dim is not None and not isinstance(dim, numbers.Integral)
                           and len(dim) > 2):
             return _matrix_norm(input, p, dim, keepdim, out, dt)
         p = 2
+    p = float(p)
+    if _C.needs_autograd(input):
+        _no_out(out, "norm")
+        return Norm.apply(input, p, dim, keepdim, dt)
+    return _vector_norm(input, p, dim, keepdim, out, dt)
+
+
+def _vector_norm(input, p, dim, keepdim, out, dt):
     dims = _dims(input, dim, "norm")
     axes = _axes(input, dims)
-    p = float(p)
     if (p < 0 or math.isinf(p)) and _reduced_count(input, dims) == 0:
         where = "tensor" if dims is None else f"dimension {dim}"
         raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty "
@@ -774,19 +1478,109 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return _emit(res, dt, out, "norm", exact=True)
 
 
-def _matrix_norm(input, p, dim, keepdim, out, dt):
-    """'nuc' (and 'fro' given too many dims): norms over exactly two dims."""
+def _norm_weights(x, norm, p, red):
+    """``d ||x||_p / d x_i`` for every element ``x_i`` (written with cygrad ops).
+
+    Where the norm is not differentiable this is PyTorch's choice of subgradient:
+    0 at ``x_i = 0`` for p = 1 and p < 1, 0 for a whole slice whose norm is 0, and
+    for p = +-inf the gradient split evenly among the elements whose ``|x_i|`` is
+    the norm.  (The 0-"norm" counts nonzeros: it has no gradient at all.)
+    """
+    if p == 1:
+        return x.sign()
+    if math.isinf(p):
+        return x.sign() * _tie_weights(x.abs(), norm, red)
+    n = red.unreduce(norm)
+    zero = _const(_C._ndarray(n) == 0, n.dtype)
+    if p == 2:
+        return x / (n + zero) * (1 - zero)
+    if p < 1:
+        # |x|^(p-1) is infinite at x = 0: that element gets 0
+        x_zero = _const(_C._ndarray(x) == 0, x.dtype)
+        return x.sign() * (x.abs() + x_zero) ** (p - 1) * (1 - x_zero) * n ** (1 - p)
+    return x.sign() * x.abs() ** (p - 1) / (n + zero) ** (p - 1) * (1 - zero)
+
+
+class Norm(Function):
+    """Vector p-norms over ``dim``; see ``_norm_weights`` for the derivative."""
+    _node_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, input, p, dim, keepdim, dt):
+        ctx.red, ctx.p = _Reduced(input, _dims(input, dim, "norm"), keepdim), p
+        result = _vector_norm(input, p, dim, keepdim, None, dt)
+        ctx.save_for_backward(input, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.p == 0:                          # a count: no gradient (as in PyTorch)
+            return None, None, None, None, None
+        x, result = ctx.saved_tensors
+        weights = _norm_weights(x, result, ctx.p, ctx.red)
+        return ctx.red.unreduce(grad) * weights, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        if ctx.p == 0:
+            return None
+        x, result = _saved(ctx)
+        return ctx.red.sum(t * _norm_weights(x, result, ctx.p, ctx.red))
+
+
+def _matrix_dims(input, dim):
+    """The two wrapped dims a matrix norm reduces (its rows and columns)."""
     if dim is None:
         dim = (-2, -1) if input.dim() == 2 else tuple(range(input.dim()))
     if isinstance(dim, numbers.Integral) or len(dim) != 2:
         shown = " ".join(str(d) for d in ((dim,) if isinstance(dim, numbers.Integral) else dim))
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {shown}")
-    dims = _dims(input, dim, "norm")
-    if len(dims) != 2:
+    dims = tuple(_C._wrap(d, input.dim()) for d in dim)
+    if dims[0] == dims[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return dims
+
+
+def _matrix_norm(input, p, dim, keepdim, out, dt):
+    """'nuc' (and 'fro' given too many dims): norms over exactly two dims."""
+    dims = _matrix_dims(input, dim)
     a = _C._ndarray(input).astype(_acc_np(dt))
     res = np.linalg.norm(a, ord="nuc" if p == "nuc" else "fro", axis=dims, keepdims=bool(keepdim))
     return _emit(res, dt, out, "norm", exact=True)
+
+
+def _nuclear_weights(x, dims):
+    """``U V^T`` of each matrix of ``x`` (over ``dims``), from its SVD ``U S V^T``."""
+    a = np.moveaxis(_C._ndarray(x).astype(_acc_np(x.dtype)), dims, (-2, -1))
+    u, _, vh = np.linalg.svd(a, full_matrices=False)
+    return _const(np.moveaxis(u @ vh, (-2, -1), dims), x.dtype)
+
+
+class NuclearNorm(Function):
+    """``norm(p='nuc')``: the sum of the singular values of each matrix over two dims.
+
+    With ``x = U S V^T``, ``d sum(S) = tr(U^T dx V)``: the gradient is ``U V^T`` (a
+    subgradient where singular values vanish).  Only once differentiable: a second
+    derivative would need the derivative of the SVD itself.
+    """
+    _node_name = "NuclearNormBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim, dt):
+        ctx.dims = _matrix_dims(input, dim)
+        ctx.red = _Reduced(input, ctx.dims, keepdim)
+        ctx.save_for_backward(input)
+        return _matrix_norm(input, "nuc", dim, keepdim, None, dt)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return ctx.red.unreduce(grad) * _nuclear_weights(x, ctx.dims), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return ctx.red.sum(t * _nuclear_weights(_saved(ctx)[0], ctx.dims))
 
 
 @tensor_method
@@ -805,6 +1599,13 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     1000.6931
     """
     _check_tensor(input, "logsumexp")
+    if _C.needs_autograd(input):
+        _no_out(out, "logsumexp")
+        return Logsumexp.apply(input, dim, keepdim)
+    return _logsumexp(input, dim, keepdim, out)
+
+
+def _logsumexp(input, dim, keepdim, out=None):
     dims = _dims(input, dim, "logsumexp")
     dt = input.dtype if input.dtype.is_floating_point else _dt.get_default_dtype()
     if isinstance(out, TensorBase) and not out.dtype.is_floating_point:
@@ -820,6 +1621,32 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         res = np.log(np.sum(np.exp(a - shift), axis=axes, keepdims=True)) + shift
     res = res.reshape(()) if axes is None and not keepdim else _squeeze(res, axes, keepdim)
     return _emit(res, dt, out, "logsumexp")
+
+
+class Logsumexp(Function):
+    """``d logsumexp / d x_i = exp(x_i - logsumexp)``: the slice's softmax."""
+    _node_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        ctx.red = _Reduced(input, _dims(input, dim, "logsumexp"), keepdim)
+        result = _logsumexp(input, dim, keepdim)
+        ctx.save_for_backward(input, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, result = ctx.saved_tensors
+        red = ctx.red
+        return red.unreduce(grad) * (x - red.unreduce(result)).exp(), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, result = _saved(ctx)
+        red = ctx.red
+        return red.sum(t * (x - red.unreduce(result)).exp())
+
+
 
 
 # ---------------------------------------------------------------------------
@@ -915,7 +1742,29 @@ def cumsum(input, dim, *, dtype=None, out=None):
     >>> cygrad.cumsum(cygrad.tensor([1, 2, 3, 4]), dim=0).tolist()
     [1, 3, 6, 10]
     """
+    if _C.needs_autograd(input):
+        _no_out(out, "cumsum")
+        return Cumsum.apply(input, dim, dtype)
     return _scan(input, dim, dtype, out, "cumsum", np.cumsum)
+
+
+class Cumsum(Function):
+    """``x[k]`` appears in ``out[k], out[k+1], ...``: its gradient is the sum of their
+    gradients, a cumsum running backwards."""
+    _node_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, dtype):
+        ctx.d, ctx.dtype = _single_dim(input, dim, "cumsum"), dtype
+        return _scan(input, dim, dtype, None, "cumsum", np.cumsum)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad if grad.dim() == 0 else _rev_cumsum(grad, ctx.d)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        return cumsum(t, ctx.d, dtype=ctx.dtype)
 
 
 @tensor_method
@@ -928,19 +1777,108 @@ def cumprod(input, dim, *, dtype=None, out=None):
     >>> cygrad.tensor([1.0, 2.0, 3.0, 4.0]).cumprod(0).tolist()
     [1.0, 2.0, 6.0, 24.0]
     """
+    if _C.needs_autograd(input):
+        _no_out(out, "cumprod")
+        return Cumprod.apply(input, dim, dtype)
     return _scan(input, dim, dtype, out, "cumprod", np.cumprod)
+
+
+def _omitted_cumprods(x, d):
+    """``C[..., k, i]``: the running product up to ``i`` along ``d`` with the factor
+    ``x[k]`` left out (``d`` moved last).  ``d out[i] / d x[k]`` is ``C[k, i]`` for
+    ``k <= i``.  O(n^2) memory: only used where zeros rule out dividing by ``x[k]``."""
+    return cumprod(_omit_each(x.movedim(d, -1)), -1)
+
+
+def _upper(n, dt):
+    """``U[k, i] = 1`` where ``i >= k`` (output ``i`` depends on input ``k``)."""
+    return _const(np.triu(np.ones((n, n))), dt)
+
+
+def _np_rev_cumsum(v):
+    return np.flip(np.cumsum(np.flip(v, -1), -1), -1)
+
+
+def _np_cumprod_grad(a, g, y):
+    """Cumprod's gradient along the last axis, zeros allowed, in O(n).
+
+    With ``z`` the first zero of a row: before ``z`` the usual formula
+    ``rev_cumsum(g * y) / x`` holds (later outputs are 0 anyway); at ``z`` the
+    gradient is ``rev_cumsum(g * y')`` with ``y'`` the running product skipping ``x[z]``;
+    after ``z`` every path to the output goes through the zero ``x[z]``: 0.
+    """
+    n = a.shape[-1]
+    zero = a == 0
+    first = np.where(zero.any(-1), zero.argmax(-1), n)[..., None]
+    pos = np.arange(n)
+    before, at = pos < first, pos == first
+    with np.errstate(all="ignore"):
+        grad = np.where(before, _np_rev_cumsum(g * y) / np.where(before, a, 1), 0)
+        skip_zero = np.cumprod(np.where(at, 1, a), axis=-1)
+        return grad + np.where(at, _np_rev_cumsum(g * skip_zero), 0)
+
+
+def _cumprod_backward(grad, x, y, d):
+    if not (_C._ndarray(x) == 0).any():
+        return _rev_cumsum(grad * y, d) / x
+    if _C.is_grad_enabled() and (x.requires_grad or grad.requires_grad):
+        # a differentiable formula is needed (double backward): the O(n^2) one
+        n = x.shape[d]
+        rows = _omitted_cumprods(x, d) * _upper(n, x.dtype) * grad.movedim(d, -1).unsqueeze(-2)
+        return sum(rows, -1).movedim(-1, d)
+    acc = np.result_type(_acc_np(x.dtype), _acc_np(grad.dtype), _acc_np(y.dtype))
+    a, g, out = (np.moveaxis(_C._ndarray(t), d, -1).astype(acc) for t in (x, grad, y))
+    return _const(np.moveaxis(_np_cumprod_grad(a, g, out), -1, d), x.dtype)
+
+
+class Cumprod(Function):
+    """``out[i] = x[0] * ... * x[i]``: ``d out[i] / d x[k]`` (``k <= i``) is ``out[i]``
+    without the factor ``x[k]``, i.e. ``out[i] / x[k]`` when ``x[k] != 0``; zeros are
+    handled without dividing (``_cumprod_backward``)."""
+    _node_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, dtype):
+        ctx.d = _single_dim(input, dim, "cumprod")
+        result = _scan(input, dim, dtype, None, "cumprod", np.cumprod)
+        ctx.save_for_backward(input, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        if x.dim() == 0:
+            return grad, None, None
+        return _cumprod_backward(grad, x, y, ctx.d), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, y = _saved(ctx)
+        d = ctx.d
+        if x.dim() == 0:
+            return t
+        if not (_C._ndarray(x) == 0).any():
+            return cumsum(t / x, d) * y
+        n = x.shape[d]
+        cols = _omitted_cumprods(x, d) * _upper(n, x.dtype) * t.movedim(d, -1).unsqueeze(-1)
+        return sum(cols, -2).movedim(-1, d)
 
 
 # ---------------------------------------------------------------------------
 # softmax
 # ---------------------------------------------------------------------------
-def _softmax_setup(input, dim, dtype, opname):
-    """(float NumPy array to work on, dim, result dtype); warns on a missing dim."""
+def _softmax_dim(input, dim, opname):
+    """``dim``, or PyTorch's old implicit choice (with its deprecation warning)."""
     _check_tensor(input, opname)
     if dim is None:
         dim = 0 if input.dim() in (0, 1, 3) else 1
         warnings.warn(f"Implicit dimension choice for {opname} has been deprecated. Change "
                       f"the call to include dim=X as an argument.", UserWarning, stacklevel=3)
+    return dim
+
+
+def _softmax_setup(input, dim, dtype, opname):
+    """(float NumPy array to work on, dim, result dtype)."""
     d = _single_dim(input, dim, opname)
     dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
     if not dt.is_floating_point:
@@ -965,11 +1903,41 @@ def softmax(input, dim=None, dtype=None):
     >>> p.tolist()
     [[0.5, 0.5], [0.5, 0.5]]
     """
+    dim = _softmax_dim(input, dim, "softmax")
+    if _C.needs_autograd(input):
+        return Softmax.apply(input, dim, dtype)
+    return _softmax(input, dim, dtype)
+
+
+def _softmax(input, dim, dtype):
     a, d, dt = _softmax_setup(input, dim, dtype, "softmax")
     with np.errstate(all="ignore"):
         e = np.exp(a - np.max(a, axis=d, keepdims=True, initial=-np.inf))
         res = e / np.sum(e, axis=d, keepdims=True)
     return _wrap(res.reshape(input.shape), dt)
+
+
+class Softmax(Function):
+    """With ``y = softmax(x)``: ``dy_i/dx_j = y_i (delta_ij - y_j)``, so the gradient is
+    ``y * (g - sum(g * y))``."""
+    _node_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, dtype):
+        ctx.d = _single_dim(input, dim, "softmax")
+        y = _softmax(input, dim, dtype)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        return y * (grad - sum(grad * y, ctx.d, keepdim=True)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        y, = _saved(ctx)
+        return y * (t - sum(y * t, ctx.d, keepdim=True))
 
 
 @tensor_method
@@ -984,11 +1952,43 @@ def log_softmax(input, dim=None, dtype=None):
     >>> [round(v, 4) for v in y.tolist()]
     [-0.6931, -0.6931]
     """
+    dim = _softmax_dim(input, dim, "log_softmax")
+    if _C.needs_autograd(input):
+        return LogSoftmax.apply(input, dim, dtype)
+    return _log_softmax(input, dim, dtype)
+
+
+def _log_softmax(input, dim, dtype):
     a, d, dt = _softmax_setup(input, dim, dtype, "log_softmax")
     with np.errstate(all="ignore"):
         shifted = a - np.max(a, axis=d, keepdims=True, initial=-np.inf)
         res = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
     return _wrap(res.reshape(input.shape), dt)
+
+
+class LogSoftmax(Function):
+    """With ``y = log_softmax(x)``: ``dy_i/dx_j = delta_ij - exp(y_j)``, so the gradient is
+    ``g - exp(y) * sum(g)``."""
+    _node_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, dtype):
+        ctx.d = _single_dim(input, dim, "log_softmax")
+        y = _log_softmax(input, dim, dtype)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        return grad - y.exp() * sum(grad, ctx.d, keepdim=True), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        y, = _saved(ctx)
+        return t - sum(y.exp() * t, ctx.d, keepdim=True)
+
+
 
 
 # ---------------------------------------------------------------------------
@@ -1031,12 +2031,29 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     [3, 2, 1]
     """
     _check_tensor(input, "sort")
+    if _C.needs_autograd(input):
+        _no_out(out, "sort")
+        return _SortResult(*Sort.apply(input, dim, descending))
+    return _sort(input, dim, descending, out)
+
+
+def _sort(input, dim, descending, out=None):
     d = _single_dim(input, dim, "sort")
     a = _as_1d(input)
     idx = _sort_indices(a, d, descending)
     values = np.take_along_axis(a, idx, axis=d)
     return _emit_pair(_SortResult, values.reshape(input.shape), idx.reshape(input.shape),
                       input.dtype, out, "sort")
+
+
+class Sort(_Selection):
+    """``sort``: each sorted value's gradient goes back to the position it came from."""
+    _node_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, descending):
+        values, indices = _sort(input, dim, descending)
+        return Sort._selected(ctx, input, values, indices, _single_dim(input, dim, "sort"), False)
 
 
 @tensor_method
@@ -1065,6 +2082,9 @@ def msort(input, *, out=None):
     [[1, 1], [2, 3]]
     """
     _check_tensor(input, "msort")
+    if _C.needs_autograd(input):
+        _no_out(out, "msort")
+        return Sort.apply(input, 0, False)[0]
     a = _as_1d(input)
     values = np.take_along_axis(a, _sort_indices(a, 0, False), axis=0)
     return _emit(values.reshape(input.shape), input.dtype, out, "msort", exact=True)
@@ -1085,6 +2105,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     ([5.0, 4.0], [1, 3])
     """
     _check_tensor(input, "topk")
+    if _C.needs_autograd(input):
+        _no_out(out, "topk")
+        return _TopkResult(*Topk.apply(input, k, dim, largest, sorted))
+    return _topk(input, k, dim, largest, sorted, out)
+
+
+def _topk(input, k, dim, largest, sorted, out=None):
     if input.dtype == _dt.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _single_dim(input, dim, "topk")
@@ -1096,6 +2123,16 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if input.dim() == 0:
         values, idx = values.reshape(()), idx.reshape(())
     return _emit_pair(_TopkResult, values, idx, input.dtype, out, "topk")
+
+
+class Topk(_Selection):
+    """``topk``: each value's gradient goes back to the position it came from."""
+    _node_name = "TopkBackward0"
+
+    @staticmethod
+    def forward(ctx, input, k, dim, largest, sorted):
+        values, indices = _topk(input, k, dim, largest, sorted)
+        return Topk._selected(ctx, input, values, indices, _single_dim(input, dim, "topk"), False)
 
 
 def _no_bool(input, opname):
@@ -1138,19 +2175,50 @@ def median(input, dim=None, keepdim=False, *, out=None):
     """
     _check_tensor(input, "median")
     _no_bool(input, "median")
+    if _C.needs_autograd(input):
+        _no_out(out, "median")
+        if dim is None:
+            return MedianAll.apply(input)
+        return _MedianResult(*MedianDim.apply(input, dim, keepdim))
+    return _median(input, dim, keepdim, out)
 
-    def middle(n, nans):
-        # a NaN-holding row answers with its first NaN (sorted just after the numbers)
-        return np.where(nans > 0, n - nans, (n - 1) // 2)
 
+def _median_position(n, nans):
+    """Where the lower median sits in a sorted row; a NaN-holding row answers with its
+    first NaN (sorted just after the numbers)."""
+    return np.where(nans > 0, n - nans, (n - 1) // 2)
+
+
+def _median(input, dim, keepdim, out=None):
     if dim is None:
         if input.numel() == 0:
             return _emit(np.array(np.nan), input.dtype, out, "median")
         flat = input.reshape(-1)
-        values, _ = _select_sorted(flat, 0, False, "median", middle)
+        values, _ = _select_sorted(flat, 0, False, "median", _median_position)
         return _emit(values, input.dtype, out, "median", exact=True)
-    values, idx = _select_sorted(input, dim, keepdim, "median", middle)
+    values, idx = _select_sorted(input, dim, keepdim, "median", _median_position)
     return _emit_pair(_MedianResult, values, idx, input.dtype, out, "median")
+
+
+class MedianAll(_TieSplit):
+    """``median()`` of the whole tensor: like ``max()``, the gradient is split evenly
+    among the elements equal to the median (PyTorch's rule)."""
+    _node_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        return MedianAll._chosen(ctx, input, None, False, _median(input, None, False))
+
+
+class MedianDim(_Selection):
+    """``median(dim)``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "MedianBackward1"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _median(input, dim, keepdim)
+        d = _single_dim(input, dim, "median")
+        return MedianDim._selected(ctx, input, values, indices, d, not keepdim)
 
 
 @tensor_method
@@ -1166,6 +2234,13 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """
     _check_tensor(input, "kthvalue")
     _no_bool(input, "kthvalue")
+    if _C.needs_autograd(input):
+        _no_out(out, "kthvalue")
+        return _KthvalueResult(*Kthvalue.apply(input, k, dim, keepdim))
+    return _kthvalue(input, k, dim, keepdim, out)
+
+
+def _kthvalue(input, k, dim, keepdim, out=None):
     d = _single_dim(input, dim, "kthvalue")
     size = 1 if input.dim() == 0 else input.shape[d]
     if size == 0:
@@ -1175,6 +2250,17 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     values, idx = _select_sorted(input, d, keepdim, "kthvalue",
                                  lambda n, nans: np.asarray(k - 1))
     return _emit_pair(_KthvalueResult, values, idx, input.dtype, out, "kthvalue")
+
+
+class Kthvalue(_Selection):
+    """``kthvalue``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "KthvalueBackward0"
+
+    @staticmethod
+    def forward(ctx, input, k, dim, keepdim):
+        values, indices = _kthvalue(input, k, dim, keepdim)
+        d = _single_dim(input, dim, "kthvalue")
+        return Kthvalue._selected(ctx, input, values, indices, d, not keepdim)
 
 
 @tensor_method
@@ -1190,6 +2276,13 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     (1, 3)
     """
     _check_tensor(input, "mode")
+    if _C.needs_autograd(input):
+        _no_out(out, "mode")
+        return _ModeResult(*Mode.apply(input, dim, keepdim))
+    return _mode(input, dim, keepdim, out)
+
+
+def _mode(input, dim, keepdim, out=None):
     d = _single_dim(input, dim, "mode")
     a = _as_1d(input)
     if a.shape[d] == 0:
@@ -1208,6 +2301,17 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if keepdim and input.dim() > 0:
         values, indices = np.expand_dims(values, d), np.expand_dims(indices, d)
     return _emit_pair(_ModeResult, values, indices, input.dtype, out, "mode")
+
+
+class Mode(_Selection):
+    """``mode``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "ModeBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _mode(input, dim, keepdim)
+        return Mode._selected(ctx, input, values, indices, _single_dim(input, dim, "mode"),
+                              not keepdim)
 
 
 @tensor_method
@@ -1247,7 +2351,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 # Tensor.sum/amax/amin/max/min have C fast paths in the core; every other case
 # comes back to these functions.
-_C._register_reduction("sum", _sum)
+_C._register_reduction("sum", _sum_entry)
 for _fn in (amax, amin, max, min):
     _C._register_reduction(_fn.__name__, _fn)
 del _fn

@@ -5,6 +5,16 @@ of the views the Cython core defines as methods (``cygrad.transpose(t, 0, 1)``).
 Ops that build a new tensor allocate the output once and copy each input into a
 view of it (``_C._copy_into(out.narrow(...), src)``); the copy kernel converts
 dtypes and follows any strides, so inputs are never copied first.
+
+Autograd: an op that copies elements around has a ``Function`` next to it whose
+backward moves the gradient back the opposite way: ``cat``'s gradient is split
+(narrow views of it), ``flip``'s is flipped, ``roll``'s rolled back, ``repeat``'s
+tiles are summed, a padded border is cropped (constant) or added back onto the
+elements it copied (reflect/replicate/circular).  Each backward is written with
+cygrad ops, so it is differentiable again.  Views (``transpose``, ``expand``,
+``broadcast_to``, ``meshgrid``...) need nothing here: the core records every view
+of a tensor that requires grad, and the ops built from views and the ops above
+(``hstack``, ``tile``, ``atleast_2d``...) are differentiable through them.
 """
 import itertools
 import numbers
@@ -14,6 +24,7 @@ import numpy as np
 from .._core import tensor as _C
 from .._core.tensor import TensorBase
 from .._tensor import tensor_method
+from ..autograd.function import Function
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave",
@@ -96,6 +107,27 @@ def _done(res, out):
     return res
 
 
+def _records(opname, out, *tensors):
+    """Must this call go through the op's autograd Function?  (``out=`` is refused
+    then, as in PyTorch.)"""
+    if not _C.needs_autograd(*tensors):
+        return False
+    if out is not None:
+        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    return True
+
+
+def _zero_tangents(tangents, shapes):
+    """The tangents with zeros for the missing ones (None if all are missing)."""
+    present = [t for t in tangents if t is not None]
+    if not present:
+        return None
+    return [t if t is not None else _C.zeros(shape, dtype=present[0].dtype,
+                                             device=present[0].device)
+            for t, shape in zip(tangents, shapes)]
+
+
 def _shape_error_if_negative(shape):
     if any(s < 0 for s in shape):
         bad = next(s for s in shape if s < 0)
@@ -133,6 +165,8 @@ def cat(tensors, dim=0, *, out=None):
     dtype = _C.result_type(*tensors)
     kept = [(i, x) for i, x in enumerate(tensors) if not _is_legacy_empty(x)]
     if not kept:
+        if _records("cat", out, *tensors):
+            return Cat.apply(0, *tensors)
         return _done(_new_output(out, (0,), dtype, tensors[0].device, "cat"), out)
     ref = kept[0][1]
     d = _C._wrap(dim, ref.dim())
@@ -147,15 +181,51 @@ def cat(tensors, dim=0, *, out=None):
                                    f"Expected size {ref.shape[k]} but got size {x.shape[k]} for "
                                    f"tensor number {i} in the list.")
         total += x.shape[d]
+    if _records("cat", out, *tensors):
+        return Cat.apply(d, *tensors)
     shape = list(ref.shape)
     shape[d] = total
     res = _new_output(out, shape, dtype, ref.device, "cat")
+    _cat_into(res, [x for _, x in kept], d)
+    return _done(res, out)
+
+
+def _cat_into(res, tensors, d):
     offset = 0
-    for _, x in kept:
+    for x in tensors:
         n = x.shape[d]
         _C._copy_into(res.narrow(d, offset, n), x)
         offset += n
-    return _done(res, out)
+
+
+class Cat(Function):
+    """``cat``: each input's gradient is its slice of the output gradient (a view).
+    Inputs of other dtypes get theirs converted back by the engine."""
+    _node_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        ctx.shapes = [tuple(x.shape) for x in tensors]
+        return cat(tensors, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads, offset = [None], 0
+        for shape in ctx.shapes:
+            if len(shape) == 1 and shape[0] == 0:
+                # a skipped 1-D empty tensor (legacy rule): an empty gradient
+                grads.append(_C._empty((0,), grad.dtype, grad.device))
+                continue
+            n = shape[ctx.dim]
+            grads.append(grad.narrow(ctx.dim, offset, n))
+            offset += n
+        return tuple(grads)
+
+    @staticmethod
+    def jvp(ctx, _dim, *tangents):
+        tangents = _zero_tangents(tangents, ctx.shapes)
+        return None if tangents is None else cat(tangents, ctx.dim)
 
 
 concat = cat
@@ -181,12 +251,34 @@ def stack(tensors, dim=0, *, out=None):
                                f"{list(ref.shape)} at entry 0 and {list(x.shape)} at entry {i}")
     _check_devices(tensors)
     d = _C._wrap(dim, ref.dim() + 1)
+    if _records("stack", out, *tensors):
+        return Stack.apply(d, *tensors)
     shape = list(ref.shape)
     shape.insert(d, len(tensors))
     res = _new_output(out, shape, _C.result_type(*tensors), ref.device, "stack")
     for i, x in enumerate(tensors):
         _C._copy_into(res.select(d, i), x)
     return _done(res, out)
+
+
+class Stack(Function):
+    """``stack``: input ``i`` gets slice ``i`` of the output gradient along the new dim."""
+    _node_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        ctx.dim = dim
+        ctx.shape = tuple(tensors[0].shape)
+        return stack(tensors, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (None,) + tuple(grad.unbind(ctx.dim))
+
+    @staticmethod
+    def jvp(ctx, _dim, *tangents):
+        tangents = _zero_tangents(tangents, [ctx.shape] * len(tangents))
+        return None if tangents is None else stack(tangents, ctx.dim)
 
 
 def hstack(tensors, *, out=None):
@@ -260,6 +352,12 @@ def flip(input, dims):
     for d in wrapped:
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if _C.needs_autograd(input):
+        return Flip.apply(input, tuple(wrapped))
+    return _flip(input, wrapped)
+
+
+def _flip(input, wrapped):
     # A reversed view (negative strides) copied into a fresh tensor.
     index = tuple(slice(None, None, -1) if k in wrapped else slice(None)
                   for k in range(input.dim()))
@@ -267,6 +365,24 @@ def flip(input, dims):
     res = _C._empty(tuple(input.shape), input.dtype, input.device)
     _C._copy_into(res, view)
     return res
+
+
+class Flip(Function):
+    """Flipping twice is the identity: the gradient is flipped back."""
+    _node_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dims):
+        ctx.dims = dims
+        return _flip(input, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return flip(grad, ctx.dims), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _dims):
+        return flip(tangent, ctx.dims)
 
 
 @tensor_method
@@ -315,7 +431,9 @@ def roll(input, shifts, dims=None):
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return roll(input.flatten(), shifts, 0).view(input.shape)
+        if _C.needs_autograd(input):
+            return Roll.apply(input, shifts, None)
+        return _roll_flat(input, shifts[0])
     dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
@@ -324,6 +442,18 @@ def roll(input, shifts, dims=None):
     for s, d in zip(shifts, dims):
         d = _C._wrap(d, input.dim())
         total[d] = total.get(d, 0) + int(s)
+    if _C.needs_autograd(input):
+        return Roll.apply(input, tuple(total.values()), tuple(total))
+    return _roll(input, total)
+
+
+def _roll_flat(input, shift):
+    """``roll`` without dims: the flattened elements rolled, in the input's shape."""
+    return _roll(input.flatten(), {0: int(shift)}).view(input.shape)
+
+
+def _roll(input, total):
+    """``roll`` with ``total`` = {dim: shift} (dims wrapped and distinct)."""
     res = _C._empty(tuple(input.shape), input.dtype, input.device)
     if res.numel() == 0:
         return res
@@ -342,6 +472,27 @@ def roll(input, shifts, dims=None):
         if dst.numel():
             _C._copy_into(dst, src)
     return res
+
+
+class Roll(Function):
+    """The gradient is rolled back by the opposite shifts (``dims=None``: the
+    flattened tensor is rolled)."""
+    _node_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx, input, shifts, dims):
+        ctx.shifts, ctx.dims = shifts, dims
+        if dims is None:
+            return _roll_flat(input, shifts[0])
+        return _roll(input, dict(zip(dims, shifts)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return roll(grad, tuple(-s for s in ctx.shifts), ctx.dims), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _shifts, _dims):
+        return roll(tangent, ctx.shifts, ctx.dims)
 
 
 @tensor_method
@@ -364,6 +515,12 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
+    if _C.needs_autograd(input):
+        return Rot90.apply(input, k, (d0, d1))
+    return _rot90(input, k, d0, d1)
+
+
+def _rot90(input, k, d0, d1):
     k %= 4
     if k == 1:
         return flip(input, [d1]).transpose(d0, d1)
@@ -372,6 +529,24 @@ def rot90(input, k=1, dims=(0, 1)):
     if k == 3:
         return flip(input, [d0]).transpose(d0, d1)
     return input.clone()
+
+
+class Rot90(Function):
+    """Rotating back (``-k`` quarter turns) undoes the rotation: so does the gradient."""
+    _node_name = "Rot90Backward0"
+
+    @staticmethod
+    def forward(ctx, input, k, dims):
+        ctx.k, ctx.dims = k, dims
+        return _rot90(input, k, *dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return rot90(grad, -ctx.k, ctx.dims), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _k, _dims):
+        return rot90(tangent, ctx.k, ctx.dims)
 
 
 # ----------------------------------------------------------------------- repeat / tile
@@ -397,17 +572,51 @@ def repeat(input, *sizes):
     src_shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
     out_shape = tuple(r * s for r, s in zip(reps, src_shape))
     _shape_error_if_negative(out_shape)
+    if _C.needs_autograd(input):
+        return Repeat.apply(input, reps)
+    return _repeat(input, reps, src_shape, out_shape)
+
+
+def _repeat(input, reps, src_shape, out_shape):
     res = _C._empty(out_shape, input.dtype, input.device)
     if res.numel() == 0:
         return res
     # View the output as (r0, s0, r1, s1, ...) and copy the input broadcast over
     # the r-dims (stride 0): one pass, no intermediate tiles.
-    paired = tuple(x for r, s in zip(reps, src_shape) for x in (r, s))
+    paired = _paired(reps, src_shape)
     src = input.reshape(src_shape)
     for k in range(len(reps)):
         src = src.unsqueeze(2 * k)
     _C._copy_into(res.view(paired), src.expand(*paired))
     return res
+
+
+def _paired(reps, src_shape):
+    """(r0, s0, r1, s1, ...): the repeated shape with each copy count on a dim of its own."""
+    return tuple(x for r, s in zip(reps, src_shape) for x in (r, s))
+
+
+class Repeat(Function):
+    """Every input element appears once in each tile: its gradient is the sum over
+    the tiles (the output gradient viewed as (r0, s0, r1, s1, ...), summed over the
+    r-dims)."""
+    _node_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, input, reps):
+        ctx.reps, ctx.shape = reps, tuple(input.shape)
+        return repeat(input, reps)
+
+    @staticmethod
+    def backward(ctx, grad):
+        reps, shape = ctx.reps, ctx.shape
+        src_shape = (1,) * (len(reps) - len(shape)) + shape
+        tiles = grad.reshape(_paired(reps, src_shape))
+        return tiles.sum(tuple(range(0, 2 * len(reps), 2))).reshape(shape), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _reps):
+        return repeat(tangent, ctx.reps)
 
 
 @tensor_method
@@ -458,16 +667,76 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("Repeats must be non-negative")
         counts = np.full(n, int(repeats), dtype=np.int64)
     index = np.repeat(np.arange(n, dtype=np.int64), counts)
-    shape = list(input.shape) if input.dim() else [1]
-    shape[d] = len(index)
     if output_size is not None and output_size != len(index):
         raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {len(index)} but "
                            f"got {output_size}")
+    src = input if input.dim() else input.reshape(1)
+    if _C.needs_autograd(src):
+        return IndexSelect.apply(src, d, index)
+    return _gather(src, d, index)
+
+
+def _gather(input, dim, index):
+    """``input``'s slices along ``dim`` at the positions ``index`` (a NumPy int array)."""
+    if input.device.type != "cpu":
+        return _gather(input.cpu(), dim, index).to(input.device)
+    shape = list(input.shape)
+    shape[dim] = len(index)
     res = _C._empty(tuple(shape), input.dtype, input.device)
     if res.numel():
-        src = input if input.dim() else input.reshape(1)
-        np.take(_C._ndarray(src), index, axis=d, out=_C._ndarray(res))
+        np.take(_C._ndarray(input), index, axis=dim, out=_C._ndarray(res))
     return res
+
+
+def _scatter_add(src, dim, index, size):
+    """Zeros with ``size`` slices along ``dim``, slice ``j`` of ``src`` added at ``index[j]``."""
+    if src.device.type != "cpu":
+        return _scatter_add(src.cpu(), dim, index, size).to(src.device)
+    shape = list(src.shape)
+    shape[dim] = size
+    res = _C.zeros(tuple(shape), dtype=src.dtype, device=src.device)
+    if src.numel():
+        # np.add.at adds repeated positions once per occurrence (plain += would not).
+        np.add.at(np.moveaxis(_C._ndarray(res), dim, 0), index,
+                  np.moveaxis(_C._ndarray(src), dim, 0))
+    return res
+
+
+class IndexSelect(Function):
+    """Gather slices along ``dim`` (``repeat_interleave``, padding): the gradient adds
+    every output slice back onto the input slice it came from (``IndexAdd``)."""
+    _node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, index):
+        ctx.dim, ctx.index, ctx.size = dim, index, input.shape[dim]
+        return _gather(input, dim, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexAdd.apply(grad, ctx.dim, ctx.index, ctx.size), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _dim, _index):
+        return IndexSelect.apply(tangent, ctx.dim, ctx.index)
+
+
+class IndexAdd(Function):
+    """The adjoint of ``IndexSelect``: scatter-add slices; its gradient gathers them."""
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, src, dim, index, size):
+        ctx.dim, ctx.index, ctx.size = dim, index, size
+        return _scatter_add(src, dim, index, size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexSelect.apply(grad, ctx.dim, ctx.index), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _dim, _index, _size):
+        return IndexAdd.apply(tangent, ctx.dim, ctx.index, ctx.size)
 
 
 def _repeat_counts(repeats, n, what):
@@ -521,10 +790,9 @@ def tril(input, diagonal=0, *, out=None):
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
     """
     keep = _triangle_keep(input, diagonal, True, "tril")
-    res = _new_output(out, tuple(input.shape), input.dtype, input.device, "tril", exact=True)
-    _C._copy_into(res, input)
-    _zero_outside(res, keep)
-    return _done(res, out)
+    if _records("tril", out, input):
+        return Tril.apply(input, diagonal)
+    return _triangle(input, keep, out, "tril")
 
 
 @tensor_method
@@ -539,31 +807,102 @@ def triu(input, diagonal=0, *, out=None):
     [[0, 1, 1], [0, 0, 1]]
     """
     keep = _triangle_keep(input, diagonal, False, "triu")
-    res = _new_output(out, tuple(input.shape), input.dtype, input.device, "triu", exact=True)
+    if _records("triu", out, input):
+        return Triu.apply(input, diagonal)
+    return _triangle(input, keep, out, "triu")
+
+
+def _triangle(input, keep, out, opname):
+    res = _new_output(out, tuple(input.shape), input.dtype, input.device, opname, exact=True)
     _C._copy_into(res, input)
     _zero_outside(res, keep)
     return _done(res, out)
 
 
+class Tril(Function):
+    """Elements outside the triangle are constant zeros: the gradient is the output
+    gradient's triangle."""
+    _node_name = "TrilBackward0"
+    lower = True
+
+    @staticmethod
+    def forward(ctx, input, diagonal):
+        ctx.diagonal = diagonal
+        lower = type(ctx)._forward_cls.lower
+        return _triangle(input, _triangle_keep(input, diagonal, lower, "tril"), None, "tril")
+
+    @staticmethod
+    def backward(ctx, grad):
+        triangle = tril if type(ctx)._forward_cls.lower else triu
+        return triangle(grad, ctx.diagonal), None
+
+    @staticmethod
+    def jvp(ctx, tangent, _diagonal):
+        triangle = tril if type(ctx)._forward_cls.lower else triu
+        return triangle(tangent, ctx.diagonal)
+
+
+class Triu(Tril):
+    _node_name = "TriuBackward0"
+    lower = False
+
+
+class _TriangleInplace(Tril):
+    """``tril_``/``triu_`` of a non-leaf tensor that is not a view: zero it in place
+    and mark it dirty; the engine gives it this node as its new history.  The
+    gradient is the out-of-place one."""
+
+    @staticmethod
+    def forward(ctx, x, diagonal):
+        ctx.diagonal = diagonal
+        _zero_outside(x, _triangle_keep(x, diagonal, type(ctx)._forward_cls.lower, "tril"))
+        x._bump_version()
+        ctx.mark_dirty(x)
+        return x
+
+
+class TrilInplace(_TriangleInplace):
+    _node_name = "TrilBackward0"
+    lower = True
+
+
+class TriuInplace(_TriangleInplace):
+    _node_name = "TriuBackward0"
+    lower = False
+
+
+def _triangle_inplace(self, diagonal, lower):
+    opname = "tril" if lower else "triu"
+    keep = _triangle_keep(self, diagonal, lower, opname)
+    if _C.needs_autograd(self):
+        if self.is_leaf and self.requires_grad and _C.is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        if self._base is not None:
+            # A view: copy_ takes the core's in-place path, which records the write
+            # into the base (CopySlices) and refreshes the views' histories.
+            return self.copy_((tril if lower else triu)(self, diagonal))
+        return (TrilInplace if lower else TriuInplace).apply(self, diagonal)
+    _zero_outside(self, keep)
+    self._bump_version()
+    return self
+
+
 @tensor_method
 def tril_(self, diagonal=0):
     """In-place ``tril``."""
-    _zero_outside(self, _triangle_keep(self, diagonal, True, "tril"))
-    self._bump_version()
-    return self
+    return _triangle_inplace(self, diagonal, True)
 
 
 @tensor_method
 def triu_(self, diagonal=0):
     """In-place ``triu``."""
-    _zero_outside(self, _triangle_keep(self, diagonal, False, "triu"))
-    self._bump_version()
-    return self
+    return _triangle_inplace(self, diagonal, False)
 
 
 # ----------------------------------------------------------------------- pad
 
-_NUMPY_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_COPY_PAD_MODES = ("reflect", "replicate", "circular")
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -594,15 +933,42 @@ def pad(input, pad, mode="constant", value=None):
                            f"dimension but got padding length {len(amounts)} and input of "
                            f"dimension {input.dim()}")
     # (dim, before, after) for each padded dim, last dim first.
-    widths = [(input.dim() - 1 - i, amounts[2 * i], amounts[2 * i + 1])
-              for i in range(len(amounts) // 2)]
+    widths = _pad_widths(input, amounts)
     if mode == "constant":
-        return _pad_constant(input, widths, 0 if value is None else value)
-    if mode not in _NUMPY_PAD_MODES:
+        value = 0 if value is None else value
+        if _C.needs_autograd(input):
+            return ConstantPadNd.apply(input, amounts, value)
+        return _pad_constant(input, widths, value)
+    if mode not in _COPY_PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    return _pad_numpy(input, widths, mode)
+    return _pad_copying(input, widths, mode)
+
+
+def _pad_widths(input, amounts):
+    return [(input.dim() - 1 - i, amounts[2 * i], amounts[2 * i + 1])
+            for i in range(len(amounts) // 2)]
+
+
+class ConstantPadNd(Function):
+    """Constant padding adds elements that do not depend on the input and crops
+    (negative amounts) elements that vanish: the gradient is the output gradient
+    padded by the opposite amounts (the border cropped, the cropped part zero)."""
+    _node_name = "ConstantPadNdBackward0"
+
+    @staticmethod
+    def forward(ctx, input, amounts, value):
+        ctx.amounts = amounts
+        return _pad_constant(input, _pad_widths(input, amounts), value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return pad(grad, tuple(-a for a in ctx.amounts)), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _amounts, _value):
+        return pad(tangent, ctx.amounts)
 
 
 def _crop_negative(input, widths):
@@ -631,7 +997,7 @@ def _pad_constant(input, widths, value):
     return res
 
 
-def _pad_numpy(input, widths, mode):
+def _pad_copying(input, widths, mode):
     n = len(widths)
     if not (n + 1 <= input.dim() <= n + 2):
         raise NotImplementedError(
@@ -648,13 +1014,75 @@ def _pad_numpy(input, widths, mode):
                                f"dimension {d} of input {list(input.shape)}")
         if mode == "circular" and (before > size or after > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    core = _crop_negative(input, widths)
-    np_widths = [(0, 0)] * input.dim()
-    for d, before, after in widths:
-        np_widths[d] = (max(before, 0), max(after, 0))
-    # np.pad builds a fresh array: wrap it without another copy.
-    arr = np.pad(_C._ndarray(core.cpu()), np_widths, mode=_NUMPY_PAD_MODES[mode])
-    return _from_array(arr, input.device)
+    sources = [(d, _pad_source(input.shape[d], before, after, mode)) for d, before, after in widths]
+    if _C.needs_autograd(input):
+        return _pad_function(mode, len(widths)).apply(input, sources)
+    return _gather_along(input, sources)
+
+
+def _pad_source(size, before, after, mode):
+    """For each position along a padded dim, the input position it copies.
+
+    Negative amounts crop.  As in PyTorch, ``reflect`` mirrors the whole dim and then
+    crops, while ``replicate`` and ``circular`` crop first and pad what is left."""
+    if mode == "reflect":            # mirror around the first and last element
+        pos = np.abs(np.arange(-before, size + after, dtype=np.int64))
+        return np.where(pos >= size, 2 * (size - 1) - pos, pos)
+    start, stop = max(-before, 0), size - max(-after, 0)
+    if stop - start <= 0:
+        raise RuntimeError(f"{mode} padding: the negative padding ({before}, {after}) leaves no "
+                           f"element of a dimension of size {size}")
+    pos = np.arange(-max(before, 0), stop - start + max(after, 0), dtype=np.int64)
+    if mode == "replicate":          # repeat the edge element
+        return start + np.clip(pos, 0, stop - start - 1)
+    return start + pos % (stop - start)   # circular: wrap around
+
+
+def _gather_along(input, sources):
+    for d, source in sources:
+        input = _gather(input, d, source)
+    return input
+
+
+class _PadCopies(Function):
+    """reflect/replicate/circular padding: along each padded dim every output slice
+    copies one input slice (``_pad_source``): the padded tensor is a gather along each
+    dim, and the gradient adds each output element back onto the element it copied
+    (``IndexAdd``, dim by dim)."""
+
+    @staticmethod
+    def forward(ctx, input, sources):
+        ctx.sources = [(d, source, input.shape[d]) for d, source in sources]
+        return _gather_along(input, sources)
+
+    @staticmethod
+    def backward(ctx, grad):
+        for d, source, size in ctx.sources:
+            grad = IndexAdd.apply(grad, d, source, size)
+        return grad, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _sources):
+        for d, source, _ in ctx.sources:
+            tangent = IndexSelect.apply(tangent, d, source)
+        return tangent
+
+
+_PAD_NODE_NAMES = {"reflect": "ReflectionPad{}DBackward0",
+                   "replicate": "ReplicationPad{}DBackward0",
+                   "circular": "CircularPad{}DBackward0"}
+_PAD_FUNCTIONS = {}
+
+
+def _pad_function(mode, n):
+    """The ``_PadCopies`` subclass for ``mode`` over ``n`` dims: one Function each,
+    only so that the node has PyTorch's name (``ReflectionPad2DBackward0``)."""
+    key = (mode, n)
+    if key not in _PAD_FUNCTIONS:
+        name = _PAD_NODE_NAMES[mode].format(n)
+        _PAD_FUNCTIONS[key] = type(_PadCopies)(name.replace("Backward0", ""), (_PadCopies,),
+                                               {"_node_name": name})
+    return _PAD_FUNCTIONS[key]
 
 
 # ----------------------------------------------------------------------- broadcasting
