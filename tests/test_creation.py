@@ -25,6 +25,9 @@ SAME_CALL = {
     "zeros_dtype": lambda m: m.zeros(2, dtype=m.int16),
     "zeros_negative": lambda m: m.zeros(-1),
     "zeros_size_kw": lambda m: m.zeros(size=(2,)),
+    "ones_size_kw": lambda m: m.ones(size=(2, 3)),
+    "empty_size_kw": lambda m: m.empty(size=(2,)).zero_(),
+    "full_size_kw": lambda m: m.full(size=(2,), fill_value=3),
     "ones_int8_empty": lambda m: m.ones(0, 3, dtype=m.int8),
     "ones_bf16": lambda m: m.ones(2, 2, dtype=m.bfloat16),
     "full_int": lambda m: m.full((2,), 3),
@@ -90,13 +93,19 @@ SAME_CALL = {
     "ones_like_dtype": lambda m: m.ones_like(m.ones(2), dtype=m.bool),
     "empty_like_dtype": lambda m: m.empty_like(m.ones(2, 3), dtype=m.int8).zero_(),
     "full_like_uint8_overflow": lambda m: m.full_like(m.ones(2, dtype=m.uint8), -3),
+    "full_like_uint8_out_of_range": lambda m: m.full_like(m.ones(2, dtype=m.uint8), 300),
+    "fill_int16_out_of_range": lambda m: m.ones(2, dtype=m.int16).fill_(40000),
+    "full_int8_out_of_range": lambda m: m.full((2,), 1000, dtype=m.int8),
 }
 
 SAME_CALL_XFAILS = {
-    "zeros_size_kw": "core bug: zeros/ones/empty/full (tensor.pyx) reject the size= keyword torch accepts",
-    "full_like_uint8_overflow": "core bug: fill_ of an out-of-range int raises OverflowError (NumPy); "
-                                "torch raises RuntimeError ('value cannot be converted to type uint8_t "
-                                "without overflow')",
+    "full_like_uint8_overflow": "core bug: fill_ of a uint8 tensor with a negative int in [-255, -1] "
+                                "raises RuntimeError (overflow); torch wraps it like a C cast "
+                                "(full_like(uint8, -3) == 253) and only rejects values outside "
+                                "[-255, 255]",
+    "full_int8_out_of_range": "core bug: full() with an out-of-range int raises NumPy's OverflowError "
+                              "(tensor.pyx _fill_contig); torch raises RuntimeError ('value cannot be "
+                              "converted to type int8_t without overflow'), as fill_ already does",
 }
 
 

@@ -519,10 +519,8 @@ def test_dual_level_as_decorator():
         fwAD.make_dual(cg([1.0]), cg([1.0]))
 
 
-# ---------------------------------------------------------- known engine gaps
+# ---------------------------------------------------------- in-place ops on duals
 
-@pytest.mark.xfail(strict=True, reason="in-place ops on a tensor carrying a tangent (and not "
-                                       "requiring grad) are refused by the dispatcher's out= check")
 def test_inplace_on_plain_dual():
     with fwAD.dual_level():
         d = fwAD.make_dual(cg([1.0, 2.0]), cg([1.0, 1.0]))
@@ -531,8 +529,6 @@ def test_inplace_on_plain_dual():
         np.testing.assert_allclose(arr(fwAD.unpack_dual(z).tangent), [3.0, 4.0])
 
 
-@pytest.mark.xfail(strict=True, reason="views.inplace() copies the result into a non-view "
-                                       "target but not the result's tangent")
 def test_inplace_on_dual_requiring_grad():
     with fwAD.dual_level():
         y = fwAD.make_dual(cg([1.0, 2.0], requires_grad=True), cg([1.0, 1.0])) * 1.0
@@ -540,8 +536,6 @@ def test_inplace_on_dual_requiring_grad():
         np.testing.assert_allclose(arr(fwAD.unpack_dual(y).tangent), [3.0, 3.0])
 
 
-@pytest.mark.xfail(strict=True, reason="in-place ops on a tensor carrying a tangent are refused "
-                                       "by the dispatcher's out= check")
 def test_inplace_matches_torch():
     def run(lib, fw):
         def T(a):
@@ -567,6 +561,8 @@ def test_inplace_matches_torch():
         if r is not None:
             np.testing.assert_allclose(o, r, rtol=1e-12)
 
+
+# ---------------------------------------------------------- known engine gaps
 
 @pytest.mark.xfail(strict=True, reason="saved outputs are stored as detached aliases without "
                                        "their tangent, so forward-over-reverse loses it")

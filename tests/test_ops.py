@@ -486,24 +486,15 @@ def test_elementwise_rows_cover_all():
 
 SPECIALS = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, 1.0, -1.0, 0.5, -2.5]
 _FLOAT_NAMES = ["float32", "float64", "float16", "bfloat16"]
-_SIGNED_ZERO_XFAIL = {
-    ("sign", "float32"): "core bug: sign(NaN) is NaN, torch gives 0",
-    ("sign", "float64"): "core bug: sign(NaN) is NaN, torch gives 0",
-    ("sign", "float16"): "core bug: sign(NaN) is NaN, torch gives 0",
-    ("sign", "bfloat16"): "core bug: sign(NaN) is NaN and sign(-0.0) is -0.0 for bfloat16, torch gives 0 and +0.0",
-    ("relu", "bfloat16"): "core bug: relu(-0.0) is +0.0 for bfloat16 (np.maximum ufunc path), torch keeps -0.0",
-}
 
 
 @pytest.mark.parametrize("name", ["sign", "relu", "abs", "neg"])
 @pytest.mark.parametrize("dtype_name", _FLOAT_NAMES)
-def test_signed_zero_and_nan_like_torch(request, name, dtype_name):
+def test_signed_zero_and_nan_like_torch(name, dtype_name):
     """NaN-ness, sign bit (of non-NaN results) and values of sign/relu/abs/neg on
     NaN, +-inf, +-0.0 equal torch's."""
     if torch is None:
         pytest.skip("PyTorch reference not installed")
-    if (name, dtype_name) in _SIGNED_ZERO_XFAIL:
-        request.applymarker(pytest.mark.xfail(reason=_SIGNED_ZERO_XFAIL[name, dtype_name], strict=True))
     got = getattr(cygrad, name)(cygrad.tensor(SPECIALS, dtype=getattr(cygrad, dtype_name)))
     got = got.numpy().astype(np.float64)
     exp = getattr(torch, name)(torch.tensor(SPECIALS, dtype=getattr(torch, dtype_name))).double().numpy()
@@ -581,19 +572,10 @@ ERROR_CASES = {
 }
 
 
-ERROR_CASE_XFAILS = {
-    "bitwise_not_float": "core bug: ~float_tensor raises RuntimeError; torch's Tensor.__invert__ "
-                         "raises TypeError ('~ (operator.invert) is only implemented on integer and "
-                         "Boolean-type tensors')",
-}
-
-
-@pytest.mark.parametrize("case", [pytest.param(c, marks=[pytest.mark.xfail(reason=ERROR_CASE_XFAILS[c], strict=True)]
-                                               if c in ERROR_CASE_XFAILS else [])
-                                  for c in sorted(ERROR_CASES)])
+@pytest.mark.parametrize("case", sorted(ERROR_CASES))
 def test_error_types_match_torch(case):
-    """cygrad raises an exception of (a subclass of) RuntimeError/ValueError/TypeError
-    that torch also raises on the same call; NotImplementedError aside (see below)."""
+    """cygrad raises an exception of (a subclass of) the type torch raises on the
+    same call (NotImplementedError included)."""
     if torch is None:
         pytest.skip("PyTorch reference not installed")
     cy_fn, torch_fn = ERROR_CASES[case]
@@ -601,14 +583,9 @@ def test_error_types_match_torch(case):
     assert expected is not None, f"torch does not raise for {case}"
     got = _torch_error_type(cy_fn)
     assert got is not None, f"cygrad does not raise for {case} (torch raises {expected.__name__})"
-    # torch's "not implemented for 'Float'" errors are NotImplementedError, a
-    # RuntimeError subclass; requiring the exact subclass is the xfail test below
-    want = RuntimeError if expected is NotImplementedError else expected
-    assert issubclass(got, want), f"{case}: cygrad raised {got.__name__}, torch {expected.__name__}"
+    assert issubclass(got, expected), f"{case}: cygrad raised {got.__name__}, torch {expected.__name__}"
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: dtype-not-supported errors are RuntimeError; "
-                   "torch raises NotImplementedError (tensor.pyx ElementwiseOp.check_dtype)")
 def test_unsupported_dtype_raises_not_implemented_error():
     with pytest.raises(NotImplementedError, match="not implemented for 'Float'"):
         cygrad.bitwise_and(cygrad.ones(2), cygrad.ones(2))
@@ -636,10 +613,6 @@ def test_inplace_through_alias_methods():
         assert x.tolist() == getattr(cygrad, plain)(cygrad.tensor([-1.5, 2.0]), *arg).tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: the NumPy-ufunc fallback (float16/bfloat16 and ops "
-                   "without a C kernel) emits NumPy RuntimeWarnings ('divide by zero encountered in "
-                   "log', 'invalid value encountered in less'); torch warns about nothing -- wrap "
-                   "_call_ufunc in np.errstate(all='ignore')")
 def test_special_values_emit_no_numpy_warnings():
     import warnings
     with warnings.catch_warnings():

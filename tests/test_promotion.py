@@ -91,17 +91,7 @@ def test_promote_types_and_can_cast_vs_torch():
     assert not bad, "\n".join(bad)
 
 
-_OP_TABLE_XFAILS = {
-    "sub": "core bug: torch rejects sub when EITHER operand is bool (bool - int8 raises); cygrad only "
-           "checks the promoted dtype (tensor.pyx ElementwiseOp.check_dtype, IN_NO_BOOL)",
-    "pow": "core bug: pow(bool, bool) is accepted; torch raises NotImplementedError",
-    "floor_divide": "core bug: floor_divide(bool, bool) is accepted; torch raises NotImplementedError",
-}
-
-
-@pytest.mark.parametrize("op", [pytest.param(o, marks=[pytest.mark.xfail(reason=_OP_TABLE_XFAILS[o], strict=True)]
-                                             if o in _OP_TABLE_XFAILS else [])
-                                for o in ["add", "sub", "div", "maximum", "eq", "pow", "atan2", "floor_divide"]])
+@pytest.mark.parametrize("op", ["add", "sub", "div", "maximum", "eq", "pow", "atan2", "floor_divide"])
 def test_op_result_dtype_table_vs_torch(op):
     """Ops with their own result rules (div/atan2 -> float, eq -> bool) over every pair;
     where torch rejects a pair, cygrad must raise too."""

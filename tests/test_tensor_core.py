@@ -272,36 +272,38 @@ DIM_ERRORS = {
     "diagonal": (RuntimeError, lambda t: t.diagonal(0, 0, 0)),
     "unflatten": (RuntimeError, lambda t: t.unflatten(1, (2, 2))),
 }
-DIM_ERROR_XFAILS = {
-    "narrow": "core bug: narrow past the end raises IndexError; torch raises RuntimeError "
-              "('start (2) + length (5) exceeds dimension size (3).')",
-}
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=[pytest.mark.xfail(reason=DIM_ERROR_XFAILS[c], strict=True)] if c in DIM_ERROR_XFAILS else [])
-    for c in sorted(DIM_ERRORS)])
+@pytest.mark.parametrize("case", sorted(DIM_ERRORS))
 def test_dim_errors(case):
     expected, fn = DIM_ERRORS[case]
     raises_like_torch(expected, lambda: fn(arange_f(2, 3)), lambda: fn(torch.zeros(2, 3)))
 
 
+# name: a check that holds for torch; each was a core bug once
+VIEW_EDGE_CASES = {
+    "movedim_0d": lambda m: m.zeros(()).movedim(0, 0).shape == (),
+    "unbind_0d": lambda m: _raises(IndexError, lambda: m.zeros(()).unbind(0)),
+    "chunk_zero_size": lambda m: len(m.zeros(3, 0).chunk(2, 1)) == 2,
+    "unflatten_empty_sizes": lambda m: _raises(RuntimeError, lambda: m.zeros(1).unflatten(-1, [])),
+    "narrow_negative_length": lambda m: _raises(RuntimeError, lambda: m.zeros(3).narrow(0, 1, -1), exact=True),
+}
+
+# name: (reason, a check that holds for torch and fails for cygrad today)
 KNOWN_VIEW_BUGS = {
-    "movedim_0d": ("core bug: movedim(0, 0) on a 0-d tensor raises an internal IndexError "
-                   "('list assignment index out of range'); torch returns the tensor",
-                   lambda m: m.zeros(()).movedim(0, 0).shape == ()),
-    "unbind_0d": ("core bug: unbind(0) of a 0-d tensor returns (); torch raises IndexError "
-                  "('Dimension specified as 0 but tensor has no dimensions')",
-                  lambda m: _raises(IndexError, lambda: m.zeros(()).unbind(0))),
-    "chunk_zero_size": ("core bug: zeros(3, 0).chunk(2, 1) gives 1 piece; torch gives 2 empty pieces",
-                        lambda m: len(m.zeros(3, 0).chunk(2, 1)) == 2),
-    "unflatten_empty_sizes": ("core bug: unflatten(-1, []) is accepted; torch raises RuntimeError "
-                              "('unflatten: sizes must be non-empty')",
-                              lambda m: _raises(RuntimeError, lambda: m.zeros(1).unflatten(-1, []))),
-    "narrow_negative_length": ("core bug: narrow with a negative length raises IndexError; torch "
-                               "RuntimeError ('narrow(): length must be non-negative.')",
-                               lambda m: _raises(RuntimeError, lambda: m.zeros(3).narrow(0, 1, -1),
-                                                 exact=True)),
+    "narrow_negative_length_first": ("core bug: narrow checks dim/start before length; torch reports "
+                                     "a negative length first (RuntimeError 'narrow(): length must be "
+                                     "non-negative.'), cygrad IndexError 'start out of range'",
+                                     lambda m: _raises(RuntimeError, lambda: m.zeros(3).narrow(0, 5, -1),
+                                                       exact=True)),
+    "narrow_0d_any_dim": ("core bug: narrow on a 0-d tensor with an out-of-range dim raises IndexError; "
+                          "torch RuntimeError ('narrow() cannot be applied to a 0-dim tensor.')",
+                          lambda m: _raises(RuntimeError, lambda: m.zeros(()).narrow(1, 0, 0), exact=True)),
+    "unflatten_empty_sizes_first": ("core bug: unflatten checks the dim before the sizes; torch reports "
+                                    "empty sizes first (RuntimeError 'unflatten: sizes must be "
+                                    "non-empty'), cygrad IndexError 'Dimension out of range'",
+                                    lambda m: _raises(RuntimeError, lambda: m.zeros(1).unflatten(1, []),
+                                                      exact=True)),
 }
 
 
@@ -311,6 +313,16 @@ def _raises(exc, fn, exact=False):
     except Exception as e:      # noqa: BLE001
         return type(e) is exc if exact else isinstance(e, exc)
     return False
+
+
+@pytest.mark.parametrize("case", sorted(VIEW_EDGE_CASES))
+def test_view_edge_cases_like_torch(case):
+    """Each check holds for torch (asserted first, so the check can't be vacuous)
+    and for cygrad."""
+    check = VIEW_EDGE_CASES[case]
+    if torch is not None:
+        assert check(torch), f"{case}: the check does not hold for torch itself"
+    assert check(cygrad)
 
 
 @pytest.mark.parametrize("case", sorted(KNOWN_VIEW_BUGS))

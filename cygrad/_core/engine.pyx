@@ -301,6 +301,7 @@ cdef class FunctionCtx(Node):
     cdef public object _dirty
     cdef public object _non_differentiable
     cdef public tuple _tensor_positions   # which forward args were tensors
+    cdef public tuple _view_geometry      # views: (base shape, strides, offset, view shape, strides, offset)
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``ctx.saved_tensors``.
@@ -472,7 +473,75 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
         ctx._to_save = None
     if _anomaly_enabled:
         ctx._forward_stack = _user_stack()
+    if type(ctx)._check_ctx_attrs:
+        _warn_tensor_attributes(ctx)
     return result[0] if single else tuple(result)
+
+
+cdef void _warn_tensor_attributes(FunctionCtx ctx) except *:
+    """A user's forward that stored a tensor as ``ctx.x = x`` gets told why not to."""
+    for name, value in vars(ctx).items():
+        if isinstance(value, TensorBase):
+            warnings.warn(
+                f"{type(ctx)._forward_cls.__name__}.forward stored a tensor as ctx.{name}. "
+                "Use ctx.save_for_backward(...) for tensors that backward needs: saved tensors "
+                "are checked for in-place modification (an attribute would silently give a "
+                "wrong gradient) and are freed after backward (an attribute holding an output "
+                "keeps the whole graph alive through a reference cycle).",
+                UserWarning, stacklevel=4)
+
+
+# ------------------------------------------------------------------------ views
+
+cdef object _view_function = None      # cygrad.autograd.views.AsStrided
+cdef dict _view_functions = {}         # node name -> AsStrided subclass carrying that name
+cdef tuple _NEEDS_VIEW = (True, False, False, False)
+cdef tuple _POS_VIEW = (0,)
+
+
+def _set_view_function(cls):
+    global _view_function
+    _view_function = cls
+
+
+cdef object _view_function_for(str kind):
+    cls = _view_functions.get(kind)
+    if cls is None:
+        cls = type(_view_function)(kind.replace("Backward0", ""), (_view_function,),
+                                   {"_node_name": kind, "__module__": _view_function.__module__})
+        _view_functions[kind] = cls
+    return cls
+
+
+cdef tuple _geometry(TensorBase t):
+    return (t.shape, tuple([t._strides[i] for i in range(t._ndim)]), t._offset)
+
+
+def record_view(TensorBase base, TensorBase view, str kind):
+    """The core made ``view`` of ``base``; record it as the view Function (``kind`` is
+    the node name, e.g. ``SliceBackward0``) would have, without re-creating the view."""
+    cdef FunctionCtx ctx
+    cls = _view_function_for(kind)
+    if not (base._requires_grad and grad_enabled()):
+        # only a forward-mode tangent to carry: the general path
+        return apply_function(cls, (base, view.shape, view.stride(), view._offset), None)
+    ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
+    ctx.needs_input_grad = _NEEDS_VIEW
+    ctx._tensor_positions = _POS_VIEW
+    ctx._materialize_grads = True
+    ctx._view_geometry = _geometry(base) + _geometry(view)
+    ctx.next_functions = (gradient_edge(base),)
+    ctx._input_meta = [(base.shape, base._dtype)]
+    ctx._output_meta = [(view.shape, view._dtype)]
+    view._grad_fn = ctx
+    view._output_nr = 0
+    view._requires_grad = True
+    view._view_version = view._storage.version
+    if _anomaly_enabled:
+        ctx._forward_stack = _user_stack()
+    if base._fw_grad is not None and _forward_ad_hook is not None and _T._is_fw_grad_enabled():
+        return _forward_ad_hook(cls, ctx, (base, view.shape, view.stride(), view._offset), view)
+    return view
 
 
 # ----------------------------------------------------------------------------- the engine

@@ -1348,7 +1348,7 @@ cdef class TensorBase:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                                "least one dimension spans across two contiguous subspaces). Use "
                                ".reshape(...) instead.")
-        return _make_view(self, nd, new_shape, new_strides, self._offset)
+        return _make_view(self, nd, new_shape, new_strides, self._offset, "ViewBackward0")
 
     def reshape(self, *shape):
         """Like ``view`` when the memory layout allows it, else a contiguous copy.
@@ -1363,7 +1363,7 @@ cdef class TensorBase:
         cdef Py_ssize_t new_strides[MAX_DIMS]
         cdef int nd = _parse_shape(shape, self._numel, new_shape, "reshape")
         if _view_strides(self, nd, new_shape, new_strides):
-            return _make_view(self, nd, new_shape, new_strides, self._offset)
+            return _make_view(self, nd, new_shape, new_strides, self._offset, "ViewBackward0")
         return self.contiguous().view(*[new_shape[i] for i in range(nd)])
 
     def view_as(self, other):
@@ -1410,12 +1410,12 @@ cdef class TensorBase:
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         if self._ndim == 0:
-            return _make_view(self, 0, self._shape, self._strides, self._offset)
+            return _make_view(self, 0, self._shape, self._strides, self._offset, "TransposeBackward0")
         memcpy(shape, self._shape, self._ndim * sizeof(Py_ssize_t))
         memcpy(strides, self._strides, self._ndim * sizeof(Py_ssize_t))
         shape[a], shape[b] = shape[b], shape[a]
         strides[a], strides[b] = strides[b], strides[a]
-        return _make_view(self, self._ndim, shape, strides, self._offset)
+        return _make_view(self, self._ndim, shape, strides, self._offset, "TransposeBackward0")
 
     swapaxes = transpose
     swapdims = transpose
@@ -1458,7 +1458,7 @@ cdef class TensorBase:
             seen.add(d)
             shape[i] = self._shape[d]
             strides[i] = self._strides[d]
-        return _make_view(self, self._ndim, shape, strides, self._offset)
+        return _make_view(self, self._ndim, shape, strides, self._offset, "PermuteBackward0")
 
     def movedim(self, source, destination):
         """Move dims from ``source`` positions to ``destination`` positions (a view)."""
@@ -1522,7 +1522,7 @@ cdef class TensorBase:
                 raise RuntimeError(f"The expanded size of the tensor ({v}) must match the existing "
                                    f"size ({self._shape[j]}) at non-singleton dimension {i}.  "
                                    f"Target sizes: {list(sizes)}.  Tensor sizes: {list(self.shape)}")
-        return _make_view(self, nd, shape, strides, self._offset)
+        return _make_view(self, nd, shape, strides, self._offset, "ExpandBackward0")
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -1547,7 +1547,7 @@ cdef class TensorBase:
             shape[n] = self._shape[i]
             strides[n] = self._strides[i]
             n += 1
-        return _make_view(self, n, shape, strides, self._offset)
+        return _make_view(self, n, shape, strides, self._offset, "SqueezeBackward0")
 
     def unsqueeze(self, dim):
         """Insert a size-1 dim at position ``dim`` (a view)."""
@@ -1564,7 +1564,7 @@ cdef class TensorBase:
                 shape[i] = self._shape[j]
                 strides[i] = self._strides[j]
                 j += 1
-        return _make_view(self, self._ndim + 1, shape, strides, self._offset)
+        return _make_view(self, self._ndim + 1, shape, strides, self._offset, "UnsqueezeBackward0")
 
     def narrow(self, dim, start, length):
         """Elements ``start:start+length`` along ``dim`` (a view)."""
@@ -1584,7 +1584,7 @@ cdef class TensorBase:
         cdef Py_ssize_t shape[MAX_DIMS]
         memcpy(shape, self._shape, self._ndim * sizeof(Py_ssize_t))
         shape[d] = n
-        return _make_view(self, self._ndim, shape, self._strides, self._offset + s * self._strides[d])
+        return _make_view(self, self._ndim, shape, self._strides, self._offset + s * self._strides[d], "NarrowBackward0")
 
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
@@ -1616,7 +1616,7 @@ cdef class TensorBase:
                 n += 1
         shape[n] = length
         strides[n] = self._strides[a] + self._strides[b]
-        return _make_view(self, n + 1, shape, strides, off)
+        return _make_view(self, n + 1, shape, strides, off, "DiagonalBackward0")
 
     def as_strided(self, size, stride, storage_offset=None):
         """A view with explicit geometry; it must stay inside the storage."""
@@ -1648,7 +1648,7 @@ cdef class TensorBase:
                                f"offset {off}, and itemsize {self._dtype.itemsize} requiring a "
                                f"storage size of {(hi + 1) * self._dtype.itemsize} are out of bounds "
                                f"for storage of size {self._storage.nbytes}")
-        return _make_view(self, nd, shape, strides, off)
+        return _make_view(self, nd, shape, strides, off, "AsStridedBackward0")
 
     def unbind(self, dim=0):
         """All slices along ``dim`` as a tuple of views."""
@@ -2280,10 +2280,11 @@ def _set_view_hook(fn):
     _view_hook = fn
 
 cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
-                       const Py_ssize_t* strides, Py_ssize_t offset):
+                       const Py_ssize_t* strides, Py_ssize_t offset, str kind):
+    """A view of base; ``kind`` names its autograd node (``SliceBackward0``...)."""
     cdef TensorBase v = new_view(base, nd, shape, strides, offset)
     if _tracked(base) and _view_hook is not None:
-        return _view_hook(base, v)
+        return _view_hook(base, v, kind)
     return v
 
 
@@ -2301,7 +2302,7 @@ cdef object _select(TensorBase t, int d, object index):
             shape[n] = t._shape[k]
             strides[n] = t._strides[k]
             n += 1
-    return _make_view(t, n, shape, strides, t._offset + i * t._strides[d])
+    return _make_view(t, n, shape, strides, t._offset + i * t._strides[d], "SelectBackward0")
 
 
 cdef object _view_dtype(TensorBase t, DType dt):
@@ -2358,7 +2359,7 @@ cdef object _getitem(TensorBase t, object index):
         shape[0] = length
         strides[0] = t._strides[0] * step
         return _make_view(t, t._ndim, shape, strides,
-                          t._offset + (start * t._strides[0] if length else 0))
+                          t._offset + (start * t._strides[0] if length else 0), "SliceBackward0")
     if type(index) is int:
         if t._ndim == 0:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
@@ -2426,7 +2427,7 @@ cdef object _basic_index(TensorBase t, tuple index):
         strides[n] = t._strides[d]
         n += 1
         d += 1
-    return _make_view(t, n, shape, strides, offset)
+    return _make_view(t, n, shape, strides, offset, "SliceBackward0")
 
 cdef void _setitem(TensorBase t, object index, object value) except *:
     cdef TensorBase target, src

@@ -32,17 +32,9 @@ class BackwardCFunction(_E.FunctionCtx):
     """The ctx/node class of a Python ``Function`` (one subclass per Function)."""
 
     _forward_cls = None
-
-    def __setattr__(self, name, value):
-        if isinstance(value, TensorBase):
-            warnings.warn(
-                f"{type(self)._forward_cls.__name__}.forward stored a tensor as ctx.{name}. "
-                "Use ctx.save_for_backward(...) for tensors that backward needs: saved tensors "
-                "are checked for in-place modification (an attribute would silently give a "
-                "wrong gradient) and are freed after backward (an attribute holding an output "
-                "keeps the whole graph alive through a reference cycle).",
-                UserWarning, stacklevel=2)
-        object.__setattr__(self, name, value)
+    # Warn about tensors stored as ctx attributes (checked after a user's forward;
+    # cygrad's own ops are known not to do it).
+    _check_ctx_attrs = True
 
 
 class FunctionMeta(type):
@@ -51,7 +43,9 @@ class FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_node_name", name + "Backward")
-        cls._backward_cls = type(node_name, (BackwardCFunction,), {"_forward_cls": cls})
+        builtin = cls.__module__.startswith("cygrad.")
+        cls._backward_cls = type(node_name, (BackwardCFunction,),
+                                 {"_forward_cls": cls, "_check_ctx_attrs": not builtin})
 
 
 class Function(metaclass=FunctionMeta):

@@ -26,10 +26,12 @@ class Geometry:
     """Where a tensor sits in its storage: shape, strides (elements) and offset."""
     __slots__ = ("shape", "strides", "offset")
 
-    def __init__(self, t):
-        self.shape = tuple(t.shape)
-        self.strides = t.stride()
-        self.offset = t.storage_offset()
+    def __init__(self, t=None, shape=None, strides=None, offset=None):
+        if t is not None:
+            shape, strides, offset = t.shape, t.stride(), t.storage_offset()
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        self.offset = offset
 
     def positions(self):
         """Storage position of every element, in logical (row-major) order."""
@@ -98,24 +100,37 @@ def _view_of_tangent(t, base, view):
     return _take(t, base, view)
 
 
+def _geometries(ctx):
+    """(base, view) Geometry of a recorded view (kept as plain tuples until needed)."""
+    g = ctx._view_geometry
+    return Geometry(shape=g[0], strides=g[1], offset=g[2]), Geometry(shape=g[3], strides=g[4], offset=g[5])
+
+
 class AsStrided(Function):
-    """A view of ``base``: forward re-creates it; backward scatters into base's shape."""
+    """A view of ``base``: forward re-creates it; backward scatters into base's shape.
+
+    Every view op (slicing, ``transpose``, ``view``, ``expand``...) is recorded as this
+    Function, under the op's own node name (``SliceBackward0``...). The core has
+    already built the view, so the engine records it directly
+    (``engine.record_view``) instead of calling ``forward`` again.
+    """
     _node_name = "AsStridedBackward0"
 
     @staticmethod
     def forward(ctx, base, shape, strides, offset):
         view = base.as_strided(shape, strides, offset)
-        ctx.geometries = (Geometry(base), Geometry(view))
+        ctx._view_geometry = ((tuple(base.shape), base.stride(), base.storage_offset()) +
+                              (tuple(view.shape), view.stride(), view.storage_offset()))
         return view
 
     @staticmethod
     def backward(ctx, grad):
-        base, view = ctx.geometries
+        base, view = _geometries(ctx)
         return ViewScatter.apply(grad, base, view), None, None, None
 
     @staticmethod
     def jvp(ctx, t_base, *_):
-        base, view = ctx.geometries
+        base, view = _geometries(ctx)
         return _view_of_tangent(t_base, base, view)
 
 
@@ -159,9 +174,8 @@ class ViewGather(Function):
         return _take(t_x, base, view).clone()
 
 
-def record_view(base, view):
-    """Called by the core for every view of a tensor that requires grad."""
-    return AsStrided.apply(base, tuple(view.shape), view.stride(), view.storage_offset())
+record_view = _E.record_view
+_E._set_view_function(AsStrided)
 
 
 def refresh_view(view):

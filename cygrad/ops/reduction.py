@@ -1193,7 +1193,7 @@ def _var_and_mean(input, dims, corr, keepdim, opname):
     if n - corr <= 0:
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=3)
     with np.errstate(all="ignore"):
         a = _C._ndarray(input)
         mu = np.sum(a, axis=axes, keepdims=True, dtype=acc) / acc.type(n)

@@ -377,50 +377,23 @@ def binary(name, ref, dtypes, samples=None, *, errors=(), out=True, torch_name=N
     return row
 
 
-_CORE_NOT_IMPL = ("core bug: the dispatcher accepts a dtype torch rejects ({}), "
-                  "see tensor.pyx ElementwiseOp input rules")
-_CORE_NOT_IMPL_TYPE = ("core bug: torch raises NotImplementedError (\"..._cpu\" not implemented for "
-                       "'Float'), cygrad a plain RuntimeError (tensor.pyx ElementwiseOp.check_dtype)")
-_CORE_BOOL_TYPE = ("core bug: torch raises NotImplementedError for this op on bool, cygrad a plain "
-                   "RuntimeError from its zero-divisor check / NumPy")
-FLOAT_NAMES = tuple(d.name for d in ALL_FLOATS)
-INT_NAMES = tuple(d.name for d in INTS)
-
-
-def _xf(reason, *dtype_names):
-    """strict xfails for the unsupported-dtype error inputs of these dtypes"""
-    return {f"test_errors:dtype_{n}": reason for n in dtype_names}
-
 OPS = [
     # --- sign-like and rounding ------------------------------------------------
     unary("neg", np.negative, ALL_NUMERIC, _special_unary()),
     alias("negative", np.negative, ALL_NUMERIC, _special_unary()),
-    unary("abs", np.abs, ALL_NUMERIC, _special_unary(),
-          xfails=_xf(_CORE_NOT_IMPL.format("abs on bool"), "bool")),
+    unary("abs", np.abs, ALL_NUMERIC, _special_unary()),
     alias("absolute", np.abs, ALL_NUMERIC, _special_unary()),
-    unary("sign", _sign, ALL, unary_samples,
-          xfails={f"{t}:bool": "core bug: sign on bool raises numpy UFuncTypeError (torch returns bool)"
-                  for t in ("test_values", "test_dtype_vs_torch", "test_noncontiguous", "test_method",
-                            "test_out", "test_inplace")}),
+    unary("sign", _sign, ALL, unary_samples),
     OpInfo("sign", cygrad.sign, _sign, ALL_FLOATS, _special_only, method="sign", inplace="sign_",
-           supports_out=True, variant="special", check_zero_size=False,
-           xfails={t: "core bug: sign(NaN) is NaN (np.sign ufunc), torch gives 0"
-                   for t in ("test_values", "test_dtype_vs_torch", "test_noncontiguous")}),
-    unary("floor", np.floor, ALL_NUMERIC, _special_unary(),
-          xfails=_xf(_CORE_NOT_IMPL.format("floor on bool"), "bool")),
-    unary("ceil", np.ceil, ALL_NUMERIC, _special_unary(),
-          xfails=_xf(_CORE_NOT_IMPL.format("ceil on bool"), "bool")),
-    unary("trunc", np.trunc, ALL_NUMERIC, _special_unary(),
-          xfails=_xf(_CORE_NOT_IMPL.format("trunc on bool"), "bool")),
-    unary("frac", _quiet(_frac), ALL_FLOATS, _special_unary(),
-          xfails={**_xf(_CORE_NOT_IMPL.format("frac on integers"), *INT_NAMES),
-                  **_xf("core bug: frac on bool raises NumPy's TypeError; torch NotImplementedError", "bool")}),
-    unary("round", _round, ALL_NUMERIC, _special_unary(),
-          xfails=_xf(_CORE_NOT_IMPL.format("round on bool"), "bool")),
+           supports_out=True, variant="special", check_zero_size=False),
+    unary("floor", np.floor, ALL_NUMERIC, _special_unary()),
+    unary("ceil", np.ceil, ALL_NUMERIC, _special_unary()),
+    unary("trunc", np.trunc, ALL_NUMERIC, _special_unary()),
+    unary("frac", _quiet(_frac), ALL_FLOATS, _special_unary()),
+    unary("round", _round, ALL_NUMERIC, _special_unary()),
     OpInfo("round", cygrad.round, _round, ALL_FLOATS, _round_decimals_samples, method="round",
            inplace="round_", supports_out=True, variant="decimals", atol=1e-4),
-    unary("relu", _relu, ALL_NUMERIC, _special_unary(), out=False,
-          xfails=_xf(_CORE_NOT_IMPL.format("relu on bool"), "bool")),
+    unary("relu", _relu, ALL_NUMERIC, _special_unary(), out=False),
     unary("positive", lambda a: a.copy(), ALL_NUMERIC, out=False),
     # --- exponentials and logarithms -----------------------------------------
     unary("exp", _float_ref(np.exp), ALL, _special_unary()),
@@ -435,8 +408,7 @@ OPS = [
           _float_domain(unary_samples, 0.1, 5, special=True)),
     unary("reciprocal", _float_ref(np.reciprocal), ALL, _float_domain(unary_samples, 0.2, 3, special=True)),
     unary("square", lambda a: np.square(a.astype(np.int64) if a.dtype == np.bool_ else a), ALL,
-          _special_unary(),
-          xfails={"test_dtype_vs_torch:bool": "core bug: square of a bool tensor is bool, torch gives int64"}),
+          _special_unary()),
     # --- trigonometric / hyperbolic ------------------------------------------
     unary("sin", _float_ref(np.sin), ALL, _special_unary()),
     unary("cos", _float_ref(np.cos), ALL, _special_unary()),
@@ -455,8 +427,7 @@ OPS = [
     unary("erfc", _float_ref(_erfc), ALL, _special_unary()),
     # --- predicates and logical/bitwise not -----------------------------------
     unary("logical_not", np.logical_not, ALL, _special_unary()),
-    unary("bitwise_not", _bitwise_not, INTS_AND_BOOL,
-          xfails=_xf(_CORE_NOT_IMPL_TYPE, *FLOAT_NAMES)),
+    unary("bitwise_not", _bitwise_not, INTS_AND_BOOL),
     unary("isnan", np.isnan, ALL, _special_unary(), out=True),
     unary("isinf", np.isinf, ALL, _special_unary(), out=True),
     unary("isfinite", np.isfinite, ALL, _special_unary(), out=True),
@@ -476,17 +447,16 @@ OPS = [
            _with(binary_samples, nonzero_rhs=True, kwargs={"rounding_mode": "floor"}),
            method="div", inplace="div_", supports_out=True, variant="floor"),
     binary("floor_divide", _quiet(np.floor_divide), ALL_NUMERIC,
-           _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,),
-           xfails=_xf(_CORE_NOT_IMPL.format("floor_divide on bool"), "bool")),
+           _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,)),
     binary("remainder", _quiet(np.remainder), ALL_NUMERIC, _with(binary_samples, nonzero_rhs=True),
-           errors=(_int_div_by_zero,), xfails=_xf(_CORE_BOOL_TYPE, "bool")),
+           errors=(_int_div_by_zero,)),
     binary("fmod", _quiet(np.fmod), ALL_NUMERIC, _with(binary_samples, nonzero_rhs=True),
-           errors=(_int_div_by_zero,), xfails=_xf(_CORE_BOOL_TYPE, "bool")),
-    binary("pow", _quiet(_int_pow), ALL_NUMERIC, _pow_samples, errors=(_int_negative_power,),
-           xfails=_xf(_CORE_NOT_IMPL.format("pow on bool"), "bool")),
+           errors=(_int_div_by_zero,)),
+    binary("pow", _quiet(_int_pow), ALL_NUMERIC, _pow_samples, errors=(_int_negative_power,)),
     OpInfo("pow", cygrad.pow, _int_pow_torch, (cygrad.int8, cygrad.int32, cygrad.int64),
            _int_neg_exponent_samples, method="pow", variant="int_neg_tensor_exp",
-           xfails={t: "core bug: integer pow raises for negative *tensor* exponents; torch only "
+           xfails={t: "core bug: integer pow with a negative *tensor* exponent raises NumPy's ValueError "
+                      "(np.power fallback); torch computes it (2 ** -1 == 0, (-1) ** -2 == 1) and only "
                       "rejects negative Python-scalar exponents"
                    for t in ("test_values", "test_dtype_vs_torch", "test_noncontiguous",
                              "test_method")}),
@@ -495,8 +465,7 @@ OPS = [
                   "rule (test_float_power_inplace_needs_float64)" for d in ALL if d != cygrad.float64}),
     binary("atan2", _float_ref(np.arctan2), ALL, _with(binary_samples, special=True)),
     alias("arctan2", _float_ref(np.arctan2), ALL, binary_samples),
-    binary("hypot", _quiet(np.hypot), ALL_FLOATS, _with(binary_samples, special=True),
-           xfails=_xf(_CORE_NOT_IMPL.format("hypot on integers/bool"), "bool", *INT_NAMES)),
+    binary("hypot", _quiet(np.hypot), ALL_FLOATS, _with(binary_samples, special=True)),
     # --- min/max (NaN propagation) ------------------------------------------------
     binary("maximum", np.maximum, ALL, _with(binary_samples, special=True)),
     binary("minimum", np.minimum, ALL, _with(binary_samples, special=True)),
@@ -519,14 +488,10 @@ OPS = [
     binary("logical_and", np.logical_and, ALL, _with(binary_samples, special=True)),
     binary("logical_or", np.logical_or, ALL, _with(binary_samples, special=True)),
     binary("logical_xor", np.logical_xor, ALL, _with(binary_samples, special=True)),
-    *[binary(n, f, INTS_AND_BOOL,
-             xfails=_xf(_CORE_NOT_IMPL_TYPE, *FLOAT_NAMES))
-      for n, f in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
-                   ("bitwise_xor", np.bitwise_xor))],
-    binary("bitwise_left_shift", np.left_shift, INTS, _shift_samples,
-           xfails={**_xf(_CORE_NOT_IMPL.format("shifts on bool"), "bool"), **_xf(_CORE_NOT_IMPL_TYPE, *FLOAT_NAMES)}),
-    binary("bitwise_right_shift", np.right_shift, INTS, _shift_samples,
-           xfails={**_xf(_CORE_NOT_IMPL.format("shifts on bool"), "bool"), **_xf(_CORE_NOT_IMPL_TYPE, *FLOAT_NAMES)}),
+    *[binary(n, f, INTS_AND_BOOL) for n, f in (
+        ("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor))],
+    binary("bitwise_left_shift", np.left_shift, INTS, _shift_samples),
+    binary("bitwise_right_shift", np.right_shift, INTS, _shift_samples),
     # --- interpolation, cleanup, closeness ------------------------------------------
     OpInfo("lerp", cygrad.lerp, _lerp, ALL_FLOATS, _lerp_samples, method="lerp", inplace="lerp_",
            supports_out=True, atol=1e-5, rtol=1e-4),

@@ -273,6 +273,8 @@ def _split_ref(a, size_or_sections, dim=0):
 
 
 def _chunk_ref(a, chunks, dim=0):
+    if a.shape[dim] == 0:
+        return (a,) * chunks           # torch: `chunks` empty pieces, not one
     step = -(-a.shape[dim] // chunks)
     return _split_ref(a, max(step, 1), dim)
 
