@@ -666,14 +666,21 @@ cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, b
     cdef Py_ssize_t n
     cdef cg_index one = 1, zero = 0
     cdef int kind = t._dtype.kind
-    if not (t._is_contig and _on_cpu(t) and not _tracked(t)
-            and op.result != RES_BOOL and cg_has_binary(op.c_op, t._dtype.code)):
+    if not (t._is_contig and _on_cpu(t) and not _tracked(t) and op.result != RES_BOOL
+            and (cg_has_binary(op.c_op, t._dtype.code) or
+                 (op is POW and cg_has_binary(CG_MUL, t._dtype.code)))):
+        return None
+    if op is POW and (scalar_first or scalar != 2):
         return None
     if kind == KIND_INT and (type(scalar) is float or op.result == RES_FLOAT):
         return None
-    _fill_scalar(&buf, scalar, t._dtype)
     to = new_empty(t._dtype, t._ndim, t._shape, CPU)
     n = t._numel
+    if op is POW and not scalar_first and scalar == 2:
+        # x ** 2 is common (losses, variances): square with the multiply kernel
+        run_binary(CG_MUL, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one, t.ptr(), &one)
+        return to
+    _fill_scalar(&buf, scalar, t._dtype)
     if scalar_first:
         run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, <char*>&buf, &zero,
                    t.ptr(), &one)
@@ -2483,6 +2490,11 @@ def _detach(TensorBase t):
 
 cdef int _size_args(tuple size, Py_ssize_t* out) except -1:
     cdef int i, nd
+    if len(size) == 1 and type(size[0]) is int:     # zeros(100): the common case first
+        out[0] = <Py_ssize_t>size[0]
+        if out[0] < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {out[0]}: [{out[0]}]")
+        return 1
     if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
         size = tuple(size[0])
     nd = len(size)

@@ -12,6 +12,10 @@ from .._core.tensor import TensorBase
 from ..autograd.function import Function
 
 OPS = _C.ELEMENTWISE_OPS
+_binary_op = _C.binary_op
+_unary_op = _C.unary_op
+_NO_NUMBERS = (None, None)
+_ADD, _SUB = OPS["add"], OPS["sub"]
 
 
 def _is_tensor(x):
@@ -25,7 +29,7 @@ class _Unary(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return _C.unary_op(type(ctx)._forward_cls.op, x)
+        return _unary_op(ctx.op, x)
 
 
 class _UnaryOut(Function):
@@ -34,7 +38,7 @@ class _UnaryOut(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = _C.unary_op(type(ctx)._forward_cls.op, x)
+        y = _unary_op(ctx.op, x)
         ctx.save_for_backward(y)
         return y
 
@@ -46,6 +50,7 @@ def _define(name, base, backward, node_name=None):
         "op": OPS[name], "backward": staticmethod(backward),
         "_node_name": node_name or f"{cls_name}Backward0",
         "__doc__": f"autograd Function of ``{name}``."})
+    cls._backward_cls.op = OPS[name]      # so forward can read it as ``ctx.op``
     OPS[name].function = cls
     return cls
 
@@ -94,9 +99,13 @@ class _Binary(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a if _is_tensor(a) else None, b if _is_tensor(b) else None)
-        ctx.numbers = (None if _is_tensor(a) else a, None if _is_tensor(b) else b)
-        return _C.binary_op(type(ctx)._forward_cls.op, a, b)
+        if _is_tensor(a) and _is_tensor(b):
+            ctx.save_for_backward(a, b)
+            ctx.numbers = _NO_NUMBERS
+        else:
+            ctx.save_for_backward(a if _is_tensor(a) else None, b if _is_tensor(b) else None)
+            ctx.numbers = (None if _is_tensor(a) else a, None if _is_tensor(b) else b)
+        return _binary_op(ctx.op, a, b)
 
 
 def operands(ctx):
@@ -112,7 +121,7 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return _C.binary_op(OPS["add"], a, b)
+        return _binary_op(_ADD, a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -125,7 +134,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return _C.binary_op(OPS["sub"], a, b)
+        return _binary_op(_SUB, a, b)
 
     @staticmethod
     def backward(ctx, grad):
