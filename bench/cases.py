@@ -117,6 +117,29 @@ def make_cases(quick=False):
         Case(f"({rows},{rows}) + ({rows},)", two_d, matrix_row, same=lambda x, r: x + r),
         Case(f"({rows},{rows}) + ({rows},1)", two_d, matrix_col, same=lambda x, c: x + c),
     ]
+    # Autograd: the same small ops on inputs that require grad (the graph is recorded
+    # on every call), and forward + backward of a 100-op chain.
+    grad = "autograd: small ops on 100 float32 with requires_grad=True (time per call)"
+    autograd_ops = [("a + b", small, lambda a, b: a + b), ("a * b", small, lambda a, b: a * b),
+                    ("a.sum()", one_small, lambda a: a.sum()), ("a.exp()", one_small, lambda a: a.exp()),
+                    ("a[3:50]", one_small, lambda a: a[3:50]),
+                    ("a.reshape(10, 10)", one_small, lambda a: a.reshape(10, 10))]
+    for name, setup, fn in autograd_ops:
+        cases.append(Case(name + " (grad)", grad, setup,
+                          ops=per_lib(fn, None, fn), requires_grad=True, timing="per_call"))
+
+    def chain(a):
+        x = a
+        for _ in range(25):
+            x = x * 1.01
+            x = x + 0.1
+            x = x.tanh()
+            x = x.sin()
+        x.sum().backward()
+
+    cases.append(Case("chain of 100 ops: forward + backward", "autograd: 100-op chain "
+                      "(mul, add, tanh, sin) on 100 float32", one_small,
+                      ops=per_lib(chain, None, chain), requires_grad=True))
     for size in matmul_sizes:
         cases.append(Case(f"matmul {size}x{size} @ {size}x{size}", "matrix products (float32)",
                           square_pair(size), same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3))

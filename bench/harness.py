@@ -104,6 +104,7 @@ class Case:
     rtol: float = 1e-4
     atol: float = 1e-5
     note: str = ""
+    requires_grad: bool = False   # inputs require grad (autograd cases; NumPy has none)
 
     def op_for(self, lib_name):
         return self.ops.get(lib_name, self.same)
@@ -201,16 +202,20 @@ def run_case(case, libs, config):
     rng = np.random.default_rng(config.seed)
     inputs = case.setup(rng)
     expected = None
-    if "numpy" in libs:
+    if "numpy" in libs and case.op_for("numpy") is not None:
         expected = case.op_for("numpy")(*inputs)
     times, status = {}, {}
     for name, lib in libs.items():
         fn = case.op_for(name)
         times[name], status[name] = None, ""
+        if fn is None and case.requires_grad:
+            continue                # NumPy has no autograd: an empty cell, not "n/a"
         if fn is None:
             status[name] = NOT_IMPLEMENTED
             continue
         args = tuple(lib.convert(x) for x in inputs)
+        if case.requires_grad:
+            args = tuple(a.requires_grad_() for a in args)
         try:
             first = fn(*args)      # also the warm-up call
         except Exception as exc:
@@ -278,7 +283,10 @@ class Table:
         for lib in self.libs:
             status = result.status.get(lib, "")
             if result.times.get(lib) is None:
-                cells.append(NOT_IMPLEMENTED if status == NOT_IMPLEMENTED else "error")
+                if status == "":
+                    cells.append("-")          # not applicable (NumPy has no autograd)
+                else:
+                    cells.append(NOT_IMPLEMENTED if status == NOT_IMPLEMENTED else "error")
             else:
                 cells.append(format_time(result.times[lib]) + (" !" if status else ""))
         cells.append(format_ratio(result.ratio("cygrad", "numpy")))

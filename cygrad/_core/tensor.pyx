@@ -647,6 +647,10 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
                        tb.ptr(), &one)
             return to
     if out is None:
+        if (type(a) is _TensorCls and type(b) is _TensorCls and op.function is not None
+                and (_tracked(<TensorBase>a) or _tracked(<TensorBase>b)) and _apply_c != NULL
+                and (<TensorBase>a)._storage.device is (<TensorBase>b)._storage.device):
+            return _apply_c(op.function, (a, b), None)     # straight to autograd
         if type(a) is _TensorCls and (type(b) is float or type(b) is int):
             res = _binary_scalar_fast(op, <TensorBase>a, b, False)
             if res is not None:
@@ -803,6 +807,8 @@ cdef object unary(ElementwiseOp op, object x, object out):
     cdef cg_index one = 1
     if out is None and type(x) is _TensorCls:
         tx = <TensorBase>x
+        if _tracked(tx) and op.function is not None and _apply_c != NULL:
+            return _apply_c(op.function, (tx,), None)     # straight to autograd
         if (tx._is_contig and not _tracked(tx) and _on_cpu(tx)
                 and cg_has_unary(op.c_op, tx._dtype.code) and op.c_op >= 0):
             to = new_empty(tx._dtype, tx._ndim, tx._shape, CPU)

@@ -504,6 +504,8 @@ def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
     """``sum`` when the core's C fast path does not apply (registered with the core)."""
     if _C.needs_autograd(input):
         _no_out(out, "sum")
+        if dim is None and not keepdim and dtype is None:
+            return SumAll.apply(input)
         return (Sum if dim is None else SumDim).apply(input, dim, keepdim, dtype)
     return _sum(input, dim, keepdim, dtype, out)
 
@@ -538,6 +540,24 @@ class Sum(Function):
     @staticmethod
     def jvp(ctx, t, *unused):
         return sum(t, ctx.red.axes, ctx.red.keepdim, dtype=ctx.dtype)
+
+
+class SumAll(Function):
+    """``x.sum()``: the gradient of every element is the output's gradient."""
+    _node_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        ctx.shape = input.shape
+        return input.sum()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.expand(ctx.shape)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t.sum()
 
 
 class SumDim(Sum):
