@@ -43,6 +43,11 @@ def _make_unary(name):
     return fn, fn_
 
 
+def _example_values(name):
+    """Docstring example inputs: integers for bitwise ops, floats otherwise."""
+    return "[1, 2]" if name.startswith(("bitwise", "logical")) else "[1.0, 2.0]"
+
+
 def _make_binary(name):
     op = OPS[name]
 
@@ -56,7 +61,8 @@ def _make_binary(name):
     fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` with broadcasting and type promotion, as "
                   f"``torch.{name}``.\n\nExamples\n--------\n>>> import cygrad\n"
-                  f">>> z = cygrad.{name}(cygrad.tensor([1, 2]), cygrad.tensor([2, 2]))\n")
+                  f">>> z = cygrad.{name}(cygrad.tensor({_example_values(name)}), "
+                  f"cygrad.tensor({_example_values(name)}))\n")
     fn_.__name__ = name + "_"
     return fn, fn_
 
