@@ -99,9 +99,8 @@ class _Binary(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        if _is_tensor(a) and _is_tensor(b):
-            ctx.save_for_backward(a, b)
-            ctx.numbers = _NO_NUMBERS
+        if isinstance(a, TensorBase) and isinstance(b, TensorBase):
+            ctx.save_for_backward(a, b)      # (no ctx.numbers: operands() defaults it)
         else:
             ctx.save_for_backward(a if _is_tensor(a) else None, b if _is_tensor(b) else None)
             ctx.numbers = (None if _is_tensor(a) else a, None if _is_tensor(b) else b)
@@ -111,7 +110,7 @@ class _Binary(Function):
 def operands(ctx):
     """The two forward operands, tensors from ``saved_tensors`` and numbers as given."""
     ta, tb = ctx.saved_tensors
-    na, nb = ctx.numbers
+    na, nb = getattr(ctx, "numbers", _NO_NUMBERS)
     return (ta if ta is not None else na), (tb if tb is not None else nb)
 
 
@@ -223,7 +222,7 @@ def _jvp_saved(ctx):
 def _jvp_operands(ctx):
     """The two forward operands during jvp: saved tensors, or numbers as given."""
     ta, tb = ctx._to_save
-    na, nb = ctx.numbers
+    na, nb = getattr(ctx, "numbers", _NO_NUMBERS)
     return (ta if ta is not None else na), (tb if tb is not None else nb)
 
 
