@@ -200,6 +200,3 @@ def get_default_dtype():
     """
     return _default_float
 
-
-def category(dtype d):
-    return d.kind

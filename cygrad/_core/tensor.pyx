@@ -1001,14 +1001,6 @@ def binary_op_(ElementwiseOp op, TensorBase self, other):
 def unary_op_(ElementwiseOp op, TensorBase self):
     return unary_inplace(op, self)
 
-def has_c_kernel(ElementwiseOp op, DType dt):
-    if op.c_op < 0:
-        return False
-    if op.arity == 2:
-        return bool(cg_has_binary(op.c_op, dt.code))
-    return bool(cg_has_unary(op.c_op, dt.code))
-
-
 # ------------------------------------------------------------------------ op table
 # One ElementwiseOp per elementwise op. cygrad/ops/elementwise.py gives each its
 # public function and autograd Function; the Tensor dunders below use them directly.

@@ -60,8 +60,30 @@ def _flat_index(base, view):
     return order[np.minimum(found, len(order) - 1)]
 
 
+def _expanded_dims(base, view):
+    """If ``view`` is ``base`` broadcast (``expand``), the dims it repeats; else None."""
+    lead = len(view.shape) - len(base.shape)
+    if lead < 0 or view.offset != base.offset:
+        return None
+    dims = list(range(lead))
+    for i, (n, s) in enumerate(zip(base.shape, base.strides)):
+        vn, vs = view.shape[lead + i], view.strides[lead + i]
+        if vn == n and (vs == s or n == 1):
+            continue
+        if n == 1 and vs == 0:
+            dims.append(lead + i)
+            continue
+        return None
+    return dims
+
+
 def _place(g, base, view):
     """``zeros(base.shape)`` with ``g`` added at the elements ``view`` covers."""
+    dims = _expanded_dims(base, view)
+    if dims is not None:
+        # the gradient of a broadcast: sum over the repeated dims (fast, no scatter)
+        summed = g.sum(tuple(dims), keepdim=True) if dims else g
+        return summed.reshape(base.shape).contiguous()
     out = _C.zeros(base.shape, dtype=g.dtype)
     if out.numel() == 0 or g.numel() == 0:
         return out
