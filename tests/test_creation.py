@@ -98,15 +98,7 @@ SAME_CALL = {
     "full_int8_out_of_range": lambda m: m.full((2,), 1000, dtype=m.int8),
 }
 
-SAME_CALL_XFAILS = {
-    "full_like_uint8_overflow": "core bug: fill_ of a uint8 tensor with a negative int in [-255, -1] "
-                                "raises RuntimeError (overflow); torch wraps it like a C cast "
-                                "(full_like(uint8, -3) == 253) and only rejects values outside "
-                                "[-255, 255]",
-    "full_int8_out_of_range": "core bug: full() with an out-of-range int raises NumPy's OverflowError "
-                              "(tensor.pyx _fill_contig); torch raises RuntimeError ('value cannot be "
-                              "converted to type int8_t without overflow'), as fill_ already does",
-}
+SAME_CALL_XFAILS = {}
 
 
 def _describe(fn, module):

@@ -287,24 +287,14 @@ VIEW_EDGE_CASES = {
     "chunk_zero_size": lambda m: len(m.zeros(3, 0).chunk(2, 1)) == 2,
     "unflatten_empty_sizes": lambda m: _raises(RuntimeError, lambda: m.zeros(1).unflatten(-1, [])),
     "narrow_negative_length": lambda m: _raises(RuntimeError, lambda: m.zeros(3).narrow(0, 1, -1), exact=True),
+    # PyTorch's order of checks: the error about length / 0-dim / sizes comes first
+    "narrow_negative_length_first": lambda m: _raises(RuntimeError, lambda: m.zeros(3).narrow(0, 5, -1),
+                                                      exact=True),
+    "narrow_0d_any_dim": lambda m: _raises(RuntimeError, lambda: m.zeros(()).narrow(1, 0, 0), exact=True),
+    "unflatten_empty_sizes_first": lambda m: _raises(RuntimeError, lambda: m.zeros(1).unflatten(1, []),
+                                                     exact=True),
 }
 
-# name: (reason, a check that holds for torch and fails for cygrad today)
-KNOWN_VIEW_BUGS = {
-    "narrow_negative_length_first": ("core bug: narrow checks dim/start before length; torch reports "
-                                     "a negative length first (RuntimeError 'narrow(): length must be "
-                                     "non-negative.'), cygrad IndexError 'start out of range'",
-                                     lambda m: _raises(RuntimeError, lambda: m.zeros(3).narrow(0, 5, -1),
-                                                       exact=True)),
-    "narrow_0d_any_dim": ("core bug: narrow on a 0-d tensor with an out-of-range dim raises IndexError; "
-                          "torch RuntimeError ('narrow() cannot be applied to a 0-dim tensor.')",
-                          lambda m: _raises(RuntimeError, lambda: m.zeros(()).narrow(1, 0, 0), exact=True)),
-    "unflatten_empty_sizes_first": ("core bug: unflatten checks the dim before the sizes; torch reports "
-                                    "empty sizes first (RuntimeError 'unflatten: sizes must be "
-                                    "non-empty'), cygrad IndexError 'Dimension out of range'",
-                                    lambda m: _raises(RuntimeError, lambda: m.zeros(1).unflatten(1, []),
-                                                      exact=True)),
-}
 
 
 def _raises(exc, fn, exact=False):
@@ -322,17 +312,6 @@ def test_view_edge_cases_like_torch(case):
     check = VIEW_EDGE_CASES[case]
     if torch is not None:
         assert check(torch), f"{case}: the check does not hold for torch itself"
-    assert check(cygrad)
-
-
-@pytest.mark.parametrize("case", sorted(KNOWN_VIEW_BUGS))
-def test_known_core_view_bugs(request, case):
-    """Each check holds for torch (asserted first, so the check can't be vacuous);
-    cygrad fails it today (strict xfail: fixing the core flips it)."""
-    reason, check = KNOWN_VIEW_BUGS[case]
-    if torch is not None:
-        assert check(torch), f"{case}: the check does not hold for torch itself"
-    request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     assert check(cygrad)
 
 

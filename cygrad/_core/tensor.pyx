@@ -1023,6 +1023,20 @@ def _sign_ufunc(x, out=None, casting="unsafe"):
 def _frac_ufunc(x, out=None, casting="unsafe"):
     return np.subtract(x, np.trunc(x), out=out, casting=casting)
 
+def _pow_ufunc(a, b, out=None, casting="unsafe"):
+    """np.power, except that integer bases take negative integer exponents the way
+    PyTorch computes them (1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0)."""
+    if out.dtype.kind not in "iu":
+        return np.power(a, b, out=out, casting=casting)
+    a, b = np.asarray(a), np.asarray(b)
+    result = np.power(a, np.maximum(b, 0), out=out, casting=casting)
+    negative = b < 0
+    if np.any(negative):
+        odd = (b % 2) != 0
+        special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+        np.copyto(out, special.astype(out.dtype), where=np.broadcast_to(negative, out.shape))
+    return result
+
 def _isfinite(x, out=None, casting="unsafe"):
     return np.isfinite(x, out=out)
 
@@ -1033,7 +1047,7 @@ cdef ElementwiseOp DIV = ElementwiseOp("div", 2, CG_DIV, np.true_divide, result=
 cdef ElementwiseOp FLOOR_DIVIDE = ElementwiseOp("floor_divide", 2, -1, np.floor_divide, zero_check=True, inputs=IN_NO_BOOL)
 cdef ElementwiseOp REMAINDER = ElementwiseOp("remainder", 2, -1, np.remainder, zero_check=True, inputs=IN_NO_BOOL)
 cdef ElementwiseOp FMOD = ElementwiseOp("fmod", 2, -1, np.fmod, zero_check=True, inputs=IN_NO_BOOL)
-cdef ElementwiseOp POW = ElementwiseOp("pow", 2, -1, np.power, inputs=IN_NO_BOOL)
+cdef ElementwiseOp POW = ElementwiseOp("pow", 2, -1, _pow_ufunc, inputs=IN_NO_BOOL)
 cdef ElementwiseOp ATAN2 = ElementwiseOp("atan2", 2, -1, np.arctan2, result=RES_FLOAT)
 cdef ElementwiseOp HYPOT = ElementwiseOp("hypot", 2, -1, np.hypot, inputs=IN_FLOAT)
 cdef ElementwiseOp MAXIMUM = ElementwiseOp("maximum", 2, CG_MAXIMUM, np.maximum)
@@ -1394,10 +1408,10 @@ cdef class TensorBase:
 
     def unflatten(self, dim, sizes):
         """Split dim ``dim`` into ``sizes`` (one may be -1)."""
-        cdef int d = _wrap_dim(dim, self._ndim)
-        cdef Py_ssize_t inner[MAX_DIMS]
         if len(sizes) == 0:
             raise RuntimeError("unflatten: sizes must be non-empty")
+        cdef int d = _wrap_dim(dim, self._ndim)
+        cdef Py_ssize_t inner[MAX_DIMS]
         n = _parse_shape((tuple(sizes),), self._shape[d], inner, "unflatten")
         shape = list(self.shape)
         return self.view(shape[:d] + [inner[i] for i in range(n)] + shape[d + 1:])
@@ -1573,10 +1587,13 @@ cdef class TensorBase:
 
     def narrow(self, dim, start, length):
         """Elements ``start:start+length`` along ``dim`` (a view)."""
-        cdef int d = _wrap_dim(dim, self._ndim)
-        cdef Py_ssize_t size = self._shape[d], s = start, n = length
+        # checked in PyTorch's order: 0-dim, length, dim, start
         if self._ndim == 0:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        cdef int d = _wrap_dim(dim, self._ndim)
+        cdef Py_ssize_t size = self._shape[d], s = start, n = length
         if s < -size or s > size:
             raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
                              f"but got {start})")
@@ -1753,6 +1770,7 @@ cdef class TensorBase:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{(<TensorBase>value)._ndim} dimensions.")
             value = value.item()
+        value = _int_fill_value(self._dtype, value)
         if self._numel:
             try:
                 as_ndarray(self)[...] = value
@@ -2528,6 +2546,18 @@ cdef object _finish_factory(TensorBase t, bint requires_grad, object out):
         return out
     return t
 
+cdef object _int_fill_value(DType dt, object value):
+    """A Python int checked against dtype ``dt`` as PyTorch does: signed types need the
+    value in range; uint8 also accepts -255..-1 (wrapping). Other values pass through."""
+    if dt.kind != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        return value
+    info = np.iinfo(dt.np_dtype)
+    lo = -int(info.max) if dt.code == DT_UINT8 else int(info.min)
+    if not lo <= value <= int(info.max):
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    return int(value) % 256 if dt.code == DT_UINT8 else value
+
+
 cdef void _fill_contig(TensorBase t, object value) except *:
     """Fill a contiguous CPU tensor; typed loops for the common dtypes."""
     cdef Py_ssize_t i, n = t._numel
@@ -2536,6 +2566,7 @@ cdef void _fill_contig(TensorBase t, object value) except *:
     cdef int64_t vl
     cdef int32_t vi
     cdef int code = t._dtype.code
+    value = _int_fill_value(t._dtype, value)
     if code == DT_FLOAT32:
         vf = value
         with nogil:

@@ -1,6 +1,7 @@
 """Elementwise ops: every function here is one row of the dispatcher's op table
 (``_core/tensor.pyx``) plus the PyTorch signature around it."""
 from .._core import tensor as _C
+from .._core import dtype as _dt
 from .._core.tensor import TensorBase
 from .._tensor import Tensor, tensor_method
 
@@ -310,6 +311,8 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(input, TensorBase) and input.dtype is _dt.bool_:
+        raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
     res = input
     if min is not None:
         res = _C.binary_op(OPS["maximum"], res, min)

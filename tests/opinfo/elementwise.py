@@ -454,12 +454,7 @@ OPS = [
            errors=(_int_div_by_zero,)),
     binary("pow", _quiet(_int_pow), ALL_NUMERIC, _pow_samples, errors=(_int_negative_power,)),
     OpInfo("pow", cygrad.pow, _int_pow_torch, (cygrad.int8, cygrad.int32, cygrad.int64),
-           _int_neg_exponent_samples, method="pow", variant="int_neg_tensor_exp",
-           xfails={t: "core bug: integer pow with a negative *tensor* exponent raises NumPy's ValueError "
-                      "(np.power fallback); torch computes it (2 ** -1 == 0, (-1) ** -2 == 1) and only "
-                      "rejects negative Python-scalar exponents"
-                   for t in ("test_values", "test_dtype_vs_torch", "test_noncontiguous",
-                             "test_method")}),
+           _int_neg_exponent_samples, method="pow", variant="int_neg_tensor_exp"),
     binary("float_power", _quiet(_float_power), ALL, _pow_samples, out=True,
            skips={f"test_inplace:{d.name}": "float_power_ needs a float64 self, unlike the can_cast "
                   "rule (test_float_power_inplace_needs_float64)" for d in ALL if d != cygrad.float64}),
@@ -472,10 +467,7 @@ OPS = [
     binary("fmax", np.fmax, ALL, _with(binary_samples, special=True)),
     binary("fmin", np.fmin, ALL, _with(binary_samples, special=True)),
     OpInfo("clamp", cygrad.clamp, _clamp, ALL_NUMERIC, _clamp_samples, method="clamp",
-           inplace="clamp_", supports_out=True, error_inputs=_clamp_errors,
-           xfails={"test_errors:dtype_bool": "core bug: clamp of a bool tensor with bool bounds is "
-                                             "accepted; torch raises NotImplementedError "
-                                             "(\"clamp_scalar_cpu\" not implemented for 'Bool')"}),
+           inplace="clamp_", supports_out=True, error_inputs=_clamp_errors),
     alias("clip", _clamp, ALL_NUMERIC, _clamp_samples),
     # --- comparisons ----------------------------------------------------------------
     *[binary(n, f, ALL, _with(binary_samples, special=True)) for n, f in (
