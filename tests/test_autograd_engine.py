@@ -929,8 +929,6 @@ def test_assigning_grad_of_wrong_shape_or_dtype_raises():
             x.grad = lib.ones(2, dtype=lib.float32)
 
 
-@pytest.mark.xfail(strict=True, reason="API gap: every view records AsStridedBackward0; "
-                   "PyTorch names the view op (TBackward0, SelectBackward0, ViewBackward0...)")
 def test_view_node_names_match_torch():
     def names(lib):
         h = _leaf(lib, ARR) * 1

@@ -1425,16 +1425,7 @@ cdef class TensorBase:
         >>> cygrad.zeros(2, 3).transpose(0, 1).shape
         cygrad.Size([3, 2])
         """
-        cdef int a = _wrap_dim(dim0, self._ndim), b = _wrap_dim(dim1, self._ndim)
-        cdef Py_ssize_t shape[MAX_DIMS]
-        cdef Py_ssize_t strides[MAX_DIMS]
-        if self._ndim == 0:
-            return _make_view(self, 0, self._shape, self._strides, self._offset, "TransposeBackward0")
-        memcpy(shape, self._shape, self._ndim * sizeof(Py_ssize_t))
-        memcpy(strides, self._strides, self._ndim * sizeof(Py_ssize_t))
-        shape[a], shape[b] = shape[b], shape[a]
-        strides[a], strides[b] = strides[b], strides[a]
-        return _make_view(self, self._ndim, shape, strides, self._offset, "TransposeBackward0")
+        return _transpose(self, dim0, dim1, "TransposeBackward0")
 
     swapaxes = transpose
     swapdims = transpose
@@ -1443,7 +1434,7 @@ cdef class TensorBase:
         """Transpose of a tensor with at most 2 dims."""
         if self._ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._ndim}D")
-        return self if self._ndim < 2 else self.transpose(0, 1)
+        return _transpose(self, 0, self._ndim - 1 if self._ndim else 0, "TBackward0")
 
     @property
     def T(self):
@@ -2309,6 +2300,19 @@ cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
     if _tracked(base) and _view_hook is not None:
         return _view_hook(base, v, kind)
     return v
+
+
+cdef object _transpose(TensorBase t, object dim0, object dim1, str kind):
+    cdef int a = _wrap_dim(dim0, t._ndim), b = _wrap_dim(dim1, t._ndim)
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    if t._ndim == 0:
+        return _make_view(t, 0, t._shape, t._strides, t._offset, kind)
+    memcpy(shape, t._shape, t._ndim * sizeof(Py_ssize_t))
+    memcpy(strides, t._strides, t._ndim * sizeof(Py_ssize_t))
+    shape[a], shape[b] = shape[b], shape[a]
+    strides[a], strides[b] = strides[b], strides[a]
+    return _make_view(t, t._ndim, shape, strides, t._offset, kind)
 
 
 cdef object _select(TensorBase t, int d, object index):
