@@ -564,8 +564,6 @@ def test_inplace_matches_torch():
 
 # ---------------------------------------------------------- known engine gaps
 
-@pytest.mark.xfail(strict=True, reason="saved outputs are stored as detached aliases without "
-                                       "their tangent, so forward-over-reverse loses it")
 def test_forward_over_reverse_through_saved_output():
     x = cg([1.0], requires_grad=True)
     with fwAD.dual_level():

@@ -96,6 +96,7 @@ cdef class SavedTensor:
     cdef int output_nr
     cdef bint requires_grad
     cdef object producer      # node that produced a saved input (for error messages)
+    cdef object tangent       # a saved output's forward-mode tangent (forward-over-reverse)
 
     @staticmethod
     cdef SavedTensor make(TensorBase t, int output_nr):
@@ -106,6 +107,7 @@ cdef class SavedTensor:
         if output_nr >= 0:
             s.is_output = True
             s.data = detach(t)
+            s.tangent = t._fw_grad
         else:
             s.data = t
             s.producer = t._grad_fn
@@ -131,8 +133,19 @@ cdef class SavedTensor:
             alias._grad_fn = owner
             alias._output_nr = self.output_nr
             alias._requires_grad = True
+            if self.tangent is not None and _tangent_restorer is not None:
+                _tangent_restorer(alias, self.tangent)
             return alias
         return t
+
+
+cdef object _tangent_restorer = None
+
+def _set_tangent_restorer(fn):
+    """cygrad.autograd.forward_ad: ``fn(alias, tangent)`` gives an unpacked saved output
+    its tangent back while the dual level that made it is still open."""
+    global _tangent_restorer
+    _tangent_restorer = fn
 
 
 # ---------------------------------------------------------------------------------- nodes

@@ -116,6 +116,16 @@ def _set_tangent(t, tangent):
         _remember(t)
 
 
+def _restore_tangent(t, tangent):
+    """A saved output unpacked by a backward gets its tangent back (forward-over-reverse),
+    but only while a level is open: outside one, tangents do not exist."""
+    if _current_level >= 0:
+        _set_tangent(t, tangent)
+
+
+_E._set_tangent_restorer(_restore_tangent)
+
+
 # ------------------------------------------------------------------------------ levels
 
 def enter_dual_level():
