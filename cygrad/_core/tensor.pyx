@@ -170,18 +170,14 @@ def set_num_threads(int n):
 
 # The Python class users see (cygrad.Tensor subclasses TensorBase); set at import.
 cdef type _TensorCls = None
-cdef object _autograd_apply = None      # set by cygrad.autograd: records an op on the tape
 
 def _set_tensor_class(cls):
     global _TensorCls
     _TensorCls = cls
 
-def _set_autograd_apply(fn):
-    global _autograd_apply
-    _autograd_apply = fn
-
-# The same entry point as a C function pointer, set by the engine at import: the
-# dispatcher calls it without building a Python call.
+# ``Function.apply`` as a C function pointer (engine.apply_function), set by the engine
+# at import: an op whose inputs need autograd calls its Function through it, without
+# building a Python call.
 cdef apply_fn_t _apply_c = NULL
 
 cdef void set_apply_hook(apply_fn_t fn) noexcept:
@@ -1713,8 +1709,8 @@ cdef class TensorBase:
     def clone(self, memory_format=None):
         """A copy with its own memory (contiguous). Differentiable."""
         cdef TensorBase out
-        if _tracked(self) and _autograd_apply is not None:
-            return _autograd_apply(_clone_function, self)
+        if _tracked(self) and _apply_c != NULL:
+            return _apply_c(_clone_function, (self,), None)
         out = new_empty(self._dtype, self._ndim, self._shape, self._storage.device)
         copy_into(out, self)
         return out
@@ -1804,8 +1800,8 @@ cdef class TensorBase:
         target_dev = self._storage.device if dev is None else Device(dev)
         if target is self._dtype and target_dev == self._storage.device and not copy:
             return self
-        if _tracked(self) and _autograd_apply is not None:
-            return _autograd_apply(_to_function, self, target, target_dev)
+        if _tracked(self) and _apply_c != NULL:
+            return _apply_c(_to_function, (self, target, target_dev), None)
         return _convert(self, target, target_dev)
 
     def type(self, dtype=None):

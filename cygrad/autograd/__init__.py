@@ -19,7 +19,6 @@ Node = _E.Node
 AccumulateGrad = _E.AccumulateGrad
 
 # Connect the core's hooks to this package.
-_C._set_autograd_apply(_E.function_apply)
 _C._set_view_hook(_views.record_view)
 _C._set_inplace_hook(_views.inplace)
 _C._set_view_functions(_views.Clone, _views.ToCopy)
