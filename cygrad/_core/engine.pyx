@@ -248,24 +248,29 @@ cdef class Node:
 
 @cython.final
 cdef class AccumulateGrad(Node):
-    """The node of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
-    cdef public object variable
+    """The node of a leaf tensor: adds the incoming gradient into ``variable.grad``.
+
+    The leaf owns its AccumulateGrad (created once, on first use) and the node only
+    points back at the leaf weakly: no reference cycle, and no new node per op."""
+    cdef object _variable_ref
+
+    @property
+    def variable(self):
+        """The leaf tensor (None once it has been freed)."""
+        return self._variable_ref()
 
     def name(self):
         return "AccumulateGrad"
 
 
 cdef AccumulateGrad _grad_accumulator(TensorBase leaf):
-    """The leaf's AccumulateGrad node, created once and cached weakly on the leaf (a
-    strong reference would be a cycle: node -> leaf -> node)."""
-    cdef AccumulateGrad acc = None
-    if leaf._grad_acc is not None:
-        acc = leaf._grad_acc()
+    """The leaf's AccumulateGrad node, created on first use and kept by the leaf."""
+    cdef AccumulateGrad acc = <AccumulateGrad>leaf._grad_acc
     if acc is None:
         acc = AccumulateGrad.__new__(AccumulateGrad)
-        acc.variable = leaf
+        acc._variable_ref = weakref.ref(leaf)
         acc.next_functions = ()
-        leaf._grad_acc = weakref.ref(acc)
+        leaf._grad_acc = acc
     return acc
 
 
@@ -684,7 +689,10 @@ cdef object _run_tensor_hooks(Node node, int nr, object grad):
 
 
 cdef void _accumulate(AccumulateGrad node, object grad, bint create_graph) except *:
-    cdef TensorBase var = <TensorBase>node.variable
+    var_obj = node._variable_ref()
+    if var_obj is None:
+        return              # the leaf is gone: there is no .grad to accumulate into
+    cdef TensorBase var = <TensorBase>var_obj
     if var._backward_hooks:
         for h in list(var._backward_hooks):
             r = h(grad)

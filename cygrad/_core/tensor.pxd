@@ -22,7 +22,7 @@ cdef class TensorBase:
     cdef public int _output_nr
     cdef public bint _retains_grad
     cdef public object _fw_grad     # forward-mode tangent, if any
-    cdef public object _grad_acc    # weakref to this leaf's AccumulateGrad node
+    cdef public object _grad_acc    # this leaf's AccumulateGrad node (it refers back weakly)
     cdef public Py_ssize_t _view_version   # storage version when a view's grad_fn was set
     cdef public list _post_acc_hooks
     cdef object _shape_obj          # cached cygrad.Size
