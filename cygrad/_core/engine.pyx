@@ -41,6 +41,24 @@ cdef extern from *:
 
 cdef tuple _EMPTY = ()
 
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from cpython.ref cimport Py_INCREF
+
+
+cdef tuple shape_of(TensorBase t):
+    """t's shape as a plain tuple, built in C (node metadata is made on every op, and a
+    fresh output has no cached ``Size`` yet)."""
+    cdef tuple shape
+    cdef int i
+    if t._shape_obj is not None:
+        return <tuple>t._shape_obj
+    shape = PyTuple_New(t._ndim)
+    for i in range(t._ndim):
+        v = t._shape[i]
+        Py_INCREF(v)
+        PyTuple_SET_ITEM(shape, i, v)
+    return shape
+
 
 cdef inline TensorBase detach(TensorBase t):
     """An alias of t (same memory and version counter) with no autograd history."""
@@ -445,7 +463,7 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
         t = <TensorBase>args[<Py_ssize_t>positions[i]]
         edges[i] = gradient_edge(t)
         if t._requires_grad:
-            in_meta[i] = (t.shape, t._dtype)
+            in_meta[i] = (shape_of(t), t._dtype)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = in_meta
     for i in range(nout):
@@ -464,7 +482,7 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
                     # an input returned unchanged gets its own identity, as in PyTorch
                     t = detach(t)
                     break
-        out_meta[i] = (t.shape, t._dtype)
+        out_meta[i] = (shape_of(t), t._dtype)
         if t._dtype.kind != 2 or _contains(nondiff, o):     # 2: floating point
             t._requires_grad = False
         else:
@@ -532,7 +550,7 @@ cdef object _view_function_for(str kind):
 
 
 cdef tuple _geometry(TensorBase t):
-    return (t.shape, tuple([t._strides[i] for i in range(t._ndim)]), t._offset)
+    return (shape_of(t), tuple([t._strides[i] for i in range(t._ndim)]), t._offset)
 
 
 def record_view(TensorBase base, TensorBase view, str kind):
@@ -549,8 +567,8 @@ def record_view(TensorBase base, TensorBase view, str kind):
     ctx._materialize_grads = True
     ctx._view_geometry = _geometry(base) + _geometry(view)
     ctx.next_functions = (gradient_edge(base),)
-    ctx._input_meta = [(base.shape, base._dtype)]
-    ctx._output_meta = [(view.shape, view._dtype)]
+    ctx._input_meta = [(shape_of(base), base._dtype)]
+    ctx._output_meta = [(shape_of(view), view._dtype)]
     view._grad_fn = ctx
     view._output_nr = 0
     view._requires_grad = True
@@ -604,6 +622,16 @@ cdef bint _expandable(tuple shape, tuple to):
     return True
 
 
+cdef bint _has_shape(TensorBase t, tuple shape):
+    cdef int i
+    if t._ndim != len(shape):
+        return False
+    for i in range(t._ndim):
+        if t._shape[i] != <Py_ssize_t>shape[i]:
+            return False
+    return True
+
+
 cdef tuple _validate(Node node, object grads):
     """Check a node's returned gradients: count, shapes (reducing broadcasts), dtypes."""
     cdef int n = len(node.next_functions)
@@ -634,7 +662,7 @@ cdef tuple _validate(Node node, object grads):
             raise TypeError(f"function {node.name()} returned a gradient of type "
                             f"{type(gi).__name__} at index {i}; expected a Tensor or None")
         shape, dtype = meta
-        if gi.shape != shape:
+        if not _has_shape(<TensorBase>gi, <tuple>shape):
             if _expandable(tuple(shape), tuple(gi.shape)):
                 gi = _sum_to(gi, tuple(shape))
             else:
