@@ -2157,6 +2157,8 @@ cdef class TensorBase:
         if keepdims is not None:
             keepdim = keepdims
         if dtype is None:
+            if dim is None and not keepdim and _sum_all_function is not None and _tracked(self):
+                return _apply_c(_sum_all_function, (self,), None)    # the common loss.sum()
             res = _reduce_fast(CG_RSUM, self, dim, keepdim)
             if res is not None:
                 return res
@@ -2242,6 +2244,13 @@ def _set_view_functions(clone_fn, to_fn):
     _to_function = to_fn
 
 cdef dict _py_reductions = {}
+cdef object _sum_all_function = None
+
+def _set_sum_all_function(cls):
+    """cygrad.ops.reduction's ``SumAll`` Function: ``x.sum()`` of a tensor that needs
+    autograd goes straight to it."""
+    global _sum_all_function
+    _sum_all_function = cls
 
 def _register_reduction(name, fn):
     _py_reductions[name] = fn

@@ -560,6 +560,9 @@ class SumAll(Function):
         return t.sum()
 
 
+_C._set_sum_all_function(SumAll)
+
+
 class SumDim(Sum):
     """``sum`` over given dims (PyTorch's second overload, hence the node's name)."""
     _node_name = "SumBackward1"
