@@ -936,3 +936,17 @@ def test_view_node_names_match_torch():
                  h.permute(1, 0), h.diagonal(), h.expand(2, 2, 3)]
         return [v.grad_fn.name() for v in views]
     assert names(cygrad) == names(torch)
+
+
+def test_assigning_data_replaces_values_keeps_autograd_identity():
+    """``w.data = t`` (as optimizers and init code do): new memory, shape and values;
+    still the same leaf requiring grad; gradients flow to the new values. Same as torch."""
+    results = []
+    for lib in (cygrad, torch):
+        w = lib.ones(2, 3, requires_grad=True)
+        w.data = lib.arange(4.0)
+        (w * w).sum().backward()
+        results.append((tuple(w.shape), w.requires_grad, w.is_leaf, w.grad.tolist()))
+        with pytest.raises(TypeError):
+            w.data = [1.0, 2.0]
+    assert results[0] == results[1]

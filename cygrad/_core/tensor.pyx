@@ -2679,3 +2679,17 @@ def _data_alias(TensorBase t):
     d._storage = s
     d._base = None
     return d
+
+
+def _set_data(TensorBase t, TensorBase value):
+    """``t.data = value``: t now shows value's memory, shape and dtype (PyTorch's
+    ``set_data``); its autograd identity (requires_grad, grad_fn) is unchanged."""
+    t._storage = value._storage
+    t._dtype = value._dtype
+    t._ndim = value._ndim
+    t._offset = value._offset
+    for i in range(value._ndim):
+        t._shape[i] = value._shape[i]
+        t._strides[i] = value._strides[i]
+    _finish_meta(t)
+    t._shape_obj = None

@@ -29,8 +29,11 @@ def _get_data(self):
 
 
 def _set_data(self, value):
-    raise RuntimeError("assigning to .data is not supported in cygrad; copy values in with "
-                       "`with cygrad.no_grad(): t.copy_(value)`")
+    if not isinstance(value, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+    if self.requires_grad and not value.is_floating_point():
+        raise RuntimeError("data set to a tensor that requires gradients must be floating point")
+    _C._set_data(self, value)
 
 
 Tensor.data = property(_get_data, _set_data, doc="This tensor's values, detached from autograd.")
