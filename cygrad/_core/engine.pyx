@@ -49,12 +49,15 @@ cdef tuple shape_of(TensorBase t):
     """t's shape as a plain tuple, built in C (node metadata is made on every op, and a
     fresh output has no cached ``Size`` yet)."""
     cdef tuple shape
+    cdef object v     # must be an object: a C integer here makes the INCREF and the
+                      # SET_ITEM act on two different temporaries (issue 6)
     cdef int i
     if t._shape_obj is not None:
         return <tuple>t._shape_obj
     shape = PyTuple_New(t._ndim)
     for i in range(t._ndim):
         v = t._shape[i]
+        # PyTuple_SET_ITEM steals a reference; v keeps its own, released by Cython.
         Py_INCREF(v)
         PyTuple_SET_ITEM(shape, i, v)
     return shape
