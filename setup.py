@@ -4,6 +4,8 @@ Environment knobs (all optional):
   CYGRAD_ARCH      -march value for the kernels (default "native"; "" = compiler default)
   CYGRAD_OPENMP    "0" builds without OpenMP (single-threaded kernels)
   CYGRAD_DEBUG     "1" builds with -O0 -g and Cython bounds checks
+  CYGRAD_SANITIZE  "address" builds with AddressSanitizer + UndefinedBehaviorSanitizer
+                   (-O1 -g); run it with libasan preloaded: see docs/memory_safety.md
 """
 import os
 import sys
@@ -15,8 +17,18 @@ from setuptools import Extension, setup
 ARCH = os.environ.get("CYGRAD_ARCH", "native")
 OPENMP = os.environ.get("CYGRAD_OPENMP", "1") != "0"
 DEBUG = os.environ.get("CYGRAD_DEBUG", "0") == "1"
+SANITIZE = os.environ.get("CYGRAD_SANITIZE", "")
+if SANITIZE not in ("", "address"):
+    sys.exit(f"CYGRAD_SANITIZE={SANITIZE!r}: the only value is 'address' (ASan + UBSan)")
 
-compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
+if DEBUG:
+    compile_args = ["-O0", "-g"]
+elif SANITIZE:
+    # -O1 keeps the reports' stacks readable and the build fast; the frame pointer
+    # gives ASan cheap, complete stack traces.
+    compile_args = ["-O1", "-g", "-fno-omit-frame-pointer"]
+else:
+    compile_args = ["-O3"]
 # -fno-math-errno lets gcc call glibc's vector math (libmvec) for exp/tanh/...;
 # it does not change NaN/inf/signed-zero results, unlike -ffast-math.
 compile_args += ["-fno-math-errno", "-Wno-unused-function"]
@@ -28,8 +40,15 @@ if sys.platform.startswith("linux"):
 if OPENMP:
     compile_args.append("-fopenmp")
     link_args.append("-fopenmp")
+if SANITIZE:
+    # Linked into the extensions too, so they need libasan; the interpreter is not
+    # instrumented, hence LD_PRELOAD at run time (tests/stress/run_sanitized.sh).
+    sanitizers = "-fsanitize=address,undefined"
+    compile_args.append(sanitizers)
+    link_args.append(sanitizers)
 
-BUILD_FLAGS = {"arch": ARCH, "openmp": OPENMP, "debug": DEBUG, "cflags": compile_args, "ldflags": link_args}
+BUILD_FLAGS = {"arch": ARCH, "openmp": OPENMP, "debug": DEBUG, "sanitize": SANITIZE,
+               "cflags": compile_args, "ldflags": link_args}
 
 CPU_SOURCES = ["cygrad/_core/cpu/elementwise.c", "cygrad/_core/cpu/reduce.c"]
 

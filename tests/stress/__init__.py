@@ -1,0 +1,1 @@
+"""Stress tests for memory safety: long loops, every size, every deletion order, threads."""
