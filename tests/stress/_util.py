@@ -51,7 +51,9 @@ def run_in_subprocess(code, timeout=120):
     '3.0\\n'
     """
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [REPO_ROOT, env.get("PYTHONPATH")]))
+    # tests/ too, so the child can import this helper module (``from stress._util import ...``)
+    path = [REPO_ROOT, os.path.join(REPO_ROOT, "tests"), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, path))
     proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO_ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
