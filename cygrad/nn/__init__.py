@@ -1,7 +1,25 @@
-"""cygrad.nn: neural-network building blocks.
+"""cygrad.nn: neural-network building blocks, as ``torch.nn``.
 
-For now only ``cygrad.nn.functional`` exists, re-exporting the functional ops the
-core already has under PyTorch's names; ``Module``, layers, losses and ``init``
-come with the nn issue.
+- ``Module`` (``nn/modules/module.py``): the base class of layers and models;
+  parameters, buffers and sub-modules assigned as attributes are registered,
+  found recursively, saved by ``state_dict`` and moved by ``to``.
+- ``Parameter``: the tensor subclass that marks a module's weights.
+- Containers (``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``,
+  ``ParameterDict``) and layers (``Identity``, ``Linear``, ``Bilinear``,
+  ``Flatten``, ``Unflatten``).
+- ``cygrad.nn.functional``: the functional forms (``linear``, ``bilinear``,
+  ``relu``, ``softmax``, ``pad``...).
+- ``cygrad.nn.init``: weight initialisations; ``cygrad.nn.utils``: gradient
+  clipping and parameter/vector conversion.
+
+See ``docs/nn.md`` for how a module works.
 """
 from . import functional  # noqa: F401
+from .parameter import Parameter
+from .modules import (Module, Sequential, ModuleList, ModuleDict, ParameterList,  # noqa: F401
+                      ParameterDict, Identity, Linear, Bilinear, Flatten, Unflatten)
+from . import init, utils  # noqa: F401
+
+__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
+           "functional", "init", "utils"]

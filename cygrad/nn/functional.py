@@ -12,7 +12,61 @@ Examples
 [0.0, 1.0, 1.0, 0.0]
 """
 from ..ops.elementwise import relu, sigmoid, tanh
+from ..ops.linalg import addmm, einsum, matmul
 from ..ops.reduction import softmax, log_softmax
 from ..ops.shape import pad
 
-__all__ = ["pad", "relu", "sigmoid", "tanh", "softmax", "log_softmax"]
+__all__ = ["pad", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "bilinear"]
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: the affine map of ``nn.Linear``.
+
+    ``input`` has shape ``(*, in_features)``, ``weight`` ``(out_features,
+    in_features)`` and ``bias`` ``(out_features,)``; the result is ``(*, out_features)``.
+    Composed of differentiable ops, so autograd needs nothing more.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> import cygrad.nn.functional as F
+    >>> x = cygrad.tensor([[1.0, 2.0]])
+    >>> w = cygrad.tensor([[1.0, 0.0], [1.0, 1.0], [0.0, -1.0]])
+    >>> F.linear(x, w, cygrad.tensor([0.5, 0.5, 0.5])).tolist()
+    [[1.5, 3.5, -1.5]]
+    """
+    if bias is not None and input.dim() == 2 and weight.dim() == 2:
+        return addmm(bias, input, weight.t())   # one fused product-and-add
+    out = matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> import cygrad.nn.functional as F
+    >>> w = cygrad.ones(1, 2, 2)
+    >>> F.bilinear(cygrad.tensor([[1.0, 2.0]]), cygrad.tensor([[3.0, 4.0]]), w).tolist()
+    [[21.0]]
+    """
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    for d in range(input1.dim() - 1):
+        if input1.size(d) != input2.size(d):
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: "
+                               f"got {input1.size(d)} and {input2.size(d)}")
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.size(-1)} but expected {weight.size(1)}")
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.size(-1)} but expected {weight.size(2)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.size(0)} but expected {weight.size(0)}")
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias

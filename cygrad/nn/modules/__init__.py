@@ -1,0 +1,8 @@
+"""The layer classes of ``cygrad.nn``, one family per module."""
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear, Bilinear
+from .flatten import Flatten, Unflatten
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+           "Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
