@@ -44,3 +44,146 @@ def test_node_metadata_shape_survives_gc_of_the_output():
     assert x.grad.shape == (300, 513)
     np.testing.assert_allclose(x.grad.numpy(), np.full((300, 513), np.e, np.float32), rtol=1e-6)
     del junk
+
+
+# ---------------------------------------------------------------- bounds and sizes
+
+def test_basic_index_past_max_dims_raises_instead_of_overflowing_the_stack():
+    x = cygrad.ones(*[1] * 16)
+    with pytest.raises(RuntimeError, match="at most 16 dimensions"):
+        x[(None,) * 8]
+    with pytest.raises(RuntimeError, match="at most 16 dimensions"):
+        x[(Ellipsis,) + (None,) * 3]
+    # up to the limit it still works, and agrees with NumPy
+    y = cygrad.ones(*[1] * 10)[(None,) * 6]
+    assert y.shape == np.ones([1] * 10)[(None,) * 6].shape
+
+
+@pytest.mark.parametrize("make", [
+    lambda: cygrad.zeros((1 << 62,)),
+    lambda: cygrad.empty(1 << 40, 1 << 40),
+    lambda: cygrad.ones(1).expand(1 << 62) + 1,
+    lambda: cygrad.ones(1).expand(1 << 62).exp(),
+    lambda: cygrad.ones(2).resize_(1 << 62),
+])
+def test_storage_size_overflow_raises(make):
+    with pytest.raises(RuntimeError, match="overflow"):
+        make()
+
+
+def test_view_with_overflowing_numel_raises():
+    with pytest.raises(RuntimeError, match="overflow"):
+        cygrad.zeros(0).view(1 << 32, 1 << 32)
+    with pytest.raises(RuntimeError, match="overflow"):
+        cygrad.zeros(0).reshape(1 << 32, -1, 1 << 32)
+
+
+# ------------------------------------------------------------------ in-place writes
+
+@pytest.mark.parametrize("write", [
+    lambda t: t.add_(1),
+    lambda t: t.mul_(cygrad.ones(2, 3)),
+    lambda t: t.exp_(),
+    lambda t: t.copy_(cygrad.ones(2, 3)),
+    lambda t: cygrad.add(cygrad.ones(2, 3), 1, out=t),
+])
+def test_writing_into_self_overlapping_view_raises_and_leaves_data(write):
+    base = cygrad.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        write(base.expand(2, 3))
+    np.testing.assert_array_equal(base.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_fill_into_expanded_view_is_allowed_as_in_pytorch():
+    base = cygrad.zeros(3)
+    base.expand(2, 3).fill_(7)
+    np.testing.assert_array_equal(base.numpy(), [7.0, 7.0, 7.0])
+
+
+def test_partial_overlap_in_place_gives_numpy_result():
+    # PyTorch refuses this; cygrad reads a copy of the input, which is NumPy's answer.
+    x = cygrad.arange(6, dtype=cygrad.float64)
+    x[1:].add_(x[:-1])
+    a = np.arange(6, dtype=np.float64)
+    np.add(a[1:], a[:-1], out=a[1:])
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
+# ------------------------------------------------------------------------- threads
+
+def test_concurrent_backward_into_one_leaf_loses_nothing():
+    import threading
+    n, reps, workers = 1_000_000, 10, 4
+    leaf = cygrad.zeros(n, requires_grad=True)
+
+    def work():
+        for _ in range(reps):
+            (leaf * 2.0).sum().backward()
+
+    threads = [threading.Thread(target=work) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    g = leaf.grad.numpy()
+    assert g.min() == g.max() == 2.0 * reps * workers
+
+
+def test_kernel_keeps_its_storage_while_another_thread_swaps_it():
+    # One thread runs large GIL-free kernels on x while another replaces x's memory
+    # and shape; the kernels must work on the memory they started with.
+    rc, out = run_child("""
+        import threading, numpy as np, cygrad
+        x = cygrad.ones(2_000_000)
+        stop = False
+        def swap():
+            i = 0
+            while not stop:
+                x.data = cygrad.full((2_000_000 + (i % 7),), 2.0)
+                x.resize_(1_000_000 + (i % 5))
+                i += 1
+        t = threading.Thread(target=swap); t.start()
+        try:
+            for _ in range(300):
+                y = x.exp()
+                z = x * 3.0
+                v = float(y[-1])
+                assert abs(v - np.e) < 1e-5 or abs(v - np.exp(2.0)) < 1e-5, v
+                assert float(z[-1]) in (3.0, 6.0)
+        finally:
+            stop = True
+            t.join()
+        print("done")
+    """)
+    assert rc == 0 and "done" in out, out
+
+
+# ---------------------------------------------------------------------- reclaiming
+
+def test_tensor_whose_hook_refers_back_to_it_is_collected():
+    import gc
+    import weakref
+    x = cygrad.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * x.sum().item())
+    y = (x * 2)
+    y.register_hook(lambda g: g + y.detach())     # non-leaf: the hook lives on y's node
+    refs = [weakref.ref(x), weakref.ref(y)]
+    del x, y
+    gc.collect()
+    assert [r() for r in refs] == [None, None]
+
+
+def test_graph_freed_without_cyclic_gc():
+    import gc
+    import weakref
+    gc.disable()
+    try:
+        x = cygrad.ones(300, requires_grad=True)
+        h = (x * 3).exp()
+        loss = h.sum()
+        refs = [weakref.ref(x), weakref.ref(h), weakref.ref(loss), weakref.ref(loss.grad_fn)]
+        loss.backward()
+        del x, h, loss
+        assert [r() for r in refs] == [None] * 4
+    finally:
+        gc.enable()

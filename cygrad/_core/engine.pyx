@@ -23,6 +23,7 @@ cimport cython
 import traceback
 import warnings
 import weakref
+from _thread import allocate_lock as _Lock
 
 import numpy as np
 
@@ -274,6 +275,9 @@ cdef class AccumulateGrad(Node):
     The leaf owns its AccumulateGrad (created once, on first use) and the node only
     points back at the leaf weakly: no reference cycle, and no new node per op."""
     cdef object _variable_ref
+    # Serialises updates of the leaf's .grad: adding into a large grad releases the GIL,
+    # so two threads' backward passes would otherwise lose each other's sums (issue 6).
+    cdef object _lock
 
     @property
     def variable(self):
@@ -290,6 +294,7 @@ cdef AccumulateGrad _grad_accumulator(TensorBase leaf):
     if acc is None:
         acc = AccumulateGrad.__new__(AccumulateGrad)
         acc._variable_ref = weakref.ref(leaf)
+        acc._lock = _Lock()
         acc.next_functions = ()
         leaf._grad_acc = acc
     return acc
@@ -730,20 +735,21 @@ cdef void _accumulate(AccumulateGrad node, object grad, bint create_graph) excep
             if r is not None:
                 grad = r
     _notify("accumulate", node, grad)
-    if var._grad is None:
-        if create_graph:
-            var._grad = grad
+    with node._lock:      # hooks run outside it: a hook may itself call backward
+        if var._grad is None:
+            if create_graph:
+                var._grad = grad
+            else:
+                var._grad = detach(grad).clone()    # own, contiguous memory
+        elif create_graph:
+            var._grad = var._grad + grad
         else:
-            var._grad = detach(grad).clone()    # own, contiguous memory
-    elif create_graph:
-        var._grad = var._grad + grad
-    else:
-        was = grad_enabled()
-        set_grad_enabled(False)
-        try:
-            var._grad.add_(grad)
-        finally:
-            set_grad_enabled(was)
+            was = grad_enabled()
+            set_grad_enabled(False)
+            try:
+                var._grad.add_(grad)
+            finally:
+                set_grad_enabled(was)
     if var._post_acc_hooks:
         for h in list(var._post_acc_hooks):
             h(var)

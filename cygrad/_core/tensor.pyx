@@ -18,6 +18,17 @@ from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
+    void PyObject_GC_Track(void* op)
+    int PyObject_GC_IsTracked(object op)
+
+cdef extern from *:
+    """
+    /* a * b, or nonzero when it overflows (sizes are checked before memory is touched) */
+    static int cg_mul_overflow(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* r) {
+        return __builtin_mul_overflow(a, b, r);
+    }
+    """
+    int cg_mul_overflow(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* r) noexcept nogil
 
 cdef extern from *:
     """
@@ -83,26 +94,52 @@ cdef extern from "kernels.h" nogil:
 cdef enum:
     GIL_RELEASE_MIN = 16384
 
+# While a kernel runs without the GIL another thread may run Python code, and that code
+# may drop the storages the kernel's pointers point into (``x.data = y``, ``x.resize_()``)
+# or rewrite a tensor's shape/strides arrays in place. So the GIL-free path holds its
+# own reference to every storage it reads or writes (``keep_*``: the storages the
+# pointers were taken from) and runs on private copies of the geometry.
+cdef inline void _copy_geom(int ndim, const cg_index* src, cg_index* dst) noexcept:
+    memcpy(dst, src, ndim * sizeof(cg_index))
+
 cdef inline void run_binary(int op, int dtype, int ndim, const cg_index* shape, Py_ssize_t numel,
                             char* out, const cg_index* so, const char* a, const cg_index* sa,
-                            const char* b, const cg_index* sb) noexcept:
+                            const char* b, const cg_index* sb,
+                            Storage keep_out, Storage keep_a, Storage keep_b) noexcept:
+    cdef Storage ko, ka, kb           # owned references, alive until we return
+    cdef cg_index g[4 * MAX_DIMS]
     if numel >= GIL_RELEASE_MIN:
+        ko, ka, kb = keep_out, keep_a, keep_b
+        _copy_geom(ndim, shape, g)
+        _copy_geom(ndim, so, g + MAX_DIMS)
+        _copy_geom(ndim, sa, g + 2 * MAX_DIMS)
+        _copy_geom(ndim, sb, g + 3 * MAX_DIMS)
         with nogil:
-            cg_binary(op, dtype, ndim, shape, out, so, a, sa, b, sb)
+            cg_binary(op, dtype, ndim, g, out, g + MAX_DIMS, a, g + 2 * MAX_DIMS,
+                      b, g + 3 * MAX_DIMS)
     else:
         cg_binary(op, dtype, ndim, shape, out, so, a, sa, b, sb)
 
 cdef inline void run_unary(int op, int dtype, int ndim, const cg_index* shape, Py_ssize_t numel,
-                           char* out, const cg_index* so, const char* a, const cg_index* sa) noexcept:
+                           char* out, const cg_index* so, const char* a, const cg_index* sa,
+                           Storage keep_out, Storage keep_a) noexcept:
+    cdef Storage ko, ka
+    cdef cg_index g[3 * MAX_DIMS]
     if numel >= GIL_RELEASE_MIN:
+        ko, ka = keep_out, keep_a
+        _copy_geom(ndim, shape, g)
+        _copy_geom(ndim, so, g + MAX_DIMS)
+        _copy_geom(ndim, sa, g + 2 * MAX_DIMS)
         with nogil:
-            cg_unary(op, dtype, ndim, shape, out, so, a, sa)
+            cg_unary(op, dtype, ndim, g, out, g + MAX_DIMS, a, g + 2 * MAX_DIMS)
     else:
         cg_unary(op, dtype, ndim, shape, out, so, a, sa)
 
 cdef inline void run_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a,
-                                 char* out) noexcept:
+                                 char* out, Storage keep_a, Storage keep_out) noexcept:
+    cdef Storage ka, ko
     if rows * n >= GIL_RELEASE_MIN:
+        ka, ko = keep_a, keep_out
         with nogil:
             cg_reduce_rows(op, dtype, rows, n, a, out)
     else:
@@ -212,34 +249,53 @@ cdef inline bint _compute_contig(int ndim, const Py_ssize_t* shape, const Py_ssi
         expected *= shape[i]
     return True
 
-cdef inline void _finish_meta(TensorBase t) noexcept:
+cdef Py_ssize_t _checked_numel(int ndim, const Py_ssize_t* shape) except -1:
+    """The number of elements of ``shape``; RuntimeError (as PyTorch) if it overflows."""
     cdef Py_ssize_t n = 1
     cdef int i
-    for i in range(t._ndim):
-        n *= t._shape[i]
-    t._numel = n
+    for i in range(ndim):
+        if cg_mul_overflow(n, shape[i], &n):
+            raise RuntimeError("numel: integer multiplication overflow")
+    return n
+
+cdef inline int _finish_meta(TensorBase t) except -1:
+    t._numel = _checked_numel(t._ndim, t._shape)
     t._is_contig = _compute_contig(t._ndim, t._shape, t._strides)
 
 cdef inline TensorBase _alloc_tensor():
     """A blank instance of cygrad.Tensor. Python subclasses are always GC-tracked;
     tensors are kept out of reference cycles by design, so untrack them: the cyclic
     GC then has nothing to scan for them, as for NumPy arrays."""
+    if _TensorCls is None:
+        raise RuntimeError("cygrad._core used before cygrad was imported (import cygrad first)")
     cdef TensorBase t = <TensorBase>cg_tp_new(TensorBase, _TensorCls, _EMPTY_TUPLE)
     PyObject_GC_UnTrack(<void*>t)
     return t
 
+
+def _gc_track(TensorBase t):
+    """Let the cyclic GC see ``t`` from now on. Tensors start untracked (cheap, like
+    NumPy arrays); one that gets hooks may end up in a cycle through a closure
+    (``x.register_hook(lambda g: x ...)``), which only the GC can free."""
+    if not PyObject_GC_IsTracked(t):
+        PyObject_GC_Track(<void*>t)
+
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device):
     """A fresh contiguous tensor (uninitialised memory) on ``device``."""
     cdef TensorBase t = _alloc_tensor()
-    cdef Py_ssize_t n = 1
+    cdef Py_ssize_t n = 1, nbytes
     cdef int i
+    cdef bint overflow = False
     if ndim > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
     for i in range(ndim):
         if shape[i] < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {shape[i]}: {_shape_str(ndim, shape)}")
         t._shape[i] = shape[i]
-        n *= shape[i]
+        overflow |= cg_mul_overflow(n, shape[i], &n)
+    # a wrapped size would allocate a tiny block that kernels then overrun (issue 6)
+    if overflow or cg_mul_overflow(n, dt.itemsize, &nbytes):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_shape_str(ndim, shape)}")
     t._ndim = ndim
     _contig_strides(ndim, shape, t._strides)
     t._numel = n
@@ -247,7 +303,7 @@ cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object de
     t._dtype = dt
     if device is not None and device is not CPU and (<object>device).type != "cpu":
         return _device_empty(t, device)
-    t._storage = new_host_storage(n * dt.itemsize)
+    t._storage = new_host_storage(nbytes)
     return t
 
 cdef object _cuda_empty_hook = None
@@ -594,6 +650,18 @@ cdef inline bint _overlaps(TensorBase out, TensorBase x):
             return True
     return False
 
+cdef int _check_no_internal_overlap(TensorBase t) except -1:
+    """Refuse to write into a tensor whose elements alias each other (an expanded view):
+    the result would depend on the order the kernel writes in. PyTorch's check and
+    message; stride 0 on a dim of size > 1 is the case it can always detect."""
+    cdef int i
+    for i in range(t._ndim):
+        if t._strides[i] == 0 and t._shape[i] > 1:
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
+    return 0
+
 cdef TensorBase _prepare_out(object out, str opname, DType res_dt, int nd, const Py_ssize_t* shape):
     cdef TensorBase o
     cdef int i
@@ -609,6 +677,7 @@ cdef TensorBase _prepare_out(object out, str opname, DType res_dt, int nd, const
                           f"{_shape_str(o._ndim, o._shape)}, which does not match the required "
                           f"output shape {_shape_str(nd, shape)}.", UserWarning, stacklevel=3)
         _resize(o, nd, shape)
+    _check_no_internal_overlap(o)
     return o
 
 cdef void _resize(TensorBase t, int nd, const Py_ssize_t* shape) except *:
@@ -640,7 +709,7 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
             to = new_empty(ta._dtype, ta._ndim, ta._shape, CPU)
             n = ta._numel
             run_binary(op.c_op, ta._dtype.code, 1, &n, n, to.ptr(), &one, ta.ptr(), &one,
-                       tb.ptr(), &one)
+                       tb.ptr(), &one, to._storage, ta._storage, tb._storage)
             return to
     if out is None:
         if (type(a) is _TensorCls and type(b) is _TensorCls and op.function is not None
@@ -678,15 +747,16 @@ cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, b
     n = t._numel
     if op is POW and not scalar_first and scalar == 2:
         # x ** 2 is common (losses, variances): square with the multiply kernel
-        run_binary(CG_MUL, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one, t.ptr(), &one)
+        run_binary(CG_MUL, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one, t.ptr(), &one,
+                   to._storage, t._storage, t._storage)
         return to
     _fill_scalar(&buf, scalar, t._dtype)
     if scalar_first:
         run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, <char*>&buf, &zero,
-                   t.ptr(), &one)
+                   t.ptr(), &one, to._storage, None, t._storage)
     else:
         run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one,
-                   <char*>&buf, &zero)
+                   <char*>&buf, &zero, to._storage, t._storage, None)
     return to
 
 
@@ -784,7 +854,9 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
             _fill_scalar(&bufb, b, ct)
             memset(sb, 0, nd * sizeof(Py_ssize_t))
             pb = <char*>&bufb
-        run_binary(op.c_op, ct.code, nd, shape, to._numel, to.ptr(), so, pa, sa, pb, sb)
+        run_binary(op.c_op, ct.code, nd, shape, to._numel, to.ptr(), so, pa, sa, pb, sb,
+                   to._storage, ta._storage if ta is not None else None,
+                   tb._storage if tb is not None else None)
     else:
         if not _on_cpu(to):
             raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
@@ -809,7 +881,8 @@ cdef object unary(ElementwiseOp op, object x, object out):
                 and cg_has_unary(op.c_op, tx._dtype.code) and op.c_op >= 0):
             to = new_empty(tx._dtype, tx._ndim, tx._shape, CPU)
             n = tx._numel
-            run_unary(op.c_op, tx._dtype.code, 1, &n, n, to.ptr(), &one, tx.ptr(), &one)
+            run_unary(op.c_op, tx._dtype.code, 1, &n, n, to.ptr(), &one, tx.ptr(), &one,
+                      to._storage, tx._storage)
             return to
     if isinstance(x, np.ndarray):
         x = _from_ndarray(x, False)
@@ -927,7 +1000,7 @@ cdef void _unary_c(int c_op, TensorBase src, TensorBase dst) except *:
     cdef TensorBase target = dst if dst._dtype is src._dtype else new_empty(src._dtype, dst._ndim, dst._shape, CPU)
     _expand_strides(target, src._ndim, src._shape, so)
     run_unary(c_op, src._dtype.code, src._ndim, src._shape, target._numel, target.ptr(), so,
-              src.ptr(), src._strides)
+              src.ptr(), src._strides, target._storage, src._storage)
     if target is not dst:
         copy_into(dst, target)
 
@@ -943,6 +1016,7 @@ cdef void copy_into(TensorBase dst, TensorBase src) except *:
                            f"{_shape_str(dst._ndim, dst._shape)}")
     if dst._numel == 0:
         return
+    _check_no_internal_overlap(dst)
     if not (_on_cpu(dst) and _on_cpu(src)):
         _device_copy(dst, src)
         return
@@ -951,7 +1025,7 @@ cdef void copy_into(TensorBase dst, TensorBase src) except *:
     if src._dtype is dst._dtype:
         _expand_strides(src, dst._ndim, dst._shape, ss)
         run_unary(CG_COPY, dst._dtype.code, dst._ndim, dst._shape, dst._numel, dst.ptr(),
-                  dst._strides, src.ptr(), ss)
+                  dst._strides, src.ptr(), ss, dst._storage, src._storage)
     else:
         np.copyto(as_ndarray(dst), as_ndarray(src), casting="unsafe")
 
@@ -1141,8 +1215,8 @@ cdef int _parse_shape(tuple args, Py_ssize_t numel, Py_ssize_t* out, str opname)
             infer = i
         elif v < 0:
             raise RuntimeError(f"invalid shape dimension {v}")
-        else:
-            known *= v
+        elif cg_mul_overflow(known, v, &known):
+            raise RuntimeError("numel: integer multiplication overflow")
         out[i] = v
     if infer >= 0:
         if known == 0 or numel % known != 0:
@@ -1179,11 +1253,14 @@ cdef bint _view_strides(TensorBase t, int nd, const Py_ssize_t* shape, Py_ssize_
     return vd == -1
 
 
-# Not tracked by Python's cyclic GC: a tensor allocation then costs what a NumPy
-# array's does. The design keeps tensors, grads and graph nodes free of reference
-# cycles (nodes hold saved tensors, tensors hold their grad_fn, never the reverse),
-# so reference counting alone frees them.
-@cython.no_gc
+# New tensors are untracked by Python's cyclic GC (see _alloc_tensor): an allocation
+# then costs what a NumPy array's does. The design keeps tensors, grads and graph nodes
+# free of reference cycles (nodes hold saved tensors, tensors hold their grad_fn, never
+# the reverse), so reference counting alone frees them. A user's hook can still close a
+# cycle, so the type can be traversed and ``_gc_track`` enrols such tensors. It is never
+# *cleared* (no_gc_clear): the GC breaks a cycle through the lists, closures and nodes
+# in it, so a tensor never sees its storage or dtype set to None.
+@cython.no_gc_clear
 cdef class TensorBase:
     """The Cython half of ``cygrad.Tensor``: memory, geometry and the hot operations.
 
@@ -1732,12 +1809,19 @@ cdef class TensorBase:
         unspecified afterwards (used for ``out=`` arguments of the wrong shape)."""
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef int nd = _size_args(sizes, shape), i
-        cdef Py_ssize_t n = 1
+        cdef Py_ssize_t n = 1, nbytes
         if self._requires_grad and cg_grad_mode_enabled:
             raise RuntimeError("cannot resize variables that require grad")
         for i in range(nd):
-            n *= shape[i]
-        if self._base is None and self._offset == 0 and n * self._dtype.itemsize <= self._storage.nbytes:
+            if shape[i] < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {shape[i]}: "
+                                   f"{_shape_str(nd, shape)}")
+            if cg_mul_overflow(n, shape[i], &n):
+                n = -1
+                break
+        if n < 0 or cg_mul_overflow(n, self._dtype.itemsize, &nbytes):
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={_shape_str(nd, shape)}")
+        if self._base is None and self._offset == 0 and nbytes <= self._storage.nbytes:
             self._ndim = nd
             for i in range(nd):
                 self._shape[i] = shape[i]
@@ -2230,7 +2314,7 @@ cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):
         out = new_empty(t._dtype, t._ndim if keepdim else t._ndim - 1, shape, CPU)
     else:
         return None
-    run_reduce_rows(op, t._dtype.code, rows, n, t.ptr(), out.ptr())
+    run_reduce_rows(op, t._dtype.code, rows, n, t.ptr(), out.ptr(), t._storage, out._storage)
     return out
 
 
@@ -2411,17 +2495,25 @@ cdef object _basic_index(TensorBase t, tuple index):
     cdef Py_ssize_t shape[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef Py_ssize_t offset = t._offset, start, stop, step, length, i
-    cdef int d = 0, n = 0, consumed = 0, k
+    cdef int d = 0, n = 0, consumed = 0, k, n_none = 0, n_int = 0
     for idx in index:
-        if idx is not None and idx is not Ellipsis:
+        if idx is None:
+            n_none += 1
+        elif idx is not Ellipsis:
             consumed += 1
+            if not isinstance(idx, slice):
+                n_int += 1
     if consumed > t._ndim:
         raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
+    # The result's rank is known before any dim is written: check it against the
+    # fixed-size shape arrays here, once (issue 6: a stack overflow past 16 dims).
+    if n_none + t._ndim - n_int > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, but indexing a "
+                           f"{t._ndim}-d tensor with {index!r} would give "
+                           f"{n_none + t._ndim - n_int}")
     seen_ellipsis = False
     for idx in index:
         if idx is None:
-            if n >= MAX_DIMS:
-                raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions")
             shape[n] = 1
             strides[n] = 1
             n += 1
@@ -2452,8 +2544,6 @@ cdef object _basic_index(TensorBase t, tuple index):
                 i += t._shape[d]
             offset += i * t._strides[d]
             d += 1
-        if n > MAX_DIMS:
-            raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions")
     while d < t._ndim:
         shape[n] = t._shape[d]
         strides[n] = t._strides[d]
@@ -2575,27 +2665,29 @@ cdef void _fill_contig(TensorBase t, object value) except *:
     cdef int64_t vl
     cdef int32_t vi
     cdef int code = t._dtype.code
+    cdef Storage keep = t._storage     # held while the loops run without the GIL
+    cdef char* p = t.ptr()
     value = _int_fill_value(t._dtype, value)
     if code == DT_FLOAT32:
         vf = value
         with nogil:
             for i in range(n):
-                (<float*>t.ptr())[i] = vf
+                (<float*>p)[i] = vf
     elif code == DT_FLOAT64:
         vd = value
         with nogil:
             for i in range(n):
-                (<double*>t.ptr())[i] = vd
+                (<double*>p)[i] = vd
     elif code == DT_INT64 and not isinstance(value, float):
         vl = value
         with nogil:
             for i in range(n):
-                (<int64_t*>t.ptr())[i] = vl
+                (<int64_t*>p)[i] = vl
     elif code == DT_INT32 and not isinstance(value, float):
         vi = value
         with nogil:
             for i in range(n):
-                (<int32_t*>t.ptr())[i] = vi
+                (<int32_t*>p)[i] = vi
     else:
         as_ndarray(t)[...] = value
 

@@ -138,6 +138,7 @@ def register_hook(self, hook):
             node._pre_hooks = {}
         hooks = node._pre_hooks.setdefault(self.output_nr, [])
     hooks.append(hook)
+    _C._gc_track(self)     # the hook may refer back to this tensor: a cycle only the GC frees
     return _E.RemovableHandle(hooks, hook)
 
 
@@ -167,6 +168,7 @@ def register_post_accumulate_grad_hook(self, hook):
     if self._post_acc_hooks is None:
         self._post_acc_hooks = []
     self._post_acc_hooks.append(hook)
+    _C._gc_track(self)     # as in register_hook: the hook may close a cycle
     return _E.RemovableHandle(self._post_acc_hooks, hook)
 
 
