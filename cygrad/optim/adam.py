@@ -1,0 +1,97 @@
+"""Adam, with AMSGrad and (for AdamW) decoupled weight decay.
+
+Examples
+--------
+>>> import cygrad
+>>> from cygrad.optim import Adam
+>>> w = cygrad.tensor([1.0, -1.0], requires_grad=True)
+>>> opt = Adam([w], lr=0.1)
+>>> (w * w).sum().backward(); opt.step()
+>>> [round(v, 4) for v in w.tolist()]   # the first Adam step moves each entry by ~lr
+[0.9, -0.9]
+"""
+from .. import zeros_like, tensor
+from .optimizer import (Optimizer, _addcmul_, _check_betas, _check_lr, _check_nonneg,
+                        _scalar, _scalar_state_dtype)
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """Adam (PyTorch's ``torch.optim.Adam``).
+
+    ``m = beta1 * m + (1 - beta1) * g``, ``v = beta2 * v + (1 - beta2) * g**2``, then
+    ``p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps)``; with
+    ``amsgrad`` the running maximum of ``v`` replaces ``v`` in the denominator.
+    ``weight_decay`` adds ``wd * p`` to the gradient, or with
+    ``decoupled_weight_decay=True`` (AdamW) scales ``p`` by ``1 - lr * wd`` first.
+
+    Parameters
+    ----------
+    params : iterable
+    lr : float, default 1e-3
+    betas : (float, float), default (0.9, 0.999)
+    eps : float, default 1e-8
+    weight_decay : float, default 0
+    amsgrad : bool, default False
+    maximize : bool, default False
+    decoupled_weight_decay : bool, default False
+    foreach, capturable, differentiable, fused
+        Accepted for PyTorch compatibility; they do not change the arithmetic.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.optim import Adam
+    >>> w = cygrad.tensor([3.0], requires_grad=True)
+    >>> opt = Adam([w], lr=0.5, amsgrad=True)
+    >>> for _ in range(20):
+    ...     opt.zero_grad(); (w * w).sum().backward(); opt.step()
+    >>> abs(w.item()) < 1.0
+    True
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        _check_lr(lr)
+        _check_nonneg(eps, "epsilon value")
+        _check_betas(betas)
+        _check_nonneg(weight_decay, "weight_decay value")
+        betas = tuple(_scalar(b) for b in betas)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _update(self, p, grad, group):
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        lr, wd, eps = _scalar(group["lr"]), group["weight_decay"], group["eps"]
+        beta1, beta2 = group["betas"]
+        if group["maximize"]:
+            grad = -grad
+        state["step"].add_(1)
+        step = state["step"].item()
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.lerp_(grad, 1 - beta1)
+        _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        if group["amsgrad"]:
+            second = state["max_exp_avg_sq"].maximum_(exp_avg_sq)
+        else:
+            second = exp_avg_sq
+        denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.add_(exp_avg / denom, alpha=-step_size)
