@@ -42,3 +42,4 @@ from . import autograd          # noqa: E402,F401  (connects the engine to the c
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401
                        is_inference_mode_enabled)
 from . import nn                # noqa: E402,F401  (nn.functional: pad, relu, softmax...)
+from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
