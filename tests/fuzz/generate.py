@@ -137,10 +137,15 @@ def call_src(fn, args, kwargs, lib):
     return f"{fn}({', '.join(parts)})"
 
 
+_PRECISION = ("bfloat16", "float16", "float32", "float64")
+
+
 def finish(call, case_id, np_src=None, ref=None):
+    floats = [a.dtype for a in call.operands if a.dtype in _PRECISION]
     return {"id": case_id, "op": call.op, "mode": call.mode, "cy": call.render("cy"),
             "th": call.render("th"), "np": np_src, "ref": ref,
-            "values": call.values and call.op not in RANDOM_RESULT_OPS}
+            "values": call.values and call.op not in RANDOM_RESULT_OPS,
+            "tol_dtype": min(floats, key=_PRECISION.index) if floats else None}
 
 
 # ---------------------------------------------------------------------------
@@ -444,6 +449,8 @@ def _view_case(rng, case_id):
     elif name == "unflatten":
         args = [_dim(rng, nd), _pick(rng, [(2, -1), (-1,), (1, 1), (0,), (-1, -1), (1 << 32, 1 << 32)])]
     elif name == "as_strided":
+        # as_strided addresses the storage: PyTorch's copy for a negative step would differ
+        arr.views = [v for v in arr.views if v[0] != "neg"]
         size = tuple(int(rng.integers(0, 4)) for _ in range(int(rng.integers(0, 3))))
         stride = tuple(_pick(rng, [0, 1, 2, 5, -1, 1 << 62]) for _ in size)
         args = [size, stride]
@@ -559,6 +566,8 @@ def _overlap_case(rng, case_id):
     if r >= 0.75:
         pre = [f"x0 = x0.as_strided(({n}, 3), (1, 1))"]
         shape = (n, 3)
+        # PyTorch does not detect this overlap: the result depends on the loop order
+        call.values = False
     other = call.add(random_arr(rng, shape=_pick(rng, [shape, shape[-1:], ()]), dtype=dtype, views=False))
     args = {"add_": [other], "mul_": [other], "sub_": [2], "div_": [other], "fill_": [3],
             "zero_": [], "copy_": [other], "clamp_": [0, 1], "neg_": [], "exp_": [], "abs_": [],

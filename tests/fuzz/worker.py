@@ -64,7 +64,8 @@ def run_case(case, torch_module, cygrad_module):
         types = f"{type(cy[1]).__name__}/?" if cy[0] == "raise" else ""
     else:
         try:
-            kind, detail, types = classify(cy, ref, case.get("values", True), ref_lib)
+            kind, detail, types = classify(cy, ref, case.get("values", True), ref_lib,
+                                           case.get("tol_dtype"))
         except Exception as exc:     # an unconvertible result is itself a finding
             kind, detail, types = "wrong_type", f"compare failed: {type(exc).__name__}: {exc}", ""
     verdict = {"kind": kind, "detail": detail, "types": types, "ref": ref_lib}
