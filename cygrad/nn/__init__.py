@@ -3,7 +3,8 @@
 - ``Module`` (``nn/modules/module.py``): the base class of layers and models;
   parameters, buffers and sub-modules assigned as attributes are registered,
   found recursively, saved by ``state_dict`` and moved by ``to``.
-- ``Parameter``: the tensor subclass that marks a module's weights.
+- ``Parameter``: the tensor subclass that marks a module's weights; ``Buffer``
+  marks a tensor to register as a buffer when assigned.
 - Containers (``Sequential``, ``ModuleList``, ``ModuleDict``, ``ParameterList``,
   ``ParameterDict``) and layers (``Identity``, ``Linear``, ``Bilinear``,
   ``Flatten``, ``Unflatten``).
@@ -15,11 +16,11 @@
 See ``docs/nn.md`` for how a module works.
 """
 from . import functional  # noqa: F401
-from .parameter import Parameter
+from .parameter import Parameter, Buffer
 from .modules import (Module, Sequential, ModuleList, ModuleDict, ParameterList,  # noqa: F401
                       ParameterDict, Identity, Linear, Bilinear, Flatten, Unflatten)
 from . import init, utils  # noqa: F401
 
-__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+__all__ = ["Parameter", "Buffer", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
            "functional", "init", "utils"]

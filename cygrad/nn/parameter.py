@@ -1,7 +1,9 @@
-"""``Parameter``: a tensor that a ``Module`` registers as one of its weights."""
+"""``Parameter`` and ``Buffer``: tensors that a ``Module`` registers when assigned."""
+import weakref
+
 from .._tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "Buffer"]
 
 
 class Parameter(Tensor):
@@ -65,3 +67,55 @@ class Parameter(Tensor):
 
 def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
+
+
+# id of a tensor made by Buffer(...) -> (weak reference to it, its ``persistent`` flag).
+# cygrad tensors carry no per-instance attributes, so the mark lives here. Keyed by id:
+# a WeakKeyDictionary would compare tensors with ``==``, which is elementwise.
+_buffer_flags = {}
+
+
+def _buffer_entry(t):
+    entry = _buffer_flags.get(id(t))
+    return entry if entry is not None and entry[0]() is t else None
+
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and _buffer_entry(instance) is not None
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """Marks a tensor as module state that is not a parameter, as ``torch.nn.Buffer``.
+
+    ``Buffer(data)`` returns a plain tensor sharing ``data``'s memory, marked so that
+    assigning it as a module attribute registers it as a buffer (like
+    ``register_buffer``; ``persistent=False`` keeps it out of ``state_dict``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad import nn
+    >>> m = nn.Module()
+    >>> m.running = nn.Buffer(cygrad.zeros(2))
+    >>> [name for name, _ in m.named_buffers()]
+    ['running']
+    >>> type(m.running).__name__
+    'Tensor'
+    """
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        key = id(t)
+        _buffer_flags[key] = (weakref.ref(t, lambda _: _buffer_flags.pop(key, None)), persistent)
+        return t
+
+
+def _buffer_persistent(t):
+    """The ``persistent`` flag ``Buffer(...)`` gave ``t``."""
+    return _buffer_entry(t)[1]

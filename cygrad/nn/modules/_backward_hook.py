@@ -8,6 +8,8 @@ may replace them) and the inputs' identity last, once every path through the
 module has contributed (the gradients w.r.t. its inputs: the full hooks run and
 may replace them).
 """
+import warnings
+
 from ..._tensor import Tensor
 from ...autograd.function import Function
 from ..._core.tensor import is_grad_enabled
@@ -122,6 +124,10 @@ class BackwardHook:
             # No input needs a gradient, so the inputs' identity never runs: the full
             # hooks run here, with no gradients to change.
             grad_input = self._pack([], [], self.n_inputs)
+            if self.hooks:
+                warnings.warn("Full backward hook is firing when gradients are computed with "
+                              "respect to module outputs since no inputs require gradients. "
+                              "See Module.register_full_backward_hook's documentation.")
             for hook in self.hooks:
                 res = hook(self.module, grad_input, self.grad_outputs)
                 if res is not None and not all(r is None for r in res):

@@ -17,7 +17,7 @@ from ..._core.dtype import dtype as DType
 from ..._device import device as Device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter, _buffer_persistent
 from ._backward_hook import BackwardHook
 from ._hooks import RemovableHandle
 
@@ -638,11 +638,15 @@ class Module:
             modules[name] = value
             return
         buffers = self.__dict__.get("_buffers")
-        if buffers is not None and name in buffers:
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                f"(cygrad.Tensor or None expected)")
-            buffers[name] = value
+                                f"(cygrad.nn.Buffer, cygrad.Tensor or None expected)")
+            if isinstance(value, Buffer):
+                persistent = _buffer_persistent(value)
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
             return
         super().__setattr__(name, value)
 
