@@ -68,5 +68,9 @@ def bilinear(input1, input2, weight, bias=None):
     if bias is not None and bias.size(0) != weight.size(0):
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
                            f"{bias.size(0)} but expected {weight.size(0)}")
+    if input1.dim() == 1:
+        # cygrad's einsum rejects "..." covering no dims in two operands of different
+        # last sizes; an explicit batch of one avoids that.
+        return bilinear(input1.unsqueeze(0), input2.unsqueeze(0), weight, bias).squeeze(0)
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
