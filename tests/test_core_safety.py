@@ -187,3 +187,29 @@ def test_graph_freed_without_cyclic_gc():
         assert [r() for r in refs] == [None] * 4
     finally:
         gc.enable()
+
+
+def test_custom_function_storing_its_output_on_ctx_is_collected():
+    import gc
+    import weakref
+
+    class KeepsOutput(cygrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x * 2
+            ctx.out = out          # a cycle: out -> grad_fn (ctx) -> out
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = cygrad.ones(3, requires_grad=True)
+    with pytest.warns(UserWarning, match="stored a tensor as ctx.out"):
+        y = KeepsOutput.apply(x)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+    ref = weakref.ref(y)
+    del y
+    gc.collect()
+    assert ref() is None

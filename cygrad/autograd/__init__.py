@@ -32,6 +32,10 @@ def _grad_fn(self):
     if self._base is not None and self._grad_fn is not None and self._view_version != self._version:
         _views.refresh_view(self)
         self._view_version = self._version
+    if self._grad_fn is not None:
+        # A hook added to this node may refer back to this tensor; the cyclic GC can
+        # free such a cycle only if it sees the tensor (they start untracked).
+        _C._gc_track(self)
     return self._grad_fn
 
 

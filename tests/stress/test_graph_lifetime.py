@@ -182,9 +182,6 @@ assert live.count() == 0, live.count()
 """)
 
 
-@pytest.mark.xfail(reason="issue 6: a Node hook/prehook closure referring to the node's output "
-                          "tensor makes a cycle the GC cannot see (tensors start untracked and "
-                          "only Tensor.register_hook tracks them), being fixed", strict=True)
 @pytest.mark.parametrize("kind", ["register_hook", "register_prehook"])
 def test_node_hook_cycle_is_collected(kind):
     run(f"""
