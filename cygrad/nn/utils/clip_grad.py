@@ -23,16 +23,6 @@ def _as_list(parameters):
     return parameters
 
 
-def _check_foreach(foreach, tensors):
-    # The fused multi-tensor path exists only for CUDA tensors in PyTorch; cygrad's
-    # loop is the same result, so foreach=None/False pick it and True on CPU errs.
-    if foreach:
-        devices = {t.device.type for t in tensors}
-        if devices & {"cpu"}:
-            raise RuntimeError("foreach=True was passed, but can't use the foreach API on cpu "
-                               "tensors")
-
-
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The ``norm_type``-norm of all ``tensors`` together (as if concatenated).
 
@@ -48,7 +38,6 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = list(tensors)
     if not tensors:
         return _tensor(0.0)
-    _check_foreach(foreach, tensors)
     norm_type = float(norm_type)
     norms = [_norm(t, norm_type) for t in tensors]
     total = _norm(stack(norms), norm_type)
@@ -77,7 +66,6 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
-    _check_foreach(foreach, grads)
     coef = clamp(max_norm / (total_norm + 1e-6), max=1.0)
     with no_grad():
         for g in grads:
@@ -90,6 +78,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
     The norm is taken over all gradients together, as if concatenated into one
     vector; ``norm_type`` may be ``inf``. Returns that total norm (before clipping).
+    ``foreach`` is accepted for PyTorch compatibility; cygrad has one (looping)
+    implementation, so every value gives the same result.
 
     Examples
     --------
@@ -124,7 +114,6 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """
     clip_value = float(clip_value)
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
-    _check_foreach(foreach, grads)
     with no_grad():
         for g in grads:
             g.clamp_(min=-clip_value, max=clip_value)
