@@ -43,3 +43,4 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  
                        is_inference_mode_enabled)
 from . import nn                # noqa: E402,F401  (nn.functional: pad, relu, softmax...)
 from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
+from .serialization import save, load  # noqa: E402,F401
