@@ -27,8 +27,9 @@ import numpy as np
 
 __all__ = ["WorkerInfo", "get_worker_info", "ExceptionWrapper", "worker_loop"]
 
-# How often (seconds) an idle worker checks that its parent is still alive.
-POLL_INTERVAL = 1.0
+# How often (seconds) an idle worker checks that it should stop (the done event, or its
+# parent gone).
+POLL_INTERVAL = 0.2
 
 _info = None
 
@@ -187,7 +188,7 @@ def worker_loop(dataset, index_queue, result_queue, done_event, auto_collation, 
             try:
                 msg = index_queue.get(timeout=POLL_INTERVAL)
             except queue.Empty:
-                if os.getppid() != parent:      # the main process is gone
+                if done_event.is_set() or os.getppid() != parent:
                     break
                 continue
             if msg is None:

@@ -40,8 +40,10 @@ __all__ = ["DataLoader"]
 
 # Seconds between liveness checks of the workers while waiting for a batch.
 _POLL = 0.1
-# Seconds a worker gets to exit on its own at shutdown before it is terminated.
+# Seconds a worker gets to exit on its own at shutdown before it is terminated; after
+# a timeout or a dead worker the others are not waited for (one may be stuck).
 _JOIN_TIMEOUT = 5.0
+_FATAL_GRACE = 0.1
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -380,7 +382,7 @@ class _MultiProcessIter(_BaseIter):
         if dead:
             detail = "; ".join(_describe_exit(i, w) for i, w in dead)
             pids = ", ".join(str(w.pid) for _, w in dead)
-            self._shutdown_workers()
+            self._shutdown_workers(grace=_FATAL_GRACE)
             raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly: {detail}")
 
     def _get_data(self):
@@ -392,7 +394,7 @@ class _MultiProcessIter(_BaseIter):
             except queue.Empty:
                 self._check_workers()
                 if deadline is not None and time.monotonic() >= deadline:
-                    self._shutdown_workers()
+                    self._shutdown_workers(grace=_FATAL_GRACE)
                     raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds") from None
 
     def _next_data(self):
@@ -447,7 +449,10 @@ class _MultiProcessIter(_BaseIter):
             self._index_queues[wid].put(None)
 
     # ---- shutdown
-    def _shutdown_workers(self):
+    def _shutdown_workers(self, grace=_JOIN_TIMEOUT):
+        # Workers exit when they read None, or within their poll interval once the done
+        # event is set (the None may never arrive: when this iterator is collected as
+        # part of a reference cycle, its queues' feeder threads may already be stopped).
         if self._shutdown:
             return
         self._shutdown = True
@@ -458,7 +463,7 @@ class _MultiProcessIter(_BaseIter):
                     iq.put(None)
                 except (OSError, ValueError):
                     pass
-            deadline = time.monotonic() + _JOIN_TIMEOUT
+            deadline = time.monotonic() + grace
             for w in self._workers:
                 w.join(timeout=max(0.0, deadline - time.monotonic()))
             for w in self._workers:
