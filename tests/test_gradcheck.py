@@ -341,3 +341,100 @@ def test_matches_torch_gradcheck_verdicts():
     assert gradcheck(WrongCube.apply, (cx,), raise_exception=False) is False
     assert torch.autograd.gradcheck(lambda t: t.exp() * t, (tx,))
     assert gradcheck(lambda t: t.exp() * t, (cx,))
+
+
+# ------------------------------------------------ forward-mode and dense-cotangent checks
+
+class _ExpWrongJvp(cygrad.autograd.Function):
+    """exp with a correct backward and a jvp off by a factor of 2."""
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.exp()
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * x.exp()
+
+    @staticmethod
+    def jvp(ctx, t):
+        x, = ctx.saved_tensors
+        return 2 * t * x.exp()
+
+
+class _TripleOneHotOnly(cygrad.autograd.Function):
+    """3 * x with a backward that is right only when the incoming gradient is one-hot."""
+    @staticmethod
+    def forward(ctx, x):
+        return x * 3
+
+    @staticmethod
+    def backward(ctx, g):
+        return (g != 0).to(g.dtype) * 3
+
+
+def _x64():
+    return cygrad.tensor([0.3, -0.7, 1.2, 2.0], dtype=cygrad.float64, requires_grad=True)
+
+
+def test_check_forward_ad_passes_on_correct_jvps():
+    f = lambda t, u: (t.exp() * u).sin().sum(0, keepdim=True) + t.tanh()
+    u = cygrad.tensor([[0.5], [1.5]], dtype=cygrad.float64, requires_grad=True)
+    assert gradcheck(f, (_x64(), u), check_forward_ad=True)
+
+
+def test_check_forward_ad_catches_a_wrong_jvp():
+    assert gradcheck(_ExpWrongJvp.apply, (_x64(),))      # backward alone is right
+    with pytest.raises(GradcheckError, match="forward mode"):
+        gradcheck(_ExpWrongJvp.apply, (_x64(),), check_forward_ad=True)
+    assert not gradcheck(_ExpWrongJvp.apply, (_x64(),), check_forward_ad=True,
+                         check_backward_ad=False, raise_exception=False)
+
+
+def test_check_backward_ad_false_skips_the_backward_comparison():
+    # the backward is wrong for dense gradients only; without backward checks it passes
+    assert gradcheck(_TripleOneHotOnly.apply, (_x64(),), check_backward_ad=False,
+                     check_batched_grad=True)
+
+
+def test_check_batched_grad_catches_a_backward_right_only_for_one_hot_gradients():
+    assert gradcheck(_TripleOneHotOnly.apply, (_x64(),))   # one-hot rows cannot see it
+    with pytest.raises(GradcheckError, match="dense random cotangent"):
+        gradcheck(_TripleOneHotOnly.apply, (_x64(),), check_batched_grad=True)
+    assert gradcheck(lambda t: t * 3, (_x64(),), check_batched_grad=True)
+
+
+def test_save_for_forward_is_what_jvp_reads_from_saved_tensors():
+    import cygrad.autograd.forward_ad as fwAD
+
+    class Cube(cygrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x * x)       # jvp needs x**2, backward needs x
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 3 * x * x * g
+
+        @staticmethod
+        def jvp(ctx, t):
+            x2, = ctx.saved_tensors
+            return 3 * x2 * t
+
+    x = _x64()
+    assert gradcheck(Cube.apply, (x,), check_forward_ad=True)
+    with fwAD.dual_level():
+        y = Cube.apply(fwAD.make_dual(x.detach(), cygrad.ones(4, dtype=cygrad.float64)))
+        np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(),
+                                   3 * x.detach().numpy() ** 2)
+    with pytest.raises(TypeError, match="save_for_forward"):
+        class Bad(cygrad.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_forward(1.0)
+                return x * 1
+        Bad.apply(x)

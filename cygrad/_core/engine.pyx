@@ -260,6 +260,8 @@ cdef class Node:
 
     @property
     def saved_tensors(self):
+        if isinstance(self, FunctionCtx) and (<FunctionCtx>self)._in_jvp:
+            return (<FunctionCtx>self)._saved_for_jvp()
         if self._saved_released:
             raise RuntimeError(_FREED_MSG)
         if self._saved is None:
@@ -361,6 +363,16 @@ cdef class FunctionCtx(Node):
     cdef public object _non_differentiable
     cdef public tuple _tensor_positions   # which forward args were tensors
     cdef public tuple _view_geometry      # views: (base shape, strides, offset, view shape, strides, offset)
+    cdef public tuple _to_save_fw         # ctx.save_for_forward(...)
+    cdef public bint _in_jvp              # jvp is running: saved_tensors serves it
+
+    cdef tuple _saved_for_jvp(self):
+        """What ``ctx.saved_tensors`` gives a ``jvp``: the tensors of
+        ``save_for_forward`` if forward called it, else those of ``save_for_backward``
+        (jvp runs before the node is recorded, so they are not wrapped yet)."""
+        if self._to_save_fw is not None:
+            return self._to_save_fw
+        return self._to_save if self._to_save is not None else ()
 
     def save_for_backward(self, *tensors):
         """Save tensors (or None) for ``backward``; read them back via ``ctx.saved_tensors``.
@@ -372,6 +384,34 @@ cdef class FunctionCtx(Node):
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"is of type {type(t).__name__}")
         self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Save tensors (or None) for ``jvp`` (forward-mode AD), which reads them back
+        through ``ctx.saved_tensors``; as ``torch.autograd.function`` ctx.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> import cygrad.autograd.forward_ad as fwAD
+        >>> class Square(cygrad.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_forward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     def jvp(ctx, t):
+        ...         x, = ctx.saved_tensors
+        ...         return 2 * x * t
+        >>> with fwAD.dual_level():
+        ...     y = Square.apply(fwAD.make_dual(cygrad.tensor([3.0]), cygrad.tensor([1.0])))
+        ...     fwAD.unpack_dual(y).tangent.tolist()
+        [6.0]
+        """
+        for t in tensors:
+            if t is not None and not isinstance(t, TensorBase):
+                raise TypeError("save_for_forward expects all arguments to be tensors; but "
+                                f"got an argument of type {type(t).__name__}")
+        self._to_save_fw = tensors
 
     def mark_dirty(self, *tensors):
         """Declare inputs that ``forward`` modified in place."""

@@ -385,7 +385,7 @@ def saved_for_jvp(ctx):
 
     (The jvp runs before the node is recorded, so ``ctx.saved_tensors`` is still empty.)
     """
-    to_save = ctx._to_save
+    to_save = ctx._to_save_fw if ctx._to_save_fw is not None else ctx._to_save
     return to_save if to_save is not None else ()
 
 
@@ -421,7 +421,12 @@ def _jvp_hook(cls, ctx, args, outputs):
     single = not isinstance(outputs, tuple)
     outs = [outputs] if single else list(outputs)
     with _fw_disabled():
-        result = cls.jvp(ctx, *tangents)
+        ctx._in_jvp = True        # ctx.saved_tensors now serves the jvp
+        try:
+            result = cls.jvp(ctx, *tangents)
+        finally:
+            ctx._in_jvp = False
+            ctx._to_save_fw = None
         if single and isinstance(result, tuple) and len(result) == 1:
             result = result[0]
         results = [result] if single else (list(result) if isinstance(result, (tuple, list))

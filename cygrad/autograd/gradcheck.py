@@ -14,6 +14,17 @@ wrong (or ``f`` is not smooth at that point, or ``eps`` is too big for the dtype
 float64). The error message prints both matrices side by side with the bad elements
 marked, which is usually enough to see *which* partial derivative is off.
 
+Two optional checks reuse the numerical Jacobian:
+
+* ``check_forward_ad``: the Jacobian built column by column from forward mode (each
+  input element gets a one-hot tangent; the outputs' tangents are column ``j``), which
+  tests every ``jvp`` formula on the way.
+* ``check_batched_grad``: vector-Jacobian products for a batch of dense random
+  cotangents ``v`` against ``J^T v`` from the numerical Jacobian. The one-hot rows of
+  the main check cannot see a backward that is right only for one-hot gradients (one
+  that uses ``grad.sign()`` or ``grad != 0``, say); dense ones can. (PyTorch runs this
+  batch through ``vmap``; cygrad has no vmap, so the batch is a loop.)
+
 ``gradgradcheck`` checks the second derivative by running ``gradcheck`` on the function
 ``(inputs, grad_outputs) -> autograd.grad(f(inputs), inputs, grad_outputs,
 create_graph=True)``, i.e. on the backward pass itself.
@@ -134,6 +145,66 @@ def _numerical_jacobians(func, inputs, diff_inputs, eps):
         for k, b in enumerate(block):
             jac[k][col_block] = b
     return jac
+
+
+def _forward_jacobians(func, inputs, diff_inputs):
+    """``jac[k][i]`` from forward mode: column j = tangents of the outputs when element
+    j of input i has tangent 1 and everything else tangent 0."""
+    from . import forward_ad as fwAD
+    jac = None
+    for col_block, (pos, inp) in enumerate(diff_inputs):
+        n_in = inp.numel()
+        block = None
+        for j in range(n_in):
+            with fwAD.dual_level():
+                args = list(inputs)
+                args[pos] = fwAD.make_dual(inp.detach(), _one_hot(inp.shape, inp.dtype, j))
+                outs = _tensor_outputs(func(*args))
+                cols = []
+                for o in outs:
+                    if not _is_float(o):
+                        cols.append(None)
+                        continue
+                    t = fwAD.unpack_dual(o).tangent
+                    cols.append(np.zeros(o.numel()) if t is None else
+                                np.array(_C._ndarray(t.contiguous()), dtype=np.float64).reshape(-1))
+            if block is None:
+                block = [np.zeros((c.size, n_in)) if c is not None else None for c in cols]
+            for k, c in enumerate(cols):
+                if c is not None:
+                    block[k][:, j] = c
+        if block is None:   # zero-sized input
+            outs = _tensor_outputs(func(*inputs))
+            block = [np.zeros((o.numel(), 0)) if _is_float(o) else None for o in outs]
+        if jac is None:
+            jac = [[None] * len(diff_inputs) for _ in block]
+        for k, b in enumerate(block):
+            jac[k][col_block] = b
+    return jac
+
+
+def _check_dense_vjps(outputs, numerical, diff_inputs, atol, rtol, batch=3):
+    """Compare backward's VJPs for dense random cotangents with ``J^T v``; None if all
+    agree, else the report."""
+    rng = np.random.default_rng(0)
+    tensors = [t for _, t in diff_inputs]
+    for b in range(batch):
+        vs = [rng.uniform(-1.0, 1.0, size=tuple(o.shape)) for o in outputs]
+        grad_outputs = [_C.from_numpy(v.astype(o.dtype.np_dtype)) for v, o in zip(vs, outputs)]
+        grads = _autograd_grad(outputs, tensors, grad_outputs, retain_graph=True,
+                               allow_unused=True)
+        for i, ((pos, inp), g) in enumerate(zip(diff_inputs, grads)):
+            expected = sum(numerical[k][i].T @ vs[k].reshape(-1) for k in range(len(outputs)))
+            got = (np.zeros(inp.numel()) if g is None else
+                   np.array(_C._ndarray(g.contiguous()), dtype=np.float64).reshape(-1))
+            if not np.allclose(got, expected, rtol=rtol, atol=atol):
+                worst = int(np.argmax(np.abs(got - expected)))
+                return (f"Batched grad check failed for input {pos}: the vector-Jacobian "
+                        f"product for dense random cotangent #{b} differs from J^T v of the "
+                        f"numerical Jacobian (a backward right only for one-hot gradients?). "
+                        f"Worst element {_index_label(worst, inp.shape)}: backward gave "
+                        f"{got[worst]:.6g}, numerical {expected[worst]:.6g}.")
+    return None
 
 
 def _analytical_jacobians(outputs, diff_inputs, check_grad_dtypes):
@@ -260,12 +331,16 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         Allowed difference between two backward runs on the same graph (reentrancy).
     check_grad_dtypes : bool
         Also require each gradient's dtype to equal its input's.
-    check_undefined_grad, check_batched_grad, check_batched_forward_grad, check_forward_ad,
-    fast_mode, masked
+    check_forward_ad : bool
+        Also build the Jacobian with forward-mode AD (the ``jvp`` formulas) and compare.
+    check_backward_ad : bool
+        Compare the backward pass's Jacobian (default True).
+    check_batched_grad : bool
+        Also compare vector-Jacobian products for a batch of dense random cotangents.
+    check_undefined_grad, check_batched_forward_grad, fast_mode, masked
         Accepted for PyTorch compatibility. Undefined output gradients are always
         exercised (each output is differentiated on its own, so the others' gradients are
-        undefined); the batched, forward-mode and fast variants are not implemented and
-        ignored (the full, slow check always runs).
+        undefined); the fast variant is not implemented (the full check always runs).
 
     Returns
     -------
@@ -299,10 +374,24 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                                  f"input {diff_inputs[i][0]})", raise_exception)
         return True
 
+    if check_forward_ad:
+        forward = _forward_jacobians(func, inputs, diff_inputs)
+        for k, out in diff_outputs:
+            for (pos, inp), num, fwd in zip(diff_inputs, numerical[k], forward[k]):
+                if fwd.size and not np.allclose(fwd, num, rtol=rtol, atol=atol):
+                    return _fail("Jacobian computed with forward mode mismatch.\n" +
+                                 _mismatch_report(k, pos, num, fwd, atol, rtol, out.shape,
+                                                  inp.shape), raise_exception)
+
     if not check_backward_ad:
         return True
 
     outs = [o for _, o in diff_outputs]
+    if check_batched_grad:
+        bad = _check_dense_vjps(outs, [numerical[k] for k, _ in diff_outputs], diff_inputs,
+                                atol, rtol)
+        if bad is not None:
+            return _fail(bad, raise_exception)
     analytical = _analytical_jacobians(outs, diff_inputs, check_grad_dtypes)
     again = _analytical_jacobians(outs, diff_inputs, check_grad_dtypes)
 
