@@ -20,6 +20,7 @@ import numpy as np
 from ._core import tensor as _C
 from ._core import dtype as _dt
 from ._core.tensor import TensorBase
+from .ops._argcheck import not_tensor
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
 
@@ -445,6 +446,8 @@ def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=F
     >>> cygrad.rand_like(cygrad.zeros(2, 2)).shape
     cygrad.Size([2, 2])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "rand_like")
     t, dev = _like(input, dtype, device)
     _require_float(t.dtype, "check_uniform_bounds")
     _fill_uniform(t, _gen(generator))
@@ -461,6 +464,8 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
     >>> cygrad.randn_like(cygrad.zeros(3), dtype=cygrad.float64).dtype
     cygrad.float64
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "randn_like")
     t, dev = _like(input, dtype, device)
     _require_float(t.dtype, "normal_kernel_cpu")
     _fill_normal(t, _gen(generator))
@@ -478,6 +483,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     >>> cygrad.randint_like(cygrad.zeros(3), 5).dtype
     cygrad.float32
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "randint_like")
     if high is None:
         low, high = 0, low
     low, high = _as_int(low, "low"), _as_int(high, "high")
@@ -577,6 +584,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     >>> cygrad.bernoulli(cygrad.tensor([0.0, 1.0])).tolist()
     [0.0, 1.0]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "bernoulli")
     g = _gen(generator)
     if p is None:
         _require_float(input.dtype, "bernoulli_tensor_cpu_p_")
@@ -631,6 +640,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     >>> sorted(cygrad.multinomial(cygrad.ones(4), 4).tolist())
     [0, 1, 2, 3]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "multinomial")
     if isinstance(num_samples, bool) or not isinstance(num_samples, numbers.Integral):
         raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
                         f"{type(num_samples).__name__}")

@@ -6,6 +6,7 @@ import numpy as np
 from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase, from_numpy, empty, zeros, ones, full
+from ._argcheck import not_tensor
 from .._device import device as Device, CPU
 from .._tensor import Tensor
 
@@ -138,6 +139,8 @@ def _like(t, dtype, device):
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """An uninitialised tensor with ``input``'s shape (and dtype/device unless given)."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "empty_like")
     return _finish(_like(input, dtype, device), requires_grad)
 
 
@@ -150,6 +153,8 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
     >>> cygrad.zeros_like(cygrad.ones(2, 2)).sum().item()
     0.0
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "zeros_like")
     t = _like(input, dtype, device)
     _C._fill_zero(t)
     return _finish(t, requires_grad)
@@ -157,12 +162,16 @@ def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_fo
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
     """Ones with ``input``'s shape, dtype and device."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "ones_like")
     return _finish(_like(input, dtype, device).fill_(1), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
     """``fill_value`` everywhere, with ``input``'s shape, dtype and device."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "full_like")
     return _finish(_like(input, dtype, device).fill_(fill_value), requires_grad)
 
 

@@ -3,6 +3,7 @@
 from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase
+from ._argcheck import not_tensor
 from .._tensor import Tensor, tensor_method
 
 OPS = _C.ELEMENTWISE_OPS
@@ -371,6 +372,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     >>> cygrad.nan_to_num(cygrad.tensor([float('nan'), 1.0])).tolist()
     [0.0, 1.0]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "nan_to_num")
     import ml_dtypes
     import numpy as np
     res = input.clone()
@@ -408,6 +411,18 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> cygrad.isclose(cygrad.tensor([1.0]), cygrad.tensor([1.0 + 1e-9])).tolist()
     [True]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "isclose")
+    if not isinstance(other, TensorBase):
+        raise not_tensor(other, "isclose", "other", 2)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{_C._torch_type_name(input.dtype)} did not match "
+                           f"{_C._torch_type_name(other.dtype)}")
+    if rtol < 0 or atol < 0:
+        name, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
+        raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
+    from .shape import _broadcast_pair_error
+    _broadcast_pair_error([tuple(input.shape), tuple(other.shape)])
     import numpy as np
     from .creation import from_numpy
     a, b = input.numpy(force=True), other.numpy(force=True) if isinstance(other, TensorBase) else other
@@ -417,12 +432,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @tensor_method
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "allclose")
+    if not isinstance(other, TensorBase):
+        raise not_tensor(other, "allclose", "other", 2)
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 @tensor_method
 def equal(input, other):
     """True if both tensors have the same shape and elements."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "equal")
+    if not isinstance(other, TensorBase):
+        raise not_tensor(other, "equal", "other", 2)
     return tuple(input.shape) == tuple(other.shape) and bool(eq(input, other).all())
 
 
@@ -436,6 +459,8 @@ def positive(input):
     >>> cygrad.positive(cygrad.tensor([-1, 2])).tolist()
     [-1, 2]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "positive")
     from .._core.dtype import bool_
     if input.dtype == bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._core import tensor as _C
 from .._core.tensor import TensorBase
+from ._argcheck import not_tensor
 from .._tensor import tensor_method
 from ..autograd.function import Function
 
@@ -395,6 +396,8 @@ def fliplr(input):
     >>> cygrad.fliplr(cygrad.tensor([[1, 2], [3, 4]])).tolist()
     [[2, 1], [4, 3]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "fliplr")
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, [1])
@@ -410,6 +413,8 @@ def flipud(input):
     >>> cygrad.flipud(cygrad.tensor([1, 2, 3])).tolist()
     [3, 2, 1]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "flipud")
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, [0])
@@ -427,6 +432,8 @@ def roll(input, shifts, dims=None):
     >>> cygrad.roll(cygrad.tensor([[1, 2], [3, 4]]), shifts=(1, 1), dims=(0, 1)).tolist()
     [[4, 3], [2, 1]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "roll")
     shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
     if dims is None:
         if len(shifts) != 1:
@@ -506,6 +513,8 @@ def rot90(input, k=1, dims=(0, 1)):
     >>> cygrad.rot90(cygrad.tensor([[1, 2], [3, 4]])).tolist()
     [[2, 4], [1, 3]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "rot90")
     dims = _int_seq(dims, "rot90", "dims")
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -652,6 +661,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     >>> cygrad.repeat_interleave(cygrad.tensor([2, 1])).tolist()
     [0, 0, 1]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "repeat_interleave")
     if repeats is None:
         counts = _repeat_counts(input, input.numel() if input.dim() else 1, "input")
         return _from_array(np.repeat(np.arange(len(counts), dtype=np.int64), counts), input.device)
@@ -789,6 +800,8 @@ def tril(input, diagonal=0, *, out=None):
     >>> cygrad.tril(cygrad.ones(3, 3, dtype=cygrad.int64)).tolist()
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "tril")
     keep = _triangle_keep(input, diagonal, True, "tril")
     if _records("tril", out, input):
         return Tril.apply(input, diagonal)
@@ -806,6 +819,8 @@ def triu(input, diagonal=0, *, out=None):
     >>> cygrad.triu(cygrad.ones(2, 3, dtype=cygrad.int64), 1).tolist()
     [[0, 1, 1], [0, 0, 1]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "triu")
     keep = _triangle_keep(input, diagonal, False, "triu")
     if _records("triu", out, input):
         return Triu.apply(input, diagonal)
@@ -1147,6 +1162,9 @@ def broadcast_tensors(*tensors):
         tensors = tuple(tensors[0])
     if not tensors:
         return ()
+    for i, x in enumerate(tensors):
+        if not isinstance(x, TensorBase):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
     shape = _broadcast_pair_error([tuple(x.shape) for x in tensors])
     return tuple(x.expand(*shape) for x in tensors)
 
@@ -1160,15 +1178,19 @@ def broadcast_to(input, size):
     >>> cygrad.broadcast_to(cygrad.tensor([1, 2]), (2, 2)).tolist()
     [[1, 2], [1, 2]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "broadcast_to")
     return input.expand(*size)
 
 
-def _atleast(args, fn):
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(fn(x) for x in args[0])
-    if len(args) == 1:
+def _atleast(args, fn, opname):
+    seq = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+    for x in seq:
+        if not isinstance(x, TensorBase):
+            raise not_tensor(x, opname, "tensors", None)
+    if len(args) == 1 and not isinstance(args[0], (list, tuple)):
         return fn(args[0])
-    return tuple(fn(x) for x in args)
+    return tuple(fn(x) for x in seq)
 
 
 def atleast_1d(*tensors):
@@ -1180,7 +1202,7 @@ def atleast_1d(*tensors):
     >>> cygrad.atleast_1d(cygrad.full((), 5.0)).shape
     cygrad.Size([1])
     """
-    return _atleast(tensors, lambda x: x.reshape(1) if x.dim() == 0 else x)
+    return _atleast(tensors, lambda x: x.reshape(1) if x.dim() == 0 else x, "atleast_1d")
 
 
 def atleast_2d(*tensors):
@@ -1196,7 +1218,7 @@ def atleast_2d(*tensors):
         if x.dim() == 0:
             return x.reshape(1, 1)
         return x.unsqueeze(0) if x.dim() == 1 else x
-    return _atleast(tensors, to2)
+    return _atleast(tensors, to2, "atleast_2d")
 
 
 def atleast_3d(*tensors):
@@ -1214,7 +1236,7 @@ def atleast_3d(*tensors):
         if x.dim() == 1:
             return x.unsqueeze(0).unsqueeze(-1)
         return x.unsqueeze(-1) if x.dim() == 2 else x
-    return _atleast(tensors, to3)
+    return _atleast(tensors, to3, "atleast_3d")
 
 
 def meshgrid(*tensors, indexing=None):
@@ -1270,6 +1292,8 @@ def reshape(input, shape):
     >>> cygrad.reshape(cygrad.arange(6), (2, 3)).shape
     cygrad.Size([2, 3])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "reshape")
     return input.reshape(shape)
 
 
@@ -1298,6 +1322,8 @@ def permute(input, dims):
     >>> cygrad.permute(cygrad.zeros(2, 3, 4), (2, 0, 1)).shape
     cygrad.Size([4, 2, 3])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "permute")
     return input.permute(dims)
 
 
@@ -1310,6 +1336,8 @@ def squeeze(input, dim=None):
     >>> cygrad.squeeze(cygrad.zeros(1, 2, 1)).shape
     cygrad.Size([2])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "squeeze")
     return input.squeeze() if dim is None else input.squeeze(dim)
 
 
@@ -1322,6 +1350,8 @@ def unsqueeze(input, dim):
     >>> cygrad.unsqueeze(cygrad.zeros(2), 0).shape
     cygrad.Size([1, 2])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "unsqueeze")
     return input.unsqueeze(dim)
 
 
@@ -1334,6 +1364,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     >>> cygrad.flatten(cygrad.zeros(2, 3, 4), 1).shape
     cygrad.Size([2, 12])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "flatten")
     return input.flatten(start_dim, end_dim)
 
 
@@ -1359,6 +1391,8 @@ def ravel(input):
     >>> cygrad.ravel(cygrad.zeros(2, 3)).shape
     cygrad.Size([6])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "ravel")
     return input.reshape(-1)
 
 
@@ -1410,6 +1444,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     >>> cygrad.diagonal(cygrad.eye(3)).tolist()
     [1.0, 1.0, 1.0]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "diagonal")
     return input.diagonal(offset, dim1, dim2)
 
 
@@ -1434,6 +1470,8 @@ def unbind(input, dim=0):
     >>> len(cygrad.unbind(cygrad.zeros(3, 2)))
     3
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "unbind")
     return input.unbind(dim)
 
 
@@ -1458,6 +1496,8 @@ def chunk(input, chunks, dim=0):
     >>> len(cygrad.chunk(cygrad.arange(6), 3))
     3
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "chunk")
     return input.chunk(chunks, dim)
 
 
@@ -1474,6 +1514,8 @@ def tensor_split(input, indices_or_sections, dim=0):
     >>> [p.tolist() for p in cygrad.tensor_split(cygrad.arange(5), [1, 4])]
     [[0], [1, 2, 3], [4]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "tensor_split")
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -1519,6 +1561,8 @@ def hsplit(input, indices_or_sections):
     >>> [p.shape for p in cygrad.hsplit(cygrad.zeros(2, 4), 2)]
     [cygrad.Size([2, 2]), cygrad.Size([2, 2])]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "hsplit")
     return _split_at(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit", 1)
 
 
@@ -1532,6 +1576,8 @@ def vsplit(input, indices_or_sections):
     >>> len(cygrad.vsplit(cygrad.zeros(4, 2), 2))
     2
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "vsplit")
     return _split_at(input, indices_or_sections, 0, "vsplit", 2)
 
 
@@ -1545,6 +1591,8 @@ def dsplit(input, indices_or_sections):
     >>> len(cygrad.dsplit(cygrad.zeros(1, 2, 4), [1]))
     2
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "dsplit")
     return _split_at(input, indices_or_sections, 2, "dsplit", 3)
 
 
@@ -1557,6 +1605,8 @@ def t(input):
     >>> cygrad.t(cygrad.zeros(2, 3)).shape
     cygrad.Size([3, 2])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "t")
     return input.t()
 
 
@@ -1570,4 +1620,6 @@ def clone(input, *, memory_format=None):
     >>> cygrad.clone(x).data_ptr() != x.data_ptr()
     True
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "clone")
     return input.clone()
