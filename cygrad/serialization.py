@@ -36,7 +36,7 @@ import pickle
 import struct
 import warnings
 import zlib
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import numpy as np
 
@@ -143,8 +143,8 @@ def _encode(obj, table):
         return {"$": kind.__name__, "items": [_encode(v, table) for v in obj]}
     if kind is Size:
         return {"$": "size", "items": list(obj)}
-    if kind in (dict, OrderedDict):
-        return {"$": "dict" if kind is dict else "odict",
+    if kind in (dict, OrderedDict, Counter):
+        return {"$": {dict: "dict", OrderedDict: "odict", Counter: "counter"}[kind],
                 "items": [[_encode(k, table), _encode(v, table)] for k, v in obj.items()]}
     if kind is bytes:
         return {"$": "bytes", "b64": base64.b64encode(obj).decode("ascii")}
@@ -283,7 +283,7 @@ def clear_safe_globals():
 
 # The globals a weights-only pickle may name: containers and plain values only.
 _DEFAULT_SAFE = {
-    ("collections", "OrderedDict"): OrderedDict,
+    ("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
     ("builtins", "set"): set, ("builtins", "frozenset"): frozenset,
     ("builtins", "complex"): complex, ("builtins", "slice"): slice,
     ("builtins", "range"): range, ("builtins", "bytearray"): bytearray,
@@ -499,11 +499,11 @@ def _decode(node, tensors):
             return Size(items)
         values = [_decode(v, tensors) for v in items]
         return values if tag == "list" else tuple(values)
-    if tag in ("dict", "odict"):
+    if tag in ("dict", "odict", "counter"):
         items = node.get("items")
         _check(isinstance(items, list) and all(isinstance(kv, list) and len(kv) == 2
                                                 for kv in items), f"{tag} items")
-        out = {} if tag == "dict" else OrderedDict()
+        out = {"dict": dict, "odict": OrderedDict, "counter": Counter}[tag]()
         for k, v in items:
             key = _decode(k, tensors)
             try:

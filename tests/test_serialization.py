@@ -5,7 +5,7 @@ import json
 import os
 import pickle
 import struct
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import numpy as np
 import pytest
@@ -201,6 +201,21 @@ def test_state_dict_from_torch_shapes_round_trips():
     out = roundtrip(sd)
     assert out["param_groups"] == sd["param_groups"]
     assert list(out["state"]) == [0] and out["state"][0]["step"].item() == 3.0
+
+
+def test_scheduler_state_dicts_need_no_pickle():
+    sched_mod = cygrad.optim.lr_scheduler
+    opt = cygrad.optim.SGD([cygrad.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    scheds = [sched_mod.MultiStepLR(opt, [2, 2, 5]), sched_mod.ReduceLROnPlateau(opt),
+              sched_mod.CyclicLR(opt, 0.01, 0.1, step_size_up=3),
+              sched_mod.OneCycleLR(opt, max_lr=1.0, total_steps=10),
+              sched_mod.SequentialLR(opt, [sched_mod.ConstantLR(opt),
+                                           sched_mod.ExponentialLR(opt, 0.9)], [3])]
+    for s in scheds:
+        sd = s.state_dict()
+        out = roundtrip(sd)              # weights_only=True
+        assert out == sd
+    assert type(roundtrip(scheds[0].state_dict())["milestones"]) is Counter
 
 
 # --- objects that need pickle -----------------------------------------------------------

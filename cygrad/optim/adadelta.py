@@ -10,9 +10,7 @@ Examples
 >>> w.item() < 1.0
 True
 """
-from .. import zeros_like, tensor
-from .optimizer import (Optimizer, _addcmul_, _check_lr, _check_nonneg, _scalar,
-                        _scalar_state_dtype)
+from .optimizer import Optimizer, _addcmul_, _advance, _check_lr, _check_nonneg, _scalar
 
 __all__ = ["Adadelta"]
 
@@ -56,13 +54,9 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
-            state["square_avg"] = zeros_like(p)
-            state["acc_delta"] = zeros_like(p)
+        state = self._lazy_state(p, ["square_avg", "acc_delta"])
         rho, eps = group["rho"], group["eps"]
-        state["step"].add_(1)
+        _advance(state)
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:

@@ -11,8 +11,8 @@ Examples
 [0.5, -2.5]
 """
 from .. import full_like, tensor
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_lr, _check_nonneg, _scalar,
-                        _scalar_state_dtype)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _advance, _check_lr, _check_nonneg,
+                        _scalar, _scalar_state_dtype)
 
 __all__ = ["Adagrad"]
 
@@ -70,8 +70,7 @@ class Adagrad(Optimizer):
         state = self.state[p]
         if len(state) == 0:    # a group added after construction
             self._init_state(p)
-        state["step"].add_(1)
-        step = state["step"].item()
+        step = _advance(state)
         if group["maximize"]:
             grad = -grad
         if group["weight_decay"] != 0:

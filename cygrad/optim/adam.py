@@ -10,9 +10,8 @@ Examples
 >>> [round(v, 4) for v in w.tolist()]   # the first Adam step moves each entry by ~lr
 [0.9, -0.9]
 """
-from .. import zeros_like, tensor
-from .optimizer import (Optimizer, _addcmul_, _check_betas, _check_lr, _check_nonneg,
-                        _scalar, _scalar_state_dtype)
+from .optimizer import (Optimizer, _addcmul_, _advance, _check_betas, _check_lr, _check_nonneg,
+                        _scalar)
 
 __all__ = ["Adam"]
 
@@ -66,19 +65,13 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_like(p)
+        state = self._lazy_state(p, ["exp_avg", "exp_avg_sq"]
+                                 + (["max_exp_avg_sq"] if group["amsgrad"] else []))
         lr, wd, eps = _scalar(group["lr"]), group["weight_decay"], group["eps"]
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
-        state["step"].add_(1)
-        step = state["step"].item()
+        step = _advance(state)
         if wd != 0:
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)

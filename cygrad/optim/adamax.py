@@ -10,9 +10,8 @@ Examples
 >>> [round(v, 4) for v in w.tolist()]
 [0.9, -1.9]
 """
-from .. import zeros_like, tensor
-from .optimizer import (Optimizer, _addcdiv_, _check_betas, _check_lr, _check_nonneg, _scalar,
-                        _scalar_state_dtype)
+from .optimizer import (Optimizer, _addcdiv_, _advance, _check_betas, _check_lr, _check_nonneg,
+                        _scalar)
 
 __all__ = ["Adamax"]
 
@@ -55,18 +54,14 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
-            state["exp_avg"] = zeros_like(p)
-            state["exp_inf"] = zeros_like(p)
+        state = self._lazy_state(p, ["exp_avg", "exp_inf"])
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
-        state["step"].add_(1)
+        step = _advance(state)
         if group["weight_decay"] != 0:
             grad = grad.add(p, alpha=group["weight_decay"])
         exp_avg = state["exp_avg"].lerp_(grad, 1 - beta1)
         exp_inf = state["exp_inf"].mul_(beta2).maximum_(grad.abs().add_(group["eps"]))
-        clr = _scalar(group["lr"]) / (1 - beta1 ** state["step"].item())
+        clr = _scalar(group["lr"]) / (1 - beta1 ** step)
         _addcdiv_(p, exp_avg, exp_inf, -clr)

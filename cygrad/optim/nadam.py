@@ -10,9 +10,8 @@ Examples
 >>> 0.8 < w.item() < 0.9
 True
 """
-from .. import zeros_like, tensor
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_betas, _check_lr, _check_nonneg,
-                        _scalar, _scalar_state_dtype)
+from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _advance, _check_betas, _check_lr,
+                        _check_nonneg, _scalar)
 
 __all__ = ["NAdam"]
 
@@ -65,18 +64,12 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
-            state["mu_product"] = tensor(1.0, dtype=_scalar_state_dtype())
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
+        state = self._lazy_state(p, ["exp_avg", "exp_avg_sq"], [("mu_product", 1.0)])
         lr, wd = _scalar(group["lr"]), group["weight_decay"]
         beta1, beta2 = group["betas"]
         if group["maximize"]:
             grad = -grad
-        state["step"].add_(1)
-        step = state["step"].item()
+        step = _advance(state)
         bias_correction2 = 1 - beta2 ** step
         if wd != 0:
             if group["decoupled_weight_decay"]:

@@ -31,6 +31,7 @@ from itertools import chain
 
 from .._tensor import Tensor
 from .._core.dtype import float32, float64, get_default_dtype
+from ..ops.creation import tensor, zeros_like
 from ..autograd import no_grad, enable_grad
 
 __all__ = ["Optimizer", "required"]
@@ -62,6 +63,11 @@ def _scalar_state_dtype():
     # PyTorch keeps step counters in float32 unless the default dtype is float64;
     # NAdam's mu_product lives in this dtype too, so it changes the trajectory.
     return float64 if get_default_dtype() == float64 else float32
+
+
+def _advance(state):
+    """Count one more step; the new count as a Python float."""
+    return state["step"].add_(1).item()
 
 
 def _check_lr(lr):
@@ -303,6 +309,19 @@ class Optimizer:
 
     def _update(self, p, grad, group):
         raise NotImplementedError
+
+    def _lazy_state(self, p, buffers, scalars=()):
+        """``self.state[p]``, made on the parameter's first step: a step counter,
+        the named 0-d ``scalars`` (name, value) and zero-filled ``buffers``, in
+        PyTorch's key order."""
+        state = self.state[p]
+        if len(state) == 0:
+            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
+            for name, value in scalars:
+                state[name] = tensor(value, dtype=_scalar_state_dtype())
+            for name in buffers:
+                state[name] = zeros_like(p)
+        return state
 
     def state_dict(self):
         """The optimizer's state as a dict, in PyTorch's format.

@@ -10,9 +10,7 @@ Examples
 >>> round(w.item(), 4)   # first step: lr * g / sqrt(0.01 * g**2) = 10 * lr
 0.9
 """
-from .. import zeros_like, tensor
-from .optimizer import (Optimizer, _addcdiv_, _addcmul_, _check_lr, _check_nonneg, _scalar,
-                        _scalar_state_dtype)
+from .optimizer import Optimizer, _addcdiv_, _addcmul_, _advance, _check_lr, _check_nonneg, _scalar
 
 __all__ = ["RMSprop"]
 
@@ -63,18 +61,13 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
-        state = self.state[p]
-        if len(state) == 0:
-            state["step"] = tensor(0.0, dtype=_scalar_state_dtype())
-            state["square_avg"] = zeros_like(p)
-            if group["momentum"] > 0:
-                state["momentum_buffer"] = zeros_like(p)
-            if group["centered"]:
-                state["grad_avg"] = zeros_like(p)
+        state = self._lazy_state(p, ["square_avg"]
+                                 + (["momentum_buffer"] if group["momentum"] > 0 else [])
+                                 + (["grad_avg"] if group["centered"] else []))
         alpha, lr = group["alpha"], _scalar(group["lr"])
         if group["maximize"]:
             grad = -grad
-        state["step"].add_(1)
+        _advance(state)
         if group["weight_decay"] != 0:
             grad = grad.add(p, alpha=group["weight_decay"])
         square_avg = _addcmul_(state["square_avg"].mul_(alpha), grad, grad, 1 - alpha)
