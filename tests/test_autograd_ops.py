@@ -374,3 +374,36 @@ def test_differentiable_rows_found():
     # the probe itself works: plain elementwise ops are differentiable
     assert {"exp", "mul", "add"} <= _DIFF_IDS
     assert "eq" not in _DIFF_IDS and "isnan" not in _DIFF_IDS
+
+
+# --------------------------------------------------------------- reference engine
+
+@pytest.mark.parametrize("op_info", _params(DIFFERENTIABLE))
+def test_reference_engine_gives_the_real_engines_gradients(op_info):
+    """``cygrad.autograd.reference.backward`` (the one-page engine for teaching) and
+    the real engine must agree on every sample: same graph, same algorithm."""
+    from cygrad.autograd.reference import backward as reference_backward
+    checked = 0
+    for sample in _samples(op_info):
+        if not _checkable(op_info, sample):
+            continue
+        slots = _slots(sample)
+        leaves = _leaves(sample, slots)
+        outs = [o for o in _outputs(_call(op_info.op, sample, slots, leaves))
+                if o.dtype.is_floating_point and o.grad_fn is not None]
+        rng = np.random.default_rng(checked)
+        loss = sum((o * cygrad.from_numpy(rng.uniform(-1, 1, tuple(o.shape)))).sum()
+                   for o in outs)
+        reference_backward(loss)
+        ref = [None if t.grad is None else t.grad.clone() for t in leaves]
+        for t in leaves:
+            t.grad = None
+        loss.backward()
+        for r, t in zip(ref, leaves):
+            assert (r is None) == (t.grad is None), f"{op_info.id}[{sample.name}]"
+            if r is not None:
+                np.testing.assert_allclose(r.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12,
+                                           err_msg=f"{op_info.id}[{sample.name}]")
+        checked += 1
+    if not checked:
+        pytest.skip(f"{op_info.id}: no sample is small, finite and has float inputs")
