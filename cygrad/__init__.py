@@ -44,3 +44,4 @@ from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  
 from . import nn                # noqa: E402,F401  (nn.functional: pad, relu, softmax...)
 from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
 from .serialization import save, load  # noqa: E402,F401
+from . import multiprocessing  # noqa: E402,F401  (Tensor.share_memory_; tensors cross processes in shared memory)

@@ -137,8 +137,9 @@ default_collate_fn_map = {
 def default_collate(batch):
     """Put a list of samples together into a batch: tensors, NumPy arrays and numbers
     become one tensor with a new first dimension (Python floats as float64, ints as
-    int64, bools as bool); strings stay a list; dicts, namedtuples, tuples and lists
-    are collated field by field (a tuple becomes a list).
+    int64, bools as bool); strings are left as they come (a list of them, or a tuple
+    for a field of tuple or list samples); dicts, namedtuples, tuples and lists are
+    collated field by field (a tuple becomes a list).
 
     Examples
     --------
@@ -152,7 +153,7 @@ def default_collate(batch):
     >>> default_collate([Point(0, 1), Point(2, 3)])
     Point(x=tensor([0, 2]), y=tensor([1, 3]))
     >>> default_collate([(0, "a"), (1, "b")])
-    [tensor([0, 1]), ['a', 'b']]
+    [tensor([0, 1]), ('a', 'b')]
     """
     return collate(batch, collate_fn_map=default_collate_fn_map)
 
