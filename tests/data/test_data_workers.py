@@ -260,3 +260,25 @@ def test_abandoned_iterator_shuts_down_cleanly():
 def test_spawn_context():
     loader = DataLoader(Squares(6), batch_size=3, num_workers=1, multiprocessing_context="spawn")
     assert [b["i"].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_persistent_workers_left_running_at_interpreter_exit_leave_nothing(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "exit_with_workers.py"
+    script.write_text(
+        "import time, cygrad\n"
+        "from cygrad.utils.data import DataLoader, TensorDataset\n"
+        "ds = TensorDataset(cygrad.randn(256, 64))\n"
+        "loader = DataLoader(ds, batch_size=8, num_workers=2, persistent_workers=True,\n"
+        "                    prefetch_factor=4)\n"
+        "it = iter(loader)\n"
+        "next(it)\n"
+        "time.sleep(0.3)       # unread batches wait in the queue\n"
+        "print(' '.join(str(w.pid) for w in it._workers))\n")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=60, check=True)
+    pids = [int(p) for p in out.stdout.split()]
+    assert len(pids) == 2 and out.stderr == ""
+    for pid in pids:
+        assert _shm.leftovers(pid) == []

@@ -18,6 +18,7 @@ How it works (details in ``docs/data.md``):
 - Workers stop when the epoch is done (or, with ``persistent_workers=True``, when the
   loader is garbage-collected); then every segment name a worker left is removed.
 """
+import atexit
 import itertools
 import math
 import multiprocessing
@@ -25,6 +26,7 @@ import queue
 import signal
 import time
 import warnings
+import weakref
 
 from ..._core import dtype as _dt
 from ...ops.creation import empty
@@ -44,6 +46,18 @@ _POLL = 0.1
 # a timeout or a dead worker the others are not waited for (one may be stuck).
 _JOIN_TIMEOUT = 5.0
 _FATAL_GRACE = 0.1
+
+
+# Iterators with live workers. At interpreter exit they are shut down before
+# multiprocessing's own exit hook (registered earlier, so run later) would just
+# terminate the daemonic workers and leave their unsent segment names behind.
+_live_iterators = weakref.WeakSet()
+
+
+@atexit.register
+def _shutdown_all():
+    for it in list(_live_iterators):
+        it._shutdown_workers()
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -333,6 +347,7 @@ class _MultiProcessIter(_BaseIter):
         except BaseException:
             self._shutdown_workers()
             raise
+        _live_iterators.add(self)
         self._reset(loader, first_iter=True)
 
     # ---- bookkeeping of tasks
@@ -481,4 +496,7 @@ class _MultiProcessIter(_BaseIter):
 
     def __del__(self):
         if not getattr(self, "_shutdown", True):
-            self._shutdown_workers()
+            try:
+                self._shutdown_workers()
+            except Exception:       # at interpreter exit module globals may be gone
+                pass
