@@ -24,3 +24,6 @@ from . import init, utils  # noqa: F401
 __all__ = ["Parameter", "Buffer", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
            "functional", "init", "utils"]
+from .modules.activation import *  # noqa: E402,F401,F403  (ReLU, GELU, Softmax, PReLU...)
+from .modules import activation as _activation_modules  # noqa: E402
+__all__ += _activation_modules.__all__

@@ -74,3 +74,13 @@ def bilinear(input1, input2, weight, bias=None):
         return bilinear(input1.unsqueeze(0), input2.unsqueeze(0), weight, bias).squeeze(0)
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
+
+# Activations (nn/_ops/activation.py); relu/softmax/log_softmax gain PyTorch's F signatures.
+from ._ops.activation import (relu, relu_, relu6, hardtanh, hardtanh_, leaky_relu,  # noqa: E402,F401
+                              leaky_relu_, elu, elu_, selu, selu_, celu, celu_, gelu, silu, mish,
+                              softplus, softsign, hardsigmoid, hardswish, threshold, threshold_,
+                              logsigmoid, tanhshrink, softshrink, hardshrink, prelu, glu, softmax,
+                              log_softmax, softmin, normalize, cosine_similarity,
+                              pairwise_distance, one_hot, gumbel_softmax)
+from ._ops import activation as _activation  # noqa: E402
+__all__ += [n for n in _activation.__all__ if n not in __all__]

@@ -6,3 +6,6 @@ from .flatten import Flatten, Unflatten
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
            "Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
+from .activation import *  # noqa: E402,F401,F403  (ReLU, GELU, Softmax, PReLU...)
+from . import activation as _activation  # noqa: E402
+__all__ += _activation.__all__
