@@ -92,16 +92,16 @@ def _unlink(name):
         pass
 
 
-def _on_free(name, maker_pid):
+def _on_free(seg):
     # Runs when the mapping is garbage (every array and tensor over it is gone). A forked
     # child frees its inherited copies too: only the maker unlinks.
-    seg = _live.pop(name, None)
-    if seg is not None and seg.maker_pid == maker_pid and seg._maker_unlinks():
-        _unlink(name)
+    if _live.get(seg.name) is seg:
+        del _live[seg.name]
+    if seg._maker_unlinks():
+        _unlink(seg.name)
 
 
 def _exit_cleanup():
-    pid = os.getpid()
     for seg in list(_live.values()):
         if seg._maker_unlinks():
             seg.named = False
@@ -125,8 +125,8 @@ def _map(name, fd, nbytes, maker_pid, handoff):
     mm = mmap.mmap(fd, nbytes)
     flat = np.frombuffer(mm, dtype=np.uint8)
     address = flat.__array_interface__["data"][0]
-    _live[name] = Segment(name, nbytes, address, maker_pid, handoff, flat)
-    weakref.finalize(mm, _on_free, name, maker_pid).atexit = False
+    seg = _live[name] = Segment(name, nbytes, address, maker_pid, handoff, flat)
+    weakref.finalize(mm, _on_free, seg).atexit = False
     return flat
 
 
@@ -225,7 +225,7 @@ def find(address):
     >>> _shm.find(flat.__array_interface__["data"][0] + 4) is seg
     True
     """
-    for seg in _live.values():
+    for seg in list(_live.values()):      # a finalizer may remove one meanwhile
         if seg.address <= address < seg.address + seg.nbytes:
             return seg
     return None
