@@ -69,3 +69,56 @@ def test_isclose_refuses_like_torch(index):
 def test_isclose_still_broadcasts():
     got = cygrad.isclose(cygrad.tensor([[1.0, 2.0]]), cygrad.tensor([1.0, 2.5]))
     assert got.tolist() == [[True, False]]
+
+
+# clamp promotes over its bounds and checks that number bounds fit the result dtype
+CLAMP_CASES = [
+    ("uint8", [3, 200], {"min": -1.5, "max": 1.5}),
+    ("int16", [-1, 4], {"min": -2, "max": float("nan")}),
+    ("int32", [1, 2], {"min": 1.5}),
+    ("bool", [True, False], {"min": 0.5}),
+    ("uint8", [3, 200], {"min": -1}),
+    ("int64", [5, -5], {"min": 0}),
+    ("float32", [1.0, 5.0], {"min": -float("inf"), "max": 2}),
+    ("float16", [1.0, 5.0], {"max": 65504.0}),
+]
+CLAMP_ERRORS = [
+    ("uint8", [3, 200], {"max": 300}),
+    ("float16", [1.0, 2.0], {"min": 1e6}),
+    ("int8", [1], {"min": -129}),
+    ("bool", [True], {"min": False}),
+]
+
+
+@pytest.mark.parametrize("dtype,values,bounds", CLAMP_CASES)
+def test_clamp_result_dtype_and_values_like_torch(dtype, values, bounds):
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    got = cygrad.clamp(cygrad.tensor(values, dtype=getattr(cygrad, dtype)), **bounds)
+    want = torch.clamp(torch.tensor(values, dtype=getattr(torch, dtype)), **bounds)
+    assert got.dtype.name == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(np.asarray(got.tolist(), dtype=np.float64),
+                                  np.asarray(want.tolist(), dtype=np.float64))
+
+
+def test_clamp_float_bound_on_int_tensor_is_float():
+    got = cygrad.clamp(cygrad.tensor([0, 9], dtype=cygrad.uint8), min=-1.5, max=1.5)
+    assert got.dtype == cygrad.float32 and got.tolist() == [0.0, 1.5]
+
+
+@pytest.mark.parametrize("dtype,values,bounds", CLAMP_ERRORS)
+def test_clamp_bound_out_of_range_raises(dtype, values, bounds):
+    expected = NotImplementedError if dtype == "bool" else RuntimeError
+    with pytest.raises(expected):
+        cygrad.clamp(cygrad.tensor(values, dtype=getattr(cygrad, dtype)), **bounds)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(expected):
+        torch.clamp(torch.tensor(values, dtype=getattr(torch, dtype)), **bounds)
+
+
+def test_inplace_clamp_refuses_a_float_bound_on_an_int_tensor():
+    x = cygrad.tensor([1, 5])
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        x.clamp_(min=1.5)
+    assert x.tolist() == [1, 5]
+    assert cygrad.tensor([1, 5]).clamp_(min=2).tolist() == [2, 5]

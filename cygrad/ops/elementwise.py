@@ -1,5 +1,7 @@
 """Elementwise ops: every function here is one row of the dispatcher's op table
 (``_core/tensor.pyx``) plus the PyTorch signature around it."""
+import math as _math   # plain ``abs``/``round`` are this module's tensor ops
+
 from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase
@@ -312,27 +314,62 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(input, TensorBase) and input.dtype is _dt.bool_:
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "clamp")
+    # the result dtype is promoted over the bounds too (a float bound makes an int
+    # tensor float), and number bounds must fit that dtype, as in PyTorch
+    dtype = input.dtype
+    for bound in (min, max):
+        if bound is not None:
+            dtype = _C.result_type(_C.empty((), dtype=dtype), bound)
+    if dtype is _dt.bool_:
         raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
-    res = input
+    res = input if input.dtype is dtype else input.to(dtype)
     if min is not None:
-        res = _C.binary_op(OPS["maximum"], res, min)
+        res = _C.binary_op(OPS["maximum"], res, _checked_bound(min, dtype))
     if max is not None:
-        res = _C.binary_op(OPS["minimum"], res, max)
+        res = _C.binary_op(OPS["minimum"], res, _checked_bound(max, dtype))
     if res is input:
         res = input.clone()
-    if isinstance(input, TensorBase) and res.dtype != input.dtype and not (
-            isinstance(min, TensorBase) or isinstance(max, TensorBase)):
-        res = res.to(input.dtype)  # Python-number bounds never change the dtype
     if out is not None:
         return _write_out(out, res, "clamp")
     return res
 
 
+def _checked_bound(bound, dtype):
+    """A number bound that ``dtype`` cannot hold is an error; uint8 takes -255..-1 wrapped."""
+    if isinstance(bound, TensorBase) or isinstance(bound, bool):
+        return bound
+    import numpy as np
+    npdt = np.dtype(dtype.np_dtype)
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        if not low <= int(bound) <= int(info.max):
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    elif dtype.name in _FLOAT_MAX and _FLOAT_MAX[dtype.name] < _math.fabs(bound) < _math.inf:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return bound
+
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
 @tensor_method
 def clamp_(self, min=None, max=None):
-    """In-place clamp."""
-    return self.copy_(clamp(self, min, max))
+    """In-place clamp.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([1.0, 5.0]).clamp_(max=2.0).tolist()
+    [1.0, 2.0]
+    """
+    res = clamp(self, min, max)
+    if res.dtype is not self.dtype and not _C._can_cast(res.dtype, self.dtype):
+        raise RuntimeError(f"result type {_C._torch_type_name(res.dtype)} can't be cast to the "
+                           f"desired output type {self.dtype.name}")
+    return self.copy_(res)
 
 
 clip = tensor_method(clamp, name="clip")
