@@ -27,3 +27,7 @@ __all__ = ["Parameter", "Buffer", "Module", "Sequential", "ModuleList", "ModuleD
 from .modules.activation import *  # noqa: E402,F401,F403  (ReLU, GELU, Softmax, PReLU...)
 from .modules import activation as _activation_modules  # noqa: E402
 __all__ += _activation_modules.__all__
+from .modules.batchnorm import *  # noqa: E402,F401,F403  (BatchNorm1d/2d/3d)
+from .modules.normalization import *  # noqa: E402,F401,F403  (LayerNorm, GroupNorm)
+from .modules import batchnorm as _bn_modules, normalization as _norm_modules  # noqa: E402
+__all__ += _bn_modules.__all__ + _norm_modules.__all__

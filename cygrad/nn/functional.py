@@ -84,3 +84,7 @@ from ._ops.activation import (relu, relu_, relu6, hardtanh, hardtanh_, leaky_rel
                               pairwise_distance, one_hot, gumbel_softmax)
 from ._ops import activation as _activation  # noqa: E402
 __all__ += [n for n in _activation.__all__ if n not in __all__]
+
+# Normalization (nn/_ops/normalization.py)
+from ._ops.normalization import batch_norm, layer_norm, group_norm  # noqa: E402,F401
+__all__ += ["batch_norm", "layer_norm", "group_norm"]
