@@ -88,3 +88,8 @@ __all__ += [n for n in _activation.__all__ if n not in __all__]
 # Normalization (nn/_ops/normalization.py)
 from ._ops.normalization import batch_norm, layer_norm, group_norm  # noqa: E402,F401
 __all__ += ["batch_norm", "layer_norm", "group_norm"]
+
+# Losses (nn/_ops/loss.py).
+from ._ops.loss import *  # noqa: E402,F401,F403  (cross_entropy, nll_loss, mse_loss...)
+from ._ops import loss as _loss  # noqa: E402
+__all__ += _loss.__all__
