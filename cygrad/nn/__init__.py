@@ -31,3 +31,7 @@ from .modules.batchnorm import *  # noqa: E402,F401,F403  (BatchNorm1d/2d/3d)
 from .modules.normalization import *  # noqa: E402,F401,F403  (LayerNorm, GroupNorm)
 from .modules import batchnorm as _bn_modules, normalization as _norm_modules  # noqa: E402
 __all__ += _bn_modules.__all__ + _norm_modules.__all__
+from .modules.dropout import *  # noqa: E402,F401,F403  (Dropout, Dropout1d/2d/3d, AlphaDropout)
+from .modules.sparse import Embedding  # noqa: E402,F401
+from .modules import dropout as _dropout_modules  # noqa: E402
+__all__ += _dropout_modules.__all__ + ["Embedding"]

@@ -93,3 +93,10 @@ __all__ += ["batch_norm", "layer_norm", "group_norm"]
 from ._ops.loss import *  # noqa: E402,F401,F403  (cross_entropy, nll_loss, mse_loss...)
 from ._ops import loss as _loss  # noqa: E402
 __all__ += _loss.__all__
+
+# Dropout and embeddings (nn/_ops/dropout.py, nn/_ops/sparse.py)
+from ._ops.dropout import (dropout, dropout1d, dropout2d, dropout3d, alpha_dropout,  # noqa: E402,F401
+                           feature_alpha_dropout)
+from ._ops.sparse import embedding  # noqa: E402,F401
+__all__ += ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+            "feature_alpha_dropout", "embedding"]

@@ -169,7 +169,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     >>> rm, rv = cygrad.zeros(2), cygrad.ones(2)
     >>> [[round(v, 3) for v in row] for row in F.batch_norm(x, rm, rv, training=True).tolist()]
     [[-1.0, -1.0], [1.0, 1.0]]
-    >>> rm.tolist(), [round(v, 2) for v in rv.tolist()]
+    >>> [round(v, 2) for v in rm.tolist()], [round(v, 2) for v in rv.tolist()]
     ([0.2, 2.0], [1.1, 20.9])
     """
     if input.dim() < 2:
