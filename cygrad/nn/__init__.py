@@ -35,3 +35,6 @@ from .modules.dropout import *  # noqa: E402,F401,F403  (Dropout, Dropout1d/2d/3
 from .modules.sparse import Embedding  # noqa: E402,F401
 from .modules import dropout as _dropout_modules  # noqa: E402
 __all__ += _dropout_modules.__all__ + ["Embedding"]
+from .modules.loss import *  # noqa: E402,F401,F403  (CrossEntropyLoss, MSELoss, BCEWithLogitsLoss...)
+from .modules import loss as _loss_modules  # noqa: E402
+__all__ += _loss_modules.__all__

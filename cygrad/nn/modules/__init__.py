@@ -9,3 +9,6 @@ __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", 
 from .activation import *  # noqa: E402,F401,F403  (ReLU, GELU, Softmax, PReLU...)
 from . import activation as _activation  # noqa: E402
 __all__ += _activation.__all__
+from .loss import *  # noqa: E402,F401,F403  (CrossEntropyLoss, MSELoss...)
+from . import loss as _loss  # noqa: E402
+__all__ += _loss.__all__
