@@ -122,3 +122,63 @@ def test_inplace_clamp_refuses_a_float_bound_on_an_int_tensor():
         x.clamp_(min=1.5)
     assert x.tolist() == [1, 5]
     assert cygrad.tensor([1, 5]).clamp_(min=2).tolist() == [2, 5]
+
+
+def _type_cases(T):
+    """Calls that must raise the same exception type in cygrad and PyTorch."""
+    x = T.zeros(3, 4)
+    i2 = T.zeros(2, 2, dtype=T.int64)
+    s = T.zeros(2, 2, 4)
+    return {
+        "index_add_2d_index": (IndexError, lambda: T.index_add(x, 0, i2, s)),
+        "index_add_inplace_2d_index": (IndexError, lambda: x.clone().index_add_(0, i2, s)),
+        "index_copy_2d_index": (IndexError, lambda: T.index_copy(x, 0, i2, s)),
+        "scatter_reduce_not_str": (TypeError, lambda: T.scatter(x, 0, i2, 1.0, reduce=3)),
+        "masked_fill_bool_mask": (TypeError, lambda: T.masked_fill(x, True, 1.0)),
+        "masked_fill_int_mask": (TypeError, lambda: T.masked_fill(x, 1, 1.0)),
+        "masked_fill_inplace_bool_mask": (TypeError, lambda: x.clone().masked_fill_(True, 1.0)),
+        "stack_dim_before_sizes": (IndexError, lambda: T.stack([T.zeros(2), T.zeros(3)], dim=5)),
+        "tril_diagonal_overflow": (ValueError, lambda: T.tril(x, 1 << 63)),
+        "movedim_number": (TypeError, lambda: T.movedim(False, 0, -1)),
+    }
+
+
+TYPE_CASES = sorted(_type_cases(cygrad))
+
+
+@pytest.mark.parametrize("name", TYPE_CASES)
+def test_exception_type_like_torch(name):
+    expected, call = _type_cases(cygrad)[name]
+    with pytest.raises(expected):
+        call()
+    torch = pytest.importorskip("torch")
+    expected, call = _type_cases(torch)[name]
+    with pytest.raises(expected):
+        call()
+
+
+@pytest.mark.parametrize("diagonal", [-(1 << 63), (1 << 63) - 1, -5, 7])
+def test_tril_triu_far_diagonals(diagonal):
+    np = pytest.importorskip("numpy")
+    x = cygrad.ones(3, 4)
+    np.testing.assert_array_equal(cygrad.tril(x, diagonal).numpy(), np.tril(np.ones((3, 4)), diagonal))
+    np.testing.assert_array_equal(cygrad.triu(x, diagonal).numpy(), np.triu(np.ones((3, 4)), diagonal))
+
+
+@pytest.mark.parametrize("start,end,steps", [
+    (float("nan"), 2.5, 5), (0.0, float("nan"), 4), (-float("inf"), 0.0, 3),
+    (-float("inf"), -float("inf"), 1), (0, 10, 6), (2.0, -3.0, 7)])
+def test_linspace_logspace_special_ends_like_torch(start, end, steps):
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    for name in ("linspace", "logspace"):
+        got = getattr(cygrad, name)(start, end, steps).numpy().astype(np.float64)
+        want = getattr(torch, name)(start, end, steps).numpy().astype(np.float64)
+        np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True, err_msg=name)
+
+
+def test_linspace_of_impossible_length_is_a_runtime_error():
+    with pytest.raises(RuntimeError):
+        cygrad.linspace(0, 1, 1 << 62, dtype=cygrad.int64)
+    with pytest.raises(RuntimeError):
+        cygrad.logspace(0, 1, 1 << 62)

@@ -243,8 +243,23 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if dtype is None and out is not None:
         dtype = out.dtype
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    res = _from_values(np.linspace(float(start), float(end), int(steps)), dt, device)
+    res = _from_values(_spaced(start, end, steps), dt, device)
     return _finish(_result_into(res, out, "linspace"), requires_grad)
+
+
+def _spaced(start, end, steps):
+    """PyTorch's linspace values in float64: the first half counted up from ``start``,
+    the second down from ``end`` (so NaN/inf ends spread as in PyTorch)."""
+    steps = int(steps)
+    if steps > (1 << 60):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
+    start, end = float(start), float(end)
+    if steps == 1:
+        return np.array([start])
+    i = np.arange(steps, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        step = (end - start) / (steps - 1)
+        return np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -262,7 +277,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if dtype is None and out is not None:
         dtype = out.dtype
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    vals = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        vals = np.power(float(base), _spaced(start, end, steps))
     return _finish(_result_into(_from_values(vals, dt, device), out, "logspace"), requires_grad)
 
 

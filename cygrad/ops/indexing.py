@@ -1028,6 +1028,8 @@ _SCATTER_REDUCE_WARNING = ("The reduce argument of cygrad.scatter with Tensor sr
 def _scatter_reduce_arg(reduce, src):
     if reduce is None:
         return None
+    if not isinstance(reduce, str):
+        raise TypeError(f"scatter(): argument 'reduce' must be str, not {type(reduce).__name__}")
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     if src is not None and not _warned["scatter_reduce"]:
@@ -1698,6 +1700,13 @@ def put(input, index, source, accumulate=False):
 def _index_vector(index, opname, dtypes, dtype_msg, error=RuntimeError):
     idx = _index_array(index, opname, dtypes, dtype_msg, error)
     if idx.ndim > 1:
+        # PyTorch's wording and type differ per op
+        if opname == "index_add_":
+            raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                             f"{idx.ndim} with type: {_tname(index.dtype)} and size: "
+                             f"{list(idx.shape)}")
+        if opname == "index_copy_":
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
         raise RuntimeError("Index has to be a vector/scalar")
     return idx.reshape(-1)
 
@@ -2063,6 +2072,7 @@ def masked_fill_(input, mask, value):
     >>> x.masked_fill_(cygrad.tensor([True, False]), 1.0).tolist()
     [[1.0, 0.0], [1.0, 0.0]]
     """
+    _require_tensor(mask, "masked_fill_", "mask", 2)
     if _C.needs_autograd(input, value):
         _check_inplace_target(input)
         shape = tuple(input.shape)
@@ -2088,6 +2098,8 @@ def masked_fill(input, mask, value):
     >>> cygrad.masked_fill(x, x < 0, 0.0).tolist()
     [1.0, 0.0, 3.0]
     """
+    _require_tensor(input, "masked_fill", "input", 1)
+    _require_tensor(mask, "masked_fill", "mask", 2)
     if _C.needs_autograd(input, value):
         return _masked_fill_function(value).apply(input, mask, value)
     return _masked_fill_out_of_place(input, mask, value)

@@ -246,6 +246,7 @@ def stack(tensors, dim=0, *, out=None):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0]
+    _C._wrap(dim, ref.dim() + 1)        # PyTorch checks the dim before the sizes
     for i, x in enumerate(tensors[1:], 1):
         if tuple(x.shape) != tuple(ref.shape):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
@@ -777,7 +778,10 @@ def _from_array(arr, device):
 def _triangle_keep(input, diagonal, lower, opname):
     if input.dim() < 2:
         raise RuntimeError(f"{opname}: input tensor must have at least 2 dimensions")
+    if not -(1 << 63) <= diagonal < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
     n, m = input.shape[-2], input.shape[-1]
+    diagonal = min(max(diagonal, -n - 1), m + 1)    # beyond the matrix all offsets act alike
     lower_mask = np.tri(n, m, k=diagonal if lower else diagonal - 1, dtype=bool)
     return lower_mask if lower else ~lower_mask
 
@@ -1405,6 +1409,8 @@ def movedim(input, source, destination):
     >>> cygrad.movedim(cygrad.zeros(2, 3, 4), 0, -1).shape
     cygrad.Size([3, 4, 2])
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "movedim")
     return input.movedim(source, destination)
 
 
