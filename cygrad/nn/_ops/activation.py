@@ -130,6 +130,8 @@ class Hardtanh(_Pointwise):
 
     @staticmethod
     def value(x, lo, hi):
+        if not x.is_floating_point():
+            lo, hi = int(lo), int(hi)     # integer inputs stay integer, as in PyTorch
         return x.clamp(lo, hi)
 
     @staticmethod
@@ -349,11 +351,16 @@ class Elu(_Pointwise):
         return where(x > 0, g * scale, g * neg)
 
 
-def _elu(input, alpha, scale, input_scale, inplace):
+class Celu(Elu):
+    """CELU is ELU with ``input_scale = 1 / alpha``; PyTorch names its node apart."""
+    _node_name = "CeluBackward0"
+
+
+def _elu(input, alpha, scale, input_scale, inplace, cls=Elu):
     _require_float(input, "elu_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(Elu, x, alpha, scale, input_scale))
-    return _run(Elu, input, alpha, scale, input_scale)
+        return _overwrite(input, lambda x: _run(cls, x, alpha, scale, input_scale))
+    return _run(cls, input, alpha, scale, input_scale)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -418,7 +425,7 @@ def celu(input, alpha=1.0, inplace=False):
     >>> [round(v, 4) for v in F.celu(cygrad.tensor([-1.0, 1.0]), alpha=2.0).tolist()]
     [-0.7869, 1.0]
     """
-    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace)
+    return _elu(input, alpha, 1.0, 1.0 / alpha, inplace, Celu)
 
 
 def celu_(input, alpha=1.0):
@@ -431,7 +438,7 @@ def celu_(input, alpha=1.0):
     >>> F.celu_(cygrad.tensor([0.0])).tolist()
     [0.0]
     """
-    return _elu(input, alpha, 1.0, 1.0 / alpha, True)
+    return _elu(input, alpha, 1.0, 1.0 / alpha, True, Celu)
 
 
 # ---------------------------------------------------------------------------
@@ -739,6 +746,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     >>> F.softmax(cygrad.tensor([0.0, 0.0]), dim=0).tolist()
     [0.5, 0.5]
     """
+    _check_softmax_input(input, dim, dtype, "softmax")
     return _red.softmax(input, dim, dtype)
 
 
@@ -752,6 +760,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     >>> [round(v, 4) for v in F.log_softmax(cygrad.tensor([0.0, 0.0]), dim=0).tolist()]
     [-0.6931, -0.6931]
     """
+    _check_softmax_input(input, dim, dtype, "log_softmax")
     return _red.log_softmax(input, dim, dtype)
 
 
@@ -765,9 +774,19 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     >>> [round(v, 4) for v in F.softmin(cygrad.tensor([0.0, 1.0]), dim=0).tolist()]
     [0.7311, 0.2689]
     """
+    _check_softmax_input(input, dim, dtype, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     return _red.softmax(-input, dim)
+
+
+def _check_softmax_input(input, dim, dtype, opname):
+    """PyTorch's refusal of integer inputs, naming the kernel it would have run."""
+    if dtype is None and not input.is_floating_point() and dim is not None:
+        last = dim in (-1, input.dim() - 1) or input.dim() == 0
+        kernel = f"{opname}_lastdim_kernel_impl" if last else f"{opname}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_C._torch_type_name(input.dtype)}'")
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
