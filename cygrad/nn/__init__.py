@@ -38,3 +38,5 @@ __all__ += _dropout_modules.__all__ + ["Embedding"]
 from .modules.loss import *  # noqa: E402,F401,F403  (CrossEntropyLoss, MSELoss, BCEWithLogitsLoss...)
 from .modules import loss as _loss_modules  # noqa: E402
 __all__ += _loss_modules.__all__
+from .modules.rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: E402,F401
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
