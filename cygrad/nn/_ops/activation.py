@@ -292,7 +292,7 @@ def softshrink(input, lambd=0.5):
     >>> F.softshrink(cygrad.tensor([-2.0, 0.25, 2.0]), 1.0).tolist()
     [-1.0, 0.0, 1.0]
     """
-    _require_float(input, "softshrink_cpu")
+    _require_float(input, "softshrink_check")
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, {_dtype_max(input)}] for input dtype "
                            f"{_C._torch_type_name(input.dtype)}, but found {lambd:g}")
