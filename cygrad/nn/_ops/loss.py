@@ -98,8 +98,10 @@ class _ClassTarget:
 
     def __init__(self, input, target, weight, ignore_index):
         n_classes = input.shape[1]
-        lo, hi = target.aminmax()
-        lo, hi = int(lo), int(hi)
+        if target.numel():
+            lo, hi = (int(v) for v in target.aminmax())
+        else:
+            lo, hi = 0, -1
         if lo >= 0 and hi < n_classes and not lo <= ignore_index <= hi:
             self.valid = None           # the common case: nothing ignored, no mask needed
             safe = target
@@ -122,6 +124,11 @@ class _ClassTarget:
             self.wt = None
             self.denom = target.numel()
 
+    def mask(self, coefficient):
+        """``coefficient`` with ignored elements set to exactly 0: an all-ignored
+        batch has ``denom == 0``, and its nan scale must not reach the gradient."""
+        return coefficient if self.valid is None else coefficient.masked_fill(~self.valid, 0.0)
+
     def weigh(self, loss):
         """``loss`` (per element) times each element's weight, exactly 0 where ignored."""
         if self.wt is None:
@@ -139,9 +146,6 @@ class _ClassTarget:
 
 def _check_class_input(input, target, weight, opname):
     """PyTorch's argument checks for nll_loss/cross_entropy with class indices."""
-    if target.dtype not in (_dt.int64, _dt.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_C._torch_type_name(target.dtype)}")
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     if input.dim() == 1:
@@ -160,6 +164,9 @@ def _check_class_input(input, target, weight, opname):
                 raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
                                    f"{list(target.shape)}")
             raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    if target.dtype not in (_dt.int64, _dt.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_C._torch_type_name(target.dtype)}")
     n_classes = input.shape[1] if input.dim() > 1 else input.shape[0]
     if weight is not None and weight.numel() != n_classes:
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
@@ -196,7 +203,7 @@ class NllLoss(Function):
         a = -_reduce_back(grad, ctx.reduction, tgt.index.shape[:1] + tgt.index.shape[2:],
                           tgt.denom)
         if tgt.wt is not None:
-            a = a * tgt.wt
+            a = tgt.mask(a * tgt.wt)
         base = _zeros(ctx.in_shape, grad)
         if _C.is_grad_enabled():       # create_graph: keep the scatter differentiable
             return base.scatter(1, tgt.index, a.unsqueeze(1)), None, None, None, None
@@ -238,7 +245,7 @@ class CrossEntropy(Function):
         tgt, eps, w_b = ctx.tgt, ctx.eps, ctx.w_b
         n_classes = logp.shape[1]
         s = _reduce_back(grad, ctx.reduction, logp.shape[:1] + logp.shape[2:], tgt.denom)
-        a = s if tgt.wt is None else s * tgt.wt
+        a = s if tgt.wt is None else tgt.mask(s * tgt.wt)
         if eps:
             a = a * (1 - eps)
         a = a.unsqueeze(1)
@@ -247,10 +254,7 @@ class CrossEntropy(Function):
         # softmax recomputed from the input.
         p = _red.softmax(input, 1) if differentiable else logp.exp()
         if eps:
-            b = s * (eps / n_classes)
-            if tgt.valid is not None:
-                b = b * tgt.valid
-            b = b.unsqueeze(1)
+            b = tgt.mask(s * (eps / n_classes)).unsqueeze(1)
             w_sum = n_classes if w_b is None else w_b.sum()
             base = p * (a + b * w_sum) - (b if w_b is None else b * w_b)
         else:
