@@ -868,7 +868,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     >>> import cygrad.nn.functional as F
     >>> [round(v, 4) for v in F.pairwise_distance(cygrad.tensor([[0.0, 0.0]]),
     ...                                           cygrad.tensor([[3.0, 4.0]])).tolist()]
-    [4.9999]
+    [5.0]
     """
     last = max(x1.dim(), x2.dim()) - 1
     return _red.norm(x1 - x2 + eps, p, last, keepdim=keepdim)
