@@ -183,3 +183,17 @@ def test_linspace_of_impossible_length_is_a_runtime_error():
         cygrad.linspace(0, 1, 1 << 62, dtype=cygrad.int64)
     with pytest.raises(RuntimeError):
         cygrad.logspace(0, 1, 1 << 62)
+
+
+@pytest.mark.parametrize("sections", [1 << 31, 1 << 32, 1 << 62])
+def test_tensor_split_into_impossibly_many_sections_raises_at_once(sections):
+    # it used to build one view per section: a hang, then an out-of-memory kill
+    with pytest.raises(RuntimeError):
+        cygrad.tensor_split(cygrad.zeros(7, 2), sections)
+
+
+def test_tensor_split_impossible_sections_like_torch():
+    # only the size no allocator can attempt: PyTorch may really build 2**31 results
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.tensor_split(torch.zeros(7, 2), 1 << 62)

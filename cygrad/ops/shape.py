@@ -1507,6 +1507,9 @@ def chunk(input, chunks, dim=0):
     return input.chunk(chunks, dim)
 
 
+_MAX_SECTIONS = (1 << 31) - 1
+
+
 @tensor_method
 def tensor_split(input, indices_or_sections, dim=0):
     """Split into views: ``n`` nearly equal parts (the first ``size % n`` one longer,
@@ -1534,6 +1537,9 @@ def tensor_split(input, indices_or_sections, dim=0):
         n = int(indices_or_sections)
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        if n > _MAX_SECTIONS:
+            # one view object per section: PyTorch's vector of results fails to allocate
+            raise RuntimeError(f"tensor_split: cannot return {n} sections (std::bad_alloc)")
         base, extra = divmod(size, n)
         bounds = [i * base + min(i, extra) for i in range(n + 1)]
     else:

@@ -48,11 +48,15 @@ def _ref_function(ref_id):
 def run_case(case, torch_module, cygrad_module):
     """Verdict dict for one case (``torch_module`` None: NumPy reference or none)."""
     cy = _execute(case["cy"], _namespace(cygrad_module))
+    if case.get("first_only") and cy[0] == "ok" and isinstance(cy[1], tuple) and cy[1]:
+        cy = ("ok", cy[1][0])
     ref_lib = None
     if torch_module is not None and case.get("th"):
         torch_module.manual_seed(0)
         ref = _execute(case["th"], _namespace(torch_module))
         ref_lib = "th"
+        if case.get("first_only") and ref[0] == "ok" and isinstance(ref[1], tuple) and ref[1]:
+            ref = ("ok", ref[1][0])     # indices are ambiguous under ties: values only
     elif case.get("np") and case.get("ref"):
         ns = _namespace(cygrad_module)
         ns["REF"] = _ref_function(case["ref"])
