@@ -1,0 +1,102 @@
+"""Four threads at once: kernels release the GIL on large inputs, so threads really overlap
+inside cygrad's C code (and its OpenMP loops), on shared and on separate tensors.
+
+Each test runs in a child process: a race that corrupts memory crashes the child only.
+"""
+from stress._util import run_in_subprocess
+
+PRELUDE = """
+import threading
+import numpy as np
+import cygrad
+
+N = 10**6
+
+def in_threads(work, n=4):
+    # start together (barrier) so the kernels overlap; re-raise the first error
+    barrier = threading.Barrier(n)
+    errors = []
+    def run(k):
+        try:
+            barrier.wait()
+            work(k)
+        except BaseException as e:
+            errors.append(e)
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+"""
+
+
+def test_large_ops_on_shared_and_separate_tensors():
+    run_in_subprocess(PRELUDE + """
+rng = np.random.default_rng(0)
+a = rng.uniform(-1, 1, N)
+shared = cygrad.tensor(a)
+results = {}
+
+def work(k):
+    own_np = rng_k = np.random.default_rng(k + 1).uniform(-1, 1, N)
+    own = cygrad.tensor(own_np)
+    for it in range(5):
+        # shared input, read by all threads at once
+        s = (shared.exp() * (k + 1) + shared.sin()).sum().item()
+        np.testing.assert_allclose(s, (np.exp(a) * (k + 1) + np.sin(a)).sum(), rtol=1e-9)
+        # separate tensors, written in place
+        own.mul_(0.5).add_(shared)
+        own_np = own_np * 0.5 + a
+        m = (own @ shared).item()
+        np.testing.assert_allclose(m, own_np @ a, rtol=1e-9)
+    results[k] = own
+
+in_threads(work)
+for k in range(4):
+    expect = np.random.default_rng(k + 1).uniform(-1, 1, N)
+    for it in range(5):
+        expect = expect * 0.5 + a
+    np.testing.assert_allclose(results[k].numpy(), expect, rtol=1e-12)
+np.testing.assert_array_equal(shared.numpy(), a)     # nobody wrote into the shared input
+""")
+
+
+def test_concurrent_backward_into_one_shared_leaf():
+    # Each thread runs backward through its own graph into the same leaf: every
+    # contribution must land in x.grad exactly once (none lost to a race on
+    # "x.grad is None" or to two in-place adds overlapping).
+    run_in_subprocess(PRELUDE + """
+for trial in range(10):
+    x = cygrad.ones(N, dtype=cygrad.float64, requires_grad=True)
+    def work(k):
+        for it in range(4):
+            (x * float(k + 1)).sum().backward()
+    in_threads(work)
+    np.testing.assert_array_equal(x.grad.numpy(), np.full(N, 4.0 * (1 + 2 + 3 + 4)))
+""", timeout=300)
+
+
+def test_threads_training_separate_models():
+    # Grad mode is per thread: one thread's no_grad() (the SGD step) must not stop
+    # another thread's forward from being recorded.
+    run_in_subprocess(PRELUDE + """
+def work(k):
+    rng = np.random.default_rng(k)
+    X = rng.standard_normal((64, 300))
+    w_np = np.zeros(300)
+    target = rng.standard_normal(300)
+    w = cygrad.zeros(300, dtype=cygrad.float64, requires_grad=True)
+    x = cygrad.tensor(X)
+    t = cygrad.tensor(X @ target)
+    for it in range(300):
+        loss = ((x @ w - t) ** 2).mean()
+        loss.backward()
+        with cygrad.no_grad():
+            w -= 0.01 * w.grad
+        w.grad = None
+        w_np -= 0.01 * (2 * X.T @ (X @ w_np - X @ target) / 64)
+    np.testing.assert_allclose(w.detach().numpy(), w_np, rtol=1e-8, atol=1e-12)
+in_threads(work)
+""", timeout=300)
