@@ -100,3 +100,9 @@ from ._ops.dropout import (dropout, dropout1d, dropout2d, dropout3d, alpha_dropo
 from ._ops.sparse import embedding  # noqa: E402,F401
 __all__ += ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
             "feature_alpha_dropout", "embedding"]
+
+# Convolution, unfold/fold (nn/_ops/conv.py)
+from ._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: E402,F401
+                        conv_transpose3d, unfold, fold)
+__all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose3d", "unfold", "fold"]
