@@ -44,8 +44,16 @@ class FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_node_name", name + "Backward")
         builtin = cls.__module__.startswith("cygrad.")
-        cls._backward_cls = type(node_name, (BackwardCFunction,),
-                                 {"_forward_cls": cls, "_check_ctx_attrs": not builtin})
+        node_attrs = {"_forward_cls": cls, "_check_ctx_attrs": not builtin}
+        # Class attributes a Function lists in ``_ctx_attributes`` are visible on its
+        # ctx too (the elementwise ops read their kernel and derivative as ``ctx.op``,
+        # ``ctx.derivative``). The raw attribute is copied, so a staticmethod stays one.
+        for attr in getattr(cls, "_ctx_attributes", ()):
+            for klass in cls.__mro__:
+                if attr in klass.__dict__:
+                    node_attrs[attr] = klass.__dict__[attr]
+                    break
+        cls._backward_cls = type(node_name, (BackwardCFunction,), node_attrs)
 
 
 class Function(metaclass=FunctionMeta):

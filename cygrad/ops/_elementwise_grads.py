@@ -1,9 +1,29 @@
-"""Backward formulas of the elementwise ops, each a ``Function`` subclass.
+"""The elementwise ops as autograd ``Function`` classes: one class per op.
 
-Every class reads like a user's custom Function: ``forward`` runs the kernel (through
-the dispatcher, with recording off) and saves what ``backward`` needs; ``backward``
-is written with cygrad ops, so it is itself differentiable (double backward works).
-Gradients of broadcast inputs are reduced to the input's shape by the engine.
+Each class reads like a custom Function a user would write: ``forward`` runs the
+op's kernel (the dispatcher's primitive, with recording off) and saves what the
+derivative needs; the derivative itself is written **once** and serves both
+directions of the chain rule:
+
+* reverse mode (``backward``): ``grad_x = grad_y * f'(x)``
+* forward mode (``jvp``):      ``tangent_y = tangent_x * f'(x)``
+
+For a unary op the derivative is ``derivative(s)``, where ``s`` is the saved input
+``x`` or output ``y`` (whichever gives the cheaper formula: ``exp``'s derivative *is*
+its output). A binary op gives its two partial derivatives, ``partials(a, b, ...)``.
+Everything is written with cygrad ops, so backward is itself differentiable (double
+backward works). Gradients of broadcast inputs are summed back to the input's shape
+by the engine.
+
+Reading one is enough to write your own::
+
+    class Sin(UnaryFunction):
+        \"\"\"d sin(x)/dx = cos(x).\"\"\"
+        op = OPS["sin"]
+
+        @staticmethod
+        def derivative(x):
+            return x.cos()
 """
 import math
 
@@ -15,87 +35,386 @@ OPS = _C.ELEMENTWISE_OPS
 _binary_op = _C.binary_op
 _unary_op = _C.unary_op
 _NO_NUMBERS = (None, None)
-_ADD, _SUB = OPS["add"], OPS["sub"]
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 def _is_tensor(x):
     return isinstance(x, TensorBase)
 
 
-class _Unary(Function):
-    """Unary op whose backward needs the input ``x``."""
+# ============================================================================ unary
+
+class UnaryFunction(Function):
+    """``y = f(x)`` with the dispatcher's kernel ``op``.
+
+    A subclass sets ``op``, says whether its derivative is written with the input or
+    the output (``saves``), and writes the derivative once in ``derivative(s)``.
+    """
     op = None
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _unary_op(ctx.op, x)
-
-
-class _UnaryOut(Function):
-    """Unary op whose backward is cheapest from the output ``y``."""
-    op = None
+    saves = "input"         # or "output"
+    _ctx_attributes = ("op", "saves", "derivative")
 
     @staticmethod
     def forward(ctx, x):
         y = _unary_op(ctx.op, x)
-        ctx.save_for_backward(y)
+        ctx.save_for_backward(x if ctx.saves == "input" else y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        s, = ctx.saved_tensors
+        return grad * ctx.derivative(s)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        s, = ctx.saved_tensors
+        return tangent * ctx.derivative(s)
+
+    @staticmethod
+    def derivative(s):
+        raise NotImplementedError("a UnaryFunction subclass writes its derivative")
+
+
+class Exp(UnaryFunction):
+    """exp' = exp: the output."""
+    op, saves = OPS["exp"], "output"
+    _node_name = "ExpBackward0"
+
+    @staticmethod
+    def derivative(y):
         return y
 
 
-def _define(name, base, backward, node_name=None):
-    """Make the Function for op ``name`` and register it with the dispatcher."""
-    cls_name = "".join(p.capitalize() for p in name.split("_"))
-    cls = type(base)(cls_name, (base,), {
-        "op": OPS[name], "backward": staticmethod(backward),
-        "_node_name": node_name or f"{cls_name}Backward0",
-        "__doc__": f"autograd Function of ``{name}``."})
-    cls._backward_cls.op = OPS[name]      # so forward can read it as ``ctx.op``
-    OPS[name].function = cls
-    return cls
+class Exp2(UnaryFunction):
+    """(2^x)' = 2^x ln 2."""
+    op, saves = OPS["exp2"], "output"
+    _node_name = "Exp2Backward0"
+
+    @staticmethod
+    def derivative(y):
+        return y * _LN2
 
 
-# ---- unary: d/dx written with the saved input x or output y
-Exp = _define("exp", _UnaryOut, lambda ctx, g: g * ctx.saved_tensors[0])
-Exp2 = _define("exp2", _UnaryOut, lambda ctx, g: g * ctx.saved_tensors[0] * math.log(2.0))
-Expm1 = _define("expm1", _UnaryOut, lambda ctx, g: g * (ctx.saved_tensors[0] + 1))
-Log = _define("log", _Unary, lambda ctx, g: g / ctx.saved_tensors[0])
-Log2 = _define("log2", _Unary, lambda ctx, g: g / (ctx.saved_tensors[0] * math.log(2.0)))
-Log10 = _define("log10", _Unary, lambda ctx, g: g / (ctx.saved_tensors[0] * math.log(10.0)))
-Log1p = _define("log1p", _Unary, lambda ctx, g: g / (ctx.saved_tensors[0] + 1))
-Sqrt = _define("sqrt", _UnaryOut, lambda ctx, g: g / (2 * ctx.saved_tensors[0]))
-Rsqrt = _define("rsqrt", _UnaryOut, lambda ctx, g: -0.5 * g * ctx.saved_tensors[0] ** 3)
-Sin = _define("sin", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].cos())
-Cos = _define("cos", _Unary, lambda ctx, g: -g * ctx.saved_tensors[0].sin())
-Tan = _define("tan", _UnaryOut, lambda ctx, g: g * (1 + ctx.saved_tensors[0] ** 2))
-Asin = _define("asin", _Unary, lambda ctx, g: g / (1 - ctx.saved_tensors[0] ** 2).sqrt())
-Acos = _define("acos", _Unary, lambda ctx, g: -g / (1 - ctx.saved_tensors[0] ** 2).sqrt())
-Atan = _define("atan", _Unary, lambda ctx, g: g / (1 + ctx.saved_tensors[0] ** 2))
-Sinh = _define("sinh", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].cosh())
-Cosh = _define("cosh", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].sinh())
-Tanh = _define("tanh", _UnaryOut, lambda ctx, g: g * (1 - ctx.saved_tensors[0] ** 2))
-Sigmoid = _define("sigmoid", _UnaryOut,
-                  lambda ctx, g: g * ctx.saved_tensors[0] * (1 - ctx.saved_tensors[0]))
-Relu = _define("relu", _UnaryOut, lambda ctx, g: g * (ctx.saved_tensors[0] > 0))
-Erf = _define("erf", _Unary,
-              lambda ctx, g: g * (2 / math.sqrt(math.pi)) * (-ctx.saved_tensors[0] ** 2).exp())
-Erfc = _define("erfc", _Unary,
-               lambda ctx, g: -g * (2 / math.sqrt(math.pi)) * (-ctx.saved_tensors[0] ** 2).exp())
-Abs = _define("abs", _Unary, lambda ctx, g: g * ctx.saved_tensors[0].sign())
-Neg = _define("neg", _Unary, lambda ctx, g: -g)
-Reciprocal = _define("reciprocal", _UnaryOut, lambda ctx, g: -g * ctx.saved_tensors[0] ** 2)
-Square = _define("square", _Unary, lambda ctx, g: 2 * g * ctx.saved_tensors[0])
-Frac = _define("frac", _Unary, lambda ctx, g: g)
-# Piecewise-constant ops have a zero gradient almost everywhere (as in PyTorch).
-for _name in ("sign", "floor", "ceil", "trunc", "round"):
-    _define(_name, _Unary, lambda ctx, g: g * 0)
+class Expm1(UnaryFunction):
+    """(e^x - 1)' = e^x = y + 1."""
+    op, saves = OPS["expm1"], "output"
+    _node_name = "Expm1Backward0"
+
+    @staticmethod
+    def derivative(y):
+        return y + 1
 
 
-# ---- binary ops: inputs may be tensors or Python numbers
+class Log(UnaryFunction):
+    """log' = 1/x."""
+    op = OPS["log"]
+    _node_name = "LogBackward0"
 
-class _Binary(Function):
-    """Binary op; saves both operands (numbers are kept as plain attributes)."""
+    @staticmethod
+    def derivative(x):
+        return x.reciprocal()
+
+
+class Log2(UnaryFunction):
+    """log2' = 1/(x ln 2)."""
+    op = OPS["log2"]
+    _node_name = "Log2Backward0"
+
+    @staticmethod
+    def derivative(x):
+        return (x * _LN2).reciprocal()
+
+
+class Log10(UnaryFunction):
+    """log10' = 1/(x ln 10)."""
+    op = OPS["log10"]
+    _node_name = "Log10Backward0"
+
+    @staticmethod
+    def derivative(x):
+        return (x * _LN10).reciprocal()
+
+
+class Log1p(UnaryFunction):
+    """log(1 + x)' = 1/(1 + x)."""
+    op = OPS["log1p"]
+    _node_name = "Log1PBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return (x + 1).reciprocal()
+
+
+class Sqrt(UnaryFunction):
+    """sqrt' = 1/(2 sqrt(x)) = 1/(2y)."""
+    op, saves = OPS["sqrt"], "output"
+    _node_name = "SqrtBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return (2 * y).reciprocal()
+
+
+class Rsqrt(UnaryFunction):
+    """(x^-1/2)' = -x^-3/2 / 2 = -y^3 / 2."""
+    op, saves = OPS["rsqrt"], "output"
+    _node_name = "RsqrtBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return -0.5 * y ** 3
+
+
+class Sin(UnaryFunction):
+    """sin' = cos."""
+    op = OPS["sin"]
+    _node_name = "SinBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return x.cos()
+
+
+class Cos(UnaryFunction):
+    """cos' = -sin."""
+    op = OPS["cos"]
+    _node_name = "CosBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return -x.sin()
+
+
+class Tan(UnaryFunction):
+    """tan' = 1 + tan^2 = 1 + y^2."""
+    op, saves = OPS["tan"], "output"
+    _node_name = "TanBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return 1 + y ** 2
+
+
+class Asin(UnaryFunction):
+    """asin' = 1/sqrt(1 - x^2)."""
+    op = OPS["asin"]
+    _node_name = "AsinBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return (1 - x ** 2).rsqrt()
+
+
+class Acos(UnaryFunction):
+    """acos' = -1/sqrt(1 - x^2)."""
+    op = OPS["acos"]
+    _node_name = "AcosBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return -(1 - x ** 2).rsqrt()
+
+
+class Atan(UnaryFunction):
+    """atan' = 1/(1 + x^2)."""
+    op = OPS["atan"]
+    _node_name = "AtanBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return (1 + x ** 2).reciprocal()
+
+
+class Sinh(UnaryFunction):
+    """sinh' = cosh."""
+    op = OPS["sinh"]
+    _node_name = "SinhBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return x.cosh()
+
+
+class Cosh(UnaryFunction):
+    """cosh' = sinh."""
+    op = OPS["cosh"]
+    _node_name = "CoshBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return x.sinh()
+
+
+class Tanh(UnaryFunction):
+    """tanh' = 1 - tanh^2 = 1 - y^2."""
+    op, saves = OPS["tanh"], "output"
+    _node_name = "TanhBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return 1 - y ** 2
+
+
+class Sigmoid(UnaryFunction):
+    """sigmoid' = y (1 - y)."""
+    op, saves = OPS["sigmoid"], "output"
+    _node_name = "SigmoidBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return y * (1 - y)
+
+
+class Relu(UnaryFunction):
+    """relu' = 1 where the output is positive, else 0."""
+    op, saves = OPS["relu"], "output"
+    _node_name = "ReluBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return y > 0
+
+
+class Erf(UnaryFunction):
+    """erf' = 2/sqrt(pi) exp(-x^2)."""
+    op = OPS["erf"]
+    _node_name = "ErfBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return _TWO_OVER_SQRT_PI * (-x ** 2).exp()
+
+
+class Erfc(UnaryFunction):
+    """erfc' = -2/sqrt(pi) exp(-x^2)."""
+    op = OPS["erfc"]
+    _node_name = "ErfcBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return -_TWO_OVER_SQRT_PI * (-x ** 2).exp()
+
+
+class Abs(UnaryFunction):
+    """|x|' = sign(x) (0 at 0, as PyTorch)."""
+    op = OPS["abs"]
+    _node_name = "AbsBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return x.sign()
+
+
+class Neg(UnaryFunction):
+    """(-x)' = -1; backward and jvp just negate (no multiply)."""
+    op = OPS["neg"]
+    _node_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return _unary_op(OPS["neg"], x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return -tangent
+
+
+class Reciprocal(UnaryFunction):
+    """(1/x)' = -1/x^2 = -y^2."""
+    op, saves = OPS["reciprocal"], "output"
+    _node_name = "ReciprocalBackward0"
+
+    @staticmethod
+    def derivative(y):
+        return -y ** 2
+
+
+class Square(UnaryFunction):
+    """(x^2)' = 2x."""
+    op = OPS["square"]
+    _node_name = "PowBackward0"       # PyTorch records square as pow(x, 2)
+
+    @staticmethod
+    def derivative(x):
+        return 2 * x
+
+
+class Frac(UnaryFunction):
+    """frac(x) = x - trunc(x): slope 1 between the jumps."""
+    op = OPS["frac"]
+    _node_name = "FracBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return 1
+
+
+class _PiecewiseConstant(UnaryFunction):
+    """sign, floor, ceil, trunc, round: flat between the jumps, so the derivative is 0
+    almost everywhere (PyTorch's choice at the jumps too)."""
+
+    @staticmethod
+    def derivative(x):
+        return 0
+
+
+class Sign(_PiecewiseConstant):
+    op = OPS["sign"]
+    _node_name = "SignBackward0"
+
+
+class Floor(_PiecewiseConstant):
+    op = OPS["floor"]
+    _node_name = "FloorBackward0"
+
+
+class Ceil(_PiecewiseConstant):
+    op = OPS["ceil"]
+    _node_name = "CeilBackward0"
+
+
+class Trunc(_PiecewiseConstant):
+    op = OPS["trunc"]
+    _node_name = "TruncBackward0"
+
+
+class Round(_PiecewiseConstant):
+    op = OPS["round"]
+    _node_name = "RoundBackward0"
+
+
+# =========================================================================== binary
+
+def operands(ctx):
+    """The two forward operands: tensors from ``saved_tensors``, numbers as given."""
+    ta, tb = ctx.saved_tensors
+    na, nb = getattr(ctx, "numbers", _NO_NUMBERS)
+    return (ta if ta is not None else na), (tb if tb is not None else nb)
+
+
+def _plus(x, y):
+    """x + y where None stands for zero (an operand with no gradient or tangent)."""
+    if x is None:
+        return y
+    if y is None:
+        return x
+    return x + y
+
+
+class BinaryFunction(Function):
+    """``z = f(a, b)``; either operand may be a Python number.
+
+    A subclass sets ``op`` and writes its two partial derivatives once, in
+    ``partials(a, b, need_a, need_b) -> (dz/da, dz/db)`` (None for one not needed);
+    backward multiplies them by the output's gradient, jvp by the inputs' tangents.
+    """
     op = None
+    _ctx_attributes = ("op", "partials")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -106,251 +425,190 @@ class _Binary(Function):
             ctx.numbers = (None if _is_tensor(a) else a, None if _is_tensor(b) else b)
         return _binary_op(ctx.op, a, b)
 
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = operands(ctx)
+        da, db = ctx.partials(a, b, ctx.needs_input_grad[0], ctx.needs_input_grad[1])
+        return (None if da is None else grad * da), (None if db is None else grad * db)
 
-def operands(ctx):
-    """The two forward operands, tensors from ``saved_tensors`` and numbers as given."""
-    ta, tb = ctx.saved_tensors
-    na, nb = getattr(ctx, "numbers", _NO_NUMBERS)
-    return (ta if ta is not None else na), (tb if tb is not None else nb)
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = operands(ctx)
+        da, db = ctx.partials(a, b, ta is not None, tb is not None)
+        return _plus(None if ta is None else ta * da, None if tb is None else tb * db)
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        raise NotImplementedError("a BinaryFunction subclass writes its partial derivatives")
 
 
-class Add(Function):
-    """d(a + b) = da + db."""
+class Add(BinaryFunction):
+    """d(a + b) = da + db: the gradient passes through unchanged (no multiply)."""
+    op = OPS["add"]
     _node_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        return _binary_op(_ADD, a, b)
+        return _binary_op(OPS["add"], a, b)
 
     @staticmethod
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        return _plus(ta, tb)
 
-class Sub(Function):
+
+class Sub(BinaryFunction):
     """d(a - b) = da - db."""
+    op = OPS["sub"]
     _node_name = "SubBackward0"
 
     @staticmethod
     def forward(ctx, a, b):
-        return _binary_op(_SUB, a, b)
+        return _binary_op(OPS["sub"], a, b)
 
     @staticmethod
     def backward(ctx, grad):
         return grad, -grad
 
-
-OPS["add"].function = Add
-OPS["sub"].function = Sub
-
-
-def _mul_backward(ctx, g):
-    a, b = operands(ctx)
-    return g * b, g * a
-
-
-def _div_backward(ctx, g):
-    a, b = operands(ctx)
-    return g / b, -g * a / (b * b)
-
-
-def _pow_backward(ctx, g):
-    a, b = operands(ctx)
-    grad_a = grad_b = None
-    if ctx.needs_input_grad[0]:
-        grad_a = g * b * a ** (b - 1)
-    if ctx.needs_input_grad[1]:
-        # d(a^b)/db = a^b log(a), taken as 0 where a == 0 (as PyTorch does)
-        log_a = (a + (a == 0)).log() if _is_tensor(a) else (math.log(a) if a != 0 else 0.0)
-        grad_b = g * a ** b * log_a
-    return grad_a, grad_b
-
-
-def _extreme_backward(wins):
-    def backward(ctx, g):
-        a, b = operands(ctx)
-        # the winning operand gets the gradient; ties split it in half, as in PyTorch
-        wa = wins(a, b).to(g.dtype) + (a == b).to(g.dtype) * 0.5
-        return g * wa, g * (1 - wa)
-    return backward
-
-
-def _atan2_backward(ctx, g):
-    a, b = operands(ctx)
-    denom = a * a + b * b
-    return g * b / denom, -g * a / denom
-
-
-def _hypot_backward(ctx, g):
-    a, b = operands(ctx)
-    h = _C.binary_op(OPS["hypot"], a, b)
-    return g * a / h, g * b / h
-
-
-def _fmod_backward(ctx, g):
-    a, b = operands(ctx)
-    return g, -g * (a / b).trunc()
-
-
-def _remainder_backward(ctx, g):
-    a, b = operands(ctx)
-    return g, -g * (a / b).floor()
-
-
-Mul = _define("mul", _Binary, _mul_backward)
-Div = _define("div", _Binary, _div_backward)
-Pow = _define("pow", _Binary, _pow_backward)
-Maximum = _define("maximum", _Binary, _extreme_backward(lambda a, b: a > b))
-Minimum = _define("minimum", _Binary, _extreme_backward(lambda a, b: a < b))
-Atan2 = _define("atan2", _Binary, _atan2_backward)
-Hypot = _define("hypot", _Binary, _hypot_backward)
-Fmod = _define("fmod", _Binary, _fmod_backward)
-Remainder = _define("remainder", _Binary, _remainder_backward)
-
-
-# ---- forward mode: each op's ``jvp`` maps input tangents to the output tangent
-# (see cygrad/autograd/forward_ad.py for the contract). A tangent is None where an
-# operand has none (a number, or a tensor without tangent); None terms are skipped.
-# The jvp runs before the node is recorded, so it reads the tensors forward saved
-# from ``ctx._to_save`` (``ctx.saved_tensors`` is not filled yet).
-
-def _jvp_saved(ctx):
-    """The tensor forward saved (input x for _Unary ops, output y for _UnaryOut ops)."""
-    return ctx._to_save[0]
-
-
-def _jvp_operands(ctx):
-    """The two forward operands during jvp: saved tensors, or numbers as given."""
-    ta, tb = ctx._to_save
-    na, nb = getattr(ctx, "numbers", _NO_NUMBERS)
-    return (ta if ta is not None else na), (tb if tb is not None else nb)
-
-
-def _plus(x, y):
-    """x + y where None stands for zero."""
-    if x is None:
-        return y
-    if y is None:
-        return x
-    return x + y
-
-
-_LN2, _LN10 = math.log(2.0), math.log(10.0)
-_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
-
-# unary ops: tangent * f'(x), written with the saved input x or output y
-_UNARY_JVP = {
-    "exp": lambda ctx, t: t * _jvp_saved(ctx),
-    "exp2": lambda ctx, t: t * _jvp_saved(ctx) * _LN2,
-    "expm1": lambda ctx, t: t * (_jvp_saved(ctx) + 1),
-    "log": lambda ctx, t: t / _jvp_saved(ctx),
-    "log2": lambda ctx, t: t / (_jvp_saved(ctx) * _LN2),
-    "log10": lambda ctx, t: t / (_jvp_saved(ctx) * _LN10),
-    "log1p": lambda ctx, t: t / (_jvp_saved(ctx) + 1),
-    "sqrt": lambda ctx, t: t / (2 * _jvp_saved(ctx)),
-    "rsqrt": lambda ctx, t: -0.5 * t * _jvp_saved(ctx) ** 3,
-    "sin": lambda ctx, t: t * _jvp_saved(ctx).cos(),
-    "cos": lambda ctx, t: -t * _jvp_saved(ctx).sin(),
-    "tan": lambda ctx, t: t * (1 + _jvp_saved(ctx) ** 2),
-    "asin": lambda ctx, t: t / (1 - _jvp_saved(ctx) ** 2).sqrt(),
-    "acos": lambda ctx, t: -t / (1 - _jvp_saved(ctx) ** 2).sqrt(),
-    "atan": lambda ctx, t: t / (1 + _jvp_saved(ctx) ** 2),
-    "sinh": lambda ctx, t: t * _jvp_saved(ctx).cosh(),
-    "cosh": lambda ctx, t: t * _jvp_saved(ctx).sinh(),
-    "tanh": lambda ctx, t: t * (1 - _jvp_saved(ctx) ** 2),
-    "sigmoid": lambda ctx, t: t * _jvp_saved(ctx) * (1 - _jvp_saved(ctx)),
-    "relu": lambda ctx, t: t * (_jvp_saved(ctx) > 0),
-    "erf": lambda ctx, t: t * _TWO_OVER_SQRT_PI * (-_jvp_saved(ctx) ** 2).exp(),
-    "erfc": lambda ctx, t: -t * _TWO_OVER_SQRT_PI * (-_jvp_saved(ctx) ** 2).exp(),
-    "abs": lambda ctx, t: t * _jvp_saved(ctx).sign(),
-    "neg": lambda ctx, t: -t,
-    "reciprocal": lambda ctx, t: -t * _jvp_saved(ctx) ** 2,
-    "square": lambda ctx, t: 2 * t * _jvp_saved(ctx),
-    "frac": lambda ctx, t: t,
-}
-for _name in ("sign", "floor", "ceil", "trunc", "round"):
-    _UNARY_JVP[_name] = lambda ctx, t: t * 0
-
-
-def _mul_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    return _plus(None if ta is None else ta * b, None if tb is None else a * tb)
-
-
-def _div_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    return _plus(None if ta is None else ta / b, None if tb is None else -tb * a / (b * b))
-
-
-def _pow_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    da = None if ta is None else ta * b * a ** (b - 1)
-    db = None
-    if tb is not None:
-        # a^b log(a), taken as 0 where a == 0 (as in backward)
-        log_a = (a + (a == 0)).log() if _is_tensor(a) else (math.log(a) if a != 0 else 0.0)
-        db = tb * a ** b * log_a
-    return _plus(da, db)
-
-
-def _extreme_jvp(wins):
+    @staticmethod
     def jvp(ctx, ta, tb):
-        a, b = _jvp_operands(ctx)
-        # the winner's tangent; the mean of both at ties (consistent with backward)
-        wa = wins(a, b) * 1.0 + (a == b) * 0.5
-        return _plus(None if ta is None else ta * wa, None if tb is None else tb * (1 - wa))
-    return jvp
+        return _plus(ta, None if tb is None else -tb)
 
 
-def _atan2_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    denom = a * a + b * b
-    return _plus(None if ta is None else ta * b / denom, None if tb is None else -tb * a / denom)
+class Mul(BinaryFunction):
+    """d(ab)/da = b, d(ab)/db = a."""
+    op = OPS["mul"]
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        return b, a
 
 
-def _hypot_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    h = _C.binary_op(OPS["hypot"], a, b)
-    return _plus(None if ta is None else ta * a / h, None if tb is None else tb * b / h)
+class Div(BinaryFunction):
+    """d(a/b)/da = 1/b, d(a/b)/db = -a/b^2."""
+    op = OPS["div"]
+    _node_name = "DivBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        return (1 / b if need_a else None), (-a / (b * b) if need_b else None)
 
 
-def _fmod_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    return _plus(ta, None if tb is None else -tb * (a / b).trunc())
+class Pow(BinaryFunction):
+    """d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log(a), taken as 0 where a == 0 (as
+    PyTorch does)."""
+    op = OPS["pow"]
+    _node_name = "PowBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        da = b * a ** (b - 1) if need_a else None
+        db = None
+        if need_b:
+            log_a = (a + (a == 0)).log() if _is_tensor(a) else (math.log(a) if a != 0 else 0.0)
+            db = a ** b * log_a
+        return da, db
 
 
-def _remainder_jvp(ctx, ta, tb):
-    a, b = _jvp_operands(ctx)
-    return _plus(ta, None if tb is None else -tb * (a / b).floor())
+def _winner_share(a_wins, a, b):
+    """How much of the gradient goes to a: all if it won, half at a tie (PyTorch)."""
+    return a_wins * 1.0 + (a == b) * 0.5
 
 
-_BINARY_JVP = {
-    "add": lambda ctx, ta, tb: _plus(ta, tb),
-    "sub": lambda ctx, ta, tb: _plus(ta, None if tb is None else -tb),
-    "mul": _mul_jvp,
-    "div": _div_jvp,
-    "pow": _pow_jvp,
-    "maximum": _extreme_jvp(lambda a, b: a > b),
-    "minimum": _extreme_jvp(lambda a, b: a < b),
-    "atan2": _atan2_jvp,
-    "hypot": _hypot_jvp,
-    "fmod": _fmod_jvp,
-    "remainder": _remainder_jvp,
-}
+class Maximum(BinaryFunction):
+    """The larger operand gets the gradient; ties split it."""
+    op = OPS["maximum"]
+    _node_name = "MaximumBackward0"
 
-for _name, _jvp in {**_UNARY_JVP, **_BINARY_JVP}.items():
-    OPS[_name].function.jvp = staticmethod(_jvp)
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        wa = _winner_share(a > b, a, b)
+        return wa, 1 - wa
 
 
-def _fextreme_backward(wins):
-    def backward(ctx, g):
-        a, b = operands(ctx)
-        # fmax/fmin ignore NaN: the gradient goes to the operand that was picked
-        # (a wins ties, and wins whenever b is NaN), as in PyTorch
-        wa = (wins(a, b) | (b != b)).to(g.dtype)
-        return g * wa, g * (1 - wa)
-    return backward
+class Minimum(BinaryFunction):
+    """The smaller operand gets the gradient; ties split it."""
+    op = OPS["minimum"]
+    _node_name = "MinimumBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        wa = _winner_share(a < b, a, b)
+        return wa, 1 - wa
 
 
-Fmax = _define("fmax", _Binary, _fextreme_backward(lambda a, b: a >= b))
-Fmin = _define("fmin", _Binary, _fextreme_backward(lambda a, b: a <= b))
+class Fmax(BinaryFunction):
+    """fmax ignores NaN: the picked operand gets the gradient (a wins ties, and
+    wins whenever b is NaN), as in PyTorch."""
+    op = OPS["fmax"]
+    _node_name = "FmaxBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        wa = ((a >= b) | (b != b)) * 1.0
+        return wa, 1 - wa
+
+
+class Fmin(BinaryFunction):
+    """fmin ignores NaN: see Fmax."""
+    op = OPS["fmin"]
+    _node_name = "FminBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        wa = ((a <= b) | (b != b)) * 1.0
+        return wa, 1 - wa
+
+
+class Atan2(BinaryFunction):
+    """d atan2(a, b) = (b da - a db) / (a^2 + b^2)."""
+    op = OPS["atan2"]
+    _node_name = "Atan2Backward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        denom = a * a + b * b
+        return b / denom, -a / denom
+
+
+class Hypot(BinaryFunction):
+    """d hypot(a, b) = (a da + b db) / hypot(a, b)."""
+    op = OPS["hypot"]
+    _node_name = "HypotBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        h = _binary_op(OPS["hypot"], a, b)
+        return a / h, b / h
+
+
+class Fmod(BinaryFunction):
+    """fmod(a, b) = a - trunc(a/b) b: partials 1 and -trunc(a/b)."""
+    op = OPS["fmod"]
+    _node_name = "FmodBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        return 1, (-(a / b).trunc() if need_b else None)
+
+
+class Remainder(BinaryFunction):
+    """remainder(a, b) = a - floor(a/b) b: partials 1 and -floor(a/b)."""
+    op = OPS["remainder"]
+    _node_name = "RemainderBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        return 1, (-(a / b).floor() if need_b else None)
+
+
+# The dispatcher reaches each op's Function through its table row: one explicit
+# wiring step, here, instead of a side effect hidden in each class.
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, (UnaryFunction, BinaryFunction)) \
+            and _cls.__dict__.get("op") is not None:
+        _cls.op.function = _cls
