@@ -40,3 +40,7 @@ from .modules import loss as _loss_modules  # noqa: E402
 __all__ += _loss_modules.__all__
 from .modules.rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: E402,F401
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .modules.attention import MultiheadAttention  # noqa: E402,F401
+from .modules.transformer import *  # noqa: E402,F401,F403  (Transformer and its layers)
+from .modules import transformer as _transformer_modules  # noqa: E402
+__all__ += ["MultiheadAttention"] + _transformer_modules.__all__

@@ -106,3 +106,7 @@ from ._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose
                         conv_transpose3d, unfold, fold)
 __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
             "conv_transpose3d", "unfold", "fold"]
+
+# Attention (nn/_ops/attention.py)
+from ._ops.attention import scaled_dot_product_attention, multi_head_attention_forward  # noqa: E402,F401
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
