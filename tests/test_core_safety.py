@@ -213,3 +213,16 @@ def test_custom_function_storing_its_output_on_ctx_is_collected():
     del y
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.parametrize("call", [
+    lambda: cygrad.empty(1 << 64),
+    lambda: cygrad.zeros(2, 1 << 64),
+    lambda: cygrad.ones(2).view(1 << 63),
+    lambda: cygrad.ones(2).reshape(-1, 1 << 70),
+    lambda: cygrad.ones(1).expand(1 << 64),
+])
+def test_sizes_beyond_64_bits_raise_pytorchs_type_error(call):
+    # PyTorch: "argument 'size' failed to unpack the object ... Overflow when unpacking long long"
+    with pytest.raises(TypeError, match="Overflow when unpacking long long"):
+        call()

@@ -1208,7 +1208,10 @@ cdef int _parse_shape(tuple args, Py_ssize_t numel, Py_ssize_t* out, str opname)
     if nd > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
     for i in range(nd):
-        v = args[i]
+        try:
+            v = args[i]
+        except OverflowError:
+            raise _size_overflow(opname, "size", i) from None
         if v == -1:
             if infer >= 0:
                 raise RuntimeError("only one dimension can be inferred")
@@ -1584,6 +1587,9 @@ cdef class TensorBase:
                                f"equal to the number of dimensions in the tensor ({self._ndim})")
         if nd > MAX_DIMS:
             raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
+        for i in range(nd):
+            if not -9223372036854775808 <= sizes[i] <= 9223372036854775807:
+                raise _size_overflow("expand", "size", i)
         for i in range(nd):
             j = i - (nd - self._ndim)
             v = sizes[i]
@@ -2603,10 +2609,18 @@ def _detach(TensorBase t):
 # The common factories are Cython so that ``cygrad.zeros(100)`` costs about what
 # ``np.zeros(100)`` does; cygrad/ops/creation.py re-exports them.
 
+cdef object _size_overflow(str fn, str arg, int pos):
+    """PyTorch's error for a size that does not fit in 64 bits."""
+    return TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos + 1} "
+                     "with error \"Overflow when unpacking long long\"")
+
 cdef int _size_args(tuple size, Py_ssize_t* out) except -1:
     cdef int i, nd
     if len(size) == 1 and type(size[0]) is int:     # zeros(100): the common case first
-        out[0] = <Py_ssize_t>size[0]
+        try:
+            out[0] = <Py_ssize_t>size[0]
+        except OverflowError:
+            raise _size_overflow("empty", "size", 0) from None
         if out[0] < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {out[0]}: [{out[0]}]")
         return 1
@@ -2620,7 +2634,10 @@ cdef int _size_args(tuple size, Py_ssize_t* out) except -1:
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
             raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of "
                             f"type {type(v).__name__} at pos {i}")
-        out[i] = v
+        try:
+            out[i] = v
+        except OverflowError:
+            raise _size_overflow("empty", "size", i) from None
     return nd
 
 cdef inline DType _factory_dtype(object dtype):
