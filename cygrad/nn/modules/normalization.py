@@ -25,7 +25,7 @@ class LayerNorm(Module):
     >>> [round(abs(v), 4) for v in y.mean(-1).reshape(-1).tolist()]
     [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     >>> ln
-    LayerNorm((4,), eps=1e-05, elementwise_affine=True)
+    LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
     """
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
@@ -59,13 +59,13 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
     """Group normalization, as ``torch.nn.GroupNorm``: ``num_channels`` split into
     ``num_groups`` groups, each normalised over its channels and positions, then a
-    per-channel affine map (when ``affine``).
+    per-channel affine map (when ``affine``; ``bias=False`` drops its shift).
 
     Examples
     --------
@@ -80,7 +80,8 @@ class GroupNorm(Module):
     ValueError: num_channels (4) must be divisible by num_groups (3)
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
+                 *, bias=True):
         super().__init__()
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups "
@@ -91,20 +92,24 @@ class GroupNorm(Module):
         self.affine = affine
         if affine:
             self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("weight", None)
+        if affine and bias:
+            self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
+        else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self):
         """``weight`` to 1, ``bias`` to 0."""
-        if self.affine:
+        if self.weight is not None:
             init.ones_(self.weight)
+        if self.bias is not None:
             init.zeros_(self.bias)
 
     def forward(self, input):
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
