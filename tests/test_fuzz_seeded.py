@@ -71,5 +71,6 @@ def test_known_failures_still_fail():
     known = load_known()
     verdicts = run_cases([entry["case"] for entry in known.values()], case_timeout=30.0)
     fixed = [f"{key} (now: {v['class']})" for key, v in zip(known, verdicts) if v["class"] != key]
-    assert not fixed, ("these classes no longer fail as recorded; delete them from "
+    assert not fixed, ("these classes no longer fail as recorded; run "
+                       "`python -m tests.fuzz --refresh-known` to update "
                        f"{os.path.join('tests', 'fuzz', 'known_failures.json')}: {fixed}")

@@ -10,7 +10,8 @@ import os
 import sys
 import time
 
-from .runner import campaign, failure_record, format_summary, is_failure, summarise, write_known
+from .runner import (campaign, failure_record, format_summary, is_failure, pin_failures,
+                     refresh_known, summarise, write_known)
 
 
 def main(argv=None):
@@ -27,7 +28,26 @@ def main(argv=None):
     parser.add_argument("--out", default="fuzz_failures.jsonl", help="JSONL of failures")
     parser.add_argument("--write-known", action="store_true",
                         help="rewrite tests/fuzz/known_failures.json from this run's classes")
+    parser.add_argument("--pin", metavar="JSONL",
+                        help="add the still-failing classes of a campaign's failure file to "
+                             "tests/fuzz/known_failures.json, then exit")
+    parser.add_argument("--refresh-known", action="store_true",
+                        help="re-run tests/fuzz/known_failures.json: drop fixed classes, "
+                             "re-file changed ones, then exit")
     args = parser.parse_args(argv)
+    if args.refresh_known:
+        removed, renamed = refresh_known(case_timeout=args.timeout)
+        print(f"{len(removed)} classes fixed (removed), {len(renamed)} changed class")
+        for line in removed + renamed:
+            print("  " + line)
+        return
+    if args.pin:
+        with open(args.pin) as f:
+            added = pin_failures([json.loads(line) for line in f], case_timeout=args.timeout)
+        print(f"{len(added)} classes pinned")
+        for key in added:
+            print("  " + key)
+        return
     if args.minutes is None and args.cases is None:
         args.minutes = 1.0
     started = time.monotonic()

@@ -215,7 +215,56 @@ def failure_record(v) -> dict:
     return {"class": v["class"], "id": case["id"], "op": case["op"], "mode": case["mode"],
             "kind": v["kind"], "detail": v.get("detail", ""), "types": v.get("types", ""),
             "cygrad": v.get("cy_outcome"), "reference": v.get("ref_outcome"),
-            "stderr": v.get("stderr"), "reproducer": reproducer(case), "torch": case.get("th")}
+            "stderr": v.get("stderr"), "reproducer": reproducer(case), "torch": case.get("th"),
+            "case": case}
+
+
+def _case_of_record(record) -> dict:
+    """The case behind a failure record (older records carry only the reproducer)."""
+    if "case" in record:
+        return record["case"]
+    body = record["reproducer"].split("\n")[2:-1]      # drop the imports and the print
+    return {"id": record["id"], "op": record["op"], "mode": record["mode"],
+            "cy": "\n".join(body), "th": record.get("torch"), "np": None, "ref": None,
+            "values": True, "tol_dtype": None}
+
+
+def refresh_known(path=KNOWN_FAILURES, case_timeout=20.0):
+    """Re-run every known failure: drop the fixed ones, re-file those whose class
+    changed.  Returns (removed, renamed) class names."""
+    known = load_known(path)
+    verdicts = run_cases([e["case"] for e in known.values()], case_timeout=case_timeout)
+    entries, removed, renamed = {}, [], []
+    for key, v in zip(known, verdicts):
+        if not is_failure(v):
+            removed.append(key)
+            continue
+        if v["class"] != key:
+            renamed.append(f"{key} -> {v['class']}")
+        entries.setdefault(v["class"], [1, v])
+    write_known(entries, path)
+    return removed, renamed
+
+
+def pin_failures(records, path=KNOWN_FAILURES, case_timeout=20.0):
+    """Add the failure classes of ``records`` (JSONL records of a campaign) that still
+    fail the same way to the known-failures file; hangs are left out (each would cost
+    the CI run its timeout).  Returns the classes added."""
+    known = load_known(path)
+    candidates = {}
+    for record in records:
+        if record["kind"] != "hang" and record["class"] not in known:
+            candidates.setdefault(record["class"], _case_of_record(record))
+    verdicts = run_cases(list(candidates.values()), case_timeout=case_timeout)
+    added = {}
+    for key, v in zip(candidates, verdicts):
+        if v["class"] == key:
+            added[key] = [1, v]
+    entries = {key: [1, {"case": e["case"], "cy_outcome": e.get("cygrad"),
+                         "ref_outcome": e.get("reference")}] for key, e in known.items()}
+    entries.update(added)
+    write_known(entries, path)
+    return sorted(added)
 
 
 def load_known(path=KNOWN_FAILURES) -> dict:
