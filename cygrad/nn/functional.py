@@ -110,3 +110,8 @@ __all__ += ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"
 # Attention (nn/_ops/attention.py)
 from ._ops.attention import scaled_dot_product_attention, multi_head_attention_forward  # noqa: E402,F401
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+# Pooling (nn/_ops/pooling.py)
+from ._ops.pooling import *  # noqa: E402,F401,F403  (max_pool2d, avg_pool2d, adaptive_*...)
+from ._ops import pooling as _pooling  # noqa: E402
+__all__ += _pooling.__all__
