@@ -115,3 +115,7 @@ __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 from ._ops.pooling import *  # noqa: E402,F401,F403  (max_pool2d, avg_pool2d, adaptive_*...)
 from ._ops import pooling as _pooling  # noqa: E402
 __all__ += _pooling.__all__
+
+# Resizing (nn/_ops/upsampling.py)
+from ._ops.upsampling import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: E402,F401
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
