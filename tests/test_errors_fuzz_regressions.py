@@ -197,3 +197,17 @@ def test_tensor_split_impossible_sections_like_torch():
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError):
         torch.tensor_split(torch.zeros(7, 2), 1 << 62)
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_index_select_of_a_scalar_needs_exactly_one_index(n):
+    # with an empty index this returned uninitialised memory
+    with pytest.raises(RuntimeError, match="only 1 value"):
+        cygrad.index_select(cygrad.tensor(1.0), 0, cygrad.zeros(n, dtype=cygrad.int64))
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match="only 1 value"):
+        torch.index_select(torch.tensor(1.0), 0, torch.zeros(n, dtype=torch.int64))
+
+
+def test_index_select_of_a_scalar_with_one_index():
+    assert cygrad.index_select(cygrad.tensor(2.5), 0, cygrad.tensor([0])).item() == 2.5

@@ -807,9 +807,12 @@ def _index_select_kernel(input, dim, index, out=None):
         raise IndexError("index out of range in self")
     idx = idx.reshape(-1)
     if arr.ndim == 0:
+        if idx.size != 1:
+            # a 0-d result needs exactly one index; none used to return uninitialised memory
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
         result = _empty((), input.dtype, input)
-        if idx.size:
-            _np(result)[...] = arr
+        _np(result)[...] = arr
         return result
     shape = arr.shape[:dim] + (idx.size,) + arr.shape[dim + 1:]
     result = _empty(shape, input.dtype, input)

@@ -618,9 +618,49 @@ def _cat_case(rng, case_id):
     return finish(call, case_id)
 
 
+INDEX_OPS = ["index_select", "gather", "take", "index_fill", "index_add", "index_copy",
+             "take_along_dim", "scatter", "scatter_add", "masked_select", "put"]
+
+
+def _empty_index_case(rng, case_id):
+    """Index ops on 0-d, empty and size-1 inputs with empty, 0-d or out-of-range indices."""
+    name = _pick(rng, INDEX_OPS)
+    call = Call(name, "index_edge")
+    dtype = _pick(rng, ["float32", "int64", "float16", "bool", "uint8"])
+    x = call.add(random_arr(rng, shape=_pick(rng, [(), (0,), (1,), (2, 0), (1, 1), (3,)]),
+                            dtype=dtype, views=False))
+    n = _pick(rng, [0, 0, 1, 2])
+    vals = [int(v) for v in rng.integers(-2, 3, n)] if rng.random() < 0.8 else \
+        [_pick(rng, [5, -5, 1 << 40])] * n
+    index_shape = (n,) if rng.random() < 0.8 else ()
+    if index_shape == ():
+        vals = vals[0] if vals else 0
+    idx = call.add(Arr("int64", index_shape, ("lit", vals)))
+    dim = _pick(rng, [0, -1, 1])
+    if name == "masked_select":
+        mask = call.add(random_arr(rng, shape=call.operands[0].shape, dtype="bool", views=False))
+        args = [x, mask]
+    elif name in ("take", "put"):
+        args = [x, idx] + ([call.add(random_arr(rng, shape=index_shape, dtype=dtype, views=False))]
+                           if name == "put" else [])
+    elif name == "index_fill":
+        args = [x, dim, idx, 1]
+    elif name in ("index_add", "index_copy", "scatter", "scatter_add"):
+        src = call.add(random_arr(rng, shape=_pick(rng, [index_shape, (0,), ()]), dtype=dtype,
+                                  views=False))
+        args = [x, dim, idx, src]
+    else:       # index_select, gather, take_along_dim
+        args = [x, dim, idx] if name != "take_along_dim" else [x, idx, dim]
+    fn = "x0.put" if name == "put" else "T." + name
+    if name == "put":
+        args = args[1:]
+    call.stmt = lambda lib: [f"out = {call_src(fn, args, {}, lib)}"]
+    return finish(call, case_id)
+
+
 GENERATORS = [(_table_case, 0.55), (_factory_case, 0.07), (_tensor_case, 0.05),
               (_view_case, 0.12), (_getitem_case, 0.08), (_setitem_case, 0.05),
-              (_overlap_case, 0.04), (_cat_case, 0.04)]
+              (_overlap_case, 0.04), (_cat_case, 0.04), (_empty_index_case, 0.03)]
 
 
 def make_case(seed: int, index: int) -> dict:
