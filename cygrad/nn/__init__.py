@@ -44,3 +44,12 @@ from .modules.attention import MultiheadAttention  # noqa: E402,F401
 from .modules.transformer import *  # noqa: E402,F401,F403  (Transformer and its layers)
 from .modules import transformer as _transformer_modules  # noqa: E402
 __all__ += ["MultiheadAttention"] + _transformer_modules.__all__
+from .modules.conv import *  # noqa: E402,F401,F403  (Conv1d/2d/3d, ConvTranspose1d/2d/3d)
+from .modules.pooling import *  # noqa: E402,F401,F403  (MaxPool2d, AvgPool2d, Adaptive*...)
+from .modules.padding import *  # noqa: E402,F401,F403  (ZeroPad2d, ReflectionPad2d...)
+from .modules.upsampling import *  # noqa: E402,F401,F403  (Upsample)
+from .modules.fold import Fold, Unfold  # noqa: E402,F401
+from .modules import conv as _conv_modules, pooling as _pool_modules  # noqa: E402
+from .modules import padding as _pad_modules, upsampling as _up_modules  # noqa: E402
+__all__ += (_conv_modules.__all__ + _pool_modules.__all__ + _pad_modules.__all__
+            + _up_modules.__all__ + ["Fold", "Unfold"])
