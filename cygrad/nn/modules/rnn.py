@@ -111,7 +111,8 @@ class RNNBase(Module):
     def _prepare_input(self, input):
         name = type(self).__name__
         if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D instead")
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D tensor "
+                             "instead")
         if input.size(-1) != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
