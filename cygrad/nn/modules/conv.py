@@ -38,7 +38,7 @@ class _ConvNd(Module):
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{{'valid', 'same'}}")
+                                 f"{ {'same', 'valid'} }")
             if padding == "same" and any(s != 1 for s in _ntuple(stride, n)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PADDING_MODES:
@@ -198,6 +198,7 @@ class _ConvTranspose(_ConvNd):
         if output_size is None:
             return self.output_padding
         n = self._n
+        requested = output_size
         output_size = list(output_size)
         if len(output_size) == input.dim():
             output_size = output_size[2:] if input.dim() == n + 2 else output_size[1:]
@@ -207,8 +208,8 @@ class _ConvTranspose(_ConvNd):
         spatial = list(input.shape[input.dim() - n:])
         lo, hi = self._sizes(spatial)
         if any(not a <= o <= b for a, o, b in zip(lo, output_size, hi)):
-            raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
-                             f"from {lo} to {hi} (for an input of {spatial})")
+            raise ValueError(f"requested an output size of {requested}, but valid sizes range "
+                             f"from {lo} to {hi} (for an input of {input.shape[input.dim() - n:]})")
         return tuple(o - a for o, a in zip(output_size, lo))
 
     def _sizes(self, spatial):
