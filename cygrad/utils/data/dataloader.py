@@ -357,7 +357,6 @@ class _MultiProcessIter(_BaseIter):
         self._rcvd_idx = 0
         # task index -> worker id while waiting; (worker id, reply) once it arrived early
         self._task_info = {}
-        self._tasks_outstanding = 0
         self._workers_status = [True] * self._num_workers
         self._worker_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
@@ -387,7 +386,6 @@ class _MultiProcessIter(_BaseIter):
             return
         self._index_queues[wid].put((self._send_idx, index))
         self._task_info[self._send_idx] = (wid,)
-        self._tasks_outstanding += 1
         self._send_idx += 1
 
     # ---- waiting for replies
@@ -435,7 +433,6 @@ class _MultiProcessIter(_BaseIter):
             idx, kind, value = self._get_data()
             if kind == "resumed":
                 continue
-            self._tasks_outstanding -= 1
             if kind == "batch":
                 # Map (and unlink) at once, even out of order: nothing is left named.
                 value = _transport.loads(value)
