@@ -749,6 +749,10 @@ def _max_unpool(input, indices, n, kernel_size, stride, padding, output_size, op
                 raise ValueError(f"invalid output_size \"{list(out)}\" (dim {out.index(o)} must be "
                                  f"between {d - t} and {d + t})")
     lead = tuple(input.shape[:input.dim() - n])
+    bad = (indices < 0) | (indices >= math.prod(out))
+    if bool(bad.any()):
+        raise RuntimeError(f"Found an invalid max index: {indices[bad].flatten()[0].item()} "
+                           f"(output volumes are of size {'x'.join(map(str, out))})")
     flat = zeros(lead + (math.prod(out),), dtype=input.dtype, device=input.device)
     res = flat.scatter(-1, indices.reshape(lead + (-1,)), input.reshape(lead + (-1,)))
     return res.reshape(lead + out)

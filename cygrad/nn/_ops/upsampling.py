@@ -124,7 +124,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode not in _MODES or n not in (1, 2, 3):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
-                                  f"bicubic | trilinear | area | nearest-exact (got {mode})")
+                                  f"bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
     if mode in _DIMS and _DIMS[mode] != n:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{_DIMS[mode] + 2}D input")
