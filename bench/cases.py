@@ -143,4 +143,31 @@ def make_cases(quick=False):
     for size in matmul_sizes:
         cases.append(Case(f"matmul {size}x{size} @ {size}x{size}", "matrix products (float32)",
                           square_pair(size), same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3))
+    cases.extend(_conv_cases(cygrad, torch))
     return cases
+
+
+def _conv_cases(cygrad, torch):
+    """A CNN's two workhorses (issue 9), forward + backward on float32: ``conv2d``
+    (N=32, 16 -> 32 channels, 32x32, 3x3, padding 1) and 2x2 ``max_pool2d``."""
+    from harness import Case
+    group = "convolution and pooling: forward + backward (float32)"
+
+    def conv_inputs(rng):
+        return (_uniform(rng, (32, 16, 32, 32)), _uniform(rng, (32, 16, 3, 3), -0.1, 0.1),
+                _uniform(rng, (32,), -0.1, 0.1))
+
+    def conv(F):
+        return lambda x, w, b: F.conv2d(x, w, b, padding=1).sum().backward()
+
+    def pool(F):
+        return lambda x: F.max_pool2d(x, 2).sum().backward()
+
+    libs = {"cygrad": cygrad.nn.functional}
+    if torch is not None:
+        libs["torch"] = torch.nn.functional
+    return [Case("conv2d N32 16->32 32x32 k3 pad1", group, conv_inputs,
+                 ops={k: conv(F) for k, F in libs.items()}, requires_grad=True),
+            Case("max_pool2d 2x2 N32 C16 32x32", group,
+                 lambda rng: (_uniform(rng, (32, 16, 32, 32)),),
+                 ops={k: pool(F) for k, F in libs.items()}, requires_grad=True)]
