@@ -143,8 +143,31 @@ def make_cases(quick=False):
     for size in matmul_sizes:
         cases.append(Case(f"matmul {size}x{size} @ {size}x{size}", "matrix products (float32)",
                           square_pair(size), same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3))
+    cases.extend(_recurrent_cases(cygrad, torch))
     cases.extend(_conv_cases(cygrad, torch))
     return cases
+
+
+def _recurrent_cases(cygrad, torch):
+    """An LSTM training step (issue 9): ``nn.LSTM(128, 128)`` over a (32, 32, 128)
+    float32 sequence, forward + backward, with the same weights in every library."""
+    from harness import Case
+    seq, batch, size = 32, 32, 128
+    rng = np.random.default_rng(1)
+    bound = 1 / np.sqrt(size)
+    weights = {name: _uniform(rng, shape, -bound, bound) for name, shape in (
+        ("weight_ih_l0", (4 * size, size)), ("weight_hh_l0", (4 * size, size)),
+        ("bias_ih_l0", (4 * size,)), ("bias_hh_l0", (4 * size,)))}
+    cy = cygrad.nn.LSTM(size, size)
+    cy.load_state_dict({k: cygrad.tensor(v) for k, v in weights.items()})
+    ops = {"cygrad": lambda x: cy(x)[0].sum().backward()}
+    if torch is not None:
+        th = torch.nn.LSTM(size, size)
+        th.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in weights.items()})
+        ops["torch"] = lambda x: th(x)[0].sum().backward()
+    return [Case(f"LSTM({size}, {size}) seq {seq} batch {batch}: forward + backward",
+                 "recurrent layers (float32)", lambda rng: (_uniform(rng, (seq, batch, size)),),
+                 ops=ops, requires_grad=True)]
 
 
 def _conv_cases(cygrad, torch):
