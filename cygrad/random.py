@@ -2,18 +2,50 @@
 factories (``rand``, ``randn``, ``randint``, ``normal``, ``randperm``, ``bernoulli``,
 ``multinomial``...) and the in-place samplers (``Tensor.uniform_``, ``normal_``...).
 
-Every generator wraps NumPy's ``Generator(PCG64(seed))``: a well-tested PRNG with a
-small state that can be saved and restored, so cygrad writes no PRNG of its own.
-Samples go straight into the output tensor's memory where NumPy allows it
-(``random(out=...)`` / ``standard_normal(out=...)`` for contiguous float32/float64);
-other dtypes are drawn in float32/float64 (or int64) and converted once.
+Same seed, same numbers as PyTorch's CPU generator
+--------------------------------------------------
+Every generator is a 32-bit Mersenne Twister (mt19937) seeded the way PyTorch seeds
+its CPU generator (``init_genrand`` with the low 32 bits of the seed), and every
+sampler turns its output into values with PyTorch's CPU algorithms, so after
+``cygrad.manual_seed(s)`` the samplers below give PyTorch's numbers digit for digit,
+and leave the generator where PyTorch leaves it:
 
-The streams are cygrad's own: the same seed gives the same numbers in cygrad every
-time, but not the same numbers as PyTorch.
+* ``rand``/``uniform_``: float32 (and float16/bfloat16, which round a float32
+  sample) take the low 24 bits of one 32-bit draw, float64 the low 53 bits of a
+  64-bit draw made of two 32-bit draws (first one high); ``x * (to - from) + from``
+  is one fused multiply-add, and a result that rounds to ``to`` becomes ``from``.
+* ``randn``/``normal_``: 16 or more elements of a contiguous tensor are filled with
+  uniforms, then Box-Muller runs on blocks of 16 (element j pairs with j + 8), the
+  last block redrawn and recomputed when the size is not a multiple of 16; float32
+  uses the AVX2 kernel's Cephes ``log``/``sincos`` polynomials.  Fewer elements (or a
+  non-contiguous tensor) use the scalar sampler in float64, whose second value is
+  cached in the generator for the next normal draw.
+* ``randint``/``random_``: a 32-bit draw modulo the range (a 64-bit draw when the
+  range reaches 2**32 and the dtype is 64-bit or float/bfloat16).
+* ``bernoulli``/``bernoulli_``: ``u < p``, ``u`` a float64 uniform for a scalar or
+  float64 ``p``, a float32 uniform for a float32 ``p`` tensor.
+* ``exponential_`` (``-log1p(-u) / lambda``), ``geometric_``, ``cauchy_``,
+  ``log_normal_``, ``randperm`` (PyTorch's swap shuffle), ``multinomial`` (an
+  exponential race without replacement, inverse CDF with replacement), ``poisson``.
+
+Values are computed with NumPy (plus exact fused multiply-add emulation and glibc's
+``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_rng_kernels.py``), so
+they match PyTorch's x86-64 builds (AVX2 or AVX-512).  ``get_rng_state`` returns
+PyTorch's byte layout (5056 bytes): a state from ``torch.get_rng_state()`` can be
+loaded with ``cygrad.set_rng_state`` and the other way round.
+
+Examples
+--------
+>>> import cygrad
+>>> _ = cygrad.manual_seed(0)
+>>> [round(v, 4) for v in cygrad.rand(3).tolist()]
+[0.4963, 0.7682, 0.0885]
 """
 import contextlib
+import math
 import numbers
 import secrets
+import struct
 
 import numpy as np
 
@@ -23,6 +55,7 @@ from ._core.tensor import TensorBase
 from .ops._argcheck import not_tensor
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
+from . import _rng_kernels as _K
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "rand", "randn", "randint", "rand_like",
@@ -32,16 +65,31 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 # PyTorch's default seed for a fresh generator (a plain number, not code).
 _DEFAULT_SEED = 67280421310721
 _UINT64 = 1 << 64
-# Bytes of a saved state: PCG64 state (16), increment (16), the cached half of a 64-bit
-# draw (has_uint32 4 + uinteger 4), and the initial seed (8).
-_STATE_SIZE = 48
+_MT_N = 624
+# PyTorch's CPUGeneratorImplState: initial seed (u64), left (i32), seeded (i32), next
+# (u64), the 624 state words (each stored as u64), normal_x/y/rho (f64), normal valid
+# (i32 + 4 padding), the cached float normal (f32), its valid flag (bool + 3 padding).
+_STATE_LAYOUT = struct.Struct("<QiiQ624Qdddiif?3x")
+_STATE_SIZE = _STATE_LAYOUT.size
+_MASK53 = np.uint64((1 << 53) - 1)
+
+
+def _init_genrand(seed):
+    """mt19937's state words for ``seed`` (Matsumoto and Nishimura's ``init_genrand``,
+    on the low 32 bits of the seed as PyTorch does)."""
+    key = [seed & 0xFFFFFFFF]
+    for i in range(1, _MT_N):
+        prev = key[-1]
+        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
+    return np.array(key, dtype=np.uint32)
 
 
 class Generator:
     """A random number generator with its own state, as ``torch.Generator``.
 
     Pass it as ``generator=`` to any sampling function to draw from its stream
-    instead of the default one; two generators never affect each other.
+    instead of the default one; two generators never affect each other.  Seeded with
+    the same number, it gives the same numbers as a ``torch.Generator`` on the CPU.
 
     Examples
     --------
@@ -55,8 +103,37 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self._device = Device(device)
-        self._seed = _DEFAULT_SEED
-        self._np = np.random.Generator(np.random.PCG64(_DEFAULT_SEED))
+        self._bits = np.random.MT19937()
+        self._reseed(_DEFAULT_SEED)
+
+    def _reseed(self, seed):
+        self._seed = seed
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": _init_genrand(seed), "pos": _MT_N}}
+        # PyTorch writes next=0 into a freshly seeded state and next=624 into one that
+        # has used up its block; both mean "twist before the next draw".
+        self._fresh = True
+        self._next_double = None     # the cached second value of scalar Box-Muller
+        self._next_float = None
+
+    def _u32(self, n):
+        """``n`` 32-bit draws (as uint64)."""
+        if n:
+            self._fresh = False
+        return self._bits.random_raw(n)
+
+    def _u64(self, n):
+        """``n`` 64-bit draws, each two 32-bit draws with the first one high."""
+        r = self._u32(2 * n)
+        return (r[0::2] << np.uint64(32)) | r[1::2]
+
+    def _uniform53(self, n):
+        """``n`` float64 uniforms on [0, 1) (PyTorch's ``uniform_real_distribution<double>``)."""
+        return (self._u64(n) & _MASK53).astype(np.float64) * (1.0 / (1 << 53))
+
+    def _uniform24(self, n):
+        """``n`` float32 uniforms on [0, 1) (PyTorch's ``uniform_real_distribution<float>``)."""
+        return (self._u32(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0 ** -24)
 
     @property
     def device(self):
@@ -71,8 +148,7 @@ class Generator:
         seed = int(seed)
         if not -(1 << 63) <= seed < _UINT64:
             raise ValueError("Overflow when unpacking long long")
-        self._seed = seed % _UINT64
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._reseed(seed % _UINT64)
         return self
 
     def seed(self):
@@ -86,31 +162,37 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        """The full state as a uint8 tensor (restore it with ``set_state``)."""
-        st = self._np.bit_generator.state
-        raw = (st["state"]["state"].to_bytes(16, "little")
-               + st["state"]["inc"].to_bytes(16, "little")
-               + int(st["has_uint32"]).to_bytes(4, "little")
-               + int(st["uinteger"]).to_bytes(4, "little")
-               + self._seed.to_bytes(8, "little"))
+        """The full state as a uint8 tensor in PyTorch's layout (restore it with
+        ``set_state``; ``torch.Generator.set_state`` accepts it too)."""
+        st = self._bits.state["state"]
+        pos = int(st["pos"])
+        nd = self._next_double
+        nf = self._next_float
+        raw = _STATE_LAYOUT.pack(self._seed, _MT_N + 1 - pos, 1, 0 if self._fresh else pos,
+                                 *st["key"].tolist(), 0.0, 0.0 if nd is None else nd, 0.0,
+                                 nd is not None, 0, 0.0 if nf is None else nf, nf is not None)
         return _C.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state):
-        """Restore a state saved by ``get_state``; returns the generator."""
+        """Restore a state saved by ``get_state`` (or by PyTorch); returns the generator."""
         if not isinstance(new_state, TensorBase) or new_state.dtype is not _dt.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
         if new_state.numel() != _STATE_SIZE:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found "
                                f"the input RNG state size to be {new_state.numel()}")
         raw = bytes(np.ascontiguousarray(_C._ndarray(new_state.cpu())).reshape(-1))
-        bitgen = np.random.PCG64()
-        bitgen.state = {"bit_generator": "PCG64",
-                        "state": {"state": int.from_bytes(raw[0:16], "little"),
-                                  "inc": int.from_bytes(raw[16:32], "little")},
-                        "has_uint32": int.from_bytes(raw[32:36], "little"),
-                        "uinteger": int.from_bytes(raw[36:40], "little")}
-        self._np = np.random.Generator(bitgen)
-        self._seed = int.from_bytes(raw[40:48], "little")
+        fields = _STATE_LAYOUT.unpack(raw)
+        seed, left, seeded, nxt = fields[:4]
+        key = np.array(fields[4:4 + _MT_N], dtype=np.uint64).astype(np.uint32)
+        _, normal_y, _, normal_valid, _, next_float, float_valid = fields[4 + _MT_N:]
+        if not (seeded == 1 and 0 < left <= _MT_N and nxt <= _MT_N):
+            raise RuntimeError("Invalid mt19937 state")
+        self._bits.state = {"bit_generator": "MT19937",
+                            "state": {"key": key, "pos": _MT_N + 1 - left}}
+        self._seed = seed
+        self._fresh = left == 1 and nxt == 0
+        self._next_double = float(normal_y) if normal_valid else None
+        self._next_float = float(next_float) if float_valid else None
         return self
 
     def __repr__(self):
@@ -267,48 +349,122 @@ def _store(t, arr):
         _C._copy_into(t, _C.from_numpy(np.ascontiguousarray(arr).reshape(tuple(t.shape))))
 
 
-def _direct_view(t):
-    """A writable NumPy view of ``t`` that NumPy's samplers can fill in place, or None."""
-    if (t.device.type == "cpu" and t.is_contiguous()
-            and t.dtype in (_dt.float32, _dt.float64)):
-        return _C._ndarray(t)
-    return None
+def _logical(t, values):
+    """``values`` (one per element of ``t``, in the order PyTorch's CPU kernels visit
+    it: memory order, largest stride first) rearranged to ``t``'s logical shape."""
+    values = np.asarray(values)
+    shape = tuple(t.shape)
+    if t.is_contiguous() or values.size <= 1:
+        return values.reshape(shape)
+    strides = tuple(t.stride())
+    perm = sorted(range(len(shape)), key=lambda d: (-strides[d] if shape[d] > 1 else 0, d))
+    return values.reshape(tuple(shape[d] for d in perm)).transpose(np.argsort(perm))
 
 
-# Random bits of mantissa per half type: k / 2**bits is exact and stays below 1.
-_HALF_BITS = {"float16": 11, "bfloat16": 8}
+def _place(t, values):
+    """Write ``values`` (in PyTorch's visiting order, see :func:`_logical`) into ``t``."""
+    if t.numel():
+        _store(t, _logical(t, values))
+
+
+def _round_to(values, dtype):
+    """float32 ``values`` rounded to float16/bfloat16 (to nearest, ties to even), kept
+    as float32; other dtypes pass through."""
+    if dtype is _dt.float16:
+        return values.astype(np.float16).astype(np.float32)
+    if dtype is _dt.bfloat16:
+        bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+        bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) \
+            & np.uint32(0xFFFF0000)
+        return bits.view(np.float32)
+    return values
+
+
+_HALF_TYPES = ("float16", "bfloat16")
+
+
+def _uniform_values(g, n, dtype, low=0.0, high=1.0):
+    """PyTorch's ``uniform_`` samples for ``n`` elements of ``dtype``."""
+    if dtype is _dt.float64:
+        x = g._uniform53(n)
+        f, t = float(low), float(high)
+        if f != 0.0 or t != 1.0:
+            x = _K.fma64(x, t - f, f)
+    else:
+        # float32 arithmetic (PyTorch's opmath type for the half types as well)
+        x = g._uniform24(n)
+        f, t = np.float32(low), np.float32(high)
+        if f != 0 or t != 1:
+            x = _K.fma32(x, t - f, f)
+        if dtype.name in _HALF_TYPES:
+            x = _round_to(x, dtype)
+            f, t = _round_to(np.array([f, t], np.float32), dtype)
+    # PyTorch keeps samples inside [from, to): one that rounds up to `to` becomes `from`.
+    x[x == t] = f
+    return x
 
 
 def _fill_uniform(t, g, low=0.0, high=1.0):
     """t[...] = samples from U[low, high)."""
-    view = _direct_view(t)
-    if view is not None:
-        g._np.random(dtype=view.dtype, out=view)
-        if low != 0.0 or high != 1.0:
-            view *= (high - low)
-            view += low
-        return
-    bits = _HALF_BITS.get(t.dtype.name)
-    if bits is not None:
-        # Drawn on the half type's own grid so that rounding never produces 1.0.
-        u = g._np.integers(0, 1 << bits, size=tuple(t.shape)) * (1.0 / (1 << bits))
-    else:
-        u = g._np.random(size=tuple(t.shape))
-    _store(t, u * (high - low) + low if (low != 0.0 or high != 1.0) else u)
+    _place(t, _uniform_values(g, t.numel(), t.dtype, low, high))
+
+
+def _scalar_normals(g, n):
+    """``n`` values of PyTorch's scalar ``normal_distribution<double>`` (N(0, 1)),
+    using and refilling the generator's cached second Box-Muller value."""
+    out = np.empty(n)
+    i = 0
+    if n and g._next_double is not None:
+        out[0], g._next_double, i = g._next_double, None, 1
+    pairs = (n - i + 1) // 2
+    if pairs:
+        u = g._uniform53(2 * pairs)
+        c, s = _K.box_muller_pairs_f64(u[0::2], u[1::2])
+        both = np.empty(2 * pairs)
+        both[0::2], both[1::2] = c, s
+        out[i:] = both[:n - i]
+        if (n - i) % 2:
+            g._next_double = float(s[-1])
+    return out
+
+
+def _blockwise(n, draw, block, head_draws=None):
+    """PyTorch's ``normal_fill``: n uniforms (``head_draws`` if given), Box-Muller on
+    each block of 16, and for a ragged end 16 fresh uniforms recomputing the last 16
+    elements."""
+    full = n // 16 * 16
+    head = block(draw(n if head_draws is None else head_draws)[:full].reshape(-1, 16)).ravel()
+    out = np.empty(n, dtype=head.dtype)
+    out[:full] = head
+    if n % 16:
+        out[n - 16:] = block(draw(16).reshape(1, 16)).ravel()
+    return out
+
+
+def _normal_values(g, t, mean=0.0, std=1.0):
+    """PyTorch's ``normal_(mean, std)`` samples for tensor ``t`` (as float32/float64)."""
+    n, dtype = t.numel(), t.dtype
+    if n < 16 or not t.is_contiguous():
+        z = _scalar_normals(g, n)
+        if mean != 0.0 or std != 1.0:
+            z = _K.fma64(z, float(std), float(mean))
+        return z if dtype is _dt.float64 else _round_to(z.astype(np.float32), dtype)
+    if dtype is _dt.float64:
+        return _blockwise(n, g._uniform53,
+                          lambda u: _K.box_muller16_f64(u, float(mean), float(std)))
+    if dtype is _dt.float32:
+        return _blockwise(n, g._uniform24,
+                          lambda u: _K.box_muller16_f32(u, float(mean), float(std)))
+    # float16/bfloat16 run the float32 sampler (drawing uniforms for the whole blocks
+    # only, then 16 for a ragged end) and round once at the end.
+    return _round_to(_blockwise(n, g._uniform24,
+                                lambda u: _K.box_muller16_f32(u, float(mean), float(std)),
+                                head_draws=n // 16 * 16), dtype)
 
 
 def _fill_normal(t, g, mean=0.0, std=1.0):
     """t[...] = samples from N(mean, std**2)."""
-    view = _direct_view(t)
-    if view is not None:
-        g._np.standard_normal(dtype=view.dtype, out=view)
-        if std != 1.0:
-            view *= std
-        if mean != 0.0:
-            view += mean
-        return
-    z = g._np.standard_normal(size=tuple(t.shape), dtype=np.float32)
-    _store(t, z * std + mean if (mean != 0.0 or std != 1.0) else z)
+    _place(t, _normal_values(g, t, mean, std))
 
 
 def _require_float(dtype, kernel):
@@ -383,11 +539,48 @@ def _int_bounds_check(low, high, dtype):
         raise RuntimeError(f"to - 1 is out of bounds for {cname}")
 
 
-def _fill_integers(t, g, low, high):
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _as_float_int(v, dtype):
+    """int64 ``v`` cast to floating ``dtype`` and back (C casts: round, then truncate)."""
+    if dtype is _dt.float64:
+        return int(np.float64(v))
+    return int(_round_to(np.array([v], np.float32), dtype)[0])
+
+
+def _float_bounds(low, high, dtype):
+    """PyTorch's adjustment of [low, high) for a floating dtype: bounds whose
+    neighbours are not representable are moved inward to representable ones."""
+    digits = _DIGITS[dtype.name]
+    up = _as_float_int(low + 1, dtype)
+    if up < low:
+        low = up + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
+    down = _as_float_int(high - 1, dtype)
+    if down >= high:
+        high = down - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
+    return low, high
+
+
+def _integer_values(g, n, dtype, low, high, whole_dtype=False):
+    """PyTorch's ``random_`` samples as int64: ``draw % (high - low) + low``.
+
+    With explicit bounds the draw is 64-bit once the range reaches 2**28; the
+    bound-less ``random_()`` (``whole_dtype``) draws 64 bits for int64/float64 only.
+    """
+    span = high - low
+    if span >= _UINT64:          # the whole int64 range: the draw itself
+        return g._u64(n).view(np.int64)
+    wide = dtype in (_dt.int64, _dt.float64) if whole_dtype else span >= (1 << 28)
+    raw = g._u64(n) if wide else g._u32(n)
+    return ((raw % np.uint64(span)) + np.uint64(low % _UINT64)).view(np.int64)
+
+
+def _fill_integers(t, g, low, high, whole_dtype=False):
     """t[...] = integers uniform in [low, high)."""
-    _store(t, g._np.integers(low, high, size=tuple(t.shape), dtype=np.int64)
-           if high <= (1 << 63) else
-           g._np.integers(low, high, size=tuple(t.shape), dtype=np.uint64))
+    if t.dtype.is_floating_point and high - low < _UINT64 and not whole_dtype:
+        low, high = _float_bounds(low, high, t.dtype)
+    _place(t, _integer_values(g, t.numel(), t.dtype, low, high, whole_dtype))
 
 
 def _as_int(v, name):
@@ -531,11 +724,15 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     shape = tuple(broadcast_tensors(*tensors)[0].shape)
     dt = _C.result_type(*tensors)
     t = _target(shape, None if out is not None else dt, None, out, dt)
-    # Draw z ~ N(0, 1) in float64, then scale and shift by the (broadcast) parameters.
-    z = g._np.standard_normal(size=shape)
-    m = _C._ndarray(mean.cpu()).astype(np.float64) if mean_t else float(mean)
-    s = _C._ndarray(std.cpu()).astype(np.float64) if std_t else float(std)
-    _store(t, z * s + m)
+    # PyTorch fills the output with N(0, std) (std=1 when std is a tensor), then
+    # multiplies by a tensor std and adds the mean, each step rounded in the dtype.
+    z = _logical(t, _normal_values(g, t, 0.0, 1.0 if std_t else float(std)))
+    z = z.astype(np.float64 if t.dtype is _dt.float64 else np.float32)
+    if std_t:
+        z = _round_to(z * _C._ndarray(std.cpu()).astype(z.dtype), t.dtype)
+    z = _round_to(z + (_C._ndarray(mean.cpu()).astype(z.dtype) if mean_t else z.dtype.type(mean)),
+                  t.dtype)
+    _store(t, z)
     return _finish(t, tensors[0].device, False, out)
 
 
@@ -562,15 +759,48 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     if not t.dtype.is_floating_point and n > 0 and n - 1 > np.iinfo(t.dtype.np_dtype).max:
         raise RuntimeError(f"n is too large for result tensor type: "
                            f"'{_C._torch_type_name(t.dtype)}'")
-    _store(t, _gen(generator)._np.permutation(int(n)))
+    _store(t, _permutation(_gen(generator), int(n)))
     return _finish(t, device, requires_grad, out)
 
 
+def _permutation(g, n):
+    """PyTorch's CPU ``randperm``: for n below 2**32 / 20 the swap shuffle
+    ``swap(p[i], p[i + draw % (n - i)])`` with 32-bit draws, else the inside-out
+    Fisher-Yates shuffle with 64-bit draws."""
+    if n < 0xFFFFFFFF // 20:
+        offsets = (g._u32(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
+        perm = list(range(n))
+        for i, z in enumerate(offsets):
+            z += i
+            perm[i], perm[z] = perm[z], perm[i]
+    else:
+        picks = (g._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
+        perm = [0] * n
+        for i, z in enumerate(picks):
+            perm[i] = perm[z]
+            perm[z] = i
+    return np.array(perm, dtype=np.int64)
+
+
 def _check_probabilities(p):
+    """``p`` as a float64 array (float64 ``p``) or float32 array (other dtypes), which
+    is how PyTorch compares it with its uniform draws."""
+    if p.dtype is not _dt.float64:
+        p = p.to(_dt.float32)
     arr = _C._ndarray(p.cpu())
     if arr.size and not bool(((arr >= 0) & (arr <= 1)).all()):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     return arr
+
+
+def _bernoulli_mask(g, t, prob):
+    """PyTorch's Bernoulli draws for the elements of ``t``: ``u < p`` with a float64
+    uniform, or a float32 one against a float32 probability tensor."""
+    if isinstance(prob, np.ndarray) and prob.dtype == np.float32:
+        u = g._uniform24(t.numel())
+    else:
+        u = g._uniform53(t.numel())
+    return _logical(t, u) < prob
 
 
 @tensor_method
@@ -594,7 +824,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         _check_scalar_p(p)
         prob = float(p)
     t = _target(tuple(input.shape), input.dtype if out is None else None, None, out, input.dtype)
-    _store(t, g._np.random(size=tuple(input.shape)) < prob)
+    _store(t, _bernoulli_mask(g, t, prob))
     return _finish(t, input.device, False, out)
 
 
@@ -621,7 +851,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     else:
         _check_scalar_p(p)
         prob = float(p)
-    _store(self, g._np.random(size=tuple(self.shape)) < prob)
+    _store(self, _bernoulli_mask(g, self, prob))
     self._bump_version()
     return self
 
@@ -656,16 +886,18 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not replacement and num_samples > n_cat:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    probs = _C._ndarray(input.cpu()).astype(np.float64).reshape(-1, n_cat)
+    work = np.float64 if input.dtype is _dt.float64 else np.float32
+    probs = _C._ndarray(input.to(_dt.float64).cpu()).reshape(-1, n_cat)
     if probs.size and not bool((np.isfinite(probs) & (probs >= 0)).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if probs.shape[0] and not bool((probs.sum(axis=1) > 0).all()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    probs = _round_to(probs.astype(work), input.dtype)
     g = _gen(generator)
-    if replacement:
+    if replacement and num_samples > 1:
         idx = _sample_with_replacement(probs, num_samples, g)
     else:
-        idx = _sample_without_replacement(probs, num_samples, g)
+        idx = _exponential_race(probs, num_samples, g, input.dtype)
     shape = (num_samples,) if input.dim() == 1 else (probs.shape[0], num_samples)
     t = _target(shape, _dt.int64 if out is None else None, None, out, _dt.int64)
     _store(t, idx)
@@ -673,22 +905,66 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 def _sample_with_replacement(probs, k, g):
-    """Inverse-CDF sampling: the first category whose cumulative probability exceeds
-    a uniform draw (zero-probability categories are never chosen)."""
-    cdf = np.cumsum(probs, axis=1)
-    cdf /= cdf[:, -1:]
-    u = g._np.random(size=(probs.shape[0], k))
+    """PyTorch's inverse-CDF sampler: per row, the running sum in the input's precision
+    divided by the total (last entry forced to 1), then for each float64 uniform the
+    first category whose cumulative probability is >= it."""
+    u = g._uniform53(probs.shape[0] * k).reshape(-1, k)
     idx = np.empty((probs.shape[0], k), dtype=np.int64)
     for r in range(probs.shape[0]):
-        idx[r] = np.searchsorted(cdf[r], u[r], side="right")
-    return np.minimum(idx, probs.shape[1] - 1)
+        cdf = np.cumsum(probs[r])
+        cdf = cdf / cdf[-1]
+        cdf[-1] = 1
+        idx[r] = np.searchsorted(cdf.astype(np.float64), u[r], side="left")
+    return idx
 
 
-def _sample_without_replacement(probs, k, g):
-    """The k largest ``p / E`` with E ~ Exp(1) are a sample without replacement, each
-    draw proportional to the remaining probabilities (the exponential-race trick)."""
-    keys = probs / g._np.standard_exponential(size=probs.shape)
+def _exponential_race(probs, k, g, dtype):
+    """PyTorch's sampler without replacement (and for one sample): the k largest
+    ``p / E``, E ~ Exp(1) drawn like ``exponential_`` in the input's dtype."""
+    e = _round_to(_exponential_values(g, probs.size, 1.0).astype(probs.dtype), dtype)
+    keys = _round_to(probs / e.reshape(probs.shape), dtype)
+    if k == 1:
+        return np.argmax(keys, axis=1)[:, None]
     return np.argsort(-keys, axis=1, kind="stable")[:, :k]
+
+
+def _exponential_values(g, n, lambd):
+    """PyTorch's ``exponential_distribution<double>``: ``-1/lambda * log1p(-u)``."""
+    return (-1.0 / lambd) * _K.libm(math.log1p, -g._uniform53(n))
+
+
+def _poisson_value(rate, g):
+    """One Poisson sample with PyTorch's CPU algorithm: Hormann's transformed
+    rejection for rates >= 10, multiplying uniforms below."""
+    def uniform():
+        return float(g._uniform53(1)[0])
+    if rate >= 10:
+        slam, loglam = math.sqrt(rate), math.log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform() - 0.5
+            v = uniform()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + rate + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                    <= -rate + k * loglam - math.lgamma(k + 1)):
+                return k
+    if rate == 0:
+        return 0
+    enlam, count, prod = math.exp(-rate), 0, 1.0
+    while True:
+        prod *= uniform()
+        if prod > enlam:
+            count += 1
+        else:
+            return count
 
 
 def poisson(input, generator=None):
@@ -705,7 +981,9 @@ def poisson(input, generator=None):
     if rates.size and not bool((rates >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     t = _C._empty(tuple(input.shape), input.dtype, CPU)
-    _store(t, _gen(generator)._np.poisson(rates.astype(np.float64)))
+    g = _gen(generator)
+    _store(t, np.array([_poisson_value(r, g) for r in rates.astype(np.float64).ravel().tolist()],
+                       dtype=np.float64))
     return _finish(t, input.device, False, None)
 
 
@@ -787,6 +1065,7 @@ def random_(self, *args, generator=None, **kwargs):
     lo_default, hi_default = _full_range(self.dtype)
     if len(args) > 2:
         raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    bounded = bool(args) or "from" in kwargs or "to" in kwargs
     if len(args) == 2:
         low, high = args
     elif len(args) == 1 and "to" not in kwargs:
@@ -801,7 +1080,7 @@ def random_(self, *args, generator=None, **kwargs):
     high = hi_default if high is None else int(high)
     _int_bounds_check(low, high, self.dtype)
     _check_inplace(self)
-    _fill_integers(self, _gen(generator), low, high)
+    _fill_integers(self, _gen(generator), low, high, whole_dtype=not bounded)
     self._bump_version()
     return self
 
@@ -823,14 +1102,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     _check_inplace(self)
-    view = _direct_view(self)
-    g = _gen(generator)
-    if view is not None:
-        g._np.standard_exponential(dtype=view.dtype, out=view)
-        if lambd != 1.0:
-            view /= lambd
-    else:
-        _store(self, g._np.standard_exponential(size=tuple(self.shape)) / lambd)
+    _place(self, _exponential_values(_gen(generator), self.numel(), float(lambd)))
     self._bump_version()
     return self
 
@@ -848,7 +1120,8 @@ def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     _check_inplace(self)
-    _store(self, _gen(generator)._np.geometric(p, size=tuple(self.shape)))
+    u = _gen(generator)._uniform53(self.numel())
+    _place(self, np.ceil(_K.libm(math.log, u) / math.log1p(-p)))
     self._bump_version()
     return self
 
@@ -867,7 +1140,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     _check_inplace(self)
-    _store(self, _gen(generator)._np.lognormal(mean, std, size=tuple(self.shape)))
+    z = _K.fma64(_scalar_normals(_gen(generator), self.numel()), float(std), float(mean))
+    _place(self, _K.libm(math.exp, z))
     self._bump_version()
     return self
 
@@ -886,6 +1160,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     _check_inplace(self)
-    _store(self, median + sigma * _gen(generator)._np.standard_cauchy(size=tuple(self.shape)))
+    u = _gen(generator)._uniform53(self.numel())
+    _place(self, median + sigma * _K.libm(math.tan, math.pi * (u - 0.5)))
     self._bump_version()
     return self
