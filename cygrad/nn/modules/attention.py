@@ -11,7 +11,14 @@ __all__ = ["MultiheadAttention"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
-    """``Linear`` under the class name PyTorch gives ``MultiheadAttention.out_proj``."""
+    """``Linear`` under the class name PyTorch gives ``MultiheadAttention.out_proj``.
+
+    Examples
+    --------
+    >>> from cygrad import nn
+    >>> type(nn.MultiheadAttention(4, 2).out_proj).__name__
+    'NonDynamicallyQuantizableLinear'
+    """
 
 
 class MultiheadAttention(Module):

@@ -21,7 +21,14 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 class RNNBase(Module):
     """What ``RNN``, ``LSTM`` and ``GRU`` share: the per-layer, per-direction
     parameters (``weight_ih_l{k}[_reverse]``, ``weight_hh_l{k}``, ``bias_ih_l{k}``,
-    ``bias_hh_l{k}``), argument checks and the stacking of layers and directions."""
+    ``bias_hh_l{k}``), argument checks and the stacking of layers and directions.
+
+    Examples
+    --------
+    >>> from cygrad import nn
+    >>> [n for n, _ in nn.GRU(2, 3, bidirectional=True).named_parameters()][:5]
+    ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0', 'weight_ih_l0_reverse']
+    """
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
@@ -292,7 +299,14 @@ class LSTM(RNNBase):
 
 class RNNCellBase(Module):
     """What the cells share: ``weight_ih`` ``(G*H, input_size)``, ``weight_hh``
-    ``(G*H, H)``, ``bias_ih``/``bias_hh`` ``(G*H,)``, all from U(-1/sqrt(H), 1/sqrt(H))."""
+    ``(G*H, H)``, ``bias_ih``/``bias_hh`` ``(G*H,)``, all from U(-1/sqrt(H), 1/sqrt(H)).
+
+    Examples
+    --------
+    >>> from cygrad import nn
+    >>> nn.LSTMCell(3, 5).weight_hh.shape
+    cygrad.Size([20, 5])
+    """
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
