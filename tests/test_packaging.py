@@ -127,15 +127,15 @@ def test_readme_has_exactly_two_setup_commands():
     setups = _readme_setup_commands()
     assert len(setups) == 2, setups
     demo, tests = setups
-    assert demo[-1] == "python examples/demo.py"
-    assert os.path.exists(os.path.join(REPO, "examples", "demo.py"))
+    assert demo[-1] == "python examples/train_digits.py"
+    assert os.path.exists(os.path.join(REPO, "examples", "train_digits.py"))
     assert tests[-1].startswith("python -m pytest")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason=".ci/run is a bash script")
 def test_ci_runs_the_readme_test_commands():
-    # A dry run prints each command CI would run; the README's install and
-    # test commands (after the venv set-up) must be among them, so a green CI
+    # A dry run prints each command CI would run; the README's install, test
+    # and demo commands (after the venv set-up) must be among them, so a green CI
     # means the README works.
     ci = os.path.join(REPO, ".ci", "run")
     assert subprocess.run(["bash", "-n", ci]).returncode == 0
@@ -143,8 +143,8 @@ def test_ci_runs_the_readme_test_commands():
     proc = subprocess.run(["bash", ci], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     ran = [_unquote(line[2:].strip()) for line in proc.stdout.splitlines() if line.startswith("+ ")]
-    _demo, tests = _readme_setup_commands()
-    for command in tests:
+    demo, tests = _readme_setup_commands()
+    for command in tests + demo:
         if command.startswith(("python3 -m venv", ". ")):
             continue        # CI makes its own venv (.venv-ci) and activates it
         assert _unquote(command) in ran, (command, ran)
