@@ -41,6 +41,7 @@ from .ops import numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__arra
 from . import autograd          # noqa: E402,F401  (connects the engine to the core)
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401
                        is_inference_mode_enabled)
+from ._legacy import *           # noqa: E402,F401,F403  (FloatTensor..., set_default_device, autograd.Variable)
 from . import nn                # noqa: E402,F401  (nn.functional: pad, relu, softmax...)
 from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
 from .serialization import save, load  # noqa: E402,F401

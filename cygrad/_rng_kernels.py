@@ -88,16 +88,14 @@ def fma32(a, b, c):
     >>> float(fma32(x, x, np.float32(-1))) == 2**-11 + 2**-24
     True
     """
-    a = np.asarray(a, _F32).astype(np.float64)
-    b = np.asarray(b, _F32).astype(np.float64)
-    c = np.asarray(c, _F32).astype(np.float64)
-    p = a * b
-    s = p + c
+    s = np.multiply(a, b, dtype=np.float64)
+    s += c
     # Only a float64 sum lying exactly halfway between two float32 values can be
     # rounded wrongly by the second rounding; fix those few with the exact error.
     tie = (s.view(np.int64) & 0x1FFFFFFF) == 0x10000000
     if tie.any():
-        s = np.where(tie, _round_to_odd(*_two_sum(p, c)), s)
+        p = np.multiply(a, b, dtype=np.float64)
+        s = np.where(tie, _round_to_odd(*_two_sum(p, np.asarray(c, np.float64) + 0 * p)), s)
     return s.astype(_F32)
 
 
@@ -172,6 +170,9 @@ def sincos8_ps(x):
 
 # ----------------------------------------------------------------------- Box-Muller
 
+_CHUNK_ROWS = 2048      # rows of 16 per pass: keeps the temporaries in cache
+
+
 def box_muller16_f32(u, mean, std):
     """PyTorch's AVX2 ``normal_fill_16``: rows of 16 float32 uniforms become 16
     normals, element j pairing with j + 8.
@@ -182,11 +183,15 @@ def box_muller16_f32(u, mean, std):
     >>> box_muller16_f32(np.full((1, 16), 0.25, np.float32), 0.0, 1.0).shape
     (1, 16)
     """
-    u1 = _F32(1) - u[:, :8]
-    radius = np.sqrt(_F32(-2) * log8_ps(u1))
-    s, c = sincos8_ps(_F32(_TWO_PI) * u[:, 8:])
+    out = np.empty(u.shape, _F32)
     mean, std = _F32(mean), _F32(std)
-    return np.concatenate([fma32(radius * c, std, mean), fma32(radius * s, std, mean)], axis=1)
+    for r in range(0, u.shape[0], _CHUNK_ROWS):
+        blk = u[r:r + _CHUNK_ROWS]
+        radius = np.sqrt(_F32(-2) * log8_ps(_F32(1) - blk[:, :8]))
+        s, c = sincos8_ps(_F32(_TWO_PI) * blk[:, 8:])
+        out[r:r + _CHUNK_ROWS, :8] = fma32(radius * c, std, mean)
+        out[r:r + _CHUNK_ROWS, 8:] = fma32(radius * s, std, mean)
+    return out
 
 
 def libm(f, a):

@@ -17,11 +17,12 @@ and leave the generator where PyTorch leaves it:
 * ``randn``/``normal_``: 16 or more elements of a contiguous tensor are filled with
   uniforms, then Box-Muller runs on blocks of 16 (element j pairs with j + 8), the
   last block redrawn and recomputed when the size is not a multiple of 16; float32
-  uses the AVX2 kernel's Cephes ``log``/``sincos`` polynomials.  Fewer elements (or a
-  non-contiguous tensor) use the scalar sampler in float64, whose second value is
+  (and float16/bfloat16, rounded at the end) uses the AVX2 kernel's Cephes
+  ``log``/``sincos`` polynomials.  Fewer elements (or a non-contiguous tensor,
+  visited in memory order) use the scalar sampler in float64, whose second value is
   cached in the generator for the next normal draw.
-* ``randint``/``random_``: a 32-bit draw modulo the range (a 64-bit draw when the
-  range reaches 2**32 and the dtype is 64-bit or float/bfloat16).
+* ``randint``/``random_``: a 32-bit draw modulo the range (a 64-bit draw once the
+  range reaches 2**28; bound-less ``random_()`` draws 64 bits for int64/float64).
 * ``bernoulli``/``bernoulli_``: ``u < p``, ``u`` a float64 uniform for a scalar or
   float64 ``p``, a float32 uniform for a float32 ``p`` tensor.
 * ``exponential_`` (``-log1p(-u) / lambda``), ``geometric_``, ``cauchy_``,
@@ -30,7 +31,10 @@ and leave the generator where PyTorch leaves it:
 
 Values are computed with NumPy (plus exact fused multiply-add emulation and glibc's
 ``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_rng_kernels.py``), so
-they match PyTorch's x86-64 builds (AVX2 or AVX-512).  ``get_rng_state`` returns
+they match PyTorch's x86-64 builds (AVX2 or AVX-512).  Not matched: CUDA
+generators, and PyTorch builds for other CPUs (their float32 normals use libm).
+Dropout: ``F.dropout(x, p)`` keeps exactly where ``empty_like(x).bernoulli_(1 - p)``
+gives 1.  ``get_rng_state`` returns
 PyTorch's byte layout (5056 bytes): a state from ``torch.get_rng_state()`` can be
 loaded with ``cygrad.set_rng_state`` and the other way round.
 

@@ -377,3 +377,53 @@ def test_errors_match_torch(case):
         ERROR_CASES[case](cygrad)
     if case in SAME_MESSAGE:
         assert str(c_err.value) == str(t_err.value)
+
+
+# ---------------------------------------------------------------------------
+# the exact arithmetic behind PyTorch parity (cygrad/_rng_kernels.py), checked
+# against rational arithmetic
+# ---------------------------------------------------------------------------
+
+def _exact_round32(q):
+    """The float32 nearest (ties to even) to the rational ``q``."""
+    from fractions import Fraction
+    lo = np.float32(float(q))                     # within an ulp or two of q
+    cands = [np.nextafter(lo, np.float32(-np.inf)), lo, np.nextafter(lo, np.float32(np.inf))]
+    best = min(cands, key=lambda c: (abs(Fraction(float(c)) - q),
+                                     int(np.array(c, np.float32).view(np.int32)) & 1))
+    return best
+
+
+def test_fused_multiply_add_emulation_is_exact():
+    from fractions import Fraction
+    from cygrad._rng_kernels import fma32, fma64
+    rng = np.random.default_rng(7)
+    n = 3000
+    a = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)
+    b = rng.standard_normal(n)
+    c = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)
+    z = fma64(a, b, c)
+    for i in range(n):
+        assert z[i] == float(Fraction(a[i]) * Fraction(b[i]) + Fraction(c[i])), i
+    a32, b32, c32 = a.astype(np.float32), b.astype(np.float32), c.astype(np.float32)
+    # (1 + 2**-12)**2 lies exactly halfway between two float32 values; adding a tiny
+    # c makes the float64 sum round back onto that midpoint, the one case where
+    # rounding twice goes wrong, so fma32 must use the exact error there.
+    a32[:50] = b32[:50] = np.float32(1) + np.float32(2.0 ** -12)
+    c32[:50] = np.float32(2.0 ** -80) * rng.choice([-1, 1], 50)
+    z32 = fma32(a32, b32, c32)
+    assert len(set(z32[:50].tolist())) == 2
+    for i in range(n):
+        q = Fraction(float(a32[i])) * Fraction(float(b32[i])) + Fraction(float(c32[i]))
+        assert z32[i] == _exact_round32(q), i
+
+
+def test_state_is_pytorchs_5056_bytes_and_rejects_broken_states():
+    state = cygrad.Generator().manual_seed(1).get_state()
+    assert state.dtype == cygrad.uint8 and state.numel() == torch.get_rng_state().numel() == 5056
+    broken = state.clone()
+    broken[8:12] = 0                   # mt19937's `left` must be in 1..624
+    with pytest.raises(RuntimeError) as t_err:
+        torch.Generator().set_state(torch.from_numpy(broken.numpy()))
+    with pytest.raises(type(t_err.value), match="Invalid mt19937 state"):
+        cygrad.Generator().set_state(broken)

@@ -28,7 +28,8 @@ True
 True
 """
 
-__all__ = ["is_available", "device_count", "is_initialized"]
+__all__ = ["is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all",
+           "synchronize", "empty_cache"]
 
 _PREFIX = "cygrad.cuda: "
 _NO_PYCUDA = _PREFIX + "PyCUDA is not installed (pip install 'cygrad[cuda]')"
@@ -166,3 +167,63 @@ def _lazy_init():
     if not _backend_ready:
         raise RuntimeError(_NO_BACKEND)
     _initialized = True
+
+
+def manual_seed(seed):
+    """Seed the current GPU's generator (``torch.cuda.manual_seed``).
+
+    Safe to call without a GPU, as in PyTorch: the seed is kept for when CUDA is set
+    up, and nothing happens now.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.cuda.manual_seed(0)
+    """
+    global _pending_seed
+    _pending_seed = int(seed)
+
+
+def manual_seed_all(seed):
+    """Seed every GPU's generator (``torch.cuda.manual_seed_all``); safe without a GPU.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.cuda.manual_seed_all(0)
+    """
+    manual_seed(seed)
+
+
+_pending_seed = None
+
+
+def synchronize(device=None):
+    """Wait for all queued GPU work (``torch.cuda.synchronize``).
+
+    As in PyTorch this needs CUDA: without it, it raises the ``RuntimeError`` that
+    says what is missing.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> try:
+    ...     cygrad.cuda.synchronize()
+    ... except RuntimeError as e:
+    ...     print(str(e).startswith("cygrad.cuda:"))
+    True
+    """
+    _lazy_init()
+
+
+def empty_cache():
+    """Release cached, unused GPU memory (``torch.cuda.empty_cache``); does nothing
+    when CUDA has not been set up, so CPU-only programs may call it.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.cuda.empty_cache()
+    """
+    if not _initialized:
+        return
