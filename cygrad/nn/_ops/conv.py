@@ -308,7 +308,8 @@ def _same_pads(kernel, dilation):
                  for k, d in zip(kernel, dilation))
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
+def _common_args(input, weight, bias, stride, dilation, groups, n, opname):
+    """The checks conv and conv_transpose share: ``(x, unbatched, stride, dilation, groups)``."""
     _check_tensor(input, "input", opname)
     _check_tensor(weight, "weight", opname)
     if bias is not None:
@@ -319,6 +320,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
     dilation = S.ntuple(dilation, n, "dilation", opname)
     _check_positive(stride, "stride", "stride")
     _check_positive(dilation, "dilation", "dilation")
+    return x, unbatched, stride, dilation, groups
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
+    x, unbatched, stride, dilation, groups = _common_args(input, weight, bias, stride, dilation,
+                                                          groups, n, opname)
     _check_weight_and_bias(x, weight, bias, groups, n, False)
     kernel = tuple(weight.shape[2:])
     if isinstance(padding, str):
@@ -338,8 +345,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
     size = tuple(x.shape[2:])
     padded = tuple(s + b + a for s, (b, a) in zip(size, pads))
     if any(p < d * (k - 1) + 1 for p, k, d in zip(padded, kernel, dilation)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
-                           f"Kernel size: ({' x '.join(str(d * (k - 1) + 1) for k, d in zip(kernel, dilation))}). "
+        reach = (d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, reach))}). "
                            "Kernel size can't be greater than actual input size")
     out = tuple(S.out_size(p, k, t, 0, d) for p, k, t, d in zip(padded, kernel, stride, dilation))
     g = _Geometry(kernel, stride, pads, dilation, groups, size, out, False)
@@ -349,20 +358,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n,
                     opname):
-    _check_tensor(input, "input", opname)
-    _check_tensor(weight, "weight", opname)
-    if bias is not None:
-        _check_tensor(bias, "bias", opname)
     if isinstance(padding, str):
         raise TypeError(f"{opname}(): argument 'padding' must be tuple of ints, not str")
-    groups = _check_int(groups, "groups", opname)
-    x, unbatched = _batched(input, n, opname)
-    stride = S.ntuple(stride, n, "stride", opname)
-    dilation = S.ntuple(dilation, n, "dilation", opname)
+    x, unbatched, stride, dilation, groups = _common_args(input, weight, bias, stride, dilation,
+                                                          groups, n, opname)
     padding = S.ntuple(padding, n, "padding", opname)
     output_padding = S.ntuple(output_padding, n, "output_padding", opname)
-    _check_positive(stride, "stride", "stride")
-    _check_positive(dilation, "dilation", "dilation")
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
     if any(p < 0 for p in output_padding):

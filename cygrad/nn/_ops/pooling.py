@@ -523,12 +523,13 @@ def _check_adaptive_input(input, n, opname, colon=""):
                         f"{type(input).__name__}")
     if input.dim() not in (n + 1, n + 2):
         shape = "[" + ", ".join(str(s) for s in input.shape) + "]"
-        raise RuntimeError(f"{opname}(): Expected {n + 1}D or {n + 2}D tensor, but got{colon} {shape}")
+        raise RuntimeError(f"{opname}(): Expected {n + 1}D or {n + 2}D tensor, but "
+                           f"got{colon} {shape}")
     for d in range(1, input.dim()):
         if input.shape[d] == 0:
             raise RuntimeError(f"{opname}(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with dimension "
-                               f"{d} being empty")
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
 
 
 def _adaptive_avg(input, output_size, n, opname):

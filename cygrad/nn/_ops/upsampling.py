@@ -8,7 +8,6 @@ the input's precision, so that floor() lands on the same index. ``area`` is
 ``adaptive_avg_pool``.
 """
 import math
-import numbers
 
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
@@ -21,7 +20,8 @@ __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 _MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
 _DIMS = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
-_NODE = {"nearest": "UpsampleNearest{}DBackward0", "nearest-exact": "UpsampleNearestExact{}DBackward0",
+_NODE = {"nearest": "UpsampleNearest{}DBackward0",
+         "nearest-exact": "UpsampleNearestExact{}DBackward0",
          "linear": "UpsampleLinear1DBackward0", "bilinear": "UpsampleBilinear2DBackward0",
          "bicubic": "UpsampleBicubic2DBackward0", "trilinear": "UpsampleTrilinear3DBackward0"}
 _CUBIC_A = -0.75
@@ -124,7 +124,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode not in _MODES or n not in (1, 2, 3):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
-                                  f"bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+                                  f"bicubic | trilinear | lanczos | area | nearest-exact "
+                                  f"(got {mode})")
     if mode in _DIMS and _DIMS[mode] != n:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
                                   f"{_DIMS[mode] + 2}D input")
@@ -172,7 +173,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             if size_i == out_i:
                 taps.append(None)
                 continue
-            taps.append(_nearest_taps(size_i, out_i, scale_i, mode == "nearest-exact", dtype, device))
+            exact = mode == "nearest-exact"
+            taps.append(_nearest_taps(size_i, out_i, scale_i, exact, dtype, device))
         elif mode == "bicubic":
             taps.append(_cubic_taps(size_i, out_i, align_corners, scale_i, dtype, device))
         else:
