@@ -155,7 +155,17 @@ assert live.count() == 0, live.count()
 """)
 
 
-@pytest.mark.parametrize("where", ["leaf", "intermediate", "post_accumulate"])
+# Hooks whose closure refers back to the tensor they hang on (directly or through its node).
+SELF_HOOKS = {
+    "leaf": "x.register_hook(lambda g: g + 0 * x.detach())",
+    "intermediate": "h.register_hook(lambda g: g + 0 * h.detach())",
+    "post_accumulate": "x.register_post_accumulate_grad_hook(lambda t: x)",
+    "node_hook": "h.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (h,) and None)",
+    "node_prehook": "h.grad_fn.register_prehook(lambda grad_outputs: (h,) and None)",
+}
+
+
+@pytest.mark.parametrize("where", sorted(SELF_HOOKS))
 @pytest.mark.parametrize("backward", [False, True])
 def test_hook_closure_referring_to_its_tensor_is_collected(where, backward):
     # A hook closure that refers back to its own tensor is a reference cycle: the GC
@@ -165,34 +175,12 @@ live = LiveTensors()
 def make():
     x = live.track(cygrad.tensor(A, requires_grad=True))
     h = live.track(x.sin())
-    if {where!r} == "leaf":
-        x.register_hook(lambda g: g + 0 * x.detach())
-    elif {where!r} == "intermediate":
-        h.register_hook(lambda g: g + 0 * h.detach())
-    else:
-        x.register_post_accumulate_grad_hook(lambda t: x)
+    {SELF_HOOKS[where]}
     y = live.track((h * x).sum())
     if {backward}:
         y.backward()
         check_grad(x)
         live.track(x.grad)
-make()
-gc.collect()
-assert live.count() == 0, live.count()
-""")
-
-
-@pytest.mark.parametrize("kind", ["register_hook", "register_prehook"])
-def test_node_hook_cycle_is_collected(kind):
-    run(f"""
-live = LiveTensors()
-def make():
-    x = live.track(cygrad.tensor(A, requires_grad=True))
-    h = live.track(x.sin())
-    if {kind!r} == "register_hook":
-        h.grad_fn.register_hook(lambda grad_inputs, grad_outputs: (h,) and None)
-    else:
-        h.grad_fn.register_prehook(lambda grad_outputs: (h,) and None)
 make()
 gc.collect()
 assert live.count() == 0, live.count()
