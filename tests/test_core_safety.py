@@ -226,3 +226,25 @@ def test_sizes_beyond_64_bits_raise_pytorchs_type_error(call):
     # PyTorch: "argument 'size' failed to unpack the object ... Overflow when unpacking long long"
     with pytest.raises(TypeError, match="Overflow when unpacking long long"):
         call()
+
+
+def test_as_strided_with_overflowing_extent_raises_instead_of_reading_the_heap():
+    x = cygrad.ones(3, 2, dtype=cygrad.int8)
+    with pytest.raises(RuntimeError, match="overflow"):
+        x.as_strided((3, 2), (1 << 62, 2), 100)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        x.as_strided((3, 2), (1 << 61, 1), 0)
+
+
+@pytest.mark.parametrize("dtype, step", [(cygrad.int32, -4), (cygrad.int64, -8),
+                                         (cygrad.int16, -3), (cygrad.int8, -5)])
+def test_in_place_integer_neg_on_negative_strides(dtype, step):
+    # NumPy 2.4's np.negative is wrong in place at these strides; cygrad must not be.
+    base = cygrad.arange(1, 41, dtype=dtype)
+    view = base[::step]
+    expected = -np.arange(1, 41)[::step]
+    view.neg_()
+    np.testing.assert_array_equal(view.numpy(), expected)
+    untouched = np.ones(40, dtype=bool)
+    untouched[::step] = False
+    np.testing.assert_array_equal(base.numpy()[untouched], np.arange(1, 41)[untouched])

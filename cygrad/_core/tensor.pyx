@@ -29,6 +29,7 @@ cdef extern from *:
     }
     """
     int cg_mul_overflow(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* r) noexcept nogil
+    int __builtin_add_overflow_ssize "__builtin_add_overflow"(Py_ssize_t a, Py_ssize_t b, Py_ssize_t* r) noexcept nogil
 
 cdef extern from *:
     """
@@ -919,6 +920,13 @@ cdef object unary(ElementwiseOp op, object x, object out):
         raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
     if op.c_op >= 0 and cg_has_unary(op.c_op, ct.code):
         _unary_c(op.c_op, _cast(tx, ct), to)
+    elif op.ufunc is not None and to._storage is tx._storage:
+        # In place through NumPy: compute into fresh memory, then copy. NumPy 2.4's
+        # negative gives wrong values in place at some negative strides (a -16-byte
+        # stride for 4-byte ints, found by the fuzzer).
+        tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
+        _call_ufunc(op, (_np_operand(tx, ct),), as_ndarray(tmp), ct)
+        copy_into(to, tmp)
     elif op.ufunc is not None:
         _call_ufunc(op, (_np_operand(tx, ct),), as_ndarray(to), ct)
     elif op.c_op >= 0 and ct.kind == KIND_FLOAT and cg_has_unary(op.c_op, DT_FLOAT32):
@@ -1722,6 +1730,8 @@ cdef class TensorBase:
         if nd > MAX_DIMS:
             raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
         empty = False
+        cdef Py_ssize_t reach, need
+        cdef bint overflow = False
         for i in range(nd):
             shape[i] = size[i]
             strides[i] = stride[i]
@@ -1729,12 +1739,18 @@ cdef class TensorBase:
                 raise RuntimeError(f"as_strided: negative size {shape[i]}")
             if shape[i] == 0:
                 empty = True
-            elif strides[i] < 0:
-                lo += strides[i] * (shape[i] - 1)
             else:
-                hi += strides[i] * (shape[i] - 1)
+                # checked: a wrapped extent would pass the bounds test below (issue 6)
+                overflow |= cg_mul_overflow(strides[i], shape[i] - 1, &reach)
+                if strides[i] < 0:
+                    overflow |= __builtin_add_overflow_ssize(lo, reach, &lo)
+                else:
+                    overflow |= __builtin_add_overflow_ssize(hi, reach, &hi)
         if off < 0:
             raise RuntimeError(f"Tensor: invalid storage offset {off}")
+        if not empty and (overflow or cg_mul_overflow(hi + 1, self._dtype.itemsize, &need)):
+            raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} "
+                               f"and strides={list(stride)}")
         if not empty and (lo < 0 or (hi + 1) * self._dtype.itemsize > self._storage.nbytes):
             raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
                                f"offset {off}, and itemsize {self._dtype.itemsize} requiring a "
