@@ -248,3 +248,21 @@ def test_in_place_integer_neg_on_negative_strides(dtype, step):
     untouched = np.ones(40, dtype=bool)
     untouched[::step] = False
     np.testing.assert_array_equal(base.numpy()[untouched], np.arange(1, 41)[untouched])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: cygrad.exp(5), "exp(): argument 'input' (position 1) must be Tensor, not int"),
+    (lambda: cygrad.sqrt(1e-30), "sqrt(): argument 'input' (position 1) must be Tensor, not float"),
+    (lambda: cygrad.maximum(2, cygrad.ones(2)), "maximum(): argument 'input'"),
+    (lambda: cygrad.eq(2, cygrad.ones(2)), "eq(): argument 'input'"),
+])
+def test_function_forms_want_a_tensor_input_as_in_pytorch(call, message):
+    with pytest.raises(TypeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        call()
+
+
+def test_numbers_still_work_where_pytorch_takes_them():
+    t = cygrad.tensor([1.0, 2.0])
+    np.testing.assert_array_equal((2 + t).numpy(), [3.0, 4.0])           # operators
+    np.testing.assert_array_equal(cygrad.remainder(5, t).numpy(), [0.0, 1.0])
+    np.testing.assert_array_equal(cygrad.maximum(t, cygrad.tensor(1.5)).numpy(), [1.5, 2.0])

@@ -28,10 +28,18 @@ __all__ = list(_UNARY) + list(_BINARY) + [
     "less_equal", "not_equal", "equal", "allclose", "isclose", "float_power"]
 
 
+# PyTorch's argument rule for the function forms (the operators and methods are
+# looser: ``2 + t`` is fine): a number may stand for ``input`` only in these ops.
+_NUMBER_INPUT_OK = {"remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor",
+                    "bitwise_left_shift", "bitwise_right_shift"}
+
+
 def _make_unary(name):
     op = OPS[name]
 
     def fn(input, *, out=None):
+        if not isinstance(input, TensorBase):
+            raise not_tensor(input, name)
         return _C.unary_op(op, input, out)
 
     example = "[0, 1]" if name == "bitwise_not" else "[0.5, 1.0]"   # bitwise ops reject floats
@@ -54,8 +62,11 @@ def _example_values(name):
 
 def _make_binary(name):
     op = OPS[name]
+    number_input_ok = name in _NUMBER_INPUT_OK
 
     def fn(input, other, *, out=None):
+        if not (number_input_ok or isinstance(input, TensorBase)):
+            raise not_tensor(input, name)
         return _C.binary_op(op, input, other, out)
 
     def fn_(self, other):
