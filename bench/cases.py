@@ -145,6 +145,7 @@ def make_cases(quick=False):
                           square_pair(size), same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3))
     cases.extend(_recurrent_cases(cygrad, torch))
     cases.extend(_conv_cases(cygrad, torch))
+    cases.extend(_training_cases(cygrad, torch, quick))
     return cases
 
 
@@ -194,3 +195,123 @@ def _conv_cases(cygrad, torch):
             Case("max_pool2d 2x2 N32 C16 32x32", group,
                  lambda rng: (_uniform(rng, (32, 16, 32, 32)),),
                  ops={k: pool(F) for k, F in libs.items()}, requires_grad=True)]
+
+
+def _same_weights(models, rng):
+    """Give every library's copy of a model the same random float32 weights."""
+    first = next(iter(models.values()))
+    weights = {k: _uniform(rng, tuple(v.shape), -0.1, 0.1) for k, v in first.state_dict().items()}
+    for lib, model in models.items():
+        model.load_state_dict({k: lib.from_numpy(v.copy()) for k, v in weights.items()})
+
+
+def _training_cases(cygrad, torch, quick):
+    """Whole training steps (issue 9): an MLP with SGD, a small CNN with Adam,
+    DataLoader throughput with two workers, and the peak memory of a process
+    that imports the library and trains the MLP."""
+    from harness import Case
+    group = "training (float32): one step = zero_grad, forward, loss, backward, step"
+    libs = {"cygrad": cygrad} if torch is None else {"cygrad": cygrad, "torch": torch}
+    rng = np.random.default_rng(2)
+
+    def mlp(T):
+        nn = T.nn
+        return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                             nn.Linear(128, 10))
+
+    def cnn(T):
+        nn = T.nn
+        return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+
+    def step_ops(build, make_opt, x, y):
+        models = {T: build(T) for T in libs.values()}
+        _same_weights(models, rng)
+        ops = {}
+        for name, T in libs.items():
+            model, xs, ys = models[T], T.from_numpy(x.copy()), T.from_numpy(y.copy())
+            opt, loss_fn = make_opt(T, model), T.nn.CrossEntropyLoss()
+
+            def step(model=model, opt=opt, loss_fn=loss_fn, xs=xs, ys=ys):
+                opt.zero_grad()
+                loss_fn(model(xs), ys).backward()
+                opt.step()
+            ops[name] = step
+        return ops
+
+    labels = lambda n: rng.integers(0, 10, n).astype(np.int64)  # noqa: E731
+    cases = [
+        # setup gives no inputs and requires_grad marks a case NumPy has no column for
+        Case("MLP 784-256-128-10 batch 128, SGD", group, lambda r: (),
+             ops=step_ops(mlp, lambda T, m: T.optim.SGD(m.parameters(), lr=0.01, momentum=0.9),
+                          _uniform(rng, (128, 784)), labels(128)), requires_grad=True),
+        Case("CNN c16-pool-c32-pool-fc 1x28x28 batch 64, Adam", group, lambda r: (),
+             ops=step_ops(cnn, lambda T, m: T.optim.Adam(m.parameters(), lr=1e-3),
+                          _uniform(rng, (64, 1, 28, 28)), labels(64)), requires_grad=True),
+    ]
+
+    # DataLoader: one epoch over a TensorDataset, two persistent workers (started
+    # by the warm-up call, so the timing is the batches' transport, not start-up).
+    # Built on first call: make_cases() should not allocate the data set.
+    n = 1024 if quick else 4096
+    loaders = {}
+
+    def epoch(name):
+        def run():
+            if name not in loaders:
+                import cygrad.utils.data
+                T = libs[name]
+                data = torch.utils.data if name == "torch" else cygrad.utils.data
+                images, targets = _uniform(rng, (n, 3, 32, 32)), labels(n)
+                ds = data.TensorDataset(T.from_numpy(images), T.from_numpy(targets))
+                loaders[name] = data.DataLoader(ds, batch_size=128, shuffle=True,
+                                                num_workers=2, persistent_workers=True)
+            for _ in loaders[name]:
+                pass
+        return run
+    cases.append(Case(f"DataLoader 2 workers: epoch of {n} x (3,32,32), batch 128", group,
+                      lambda r: (), ops={name: epoch(name) for name in libs},
+                      requires_grad=True,
+                      note="time per epoch (persistent workers); throughput ratio = 1 / cy/torch"))
+
+    # Peak RSS: a fresh process imports the library and trains the MLP for 100
+    # steps; its time is what the table shows, its peak RSS goes in the note.
+    rss = {}
+    rss_case = Case("process: import + 100 MLP steps (peak RSS in note)", group, lambda r: (),
+                    requires_grad=True)
+
+    def in_subprocess(name):
+        def run():
+            import subprocess
+            import sys
+            out = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, name], check=True,
+                                 capture_output=True, text=True).stdout
+            rss[name] = int(out.split()[-1]) / 1024          # KiB -> MiB
+            rss_case.note = "peak RSS " + ", ".join(f"{k} {v:.0f} MiB" for k, v in rss.items())
+        return run
+    rss_case.ops = {name: in_subprocess(name) for name in libs}
+    cases.append(rss_case)
+    return cases
+
+
+_RSS_SCRIPT = """
+import resource, sys
+T = __import__(sys.argv[1])
+nn = T.nn
+model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                      nn.Linear(128, 10))
+opt = T.optim.SGD(model.parameters(), lr=0.01)
+x, y = T.randn(128, 784), T.randint(0, 10, (128,))
+for _ in range(100):
+    opt.zero_grad()
+    nn.functional.cross_entropy(model(x), y).backward()
+    opt.step()
+try:
+    # VmHWM: this process's own peak. ru_maxrss is not: on Linux it carries the
+    # peak of the (large) benchmark process that forked this one across exec.
+    with open("/proc/self/status") as f:
+        print(next(line.split()[1] for line in f if line.startswith("VmHWM:")))
+except OSError:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
