@@ -2,7 +2,6 @@
 
 Environment knobs (all optional):
   CYGRAD_ARCH      -march value for the kernels (default "native"; "" = compiler default)
-  CYGRAD_OPENMP    "0" builds without OpenMP (single-threaded kernels)
   CYGRAD_DEBUG     "1" builds with -O0 -g and Cython bounds checks
 """
 import os
@@ -13,7 +12,6 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 ARCH = os.environ.get("CYGRAD_ARCH", "native")
-OPENMP = os.environ.get("CYGRAD_OPENMP", "1") != "0"
 DEBUG = os.environ.get("CYGRAD_DEBUG", "0") == "1"
 
 compile_args = ["-O0", "-g"] if DEBUG else ["-O3"]
@@ -25,13 +23,15 @@ if ARCH:
 link_args = ["-lm"]
 if sys.platform.startswith("linux"):
     link_args.append("-lmvec")
-if OPENMP:
-    compile_args.append("-fopenmp")
-    link_args.append("-fopenmp")
+# The kernels' thread pool (cygrad/_core/cpu/parallel.c) is plain pthreads, not
+# OpenMP: see that file for why.
+compile_args.append("-pthread")
+link_args.append("-pthread")
 
-BUILD_FLAGS = {"arch": ARCH, "openmp": OPENMP, "debug": DEBUG, "cflags": compile_args, "ldflags": link_args}
+BUILD_FLAGS = {"arch": ARCH, "debug": DEBUG, "cflags": compile_args, "ldflags": link_args}
 
-CPU_SOURCES = ["cygrad/_core/cpu/elementwise.c", "cygrad/_core/cpu/reduce.c"]
+CPU_SOURCES = ["cygrad/_core/cpu/elementwise.c", "cygrad/_core/cpu/reduce.c",
+               "cygrad/_core/cpu/parallel.c"]
 
 
 def ext(name, extra_sources=()):
