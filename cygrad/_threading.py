@@ -31,6 +31,7 @@ import ctypes
 import glob
 import multiprocessing
 import os
+import sys
 
 from ._core import tensor as _C
 
@@ -263,15 +264,23 @@ def policy():
         "blas": None if _blas is None else f"OpenBLAS, {_blas.get()} threads ({_blas.path})",
         "blas_parallel_min": BLAS_PARALLEL_MIN,
         "parallel_min": _C._get_parallel_min(),
-        "worker_process": multiprocessing.parent_process() is not None,
+        "worker_process": _in_worker_process(),
     }
+
+
+def _in_worker_process():
+    """True in a multiprocessing child, also while it is still importing its target
+    (spawn and forkserver set parent_process() only after unpickling it)."""
+    return (multiprocessing.parent_process() is not None
+            or getattr(multiprocessing.current_process(), "_inheriting", False)
+            or "--multiprocessing-fork" in sys.argv)
 
 
 def _initial_threads():
     n = _env_threads()
     if n is not None:
         return n
-    if multiprocessing.parent_process() is not None:
+    if _in_worker_process():
         return 1
     return _available_cores()
 

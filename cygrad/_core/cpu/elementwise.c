@@ -161,6 +161,10 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
     cg_index most = outer * n / CG_MIN_CHUNK;
     cg_index nchunks = (cg_index)nt * CG_CHUNKS_PER_THREAD;
     if (nchunks > most) nchunks = most;
+    if (nchunks < 2) {
+        cg_iter_range(&it, base, fn, op, 0, outer);
+        return;
+    }
     cg_run_job job = {&it, base, fn, op, 0, 0};
     if (outer == 1) {
         cg_index chunk = (n + nchunks - 1) / nchunks;

@@ -17,6 +17,7 @@
  * The counter packs a generation (high 32 bits) with the number of chunks not
  * yet claimed (low 32 bits): a compare-and-swap on it can only claim a chunk of
  * the job it read, never one of a job published later (no ABA). */
+#define _GNU_SOURCE       /* pthread_setname_np, CPU_COUNT */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -143,6 +144,9 @@ static int ensure_workers(int want) {
                                 (void*)(intptr_t)pool_started);
         pthread_attr_destroy(&attr);
         if (rc != 0) break;
+#ifdef __linux__
+        pthread_setname_np(pool_threads[pool_started], "cygrad-pool");   /* top -H, /proc */
+#endif
         pool_started++;
     }
     return pool_started;
