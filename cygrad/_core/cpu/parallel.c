@@ -30,13 +30,20 @@
 /* How long an idle worker polls for the next job before sleeping. */
 #define CG_SPIN_NS 50000
 
-/* Element counts above which a kernel family uses more than one thread; set
- * from measurements (see bench/thresholds.py), changeable at run time. */
+/* Element counts from which a kernel family uses more than one thread, from
+ * bench/thresholds.py on the 2-core development machine (min of 3-21 repeats;
+ * the machine was loaded, load average 11-17, so these lean high):
+ * - binary ops and copies are memory-bound: two threads never beat one by more
+ *   than a few percent up to 4M elements, so they split only from 1M, where an
+ *   op takes ~100 us and waking a worker cannot cost much relative to it;
+ * - exp and friends: 0.47-0.58x of one thread from 16K-64K in the quieter run;
+ * - sums: 0.41-0.50x from 256K to 1M in the quieter run.
+ * Changeable at run time (cygrad._core.tensor._set_parallel_min). */
 cg_index cg_parallel_min[CG_PAR_NUM_FAMILIES] = {
-    [CG_PAR_BINARY] = 262144,
-    [CG_PAR_UNARY_CHEAP] = 262144,
-    [CG_PAR_UNARY_MATH] = 32768,
-    [CG_PAR_REDUCE] = 262144,
+    [CG_PAR_BINARY] = 1 << 20,
+    [CG_PAR_UNARY_CHEAP] = 1 << 20,
+    [CG_PAR_UNARY_MATH] = 1 << 16,
+    [CG_PAR_REDUCE] = 1 << 18,
 };
 
 static int cg_threads = 0;            /* 0: not chosen yet (number of cores) */
