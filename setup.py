@@ -2,7 +2,6 @@
 
 Environment knobs (all optional):
   CYGRAD_ARCH      -march value for the kernels (default "native"; "" = compiler default)
-  CYGRAD_OPENMP    "0" builds without OpenMP (single-threaded kernels)
   CYGRAD_DEBUG     "1" builds with -O0 -g and Cython bounds checks
   CYGRAD_SANITIZE  "address" builds with AddressSanitizer + UndefinedBehaviorSanitizer
                    (-O1 -g); run it with libasan preloaded: see docs/memory_safety.md
@@ -15,7 +14,6 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 ARCH = os.environ.get("CYGRAD_ARCH", "native")
-OPENMP = os.environ.get("CYGRAD_OPENMP", "1") != "0"
 DEBUG = os.environ.get("CYGRAD_DEBUG", "0") == "1"
 SANITIZE = os.environ.get("CYGRAD_SANITIZE", "")
 if SANITIZE not in ("", "address"):
@@ -37,9 +35,10 @@ if ARCH:
 link_args = ["-lm"]
 if sys.platform.startswith("linux"):
     link_args.append("-lmvec")
-if OPENMP:
-    compile_args.append("-fopenmp")
-    link_args.append("-fopenmp")
+# The kernels' thread pool (cygrad/_core/cpu/parallel.c) is plain pthreads, not
+# OpenMP: see that file for why.
+compile_args.append("-pthread")
+link_args.append("-pthread")
 if SANITIZE:
     # Linked into the extensions too, so they need libasan; the interpreter is not
     # instrumented, hence LD_PRELOAD at run time (tests/stress/run_sanitized.sh).
@@ -47,10 +46,11 @@ if SANITIZE:
     compile_args.append(sanitizers)
     link_args.append(sanitizers)
 
-BUILD_FLAGS = {"arch": ARCH, "openmp": OPENMP, "debug": DEBUG, "sanitize": SANITIZE,
+BUILD_FLAGS = {"arch": ARCH, "debug": DEBUG, "sanitize": SANITIZE,
                "cflags": compile_args, "ldflags": link_args}
 
-CPU_SOURCES = ["cygrad/_core/cpu/elementwise.c", "cygrad/_core/cpu/reduce.c"]
+CPU_SOURCES = ["cygrad/_core/cpu/elementwise.c", "cygrad/_core/cpu/reduce.c",
+               "cygrad/_core/cpu/parallel.c"]
 
 
 def ext(name, extra_sources=()):

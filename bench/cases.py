@@ -146,6 +146,47 @@ def make_cases(quick=False):
     cases.extend(_recurrent_cases(cygrad, torch))
     cases.extend(_conv_cases(cygrad, torch))
     cases.extend(_training_cases(cygrad, torch, quick))
+    cases += loop_cases(cygrad, torch, quick)
+    return cases
+
+
+def loop_cases(cygrad, torch, quick=False):
+    """Training loops (bench/loops.py), each quiet and with one busy process beside it.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cases import loop_cases
+    >>> [c.busy for c in loop_cases(cygrad, None, quick=True)]
+    [0, 0, 0, 1, 1, 1]
+    """
+    import functools
+
+    import loops
+    from harness import Case
+
+    steps = 20 if quick else 100
+
+    def each(fn, numpy_fn=None):
+        ops = {"cygrad": functools.partial(fn, cygrad, steps=steps)}
+        if numpy_fn is not None:
+            ops["numpy"] = functools.partial(numpy_fn, steps=steps)
+        if torch is not None:
+            ops["torch"] = functools.partial(fn, torch, steps=steps)
+        return ops
+
+    loops_ = [
+        ("two-layer net, raw tensor ops", loops.two_layer_inputs,
+         each(loops.two_layer_raw, loops.two_layer_raw_numpy)),
+        ("two-layer net, autograd", loops.two_layer_inputs, each(loops.two_layer_autograd)),
+        ("MLP 784-128-64-10, autograd", loops.mlp_inputs, each(loops.mlp_step)),
+    ]
+    cases = []
+    for busy, label in ((0, "quiet"), (1, "1 busy process beside it")):
+        group = f"training loops, {steps} steps per call ({label})"
+        suffix = "" if busy == 0 else " [busy]"
+        for name, setup, ops in loops_:
+            cases.append(Case(name + suffix, group, setup, ops=ops, busy=busy, rtol=1e-3))
     return cases
 
 

@@ -27,12 +27,15 @@ Examples
 >>> r.times["numpy"] > 0
 True
 """
+import contextlib
 import dataclasses
 import datetime
 import json
 import os
 import platform
+import subprocess
 import sys
+import time
 import timeit
 
 import numpy as np
@@ -105,6 +108,7 @@ class Case:
     atol: float = 1e-5
     note: str = ""
     requires_grad: bool = False   # inputs require grad (autograd cases; NumPy has none)
+    busy: int = 0                 # busy processes running beside the timing (see busy_processes)
 
     def op_for(self, lib_name):
         return self.ops.get(lib_name, self.same)
@@ -203,12 +207,14 @@ def run_case(case, libs, config):
     inputs = case.setup(rng)
     expected = None
     if "numpy" in libs and case.op_for("numpy") is not None:
-        expected = case.op_for("numpy")(*inputs)
+        # on copies: a loop that updates its weights in place must not move the
+        # starting point of the libraries timed after it
+        expected = case.op_for("numpy")(*(np.copy(x) for x in inputs))
     times, status = {}, {}
     for name, lib in libs.items():
         fn = case.op_for(name)
         times[name], status[name] = None, ""
-        if fn is None and case.requires_grad:
+        if fn is None and (case.requires_grad or name != "cygrad"):
             continue                # NumPy has no autograd: an empty cell, not "n/a"
         if fn is None:
             status[name] = NOT_IMPLEMENTED
@@ -216,17 +222,45 @@ def run_case(case, libs, config):
         args = tuple(lib.convert(x) for x in inputs)
         if case.requires_grad:
             args = tuple(a.requires_grad_() for a in args)
-        try:
-            first = fn(*args)      # also the warm-up call
-        except Exception as exc:
-            status[name] = _classify_error(name, exc)
-            continue
-        if expected is not None and name != "numpy":
-            status[name] = _check(case, lib, first, expected)
-        del first
-        times[name] = _time(case, fn, args, config)
+        with busy_processes(case.busy):
+            try:
+                first = fn(*args)      # also the warm-up call
+            except Exception as exc:
+                status[name] = _classify_error(name, exc)
+                continue
+            if expected is not None and name != "numpy":
+                status[name] = _check(case, lib, first, expected)
+            del first
+            times[name] = _time(case, fn, args, config)
         del args
     return Result(case, times, status)
+
+
+@contextlib.contextmanager
+def busy_processes(n):
+    """Run ``n`` processes that spin on a core each for the duration of the block.
+
+    They stand for "one other busy program on the machine": a timing taken
+    inside shows how a library copes when it cannot have every core.
+
+    Examples
+    --------
+    >>> with busy_processes(1) as procs:
+    ...     [p.poll() is None for p in procs]
+    [True]
+    >>> [p.poll() is not None for p in procs]
+    [True]
+    """
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                              stdin=subprocess.DEVNULL) for _ in range(n)]
+    try:
+        if procs:
+            time.sleep(0.2)    # let them start spinning before anything is timed
+        yield procs
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
 
 
 # ---- formatting -----------------------------------------------------------------------

@@ -5,6 +5,7 @@ Usage::
     python bench/run.py            # full sizes (a minute or two)
     python bench/run.py --quick    # small sizes, fewer repeats (seconds)
     python bench/run.py -k matmul  # only cases whose name contains "matmul"
+    python bench/run.py --busy 1   # every case with one busy process beside it
 
 Prints one row per case: the time of one call for each library, then the ratios
 cygrad/NumPy and cygrad/PyTorch (below 1.00x: cygrad is faster). Also writes
@@ -12,6 +13,7 @@ the numbers and the machine description to ``bench/results/latest.json``.
 A cygrad op that does not exist yet shows as "n/a (not implemented)".
 """
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -37,6 +39,9 @@ def parse_args(argv=None):
                    help="where to write the results (default: bench/results/latest.json; "
                         "'' to skip)")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+    p.add_argument("--busy", type=int, default=0,
+                   help="run every case with this many busy processes beside it (cases "
+                        "marked '1 busy process' always have one)")
     return p.parse_args(argv)
 
 
@@ -73,6 +78,8 @@ def main(argv=None):
             sys.exit(f"bench: cygrad does not import ({exc}); install it first: pip install -e .")
     missing = [n for n in names if n not in libs]
     cases = [c for c in make_cases(quick=args.quick) if args.filter in c.name]
+    if args.busy:
+        cases = [dataclasses.replace(c, busy=max(c.busy, args.busy)) for c in cases]
     config = config_for(args.quick)
 
     env = harness.environment(libs)
@@ -83,6 +90,8 @@ def main(argv=None):
     print(f"timing: min of {config.repeat} x {config.number:,} calls for small ops "
           f"(harness call overhead subtracted); min of {config.large_repeat} repeats for "
           f"large ops; every call allocates its own output")
+    if args.busy:
+        print(f"every case runs with {args.busy} busy process(es) beside it")
     print()
     results = run(cases, libs, config, show_progress=not args.no_progress)
     after = harness.load_average()

@@ -12,8 +12,9 @@ from ._device import device
 from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16,
                           bfloat16, float32, float64, promote_types, set_default_dtype,
                           get_default_dtype)
-from ._core.tensor import (result_type, is_grad_enabled, get_num_threads, set_num_threads,
-                           Size, from_numpy)
+from ._core.tensor import result_type, is_grad_enabled, Size, from_numpy
+from ._threading import (get_num_threads, set_num_threads, get_num_interop_threads,
+                         set_num_interop_threads)
 from ._core.tensor import _can_cast as can_cast
 from ._tensor import Tensor
 from . import memory

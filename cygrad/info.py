@@ -53,6 +53,7 @@ def collect():
         "ml_dtypes": _version_of("ml_dtypes"),
         "build_flags": _build_flags(),
         "num_threads": cygrad.get_num_threads(),
+        "threading": cygrad._threading.policy(),
         "host_allocator": cygrad.memory.host_stats(),
         "cuda": reason is None,
         "cuda_reason": reason,
@@ -65,6 +66,19 @@ def _format_bytes(n):
         if abs(n) < 1024 or unit == "GiB":
             return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
+
+
+def _threading_lines(policy):
+    """The threading policy: one thread budget for cygrad's kernels and the BLAS."""
+    lines = [f"Threads:          {policy['num_threads']} intra-op (cygrad's kernels and BLAS "
+             f"together), {policy['num_interop_threads']} inter-op"
+             + (" (worker process: starts with 1)" if policy["worker_process"] else "")]
+    lines.append(f"  BLAS:           {policy['blas'] or 'not an OpenBLAS found here: not limited'}")
+    mins = ", ".join(f"{k} {v:,}" for k, v in policy["parallel_min"].items())
+    lines.append(f"  parallel from:  {mins} elements; matrix products from "
+                 f"{policy['blas_parallel_min']:,} multiply-adds")
+    lines.append("  idle workers:   poll for 50 µs after an op, then sleep (no long spinning)")
+    return lines
 
 
 def format_report(info):
@@ -90,11 +104,10 @@ def format_report(info):
     else:
         lines.append("Build flags:")
         lines.append(f"  arch (CYGRAD_ARCH):     {flags.get('arch') or '(compiler default)'}")
-        lines.append(f"  OpenMP (CYGRAD_OPENMP): {flags.get('openmp')}")
         lines.append(f"  debug (CYGRAD_DEBUG):   {flags.get('debug')}")
         lines.append(f"  cflags:  {' '.join(flags.get('cflags', []))}")
         lines.append(f"  ldflags: {' '.join(flags.get('ldflags', []))}")
-    lines.append(f"OpenMP threads:   {info['num_threads']}")
+    lines.extend(_threading_lines(info["threading"]))
     lines.append("Host allocator:")
     for key, value in info["host_allocator"].items():
         shown = _format_bytes(value) if key.endswith(("bytes", "limit")) else value

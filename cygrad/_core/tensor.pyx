@@ -82,7 +82,8 @@ cdef extern from "kernels.h" nogil:
     void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out)
     int cg_num_threads()
     void cg_set_num_threads(int n)
-    cg_index cg_parallel_threshold
+    enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
+    cg_index cg_parallel_min[4]
     enum: CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM
     enum:
         CG_COPY, CG_NEG, CG_ABS, CG_EXP, CG_EXP2, CG_EXPM1, CG_LOG, CG_LOG2, CG_LOG10,
@@ -205,6 +206,18 @@ def set_num_threads(int n):
     if n < 1:
         raise ValueError(f"set_num_threads expects a positive integer, got {n}")
     cg_set_num_threads(n)
+
+_PARALLEL_FAMILIES = ("binary", "unary_cheap", "unary_math", "reduce")
+
+def _get_parallel_min():
+    """{kernel family: element count from which it uses more than one thread}."""
+    return {name: cg_parallel_min[i] for i, name in enumerate(_PARALLEL_FAMILIES)}
+
+def _set_parallel_min(family, Py_ssize_t n):
+    """Set one family's threshold (tests and bench/thresholds.py use this)."""
+    if n < 1:
+        raise ValueError(f"threshold must be positive, got {n}")
+    cg_parallel_min[_PARALLEL_FAMILIES.index(family)] = n
 
 # The Python class users see (cygrad.Tensor subclasses TensorBase); set at import.
 cdef type _TensorCls = None

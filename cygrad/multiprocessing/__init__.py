@@ -31,10 +31,8 @@ Examples
 ([1.0, 1.0, 1.0], True)
 """
 import multiprocessing
-import os
 from multiprocessing import *  # noqa: F401,F403
 
-from .. import _core
 from .reductions import init_reductions
 
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
@@ -80,10 +78,5 @@ def set_sharing_strategy(new_strategy):
                              f"expected one of {_STRATEGIES}")
 
 
-def _single_threaded_child():
-    _core.tensor.set_num_threads(1)
-
-
 init_reductions()
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_single_threaded_child)
+# Forked children start single-threaded: cygrad/_threading.py registers that policy.

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._core import tensor as _C
 from .._core import dtype as _dt
+from .. import _threading
 from .._core.tensor import TensorBase
 from .._device import CPU
 from .._tensor import Tensor, tensor_method
@@ -156,7 +157,8 @@ def _product_into(a, b, result):
     elif a.numel() == 0 or b.numel() == 0:
         rv[...] = 0          # an empty sum
     else:
-        np.matmul(_C._ndarray(a), _C._ndarray(b), out=rv)
+        av = _C._ndarray(a)
+        _threading.matmul_into(av, _C._ndarray(b), rv, rv.size * av.shape[-1])
     return result
 
 

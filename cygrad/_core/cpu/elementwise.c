@@ -2,9 +2,6 @@
 #include <math.h>
 #include <string.h>
 #include "kernels.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Ask gcc to vectorise these calls through glibc's libmvec (e.g. _ZGVdN8v_expf).
  * With -fno-math-errno this keeps IEEE special values, unlike -ffast-math. */
@@ -29,19 +26,6 @@ float tanhf(float) CG_SIMD; double tanh(double) CG_SIMD;
 float erff(float) CG_SIMD; double erf(double) CG_SIMD;
 float erfcf(float) CG_SIMD; double erfc(double) CG_SIMD;
 #endif
-
-cg_index cg_parallel_threshold = 32768;
-static int cg_threads = 0;
-
-int cg_num_threads(void) {
-#ifdef _OPENMP
-    return cg_threads > 0 ? cg_threads : omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-void cg_set_num_threads(int n) { cg_threads = n; }
 
 /* ---------------------------------------------------------------- n-d driver */
 
@@ -123,9 +107,46 @@ static void cg_iter_range(const cg_iter* it, char** base, cg_inner_fn fn, int op
     }
 }
 
+/* One parallel run: chunk c covers outer rows [c*outer/nchunks, ...), or, for a
+ * single long row, a 64-element-aligned piece of it. */
+typedef struct {
+    const cg_iter* it;
+    char** base;
+    cg_inner_fn fn;
+    int op, nchunks;
+    cg_index chunk;      /* elements per chunk when outer == 1, else 0 */
+} cg_run_job;
+
+static void cg_run_chunk(void* arg, int c) {
+    const cg_run_job* j = (const cg_run_job*)arg;
+    const cg_iter* it = j->it;
+    if (j->chunk) {
+        cg_index n = it->shape[0], start = c * j->chunk;
+        if (start >= n) return;
+        cg_index len = n - start < j->chunk ? n - start : j->chunk;
+        cg_index inner_s[3];
+        char* p[3];
+        for (int k = 0; k < it->nops; k++) {
+            inner_s[k] = it->strides[k][0];
+            p[k] = j->base[k] + start * inner_s[k] * it->itemsize[k];
+        }
+        j->fn(p, inner_s, len, j->op);
+    } else {
+        cg_index outer = 1;
+        for (int d = 0; d < it->ndim - 1; d++) outer *= it->shape[d];
+        cg_iter_range(it, j->base, j->fn, j->op, outer * c / j->nchunks,
+                      outer * (c + 1) / j->nchunks);
+    }
+}
+
+/* Chunks per thread: a few, so a thread that loses its core to another process
+ * holds up only a small piece. */
+#define CG_CHUNKS_PER_THREAD 4
+#define CG_MIN_CHUNK 8192
+
 static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
                    const cg_index* shape, const cg_index* const* strides,
-                   cg_inner_fn fn, int op) {
+                   cg_inner_fn fn, int op, int family) {
     cg_iter it;
     if (!cg_iter_init(&it, nops, ndim, shape, strides)) return;
     for (int k = 0; k < nops; k++) it.itemsize[k] = itemsize[k];
@@ -133,33 +154,27 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
     cg_index outer = 1;
     for (int d = 0; d < it.ndim - 1; d++) outer *= it.shape[d];
     int nt = cg_num_threads();
-    if (nt <= 1 || outer * n < cg_parallel_threshold) {
+    if (nt <= 1 || outer * n < cg_parallel_min[family]) {
         cg_iter_range(&it, base, fn, op, 0, outer);
         return;
     }
-#ifdef _OPENMP
-    if (outer == 1) {
-        /* one long run: split it into contiguous chunks, one per thread */
-        cg_index inner_s[3];
-        for (int k = 0; k < nops; k++) inner_s[k] = it.strides[k][0];
-        cg_index chunk = (n + nt - 1) / nt;
-        chunk = (chunk + 63) & ~(cg_index)63;
-        #pragma omp parallel for num_threads(nt) schedule(static)
-        for (cg_index start = 0; start < n; start += chunk) {
-            char* p[3];
-            for (int k = 0; k < nops; k++) p[k] = base[k] + start * inner_s[k] * itemsize[k];
-            cg_index len = n - start < chunk ? n - start : chunk;
-            fn(p, inner_s, len, op);
-        }
-    } else {
-        int parts = outer < nt ? (int)outer : nt;
-        #pragma omp parallel for num_threads(parts) schedule(static)
-        for (int t = 0; t < parts; t++) {
-            cg_index b = outer * t / parts, e = outer * (t + 1) / parts;
-            cg_iter_range(&it, base, fn, op, b, e);
-        }
+    cg_index most = outer * n / CG_MIN_CHUNK;
+    cg_index nchunks = (cg_index)nt * CG_CHUNKS_PER_THREAD;
+    if (nchunks > most) nchunks = most;
+    if (nchunks < 2) {
+        cg_iter_range(&it, base, fn, op, 0, outer);
+        return;
     }
-#endif
+    cg_run_job job = {&it, base, fn, op, 0, 0};
+    if (outer == 1) {
+        cg_index chunk = (n + nchunks - 1) / nchunks;
+        job.chunk = (chunk + 63) & ~(cg_index)63;
+        nchunks = (n + job.chunk - 1) / job.chunk;
+    } else if (nchunks > outer) {
+        nchunks = outer;
+    }
+    job.nchunks = (int)nchunks;
+    cg_parallel_chunks(job.nchunks, cg_run_chunk, &job);
 }
 
 /* ------------------------------------------------------------ binary loops */
@@ -226,7 +241,7 @@ void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
     default: return;
     }
     cg_index itemsize[3] = {isz, isz, isz};
-    cg_run(3, base, itemsize, ndim, shape, strides, fn, op);
+    cg_run(3, base, itemsize, ndim, shape, strides, fn, op, CG_PAR_BINARY);
 }
 
 /* ------------------------------------------------------------- unary loops */
@@ -292,6 +307,19 @@ DEF_COPY(16)
 DEF_COPY(32)
 DEF_COPY(64)
 
+/* Ops whose cost is mostly moving memory use threads later than ops that
+ * compute a transcendental function per element. */
+static int cg_unary_family(int op) {
+    switch (op) {
+    case CG_COPY: case CG_NEG: case CG_ABS: case CG_RELU: case CG_FLOOR: case CG_CEIL:
+    case CG_TRUNC: case CG_ROUND: case CG_FRAC: case CG_SQUARE: case CG_RECIPROCAL:
+    case CG_SQRT: case CG_RSQRT:
+        return CG_PAR_UNARY_CHEAP;
+    default:
+        return CG_PAR_UNARY_MATH;
+    }
+}
+
 static const int cg_dtype_size[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
 
 int cg_has_unary(int op, int dtype) {
@@ -321,5 +349,5 @@ void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
     } else {
         return;
     }
-    cg_run(2, base, itemsize, ndim, shape, strides, fn, op);
+    cg_run(2, base, itemsize, ndim, shape, strides, fn, op, cg_unary_family(op));
 }

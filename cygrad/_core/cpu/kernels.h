@@ -4,7 +4,7 @@
  * drops size-1 dimensions, merges dimensions that are contiguous in every
  * operand, and hands the innermost run to a typed inner loop. Strides are in
  * elements and may be 0 (broadcast) or negative (flipped views). Large loops
- * are split across OpenMP threads. */
+ * are split across the threads of cygrad's pool (parallel.c). */
 #ifndef CYGRAD_KERNELS_H
 #define CYGRAD_KERNELS_H
 #include <stddef.h>
@@ -46,9 +46,17 @@ void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
  * Sums of float32 accumulate in double per block, so long sums stay accurate. */
 void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out);
 
-/* Threads the kernels may use (OpenMP), and the element count below which they stay serial. */
+/* The intra-op thread pool (parallel.c): threads the kernels may use, and
+ * cg_parallel_chunks(n, fn, ctx), which calls fn(ctx, c) once for each chunk c in
+ * [0, n), on the pool's threads and the caller's. Which thread runs a chunk
+ * varies; what a chunk computes must not. */
 int cg_num_threads(void);
 void cg_set_num_threads(int n);
-extern cg_index cg_parallel_threshold;
+typedef void (*cg_chunk_fn)(void* ctx, int chunk);
+void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx);
+
+/* Kernel families, each with the element count from which it uses threads. */
+enum { CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES };
+extern cg_index cg_parallel_min[CG_PAR_NUM_FAMILIES];
 
 #endif

@@ -2,9 +2,6 @@
 #include <math.h>
 #include <string.h>
 #include "kernels.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* GCC/Clang vector extensions: portable SIMD that compiles to AVX-512/AVX2/SSE,
  * whichever -march allows. Loads go through memcpy (unaligned-safe). */
@@ -128,43 +125,65 @@ static void store(int dtype, char* out, cg_index r, double v) {
     else ((double*)out)[r] = v;
 }
 
+/* Many rows: chunks of whole rows, each row reduced as in the serial loop. */
+typedef struct {
+    int op, dtype, nchunks;
+    cg_index rows, n, isz;
+    const char* a;
+    char* out;
+    double* parts;       /* few long rows: one partial result per piece of a row */
+    cg_index piece;
+} reduce_job;
+
+static void rows_chunk(void* arg, int c) {
+    const reduce_job* j = (const reduce_job*)arg;
+    cg_index b = j->rows * c / j->nchunks, e = j->rows * (c + 1) / j->nchunks;
+    for (cg_index r = b; r < e; r++)
+        store(j->dtype, j->out, r, reduce_one(j->op, j->dtype, j->a + r * j->n * j->isz, j->n));
+}
+
+static void piece_chunk(void* arg, int c) {
+    const reduce_job* j = (const reduce_job*)arg;
+    cg_index b = c * j->piece, e = b + j->piece < j->n ? b + j->piece : j->n;
+    j->parts[c] = reduce_one(j->op, j->dtype, j->a + b * j->isz, e - b);
+}
+
+/* Rows this few are split into pieces (and the pieces combined) rather than
+ * handed out whole. The split depends on n alone, never on the thread count,
+ * so a result is the same with 1 thread or many. */
+#define CG_FEW_ROWS 16
+#define CG_MAX_PIECES 64
+#define CG_MIN_PIECE 32768
+
 void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out) {
     cg_index isz = dtype == CG_FLOAT32 ? 4 : 8;
-    int nt = cg_num_threads();
-    if (nt <= 1 || rows * n < cg_parallel_threshold) {
+    if (rows * n < cg_parallel_min[CG_PAR_REDUCE] || n == 0) {
         for (cg_index r = 0; r < rows; r++) store(dtype, out, r, reduce_one(op, dtype, a + r * n * isz, n));
         return;
     }
-#ifdef _OPENMP
-    if (rows >= nt) {
-        #pragma omp parallel for num_threads(nt) schedule(static)
-        for (cg_index r = 0; r < rows; r++)
-            store(dtype, out, r, reduce_one(op, dtype, a + r * n * isz, n));
+    reduce_job j = {op, dtype, 0, rows, n, isz, a, out, NULL, 0};
+    if (rows >= CG_FEW_ROWS) {
+        cg_index nchunks = (cg_index)cg_num_threads() * 4;
+        j.nchunks = (int)(nchunks < rows ? nchunks : rows);
+        cg_parallel_chunks(j.nchunks, rows_chunk, &j);
         return;
     }
-    /* few long rows: split each row across threads, then combine the parts */
+    double parts[CG_MAX_PIECES];
+    cg_index npieces = (n + CG_MIN_PIECE - 1) / CG_MIN_PIECE;
+    if (npieces > CG_MAX_PIECES) npieces = CG_MAX_PIECES;
+    j.piece = (n + npieces - 1) / npieces;
+    npieces = (n + j.piece - 1) / j.piece;
+    j.parts = parts;
     for (cg_index r = 0; r < rows; r++) {
-        const char* row = a + r * n * isz;
-        double parts[256];
-        int np = nt < 256 ? nt : 256;
-        cg_index chunk = (n + np - 1) / np;
-        #pragma omp parallel for num_threads(np) schedule(static)
-        for (int t = 0; t < np; t++) {
-            cg_index b = t * chunk, e = b + chunk < n ? b + chunk : n;
-            parts[t] = b < e ? reduce_one(op, dtype, row + b * isz, e - b)
-                             : (op == CG_RSUM ? 0.0 : NAN);
-        }
+        j.a = a + r * n * isz;
+        cg_parallel_chunks((int)npieces, piece_chunk, &j);
         double v = parts[0];
-        int nan = 0;
-        for (int t = 0; t < np; t++) {
-            cg_index b = t * chunk;
-            if (b >= n) break;
+        int nan = v != v;
+        for (cg_index t = 1; t < npieces; t++) {
             double x = parts[t];
-            if (t == 0) { nan |= (x != x); continue; }
             if (op == CG_RSUM) v += x;
             else { nan |= (x != x); v = (op == CG_RMAX) ? (x > v ? x : v) : (x < v ? x : v); }
         }
         store(dtype, out, r, (op != CG_RSUM && nan) ? NAN : v);
     }
-#endif
 }
