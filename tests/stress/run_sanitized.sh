@@ -42,14 +42,31 @@ step() { printf '\n---- %s\n' "$*"; }
 started=$SECONDS
 
 step "copy of $REPO (tracked and new, non-ignored files, as in the working tree) -> $WORK"
-# Keep build outputs from an earlier run in this directory (the .c files Cython wrote,
-# the .so files, build/) so that only changed sources are recompiled; everything
-# else is replaced, so files deleted from the tree do not linger.
-find "$WORK" -mindepth 1 \( -path "$WORK/build" -o -path "$WORK/sanitizer-reports" \) -prune -o \
-    -type f ! -name '*.so' ! -path "$WORK/cygrad/_core/*.c" -print0 | xargs -0 -r rm -f
+# The sources go to a staging folder first; a file is then copied into the build tree
+# only when its content differs, and gets a fresh modification time, so a rerun in a
+# kept SANITIZE_DIR recompiles exactly the extensions whose sources changed (even
+# when the change is going back to an older version). Build outputs (the .c files
+# Cython wrote, the .so files, build/) are kept; other files that are no longer in
+# the tree are removed.
+STAGE="$WORK/.incoming"
+rm -rf "$STAGE"
+mkdir -p "$STAGE"
 ( cd "$REPO" && git ls-files -z --cached --others --exclude-standard ) |
     ( cd "$REPO" && while IFS= read -r -d '' f; do [[ -f "$f" ]] && printf '%s\0' "$f"; done ) |
-    tar -C "$REPO" --null -T - -cf - | tar -C "$WORK" -xf -
+    tar -C "$REPO" --null -T - -cf - | tar -C "$STAGE" -xf -
+( cd "$WORK" && find . \( -path ./.incoming -o -path ./build -o -path ./sanitizer-reports \) -prune -o \
+    -type f ! -name '*.so' ! -name build.log -print0 ) |
+    while IFS= read -r -d '' f; do
+        [[ -e "$STAGE/$f" || ( "$f" == ./cygrad/_core/*.c && "$f" != ./cygrad/_core/cpu/* ) ]] || rm -f "$WORK/$f"
+    done
+( cd "$STAGE" && find . -type f -print0 ) |
+    while IFS= read -r -d '' f; do
+        if ! cmp -s "$STAGE/$f" "$WORK/$f"; then
+            mkdir -p "$(dirname "$WORK/$f")"
+            cp "$STAGE/$f" "$WORK/$f"
+        fi
+    done
+rm -rf "$STAGE"
 
 step "build: CYGRAD_SANITIZE=address $PYTHON setup.py build_ext --inplace -j $JOBS"
 "$PYTHON" --version
