@@ -40,7 +40,10 @@ def pooled(restore_threads):
 
 def _blas_threads():
     threadpoolctl = pytest.importorskip("threadpoolctl")
-    pools = [p for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+    # NumPy's own BLAS only: torch or SciPy, imported by other tests, bring their own
+    # BLAS libraries, which cygrad does not drive.
+    pools = [p for p in threadpoolctl.threadpool_info()
+             if p["user_api"] == "blas" and "numpy" in p["filepath"]]
     if not pools:
         pytest.skip(reason="NumPy's BLAS is not visible to threadpoolctl here")
     return {p["num_threads"] for p in pools}
