@@ -47,3 +47,4 @@ from . import nn                # noqa: E402,F401  (nn.functional: pad, relu, so
 from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
 from .serialization import save, load  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (Tensor.share_memory_; tensors cross processes in shared memory)
+from . import utils  # noqa: E402,F401  (cygrad.utils.data, as torch.utils.data)

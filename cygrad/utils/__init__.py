@@ -1,5 +1,6 @@
-"""Utilities beside the core library. ``cygrad.utils.data`` (datasets, samplers,
-``DataLoader``) is imported explicitly, as in PyTorch: ``import cygrad.utils.data``.
+"""Utilities beside the core library: ``cygrad.utils.data`` (datasets, samplers,
+``DataLoader``), available after ``import cygrad`` as ``torch.utils.data`` is after
+``import torch``.
 
 Examples
 --------
@@ -7,3 +8,4 @@ Examples
 >>> cygrad.utils.data.default_collate([1, 2]).tolist()
 [1, 2]
 """
+from . import data  # noqa: E402,F401
