@@ -406,4 +406,4 @@ def test_reference_engine_gives_the_real_engines_gradients(op_info):
                                            err_msg=f"{op_info.id}[{sample.name}]")
         checked += 1
     if not checked:
-        pytest.skip(f"{op_info.id}: no sample is small, finite and has float inputs")
+        pytest.skip(reason=f"{op_info.id}: no sample is small, finite and has float inputs")
