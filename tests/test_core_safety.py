@@ -266,3 +266,15 @@ def test_numbers_still_work_where_pytorch_takes_them():
     np.testing.assert_array_equal((2 + t).numpy(), [3.0, 4.0])           # operators
     np.testing.assert_array_equal(cygrad.remainder(5, t).numpy(), [0.0, 1.0])
     np.testing.assert_array_equal(cygrad.maximum(t, cygrad.tensor(1.5)).numpy(), [1.5, 2.0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.sum(dim=1 << 64),
+    lambda x: x.transpose(1 << 63, 0),
+    lambda x: x.softmax(1 << 64),
+    lambda x: x.narrow(1 << 63, 0, 1),
+    lambda x: cygrad.cat([x, x], dim=1 << 63),
+])
+def test_dims_beyond_64_bits_raise_pytorchs_value_error(call):
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        call(cygrad.ones(2, 3))

@@ -1209,12 +1209,19 @@ ELEMENTWISE_OPS = {op.name: op for op in (
 
 # ------------------------------------------------------------------------ views
 
-cdef inline int _wrap_dim(Py_ssize_t dim, int ndim) except -100:
+cdef inline int _wrap_dim(object dim, int ndim) except -100:
+    """``dim`` (a Python int) wrapped into ``[0, ndim)``, with PyTorch's errors:
+    IndexError when out of range, ValueError for an int beyond 64 bits."""
     cdef int n = ndim if ndim > 0 else 1
-    if dim < -n or dim >= n:
+    cdef Py_ssize_t d
+    try:
+        d = dim
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if d < -n or d >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {dim})")
-    return <int>(dim + n if dim < 0 else dim)
+                         f"but got {d})")
+    return <int>(d + n if d < 0 else d)
 
 def _wrap(dim, ndim):
     return _wrap_dim(dim, ndim)
