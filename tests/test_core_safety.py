@@ -278,3 +278,12 @@ def test_numbers_still_work_where_pytorch_takes_them():
 def test_dims_beyond_64_bits_raise_pytorchs_value_error(call):
     with pytest.raises(ValueError, match="Overflow when unpacking long long"):
         call(cygrad.ones(2, 3))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2", "hypot",
+                                  "logical_and", "logical_or", "logical_xor"])
+def test_ops_whose_other_must_be_a_tensor_refuse_a_number(name):
+    t = cygrad.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match=rf"{name}\(\): argument 'other' \(position 2\) must be Tensor, not float"):
+        getattr(cygrad, name)(t, 2.5)
+    assert getattr(cygrad, name)(t, cygrad.tensor(2.5)).shape == (2,)

@@ -142,8 +142,9 @@ def test_binary_broadcast_one_tangent(name, rng):
 def test_binary_with_python_number(name, rng):
     a = rng.uniform(0.5, 2.0, (4,))
     va = rng.standard_normal(4)
-    # (torch's maximum/atan2/... take tensors only: give its reference a 0-d tensor)
-    check_against_references(lambda x: getattr(x, name)(1.3), [a], [va],
+    # maximum/minimum/atan2/hypot take a tensor ``other`` only (as torch): a 0-d one
+    const = cg(1.3) if name in ("maximum", "minimum", "atan2", "hypot") else 1.3
+    check_against_references(lambda x: getattr(x, name)(const), [a], [va],
                              torch_f=lambda x: getattr(x, name)(tt(1.3)))
     if name not in ("maximum", "minimum", "atan2", "hypot", "fmod", "remainder"):
         # number on the left goes through the reflected operator

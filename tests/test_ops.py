@@ -605,7 +605,7 @@ def test_inplace_through_alias_methods():
     for alias, plain, arg in (("absolute_", "abs", ()), ("negative_", "neg", ()),
                               ("multiply_", "mul", (3.0,)), ("subtract_", "sub", (1.0,)),
                               ("divide_", "div", (2.0,)), ("greater_", "gt", (0.0,)),
-                              ("arctan2_", "atan2", (2.0,))):
+                              ("arctan2_", "atan2", (cygrad.tensor(2.0),))):
         x = cygrad.tensor([-1.5, 2.0])
         v = x._version
         assert getattr(x, alias)(*arg) is x

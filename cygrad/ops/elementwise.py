@@ -28,10 +28,13 @@ __all__ = list(_UNARY) + list(_BINARY) + [
     "less_equal", "not_equal", "equal", "allclose", "isclose", "float_power"]
 
 
-# PyTorch's argument rule for the function forms (the operators and methods are
-# looser: ``2 + t`` is fine): a number may stand for ``input`` only in these ops.
+# PyTorch's argument rules for the function forms (the operators are looser:
+# ``2 + t`` is fine): a number may stand for ``input`` only in these ops, and
+# ``other`` must be a tensor in these.
 _NUMBER_INPUT_OK = {"remainder", "floor_divide", "bitwise_and", "bitwise_or", "bitwise_xor",
                     "bitwise_left_shift", "bitwise_right_shift"}
+_TENSOR_OTHER = {"maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "logical_and",
+                 "logical_or", "logical_xor"}
 
 
 def _make_unary(name):
@@ -62,11 +65,13 @@ def _example_values(name):
 
 def _make_binary(name):
     op = OPS[name]
-    number_input_ok = name in _NUMBER_INPUT_OK
+    number_input_ok, tensor_other = name in _NUMBER_INPUT_OK, name in _TENSOR_OTHER
 
     def fn(input, other, *, out=None):
         if not (number_input_ok or isinstance(input, TensorBase)):
             raise not_tensor(input, name)
+        if tensor_other and not isinstance(other, TensorBase):
+            raise not_tensor(other, name, "other", 2)
         return _C.binary_op(op, input, other, out)
 
     def fn_(self, other):

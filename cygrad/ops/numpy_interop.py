@@ -168,7 +168,7 @@ def _ufunc_with_cygrad(ufunc, inputs, kwargs):
     if any(o is None for o in operands):
         return _FALLBACK
     if out is None:
-        return fn(*operands)
+        return _call_op(name, fn, operands)
     if len(out) != 1 or not _takes_out(fn) or ufunc.__name__ == "matmul":
         return _FALLBACK
     target = out[0] if isinstance(out[0], TensorBase) else (
@@ -177,8 +177,21 @@ def _ufunc_with_cygrad(ufunc, inputs, kwargs):
     # an ndarray's memory; NumPy's own broadcasting rules handle that case instead.
     if target is None or tuple(target.shape) != np.broadcast_shapes(*map(_shape_of, operands)):
         return _FALLBACK
-    fn(*operands, out=target)
+    _call_op(name, fn, operands, out=target)
     return out[0]
+
+
+def _call_op(name, fn, operands, out=None):
+    """Call the cygrad function; an elementwise ufunc with a number operand goes
+    straight to the dispatcher instead: NumPy takes a number for any operand
+    (``np.maximum(t, 1)``), where some of PyTorch's function forms want tensors."""
+    op = _C.ELEMENTWISE_OPS.get(name)
+    if (op is not None and op.arity == len(operands)
+            and not all(isinstance(o, TensorBase) for o in operands)):
+        if op.arity == 1:
+            return _C.unary_op(op, operands[0], out)
+        return _C.binary_op(op, operands[0], operands[1], out)
+    return fn(*operands) if out is None else fn(*operands, out=out)
 
 
 def _ufunc_with_numpy(ufunc, method, inputs, kwargs):
