@@ -29,6 +29,7 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
+from .._grads import zero_grads
 from .._tensor import Tensor
 from .._core.dtype import float32, float64, get_default_dtype
 from ..ops.creation import tensor, zeros_like
@@ -256,18 +257,7 @@ class Optimizer:
         >>> opt.zero_grad(); w.grad is None
         True
         """
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step.

@@ -14,6 +14,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._core.dtype import dtype as DType
+from ..._grads import zero_grads
 from ..._device import device as Device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
@@ -1018,17 +1019,7 @@ class Module:
         >>> lin.weight.grad is None
         True
         """
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if p.grad.grad_fn is not None:
-                    p.grad.detach_()
-                else:
-                    p.grad.requires_grad_(False)
-                p.grad.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     # ------------------------------------------------------------------ printing
 
