@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from .runner import (campaign, failure_record, format_summary, is_failure, pin_failures,
+from .runner import (campaign, check_known, failure_record, format_summary, is_failure, pin_failures,
                      refresh_known, summarise, write_known)
 
 
@@ -34,7 +34,23 @@ def main(argv=None):
     parser.add_argument("--refresh-known", action="store_true",
                         help="re-run tests/fuzz/known_failures.json: drop fixed classes, "
                              "re-file changed ones, then exit")
+    parser.add_argument("--check-known", metavar="OP[,OP...]",
+                        help="re-run the known failures of these ops and print which still "
+                             "fail; the file is not changed")
     args = parser.parse_args(argv)
+    if args.check_known:
+        results = check_known(set(args.check_known.split(",")), case_timeout=args.timeout)
+        still = 0
+        for key, v in results:
+            if is_failure(v):
+                still += 1
+                now = v["class"] if v["class"] != key else "same class"
+                print(f"FAILS  {key}  ({now})\n       cygrad:    {str(v.get('cy_outcome') or v.get('detail'))[:160]}"
+                      f"\n       reference: {str(v.get('ref_outcome'))[:160]}")
+            else:
+                print(f"fixed  {key}")
+        print(f"{len(results) - still} of {len(results)} fixed")
+        return
     if args.refresh_known:
         removed, renamed = refresh_known(case_timeout=args.timeout)
         print(f"{len(removed)} classes fixed (removed), {len(renamed)} changed class")

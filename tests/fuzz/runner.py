@@ -246,6 +246,14 @@ def refresh_known(path=KNOWN_FAILURES, case_timeout=20.0):
     return removed, renamed
 
 
+def check_known(ops, path=KNOWN_FAILURES, case_timeout=20.0):
+    """Re-run the known failures of the ops named in ``ops`` without writing the file.
+    Returns (key, verdict) pairs; a verdict that is no longer a failure means fixed."""
+    known = {k: e for k, e in load_known(path).items() if e["case"]["op"] in ops}
+    verdicts = run_cases([e["case"] for e in known.values()], case_timeout=case_timeout)
+    return list(zip(known, verdicts))
+
+
 def pin_failures(records, path=KNOWN_FAILURES, case_timeout=20.0):
     """Add the failure classes of ``records`` (JSONL records of a campaign) that still
     fail the same way to the known-failures file; hangs are left out (each would cost
