@@ -302,13 +302,23 @@ def _gen(generator):
     return generator
 
 
-def _size_arg(size, opname):
+def _size_arg(size, opname, required=False):
+    """``size`` (ints, or one list/tuple of ints) checked the way PyTorch's argument
+    parser checks it: type errors name the 1-based position of the bad element."""
+    if required and not size:
+        raise TypeError(f'{opname}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    for s in size:
+    for pos, s in enumerate(size, 1):
+        if s is None:
+            raise TypeError(f"{opname}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos} with error \"type must be tuple of ints,but got NoneType\"")
         if isinstance(s, bool) or not isinstance(s, numbers.Integral):
             raise TypeError(f"{opname}(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
+                            f"of type {type(s).__name__} at pos {pos}")
+        if not -(1 << 63) <= int(s) < (1 << 63):
+            raise TypeError(f"{opname}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos} with error \"Overflow when unpacking long long\"")
     shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
@@ -477,6 +487,12 @@ def _require_float(dtype, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
+def _require_float_normal(t):
+    # PyTorch's normal kernel checks the dtype only when it has elements to fill.
+    if t.numel():
+        _require_float(t.dtype, "normal_kernel_cpu")
+
+
 def _check_inplace(t):
     if t.requires_grad and t.is_leaf and _C.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -501,7 +517,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     >>> x.shape, bool(((x >= 0) & (x < 1)).all())
     (cygrad.Size([2, 3]), True)
     """
-    t = _target(_size_arg(size, "rand"), dtype, device, out, _dt.get_default_dtype())
+    t = _target(_size_arg(size, "rand", required=True), dtype, device, out, _dt.get_default_dtype())
     _require_float(t.dtype, "check_uniform_bounds")
     _fill_uniform(t, _gen(generator))
     return _finish(t, device, requires_grad, out)
@@ -517,8 +533,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     >>> cygrad.randn(4, dtype=cygrad.float64).dtype
     cygrad.float64
     """
-    t = _target(_size_arg(size, "randn"), dtype, device, out, _dt.get_default_dtype())
-    _require_float(t.dtype, "normal_kernel_cpu")
+    t = _target(_size_arg(size, "randn", required=True), dtype, device, out, _dt.get_default_dtype())
+    _require_float_normal(t)
     _fill_normal(t, _gen(generator))
     return _finish(t, device, requires_grad, out)
 
@@ -620,9 +636,10 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
                         "of ints")
     if isinstance(size, numbers.Integral):
         raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not int")
+    shape = _size_arg((size,), "randint")
     low = 0 if low is None else _as_int(low, "low")
     high = _as_int(high, "high")
-    t = _target(_size_arg((size,), "randint"), dtype, device, out, _dt.int64)
+    t = _target(shape, dtype, device, out, _dt.int64)
     _int_bounds_check(low, high, t.dtype)
     _fill_integers(t, _gen(generator), low, high)
     return _finish(t, device, requires_grad, out)
@@ -664,7 +681,7 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "randn_like")
     t, dev = _like(input, dtype, device)
-    _require_float(t.dtype, "normal_kernel_cpu")
+    _require_float_normal(t)
     _fill_normal(t, _gen(generator))
     return _finish(t, dev, requires_grad, None)
 
@@ -714,7 +731,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal(): with a float mean and std, 'size' is required")
         _check_std(std)
         t = _target(_size_arg((size,), "normal"), dtype, device, out, _dt.get_default_dtype())
-        _require_float(t.dtype, "normal_kernel_cpu")
+        _require_float_normal(t)
         _fill_normal(t, g, float(mean), float(std))
         return _finish(t, device, requires_grad, out)
     tensors = [x for x in (mean, std) if isinstance(x, TensorBase)]
@@ -1035,7 +1052,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     >>> cygrad.empty(3).normal_(5.0, 0.0).tolist()
     [5.0, 5.0, 5.0]
     """
-    _require_float(self.dtype, "normal_kernel_cpu")
+    _require_float_normal(self)
     _check_std(std)
     _check_inplace(self)
     _fill_normal(self, _gen(generator), float(mean), float(std))
