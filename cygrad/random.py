@@ -788,12 +788,11 @@ def _permutation(g, n):
     """PyTorch's CPU ``randperm``: for n below 2**32 / 20 the swap shuffle
     ``swap(p[i], p[i + draw % (n - i)])`` with 32-bit draws, else the inside-out
     Fisher-Yates shuffle with 64-bit draws."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
     if n < 0xFFFFFFFF // 20:
-        offsets = (g._u32(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-        perm = list(range(n))
-        for i, z in enumerate(offsets):
-            z += i
-            perm[i], perm[z] = perm[z], perm[i]
+        offsets = g._u32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
+        return _swap_shuffle(offsets.astype(np.int64))
     else:
         picks = (g._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
         perm = [0] * n
@@ -801,6 +800,46 @@ def _permutation(g, n):
             perm[i] = perm[z]
             perm[z] = i
     return np.array(perm, dtype=np.int64)
+
+
+def _swap_shuffle(offsets):
+    """The permutation left by ``for i: swap(p[i], p[i + offsets[i]])`` on the identity,
+    without a Python loop.
+
+    Position i is final after step i, and holds what position ``k = i + offsets[i]``
+    held then: the value moved there by the latest earlier step j aiming at k (which
+    is what position j held at step j), or k itself when no earlier step aimed there.
+    "What position j held at step j" follows a chain of such earlier steps back to an
+    untouched position, resolved for all j at once by pointer jumping.
+    """
+    n = offsets.size + 1
+    idx = np.arange(n, dtype=np.int64)
+    target = idx[:-1] + offsets
+    # Steps sorted by (target, step): each step's predecessor aiming at the same place.
+    keys = np.sort(target * n + idx[:-1])
+    step, aim = keys % n, keys // n
+    same_before = np.full(n - 1, -1, dtype=np.int64)
+    linked = aim[1:] == aim[:-1]
+    same_before[step[1:][linked]] = step[:-1][linked]
+    # The latest step before j aiming at position j: the last of j's group, or the one
+    # before it when that last one is step j itself (a step aims at or after itself,
+    # so no later step can be in j's group).
+    last = np.flatnonzero(np.append(aim[1:] != aim[:-1], True))
+    own = step[last] == aim[last]
+    before = last - own
+    ok = before >= 0
+    ok[ok] = aim[before[ok]] == aim[last[ok]]
+    held = idx.copy()
+    held[aim[last[ok]]] = step[before[ok]]
+    while True:
+        nxt = held[held]
+        if np.array_equal(nxt, held):
+            break
+        held = nxt
+    perm = np.empty(n, dtype=np.int64)
+    perm[:-1] = np.where(same_before >= 0, held[np.maximum(same_before, 0)], target)
+    perm[-1] = held[-1]
+    return perm
 
 
 def _check_probabilities(p):
