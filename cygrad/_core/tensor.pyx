@@ -56,6 +56,7 @@ from .storage cimport Storage, new_host_storage, wrap_foreign
 from . import dtype as _dtype_mod
 from . import storage as _storage_mod
 from .._device import device as Device, CPU
+from .scalars import check_scalar_fits as _check_scalar_fits
 
 cnp.import_array()
 
@@ -534,6 +535,11 @@ cdef enum InputRule:
     IN_INTEGRAL = 2  # bitwise ops: integers and bools only
     IN_FLOAT = 3     # floating point only (frac, hypot)
 
+cdef enum OutRule:
+    OUT_CAST = 0     # out= may have any dtype the result can be cast to
+    OUT_EXACT = 1    # out= must have the result's dtype (abs, floor...: integer-preserving ops)
+    OUT_NONE = 2     # no out= argument at all (isnan, isinf, isfinite, relu)
+
 _TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half",
                      "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
@@ -553,10 +559,13 @@ cdef class ElementwiseOp:
     cdef readonly int result
     cdef readonly int inputs
     cdef readonly bint zero_check
+    cdef readonly int out_rule
     cdef public object function
 
-    def __init__(self, name, arity, c_op, ufunc, result=RES_SAME, inputs=IN_ANY, zero_check=False):
+    def __init__(self, name, arity, c_op, ufunc, result=RES_SAME, inputs=IN_ANY, zero_check=False,
+                 out_rule=OUT_CAST):
         self.name = name
+        self.out_rule = out_rule
         self.arity = arity
         self.c_op = c_op
         self.ufunc = ufunc
@@ -674,6 +683,17 @@ cdef int _check_no_internal_overlap(TensorBase t) except -1:
             raise RuntimeError("unsupported operation: more than one element of the written-to "
                                "tensor refers to a single memory location. Please clone() the "
                                "tensor before performing the operation.")
+    return 0
+
+cdef int _check_out_rule(ElementwiseOp op, object out, DType res_dt) except -1:
+    """PyTorch's out= rules for unary ops that do not cast their result:
+    ``isnan``-like ops take no ``out`` at all; ``abs``-like ops (integer-preserving)
+    want ``out`` of exactly the result dtype."""
+    if op.out_rule == OUT_NONE:
+        raise TypeError(f"{op.name}() got an unexpected keyword argument 'out'")
+    if isinstance(out, TensorBase) and (<TensorBase>out)._dtype is not res_dt:
+        raise RuntimeError(f"Found dtype {_torch_type_name((<TensorBase>out)._dtype)} but expected "
+                           f"{_torch_type_name(res_dt)}")
     return 0
 
 cdef TensorBase _prepare_out(object out, str opname, DType res_dt, int nd, const Py_ssize_t* shape):
@@ -922,6 +942,8 @@ cdef object unary(ElementwiseOp op, object x, object out):
     if out is None:
         to = new_empty(res_dt, tx._ndim, tx._shape, tx._storage.device)
     else:
+        if op.out_rule != OUT_CAST:
+            _check_out_rule(op, out, res_dt)
         to = _prepare_out(out, op.name, res_dt, tx._ndim, tx._shape)
         if _overlaps(to, tx):
             tx = tx.clone()
@@ -1160,9 +1182,9 @@ cdef ElementwiseOp BITWISE_XOR = ElementwiseOp("bitwise_xor", 2, -1, np.bitwise_
 cdef ElementwiseOp LSHIFT = ElementwiseOp("bitwise_left_shift", 2, -1, np.left_shift, inputs=IN_INTEGRAL)
 cdef ElementwiseOp RSHIFT = ElementwiseOp("bitwise_right_shift", 2, -1, np.right_shift, inputs=IN_INTEGRAL)
 
-cdef ElementwiseOp NEG = ElementwiseOp("neg", 1, CG_NEG, np.negative, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ABS = ElementwiseOp("abs", 1, CG_ABS, np.abs, inputs=IN_NO_BOOL)
-cdef ElementwiseOp SIGN = ElementwiseOp("sign", 1, -1, _sign_ufunc)
+cdef ElementwiseOp NEG = ElementwiseOp("neg", 1, CG_NEG, np.negative, inputs=IN_NO_BOOL, out_rule=OUT_EXACT)
+cdef ElementwiseOp ABS = ElementwiseOp("abs", 1, CG_ABS, np.abs, inputs=IN_NO_BOOL, out_rule=OUT_EXACT)
+cdef ElementwiseOp SIGN = ElementwiseOp("sign", 1, -1, _sign_ufunc, out_rule=OUT_EXACT)
 cdef ElementwiseOp EXP = ElementwiseOp("exp", 1, CG_EXP, np.exp, result=RES_FLOAT)
 cdef ElementwiseOp EXP2 = ElementwiseOp("exp2", 1, CG_EXP2, np.exp2, result=RES_FLOAT)
 cdef ElementwiseOp EXPM1 = ElementwiseOp("expm1", 1, CG_EXPM1, np.expm1, result=RES_FLOAT)
@@ -1182,21 +1204,21 @@ cdef ElementwiseOp SINH = ElementwiseOp("sinh", 1, CG_SINH, np.sinh, result=RES_
 cdef ElementwiseOp COSH = ElementwiseOp("cosh", 1, CG_COSH, np.cosh, result=RES_FLOAT)
 cdef ElementwiseOp TANH = ElementwiseOp("tanh", 1, CG_TANH, np.tanh, result=RES_FLOAT)
 cdef ElementwiseOp SIGMOID = ElementwiseOp("sigmoid", 1, CG_SIGMOID, None, result=RES_FLOAT)
-cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc, inputs=IN_NO_BOOL)
+cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc, inputs=IN_NO_BOOL, out_rule=OUT_NONE)
 cdef ElementwiseOp ERF = ElementwiseOp("erf", 1, CG_ERF, None, result=RES_FLOAT)
 cdef ElementwiseOp ERFC = ElementwiseOp("erfc", 1, CG_ERFC, None, result=RES_FLOAT)
-cdef ElementwiseOp FLOOR = ElementwiseOp("floor", 1, CG_FLOOR, np.floor, inputs=IN_NO_BOOL)
-cdef ElementwiseOp CEIL = ElementwiseOp("ceil", 1, CG_CEIL, np.ceil, inputs=IN_NO_BOOL)
-cdef ElementwiseOp TRUNC = ElementwiseOp("trunc", 1, CG_TRUNC, np.trunc, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ROUND = ElementwiseOp("round", 1, CG_ROUND, np.rint, inputs=IN_NO_BOOL)
-cdef ElementwiseOp FRAC = ElementwiseOp("frac", 1, CG_FRAC, _frac_ufunc, inputs=IN_FLOAT)
+cdef ElementwiseOp FLOOR = ElementwiseOp("floor", 1, CG_FLOOR, np.floor, inputs=IN_NO_BOOL, out_rule=OUT_EXACT)
+cdef ElementwiseOp CEIL = ElementwiseOp("ceil", 1, CG_CEIL, np.ceil, inputs=IN_NO_BOOL, out_rule=OUT_EXACT)
+cdef ElementwiseOp TRUNC = ElementwiseOp("trunc", 1, CG_TRUNC, np.trunc, inputs=IN_NO_BOOL, out_rule=OUT_EXACT)
+cdef ElementwiseOp ROUND = ElementwiseOp("round", 1, CG_ROUND, np.rint, inputs=IN_NO_BOOL, out_rule=OUT_EXACT)
+cdef ElementwiseOp FRAC = ElementwiseOp("frac", 1, CG_FRAC, _frac_ufunc, inputs=IN_FLOAT, out_rule=OUT_EXACT)
 cdef ElementwiseOp RECIPROCAL = ElementwiseOp("reciprocal", 1, CG_RECIPROCAL, np.reciprocal, result=RES_FLOAT)
 cdef ElementwiseOp SQUARE = ElementwiseOp("square", 1, CG_SQUARE, np.square)
 cdef ElementwiseOp LOGICAL_NOT = ElementwiseOp("logical_not", 1, -1, np.logical_not, result=RES_BOOL)
-cdef ElementwiseOp BITWISE_NOT = ElementwiseOp("bitwise_not", 1, -1, np.invert, inputs=IN_INTEGRAL)
-cdef ElementwiseOp ISNAN = ElementwiseOp("isnan", 1, -1, np.isnan, result=RES_BOOL)
-cdef ElementwiseOp ISINF = ElementwiseOp("isinf", 1, -1, np.isinf, result=RES_BOOL)
-cdef ElementwiseOp ISFINITE = ElementwiseOp("isfinite", 1, -1, _isfinite, result=RES_BOOL)
+cdef ElementwiseOp BITWISE_NOT = ElementwiseOp("bitwise_not", 1, -1, np.invert, inputs=IN_INTEGRAL, out_rule=OUT_EXACT)
+cdef ElementwiseOp ISNAN = ElementwiseOp("isnan", 1, -1, np.isnan, result=RES_BOOL, out_rule=OUT_NONE)
+cdef ElementwiseOp ISINF = ElementwiseOp("isinf", 1, -1, np.isinf, result=RES_BOOL, out_rule=OUT_NONE)
+cdef ElementwiseOp ISFINITE = ElementwiseOp("isfinite", 1, -1, _isfinite, result=RES_BOOL, out_rule=OUT_NONE)
 
 ELEMENTWISE_OPS = {op.name: op for op in (
     ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, ATAN2, HYPOT, MAXIMUM, MINIMUM,
@@ -1214,6 +1236,8 @@ cdef inline int _wrap_dim(object dim, int ndim) except -100:
     IndexError when out of range, ValueError for an int beyond 64 bits."""
     cdef int n = ndim if ndim > 0 else 1
     cdef Py_ssize_t d
+    if type(dim) is bool:
+        raise TypeError("argument 'dim' must be int, not bool")
     try:
         d = dim
     except OverflowError:
@@ -1466,6 +1490,9 @@ cdef class TensorBase:
         cdef Py_ssize_t new_strides[MAX_DIMS]
         if len(shape) == 1 and isinstance(shape[0], DType):
             return _view_dtype(self, shape[0])
+        if not shape:
+            raise TypeError("view() received an invalid combination of arguments - got (), but "
+                            "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)")
         cdef int nd = _parse_shape(shape, self._numel, new_shape, "view")
         if not _view_strides(self, nd, new_shape, new_strides):
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
@@ -1548,6 +1575,8 @@ cdef class TensorBase:
     @property
     def mT(self):
         """The last two dims swapped (batched matrix transpose)."""
+        if self._ndim == 0:
+            return self.view(())       # PyTorch lets a 0-d tensor through unchanged
         if self._ndim < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._ndim}-D tensor.")
@@ -2561,7 +2590,7 @@ cdef object _basic_index(TensorBase t, tuple index):
             n += 1
         elif idx is Ellipsis:
             if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
+                continue            # PyTorch accepts more than one; the first takes the dims
             seen_ellipsis = True
             for k in range(t._ndim - consumed):
                 shape[n] = t._shape[d]
@@ -2595,6 +2624,13 @@ cdef object _basic_index(TensorBase t, tuple index):
 
 cdef void _setitem(TensorBase t, object index, object value) except *:
     cdef TensorBase target, src
+    if not isinstance(value, TensorBase) and _is_scalar(value):
+        # PyTorch reads a Python int as a 64-bit integer before it looks at the index
+        if type(value) is int and not -(1 << 63) <= value < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+        if t._dtype.code != DT_FLOAT16 and t._dtype.code != DT_BFLOAT16:
+            # (PyTorch stores into half types through float: too big becomes inf)
+            value = _int_fill_value(t._dtype, value)
     if type(index) is not tuple:
         index = (index,)
     for idx in index:
@@ -2699,15 +2735,21 @@ cdef object _finish_factory(TensorBase t, bint requires_grad, object out):
     return t
 
 cdef object _int_fill_value(DType dt, object value):
-    """A Python int checked against dtype ``dt`` as PyTorch does: signed types need the
-    value in range; uint8 also accepts -255..-1 (wrapping). Other values pass through."""
-    if dt.kind != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+    """``value`` ready to be stored into dtype ``dt``, by c10's rules: refused
+    (OverflowError/RuntimeError, see ``scalars.check_scalar_fits``) when it does not
+    fit; an int that fits only by wrapping (-1 into uint8) is wrapped here, as a C
+    cast would."""
+    if dt.kind == KIND_FLOAT and type(value) is float and dt.code == DT_FLOAT64:
+        return value                  # the common case, and every float fits a double
+    _check_scalar_fits(value, dt)
+    if dt.kind != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
         return value
-    info = np.iinfo(dt.np_dtype)
-    lo = -int(info.max) if dt.code == DT_UINT8 else int(info.min)
-    if not lo <= value <= int(info.max):
-        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
-    return int(value) % 256 if dt.code == DT_UINT8 else value
+    value = int(value)
+    bits = dt.itemsize * 8         # a Python int: the shifts below must not be C shifts
+    value &= (1 << bits) - 1
+    if np.issubdtype(dt.np_dtype, np.signedinteger) and value >= (1 << (bits - 1)):
+        value -= 1 << bits
+    return value
 
 
 cdef void _fill_contig(TensorBase t, object value) except *:
@@ -2745,6 +2787,14 @@ cdef void _fill_contig(TensorBase t, object value) except *:
         as_ndarray(t)[...] = value
 
 
+cdef inline tuple _size_of(str fn, tuple shape, object size):
+    if size is not None:
+        return (size,)
+    if not shape:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    return shape
+
+
 def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
           memory_format=None):
     """An uninitialised tensor of the given shape.
@@ -2755,7 +2805,7 @@ def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=N
     >>> cygrad.empty(2, 3).shape
     cygrad.Size([2, 3])
     """
-    return _finish_factory(_factory(shape if size is None else (size,), dtype, device, requires_grad),
+    return _finish_factory(_factory(_size_of("empty", shape, size), dtype, device, requires_grad),
                            requires_grad, out)
 
 
@@ -2768,7 +2818,7 @@ def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=N
     >>> cygrad.zeros(2, dtype=cygrad.int32)
     tensor([0, 0], dtype=cygrad.int32)
     """
-    cdef TensorBase t = _factory(shape if size is None else (size,), dtype, device, requires_grad)
+    cdef TensorBase t = _factory(_size_of("zeros", shape, size), dtype, device, requires_grad)
     if _on_cpu(t):
         memset(t.ptr(), 0, t._numel * t._dtype.itemsize)
     else:
@@ -2785,7 +2835,7 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=No
     >>> cygrad.ones(2).tolist()
     [1.0, 1.0]
     """
-    cdef TensorBase t = _factory(shape if size is None else (size,), dtype, device, requires_grad)
+    cdef TensorBase t = _factory(_size_of("ones", shape, size), dtype, device, requires_grad)
     if _on_cpu(t):
         _fill_contig(t, 1)
     else:
@@ -2807,8 +2857,13 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         fill_value = fill_value.item()
     if dtype is None:
         dtype = _scalar_dtype(fill_value)
-    cdef TensorBase t = _factory((size,) if isinstance(size, (int, np.integer)) else tuple(size),
-                                 dtype, device, requires_grad)
+    if isinstance(size, (int, np.integer)) or not hasattr(size, "__iter__"):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    _check_scalar_fits(fill_value, to_dtype(dtype))
+    cdef TensorBase t = _factory(tuple(size), dtype, device, requires_grad)
+    if t._numel == 0:
+        return _finish_factory(t, requires_grad, out)
     if _on_cpu(t):
         _fill_contig(t, fill_value)
     else:
