@@ -33,6 +33,7 @@ from .._device import CPU
 from .._tensor import Tensor, tensor_method
 from ..autograd.function import Function
 from ..autograd.forward_ad import saved_for_jvp
+from ._argcheck import check_scalar_fits, not_tensor
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum",
            "tensordot", "addmm", "addmv", "addbmm", "baddbmm", "addr"]
@@ -281,7 +282,8 @@ def _mm_checked(a, b, out, shape_for_error=None):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_cname(a.dtype)} != {_cname(b.dtype)}")
-    _check_not_bool(a.dtype, "addmm_impl_cpu_")
+    if a.shape[0] * b.shape[1]:             # an empty result needs no kernel
+        _check_not_bool(a.dtype, "addmm_impl_cpu_")
     _check_same_device(a, b)
     if _records("mm", out, a, b):
         return Mm.apply(a, b)
@@ -336,7 +338,8 @@ def _mv_checked(mat, vec, out):
         # PyTorch names the dtypes of (bias, matrix, vector) of its addmv kernel.
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_tname(vec.dtype)}, {_tname(mat.dtype)}, and {_tname(vec.dtype)}")
-    _check_not_bool(mat.dtype, "addmv_impl_cpu")
+    if mat.shape[0]:
+        _check_not_bool(mat.dtype, "addmv_impl_cpu")
     _check_same_device(mat, vec)
     if _records("mv", out, mat, vec):
         return Mv.apply(mat, vec)
@@ -391,9 +394,10 @@ def _check_batched(a, b, batch):
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{batch}, {a.shape[-1]}] but got: [{batch}, {b.shape[-2]}].")
+    if a.shape[0] * a.shape[-2] * b.shape[-1]:     # an empty result needs no kernel
+        _check_not_bool(a.dtype, "bmm")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a.dtype)} but found {_tname(b.dtype)}")
-    _check_not_bool(a.dtype, "bmm")
     _check_same_device(a, b)
 
 
@@ -730,15 +734,20 @@ def einsum(*args):
     >>> cygrad.einsum("bij,bjk->bik", [cygrad.ones(5, 2, 3), cygrad.ones(5, 3, 4)]).shape
     cygrad.Size([5, 2, 4])
     """
-    if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, "
-                        "or at least one operand and its subscripts list")
-    if isinstance(args[0], str):
+    if args and not isinstance(args[0], (str, TensorBase)) and len(args) > 1:
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(args[0]).__name__}")
+    if isinstance(args[0] if args else None, str):
         equation, operands = args[0], list(args[1:])
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
             operands = list(operands[0])
-    else:
+    elif len(args) > 1:
         equation, operands = _sublist_equation(args)
+    else:
+        operands = []
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
     for i, op in enumerate(operands):
         if not isinstance(op, TensorBase):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(op).__name__}")
@@ -813,8 +822,8 @@ def _einsum_compute(terms, out_labels, operands):
     result_dtype, compute_dtype = dtype, None
     if dtype.name in _HALF_TYPES:
         compute_dtype = np.float32
-    elif not dtype.is_floating_point and reduces and len(operands) == 1:
-        # A one-operand reduction is a sum, and torch.sum of integers/bools is int64.
+    elif not dtype.is_floating_point and _sums_a_label(terms, out_labels, operands):
+        # PyTorch sums a label away with torch.sum, which turns integers/bools into int64.
         result_dtype, compute_dtype = _dt.int64, np.int64
     elif dtype is _dt.bool_ and reduces:
         _check_not_bool(dtype, "bmm")
@@ -829,6 +838,19 @@ def _einsum_compute(terms, out_labels, operands):
     t = _C.from_numpy(res if res.flags.c_contiguous else res.copy())
     dev = operands[0].device
     return t if dev.type == "cpu" else t.to(dev)
+
+
+def _sums_a_label(terms, out_labels, operands):
+    """Does PyTorch's einsum reduce some label with a sum rather than a product?
+
+    It does for a label missing from the output that only one operand holds with
+    a size above 1 (the others lack it or broadcast it): that operand is summed over
+    it before any product.  A lone operand's reduction is a sum too."""
+    sized = [dict(zip(labels, op.shape)) for labels, op in zip(terms, operands)]
+    reduced = {x for labels in terms for x in labels if x not in out_labels}
+    if len(operands) == 1:
+        return bool(reduced)
+    return any(sum(s.get(x, 1) > 1 for s in sized) == 1 for x in reduced)
 
 
 def _spec(terms, out_labels):
@@ -992,9 +1014,10 @@ def _tensordot_dims(a, b, dims):
         if dims > a.dim() or dims > b.dim():
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         return list(range(-dims, 0)), list(range(dims))
-    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
-        raise TypeError("tensordot(): dims must be an int, a tensor or a pair of lists of ints")
-    da, db = dims
+    if not isinstance(dims, (list, tuple)):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    da, db = dims           # (a ValueError for a sequence of another length, as PyTorch)
     if isinstance(da, numbers.Integral) or isinstance(db, numbers.Integral):
         raise TypeError("tensordot(): argument 'dims_self' must be tuple of ints, not int")
     da, db = list(da), list(db)
@@ -1160,7 +1183,65 @@ class Addr(_ScaledProductSum):
     grad_y = staticmethod(lambda g, x, y: mv(g.mT, x))
 
 
-def _add_product(fn, opname, input, x, y, beta, alpha, out):
+# The names PyTorch gives the two factors of each op (its error messages use them).
+_FACTOR_NAMES = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+                 "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2")}
+
+
+def _check_add_dtypes(opname, input, x, y):
+    """addmm & co. multiply without promoting: all three dtypes must agree (addr
+    promotes, like an elementwise op)."""
+    if opname in ("addmm", "addbmm"):
+        if x.dtype is not y.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_tname(x.dtype)} and {_tname(y.dtype)}")
+        if input.dtype is not y.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_tname(input.dtype)} and {_tname(y.dtype)}")
+    elif input.dtype is not x.dtype or x.dtype is not y.dtype:
+        if opname == "addmv":
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_tname(input.dtype)}, {_tname(x.dtype)}, and {_tname(y.dtype)}")
+        if opname == "baddbmm":
+            raise RuntimeError(f"Input dtypes must be the same, got: input {_cname(input.dtype)}, "
+                               f"batch1: {_cname(x.dtype)}, batch2: {_cname(y.dtype)}")
+
+
+def _add_scalars(opname, dtype, beta, alpha):
+    """``beta`` and ``alpha`` as the op will use them on a result of ``dtype``.
+
+    They must fit ``dtype``.  An integer result takes them converted to integers
+    (truncated: ``addmm`` of int8 with ``beta=0.5`` ignores ``input``) -- except in
+    ``addr``, which refuses a float for an integral result."""
+    scalars = []
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if not isinstance(value, numbers.Number):
+            raise TypeError(f"{opname}(): argument '{name}' must be Number, not "
+                            f"{type(value).__name__}")
+        check_scalar_fits(value, dtype)
+        if not dtype.is_floating_point and not isinstance(value, numbers.Integral):
+            if opname == "addr":
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be "
+                                   f"a floating point number.")
+            value = int(value.real)
+        scalars.append(value)
+    return scalars
+
+
+def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None):
+    """Shared body of addmm, addmv, baddbmm, addbmm and addr: PyTorch's argument
+    checks (``check_shapes(x, y)`` for the op's own), then
+    ``beta * input + alpha * product(x, y)``."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, opname)
+    for position, (name, value) in enumerate(zip(_FACTOR_NAMES[opname], (x, y)), 2):
+        if not isinstance(value, TensorBase):
+            raise not_tensor(value, opname, name, position)
+    if check_shapes is not None:
+        check_shapes(x, y)
+    _check_add_dtypes(opname, input, x, y)
+    dtype = _C.result_type(input, x, y) if opname == "addr" else x.dtype
+    beta, alpha = _add_scalars(opname, dtype, beta, alpha)
     if _records(opname, out, input, x, y):
         return fn.apply(input, x, y, beta, alpha)
     return _scaled_sum(input, fn.product(x, y), beta, alpha, out)
@@ -1202,7 +1283,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     >>> cygrad.baddbmm(cygrad.zeros(1), cygrad.ones(2, 2, 3), cygrad.ones(2, 3, 2)).shape
     cygrad.Size([2, 2, 2])
     """
-    return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, out)
+    return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, out,
+                        _check_batches)
 
 
 @tensor_method
@@ -1215,15 +1297,26 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     >>> cygrad.addbmm(cygrad.zeros(2, 2), cygrad.ones(3, 2, 4), cygrad.ones(3, 4, 2)).tolist()
     [[12.0, 12.0], [12.0, 12.0]]
     """
-    _check_tensor(batch1, "addbmm", "batch1")
-    _check_tensor(batch2, "addbmm", "batch2")
-    if batch1.dim() != 3 or batch2.dim() != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3
-                           else "batch2 must be a 3D tensor")
+    return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, out,
+                        _check_same_batches)
+
+
+def _check_batches(batch1, batch2):
+    """Both factors of baddbmm/addbmm are 3-D.  PyTorch reads ``batch2.size(2)``
+    before checking batch2's rank: a batch2 of fewer dims is an IndexError."""
+    if batch1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.dim() < 3:
+        _C._wrap(2, batch2.dim())           # raises PyTorch's IndexError
+    if batch2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+
+
+def _check_same_batches(batch1, batch2):
+    _check_batches(batch1, batch2)
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                            f"{batch1.shape[0]} and {batch2.shape[0]}")
-    return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, out)
 
 
 def _batch_product_sum(batch1, batch2):

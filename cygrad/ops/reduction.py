@@ -38,6 +38,7 @@ from .._core.tensor import TensorBase, from_numpy
 from .._tensor import tensor_method
 from ..autograd.function import Function, once_differentiable
 from . import elementwise as _ew
+from ._argcheck import bool_arg, check_scalar_fits, int_arg, int_list_arg
 
 __all__ = ["return_types", "sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax",
            "argmax", "argmin", "var", "std", "var_mean", "std_mean", "norm", "logsumexp",
@@ -96,33 +97,66 @@ def _check_tensor(input, opname):
                         f"not {type(input).__name__}")
 
 
+class _Unset:
+    """The default of an argument whose absence PyTorch tells apart from an explicit
+    None, because its overloads differ: ``max(x)`` is the whole tensor's max but
+    ``max(x, None)`` matches no overload; ``var(x, unbiased=False, out=o)`` is refused
+    but ``var(x, None, False, out=o)`` is not.  It means what None means."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"       # what help() should say leaving the argument out means
+
+
+_UNSET = _Unset()
+
+
 def _alias(value, alias):
     """Resolve a NumPy alias (``axis``/``keepdims``) against PyTorch's name."""
     return value if alias is None else alias
 
 
-def _dims(input, dim, opname):
-    """Reduction dims as a sorted tuple of wrapped ints, or None for "all dims".
+def _keepdim(value, opname):
+    """``keepdim`` must be a Python bool (PyTorch refuses 1, None, ...)."""
+    return value if value is True or value is False else bool_arg(value, opname, "keepdim")
 
-    An empty tuple/list also means every dim, as in PyTorch."""
+
+def _parse_dims(dim, opname):
+    """``dim`` checked as PyTorch's parser checks it, before the op looks at the
+    input: an int, or a tuple/list of ints (returned as a tuple), or None.
+
+    PyTorch reads a bool after the first element of a dim list as an int (only the
+    first element decides which overload matches)."""
     if dim is None:
         return None
     if isinstance(dim, (tuple, list)):
-        if len(dim) == 0:
-            return None
-        dims = [_one_dim(input, d, opname) for d in dim]
-        for d in dims:
-            if dims.count(d) > 1:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        return tuple(sorted(dims))
-    return (_one_dim(input, dim, opname),)
+        if len(dim) > 1 and _builtins.any(type(d) is bool for d in dim[1:]):
+            dim = (dim[0],) + tuple(int(d) if type(d) is bool else d for d in dim[1:])
+        return int_list_arg(dim, opname, "dim", allow_int=False)
+    return int_arg(dim, opname, "dim")
 
 
-def _one_dim(input, dim, opname):
-    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
-        raise TypeError(f"{opname}(): argument 'dim' must be int or tuple of ints, "
-                        f"not {type(dim).__name__}")
-    return _C._wrap(int(dim), input.dim())
+def _wrap_dims(input, dim):
+    """Parsed ``dim`` as a sorted tuple of wrapped ints, or None for "all dims" (an
+    empty tuple/list also means every dim, as in PyTorch)."""
+    if dim is None:
+        return None
+    if type(dim) is not tuple:
+        return (_C._wrap(dim, input.dim()),)
+    if not dim:
+        return None
+    dims = [_C._wrap(d, input.dim()) for d in dim]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def _dims(input, dim, opname):
+    """Reduction dims as a sorted tuple of wrapped ints, or None for "all dims"."""
+    return _wrap_dims(input, _parse_dims(dim, opname))
+
+
 
 
 def _axes(input, dims):
@@ -258,9 +292,7 @@ def _check_nonempty(input, dims, opname, raw_dim=None):
 
 def _single_dim(input, dim, opname):
     """A single wrapped dim for ops that take exactly one (max(dim), sort, cumsum...)."""
-    if isinstance(dim, (tuple, list)):
-        raise TypeError(f"{opname}(): argument 'dim' must be int, not {type(dim).__name__}")
-    return _one_dim(input, dim, opname)
+    return _C._wrap(int_arg(dim, opname, "dim"), input.dim())
 
 
 def _squeeze(arr, dims, keepdim):
@@ -492,7 +524,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     [[21]]
     """
     _check_tensor(input, "sum")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    dim, keepdim = _alias(dim, axis), _keepdim(_alias(keepdim, keepdims), "sum")
     if out is None:
         # Through the method so cygrad.sum(x) and x.sum() share the C fast path (and
         # its rounding); the method comes back to _sum_entry for everything else.
@@ -502,6 +534,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
 
 def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
     """``sum`` when the core's C fast path does not apply (registered with the core)."""
+    _keepdim(keepdim, "sum")
     if _C.needs_autograd(input):
         _no_out(out, "sum")
         if dim is None and not keepdim and dtype is None:
@@ -584,6 +617,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     3.0
     """
     _check_tensor(input, "nansum")
+    _keepdim(keepdim, "nansum")
     if _C.needs_autograd(input):
         _no_out(out, "nansum")
         return Nansum.apply(input, dim, keepdim, dtype)
@@ -652,7 +686,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     [1.5, 4.0]
     """
     _check_tensor(input, "mean")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    dim, keepdim = _parse_dims(_alias(dim, axis), "mean"), _keepdim(_alias(keepdim, keepdims), "mean")
+    _mean_dtype(input, dtype, "mean")       # PyTorch checks the dtype before the dims
     if _C.needs_autograd(input):
         _no_out(out, "mean")
         return (Mean if dim is None else MeanDim).apply(input, dim, keepdim, dtype)
@@ -705,6 +740,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     2.0
     """
     _check_tensor(input, "nanmean")
+    dim, keepdim = _parse_dims(dim, "nanmean"), _keepdim(keepdim, "nanmean")
+    _mean_dtype(input, dtype, "nanmean")
     if _C.needs_autograd(input):
         _no_out(out, "nanmean")
         return Nanmean.apply(input, dim, keepdim, dtype)
@@ -755,7 +792,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     """Product of all elements, or over ``dim``.
 
     Bool and integer tensors multiply into int64; an empty product is 1.
-    PyTorch takes a single int ``dim``; a tuple is accepted here too.
+    ``dim`` is a single int, as in PyTorch.
 
     Examples
     --------
@@ -767,7 +804,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     [2, 12]
     """
     _check_tensor(input, "prod")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    dim, keepdim = _alias(dim, axis), _keepdim(_alias(keepdim, keepdims), "prod")
+    if dim is not None:
+        dim = int_arg(dim, "prod", "dim")   # PyTorch's prod has no dim-list overload
     if _C.needs_autograd(input):
         _no_out(out, "prod")
         return (Prod if dim is None else ProdDim).apply(input, dim, keepdim, dtype)
@@ -874,8 +913,23 @@ def _extreme(input, dim, keepdim, out, opname):
     return _emit_pair(result_cls, values, idx, input.dtype, out, opname)
 
 
+def _no_overload(opname, args):
+    """PyTorch's error for arguments that match none of an op's overloads."""
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"{opname}() received an invalid combination of arguments - got ({got})")
+
+
 def _extreme_entry(input, dim, keepdim, out, opname):
     """Shared body of max/min: the three PyTorch call forms, with or without autograd."""
+    if dim is _UNSET or isinstance(dim, TensorBase):
+        if keepdim is not False:                # only max(input, dim) takes keepdim
+            raise _no_overload(opname, (input, dim, keepdim))
+        if dim is _UNSET:
+            dim = None
+    elif dim is None:
+        raise _no_overload(opname, (input, dim))
+    else:
+        bool_arg(keepdim, opname, "keepdim")
     if isinstance(dim, TensorBase):
         # max(input, other): elementwise maximum/minimum with broadcasting
         other_fn = _ew.maximum if opname == "max" else _ew.minimum
@@ -890,7 +944,7 @@ def _extreme_entry(input, dim, keepdim, out, opname):
 
 
 @tensor_method
-def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+def max(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Largest element; or ``(values, indices)`` along ``dim``; or, given a tensor
     ``other`` in place of ``dim``, the elementwise maximum.
 
@@ -916,7 +970,7 @@ def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
 
 
 @tensor_method
-def min(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+def min(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Smallest element; or ``(values, indices)`` along ``dim``; or, given a tensor
     ``other`` in place of ``dim``, the elementwise minimum.
 
@@ -1015,6 +1069,7 @@ def _amax_amin(input, dim, keepdim, out, opname):
 
 
 def _amax_amin_entry(input, dim, keepdim, out, opname):
+    dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
     if _C.needs_autograd(input):
         _no_out(out, opname)
         return (Amax if opname == "amax" else Amin).apply(input, dim, keepdim)
@@ -1088,6 +1143,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     (1, 4)
     """
     _check_tensor(input, "aminmax")
+    _keepdim(keepdim, "aminmax")
     if _C.needs_autograd(input):
         _no_out(out, "aminmax")
         return _AminmaxResult(*Aminmax.apply(input, dim, keepdim))
@@ -1136,6 +1192,7 @@ class Aminmax(Function):
 
 
 def _arg_extreme(input, dim, keepdim, out, opname, np_arg):
+    _keepdim(keepdim, opname)
     if input.dtype == _dt.bool_:
         raise RuntimeError(f"{opname}(): does not support bool input")
     a = _C._ndarray(input)
@@ -1193,21 +1250,42 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 # ---------------------------------------------------------------------------
 # variance and standard deviation
 # ---------------------------------------------------------------------------
-def _correction(opname, unbiased, correction):
-    if unbiased is not None and correction is not None:
-        raise TypeError(f"{opname}(): pass either 'unbiased' or 'correction', not both")
-    if unbiased is not None:
-        return 1 if unbiased else 0
-    return 1 if correction is None else correction
+def _correction(opname, correction):
+    """``correction`` as a number (any real; an int must fit PyTorch's Scalar)."""
+    if correction is None:
+        return 1
+    if isinstance(correction, numbers.Integral):
+        return int(check_scalar_fits(correction, _dt.float64))
+    if isinstance(correction, numbers.Complex):
+        return correction.real
+    raise TypeError(f"{opname}(): argument 'correction' must be Number, not "
+                    f"{type(correction).__name__}")
 
 
-def _var_args(input, dim, unbiased, correction, opname):
-    """``(dims, correction)`` from var/std's arguments."""
+def _var_args(input, dim, unbiased, correction, keepdim, out, opname):
+    """``(dims, correction, keepdim)`` from var/std's arguments, refused where they
+    match none of PyTorch's three overloads: ``(dim, unbiased, keepdim, out)``,
+    ``(dim=None, *, correction, keepdim, out)`` and the legacy ``(unbiased)``."""
     _check_tensor(input, opname)
     if isinstance(dim, bool):          # var(x, True): the legacy ``unbiased`` overload
+        if unbiased is not _UNSET or correction is not None or keepdim is not False \
+                or out is not None:
+            raise _no_overload(opname, (input, dim, unbiased, keepdim))
         dim, unbiased = None, dim
-    _require_float(input, opname, "std and var only support floating point and complex dtypes")
-    return _dims(input, dim, opname), _correction(opname, unbiased, correction)
+    elif unbiased is not _UNSET:
+        bool_arg(unbiased, opname, "unbiased")
+        if correction is not None:
+            raise TypeError(f"{opname}(): pass either 'unbiased' or 'correction', not both")
+        if dim is _UNSET and (keepdim is not False or out is not None):
+            # without dim only the legacy (input, unbiased) form takes unbiased
+            raise _no_overload(opname, (input, unbiased, keepdim))
+    dim = _parse_dims(None if dim is _UNSET else dim, opname)
+    keepdim = _keepdim(keepdim, opname)
+    corr = (1 if unbiased else 0) if unbiased is not _UNSET else _correction(opname, correction)
+    _require_float(input, opname, f"{opname} only support floating point and complex dtypes"
+                   if opname.endswith("_mean") else
+                   "std and var only support floating point and complex dtypes")
+    return _wrap_dims(input, dim), corr, keepdim
 
 
 def _var_and_mean(input, dims, corr, keepdim, opname):
@@ -1215,7 +1293,9 @@ def _var_and_mean(input, dims, corr, keepdim, opname):
     axes = _axes(input, dims)
     acc = _acc_np(input.dtype)
     n = _reduced_count(input, dims)
-    if n - corr <= 0:
+    dof = n - corr
+    if not dof > 0:             # also a NaN correction: no degrees of freedom, as PyTorch
+        dof = 0
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
@@ -1224,7 +1304,7 @@ def _var_and_mean(input, dims, corr, keepdim, opname):
         mu = np.sum(a, axis=axes, keepdims=True, dtype=acc) / acc.type(n)
         dev = a.astype(acc) - mu
         sq = np.sum(dev * dev, axis=axes, keepdims=bool(keepdim), dtype=acc)
-        variance = sq / acc.type(_builtins.max(n - corr, 0))
+        variance = sq / acc.type(dof)
     if not keepdim:
         mu = mu.reshape(variance.shape)
     return variance, mu
@@ -1252,7 +1332,7 @@ def _over_twice(grad, std):
 
 
 @tensor_method
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None,
+def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, out=None,
         axis=None, keepdims=None):
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``.
 
@@ -1269,7 +1349,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     cygrad.Size([2, 1])
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    dims, corr = _var_args(input, dim, unbiased, correction, "var")
+    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "var")
     if _C.needs_autograd(input):
         _no_out(out, "var")
         return Var.apply(input, dims, corr, keepdim)
@@ -1298,7 +1378,7 @@ class Var(Function):
 
 
 @tensor_method
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None,
+def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, out=None,
         axis=None, keepdims=None):
     """Standard deviation over ``dim``: the square root of ``var``.
 
@@ -1311,7 +1391,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     2.0
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    dims, corr = _var_args(input, dim, unbiased, correction, "std")
+    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "std")
     if _C.needs_autograd(input):
         _no_out(out, "std")
         return Std.apply(input, dims, corr, keepdim)
@@ -1342,7 +1422,7 @@ class Std(Function):
         return _over_twice(_var_jvp(t, x, ctx.red, ctx.corr), result)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None):
     """``(var, mean)`` over ``dim`` in one pass (a plain tuple, as in PyTorch).
 
     Examples
@@ -1352,7 +1432,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> v.item(), m.item()
     (1.0, 2.0)
     """
-    dims, corr = _var_args(input, dim, unbiased, correction, "var_mean")
+    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, None, "var_mean")
     if _C.needs_autograd(input):
         return VarMean.apply(input, dims, corr, keepdim)
     v, mu = _var_and_mean(input, dims, corr, keepdim, "var_mean")
@@ -1383,7 +1463,7 @@ class VarMean(Function):
         return _var_jvp(t, _saved(ctx)[0], red, ctx.corr), mean(t, red.axes, red.keepdim)
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim`` (a plain tuple, as in PyTorch).
 
     Examples
@@ -1393,7 +1473,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     >>> s.item(), m.item()
     (2.0, 4.0)
     """
-    dims, corr = _var_args(input, dim, unbiased, correction, "std_mean")
+    dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, None, "std_mean")
     if _C.needs_autograd(input):
         return StdMean.apply(input, dims, corr, keepdim)
     v, mu = _var_and_mean(input, dims, corr, keepdim, "std_mean")
@@ -1455,6 +1535,11 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     4.0
     """
     _check_tensor(input, "norm")
+    if p is None:
+        p = "fro"
+    # (linalg_vector_norm takes a dim list only: a bool there is not read as an int)
+    dim = _parse_dims((dim,) if isinstance(dim, bool) else dim, "linalg_vector_norm")
+    keepdim = _keepdim(keepdim, "linalg_vector_norm")
     dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
     if not (input.dtype.is_floating_point and dt.is_floating_point):
         bad = input.dtype if not input.dtype.is_floating_point else dt
@@ -1568,6 +1653,9 @@ def _matrix_dims(input, dim):
 
 def _matrix_norm(input, p, dim, keepdim, out, dt):
     """'nuc' (and 'fro' given too many dims): norms over exactly two dims."""
+    if dt.name in ("float16", "bfloat16"):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. "
+                           f"Got {_C._torch_type_name(dt)}")
     dims = _matrix_dims(input, dim)
     a = _C._ndarray(input).astype(_acc_np(dt))
     res = np.linalg.norm(a, ord="nuc" if p == "nuc" else "fro", axis=dims, keepdims=bool(keepdim))
@@ -1624,6 +1712,10 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     1000.6931
     """
     _check_tensor(input, "logsumexp")
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, "
+                        "not NoneType")
+    dim, keepdim = _parse_dims(dim, "logsumexp"), _keepdim(keepdim, "logsumexp")
     if _C.needs_autograd(input):
         _no_out(out, "logsumexp")
         return Logsumexp.apply(input, dim, keepdim)
@@ -1679,13 +1771,16 @@ class Logsumexp(Function):
 # ---------------------------------------------------------------------------
 def _all_any(input, dim, keepdim, out, opname, np_fn):
     _check_tensor(input, opname)
-    dims = _dims(input, dim, opname)
+    dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
+    # Unlike sum's, all/any's empty dim list reduces nothing (an elementwise test).
+    dims = () if dim == () else _wrap_dims(input, dim)
     # uint8 keeps its dtype, a leftover of PyTorch's pre-bool days
     dt = _dt.uint8 if input.dtype == _dt.uint8 else _dt.bool_
     if isinstance(out, TensorBase) and out.dtype not in (_dt.bool_, _dt.uint8):
         raise RuntimeError(f"{opname} only supports bool tensor for result, got: "
                            f"{_C._torch_type_name(out.dtype)}")
-    res = np_fn(_C._ndarray(input), axis=_axes(input, dims), keepdims=bool(keepdim))
+    axes = dims if dims == () else _axes(input, dims)
+    res = np_fn(_C._ndarray(input), axis=axes, keepdims=keepdim)
     return _emit(res, dt, out, opname)
 
 
@@ -2056,6 +2151,9 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     [3, 2, 1]
     """
     _check_tensor(input, "sort")
+    bool_arg(descending, "sort", "descending")
+    if stable is not None:
+        bool_arg(stable, "sort", "stable")
     if _C.needs_autograd(input):
         _no_out(out, "sort")
         return _SortResult(*Sort.apply(input, dim, descending))
@@ -2092,6 +2190,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
     [1, 2, 0]
     """
     _check_tensor(input, "argsort")
+    bool_arg(descending, "argsort", "descending")
+    bool_arg(stable, "argsort", "stable")
     d = _single_dim(input, dim, "argsort")
     idx = _sort_indices(_as_1d(input), d, descending)
     return _wrap(idx.reshape(input.shape), _dt.int64)
@@ -2130,6 +2230,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     ([5.0, 4.0], [1, 3])
     """
     _check_tensor(input, "topk")
+    k = int_arg(k, "topk", "k", 2)
+    bool_arg(largest, "topk", "largest")
+    bool_arg(sorted, "topk", "sorted")
     if _C.needs_autograd(input):
         _no_out(out, "topk")
         return _TopkResult(*Topk.apply(input, k, dim, largest, sorted))
@@ -2141,7 +2244,7 @@ def _topk(input, k, dim, largest, sorted, out=None):
         raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _single_dim(input, dim, "topk")
     a = _as_1d(input)
-    if not isinstance(k, numbers.Integral) or not 0 <= k <= a.shape[d]:
+    if not 0 <= k <= a.shape[d]:
         raise RuntimeError("selected index k out of range")
     idx = np.take(_sort_indices(a, d, largest), np.arange(k), axis=d)
     values = np.take_along_axis(a, idx, axis=d)
@@ -2199,6 +2302,7 @@ def median(input, dim=None, keepdim=False, *, out=None):
     [2.0, 7.0]
     """
     _check_tensor(input, "median")
+    _keepdim(keepdim, "median")
     _no_bool(input, "median")
     if _C.needs_autograd(input):
         _no_out(out, "median")
@@ -2258,6 +2362,9 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     (2.0, 3)
     """
     _check_tensor(input, "kthvalue")
+    k = int_arg(k, "kthvalue", "k", 2)
+    _keepdim(keepdim, "kthvalue")
+    _single_dim(input, dim, "kthvalue")     # a bad dim is reported before a bool input
     _no_bool(input, "kthvalue")
     if _C.needs_autograd(input):
         _no_out(out, "kthvalue")
@@ -2270,7 +2377,7 @@ def _kthvalue(input, k, dim, keepdim, out=None):
     size = 1 if input.dim() == 0 else input.shape[d]
     if size == 0:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
-    if not isinstance(k, numbers.Integral) or not 1 <= k <= size:
+    if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, idx = _select_sorted(input, d, keepdim, "kthvalue",
                                  lambda n, nans: np.asarray(k - 1))
@@ -2301,6 +2408,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     (1, 3)
     """
     _check_tensor(input, "mode")
+    _keepdim(keepdim, "mode")
     if _C.needs_autograd(input):
         _no_out(out, "mode")
         return _ModeResult(*Mode.apply(input, dim, keepdim))
@@ -2357,6 +2465,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     ([1, 2, 3], [2, 0, 2, 1], [1, 1, 2])
     """
     _check_tensor(input, "unique")
+    for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
+                       ("return_counts", return_counts)):
+        bool_arg(flag, "unique", name)
     a = _float_view(_C._ndarray(input))
     if dim is None:
         res = np.unique(a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
