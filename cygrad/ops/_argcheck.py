@@ -187,3 +187,41 @@ def float_arg(value, opname, argname, position=None):
         return value
     raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be float, "
                     f"not {_type_name(value)}")
+
+
+def number_arg(value, opname, argname, position=None):
+    """``value`` as PyTorch's parser reads a ``Scalar`` (Number) argument: a Python
+    or NumPy bool/int/float or a 0-d tensor (given back as a Python number).  A
+    Python int outside ``[-2**63, 2**64)`` is an ``OverflowError``, anything that
+    is not a number a ``TypeError``.
+
+    Examples
+    --------
+    >>> from cygrad.ops._argcheck import number_arg
+    >>> number_arg(2.5, "arange", "end", 1)
+    2.5
+    >>> number_arg(2**64, "arange", "end", 1)
+    Traceback (most recent call last):
+        ...
+    OverflowError: int too big to convert
+    >>> number_arg("x", "arange", "end", 1)
+    Traceback (most recent call last):
+        ...
+    TypeError: arange(): argument 'end' (position 1) must be Number, not str
+    """
+    if type(value) is float or type(value) is bool:
+        return value
+    if type(value) is int:
+        if _INT64_MIN <= value <= _UINT64_MAX:
+            return value
+        raise OverflowError("int too big to convert")
+    if isinstance(value, (np.bool_, np.integer, np.floating)):
+        return value.item()
+    if getattr(value, "ndim", None) == 0 and not isinstance(value, np.ndarray) \
+            and hasattr(value, "item") and not getattr(value.dtype, "is_complex", False):
+        return value.item()
+    if isinstance(value, (int, float)):      # subclasses (IntEnum, ...)
+        return number_arg(int(value) if isinstance(value, int) else float(value),
+                          opname, argname, position)
+    raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be Number, "
+                    f"not {_type_name(value)}")

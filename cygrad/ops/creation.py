@@ -6,7 +6,9 @@ import numpy as np
 from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase, from_numpy, empty, zeros, ones, full
-from ._argcheck import not_tensor
+from ._argcheck import not_tensor, int_arg, number_arg, float_arg, check_scalar_fits
+from ._ranges import arange_values, linspace_values, logspace_values
+from ._pydata import array_from_data
 from .._device import device as Device, CPU
 from .._tensor import Tensor
 
@@ -28,30 +30,6 @@ def _finish(t, requires_grad):
     if requires_grad:
         t.requires_grad_(True) if hasattr(t, "requires_grad_") else setattr(t, "requires_grad", True)
     return t
-
-
-def _infer_dtype(data):
-    """dtype PyTorch infers for nested Python data: bool, int64, or the default float."""
-    arr = np.asarray(data)
-    if arr.dtype == np.bool_:
-        return _dt.bool_
-    if arr.dtype.kind in "iu":
-        return _dt.int64
-    if arr.dtype.kind == "f":
-        return _dt.get_default_dtype()
-    if arr.dtype.kind == "c":
-        raise TypeError("cygrad does not support complex numbers")
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-
-
-def _to_ndarray(data, dtype):
-    if isinstance(data, TensorBase):
-        return data.detach().numpy() if data.requires_grad else data.numpy()
-    if isinstance(data, np.ndarray):
-        return data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
-        data = _nested_items(data)
-    return np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype.np_dtype)
 
 
 def _flat(seq):
@@ -86,15 +64,18 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         out = data.detach().clone() if hasattr(data, "detach") else data.clone()
         out = out.to(dtype=dt, device=device) if (dt or device) else out
         return _finish(out, requires_grad)
-    arr = _to_ndarray(data, None)
-    if dt is None:
-        dt = _dt.as_dtype(arr.dtype) if isinstance(data, (np.ndarray, np.generic)) else _infer_dtype(arr)
-    if arr.dtype == np.uint64 and not isinstance(data, (np.ndarray, np.generic)):
-        # NumPy reads Python ints >= 2**63 as uint64; int64 can't hold them
-        raise ValueError(f"Overflow when unpacking long long: {arr.max()} does not fit in int64")
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.asarray(data)
+        dt = _dt.as_dtype(arr.dtype) if dt is None else dt
+    elif isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
+            data = _nested_items(data)
+        arr = array_from_data(data, dt)
+        dt = _dt.as_dtype(arr.dtype) if dt is None else dt
     # np.array(..., order="C") keeps 0-d data 0-d (np.ascontiguousarray would make it 1-d)
-    src = arr if arr.dtype != object else np.asarray(arr.tolist())
-    out = _C._convert_tensor(from_numpy(np.array(src, dtype=dt.np_dtype, order="C", copy=True)),
+    out = _C._convert_tensor(from_numpy(np.array(arr, dtype=dt.np_dtype, order="C", copy=True)),
                              dt, device if device is not None else CPU)
     return _finish(out, requires_grad)
 
@@ -127,14 +108,34 @@ def _new(size, dtype, device):
     return _C._empty(shape, dt, Device(device) if device is not None else CPU)
 
 
+def _fill_number(value, dt, opname, argname, position):
+    """A fill value checked as PyTorch's parser and c10 check it, in the form the
+    array layer stores: an int bound for a floating dtype is read as a double
+    first, as c10 does (so 2**63 fills a bfloat16 tensor)."""
+    value = number_arg(value, opname, argname, position)
+    check_scalar_fits(value, dt)
+    if dt.is_floating_point and type(value) is int:
+        return float(value)
+    return value
+
+
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
-    """A 0-dim tensor holding ``s`` (default float dtype)."""
-    return full((), s, dtype=dtype or _dt.get_default_dtype(), device=device,
+    """A 0-dim tensor holding ``s`` (default float dtype).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.scalar_tensor(3)
+    tensor(3.)
+    """
+    dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
+    return full((), _fill_number(s, dt, "scalar_tensor", "s", 1), dtype=dt, device=device,
                 requires_grad=requires_grad)
 
 
 def _like(t, dtype, device):
-    return _new((tuple(t.shape),), dtype or t.dtype, device or t.device)
+    return _new((tuple(t.shape),), t.dtype if dtype is None else dtype,
+                t.device if device is None else device)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -169,10 +170,19 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_for
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    """``fill_value`` everywhere, with ``input``'s shape, dtype and device."""
+    """``fill_value`` everywhere, with ``input``'s shape, dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.full_like(cygrad.zeros(2, dtype=cygrad.int32), 7)
+    tensor([7, 7], dtype=cygrad.int32)
+    """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "full_like")
-    return _finish(_like(input, dtype, device).fill_(fill_value), requires_grad)
+    t = _like(input, dtype, device)
+    return _finish(t.fill_(_fill_number(fill_value, t.dtype, "full_like", "fill_value", 2)),
+                   requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -187,28 +197,19 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     [0.0, 0.25, 0.5, 0.75]
     """
     if end is None:
-        start, end = 0, start
-    vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
+        start, end = 0, number_arg(start, "arange", "end", 1)
+    else:
+        start, end = number_arg(start, "arange", "start", 1), number_arg(end, "arange", "end", 2)
+    step = number_arg(step, "arange", "step", 3)
     if dtype is None and out is not None:
         dtype = out.dtype
     if dtype is None:
-        dtype = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else _dt.get_default_dtype()
-    dt = _dt.as_dtype(dtype)
-    if not dt.is_floating_point:
-        # integer ranges take integer bounds, as PyTorch casts them (0.5 -> 0)
-        vals = [int(v) for v in vals]
-    start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    n = int(np.ceil((end - start) / step))
-    # Compute in float64 (or int64) and convert once, as PyTorch does for accuracy.
-    if dt.is_floating_point:
-        arr = start + np.arange(n, dtype=np.float64) * step
+        integral = all(isinstance(v, int) for v in (start, end, step))   # bools count, as in torch
+        dt = _dt.int64 if integral else _dt.get_default_dtype()
     else:
-        arr = np.arange(start, end, step, dtype=np.int64)[:n]
-    return _finish(_result_into(_from_values(arr, dt, device), out, "arange"), requires_grad)
+        dt = _dt.as_dtype(dtype)
+    res = _from_values(arange_values(start, end, step, dt), dt, device)
+    return _finish(_result_into(res, out, "arange"), requires_grad)
 
 
 def _from_values(arr, dt, device):
@@ -229,6 +230,16 @@ def _result_into(res, out, opname):
     return out
 
 
+def _space_args(opname, start, end, steps, dtype, out):
+    start, end = number_arg(start, opname, "start", 1), number_arg(end, opname, "end", 2)
+    steps = int_arg(steps, opname, "steps", 3)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None and out is not None:
+        dtype = out.dtype
+    return start, end, steps, _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
@@ -238,28 +249,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     >>> cygrad.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if dtype is None and out is not None:
-        dtype = out.dtype
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    res = _from_values(_spaced(start, end, steps), dt, device)
+    start, end, steps, dt = _space_args("linspace", start, end, steps, dtype, out)
+    res = _from_values(linspace_values(start, end, steps, dt), dt, device)
     return _finish(_result_into(res, out, "linspace"), requires_grad)
-
-
-def _spaced(start, end, steps):
-    """PyTorch's linspace values in float64: the first half counted up from ``start``,
-    the second down from ``end`` (so NaN/inf ends spread as in PyTorch)."""
-    steps = int(steps)
-    if steps > (1 << 60):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
-    start, end = float(start), float(end)
-    if steps == 1:
-        return np.array([start])
-    i = np.arange(steps, dtype=np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        step = (end - start) / (steps - 1)
-        return np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -272,14 +264,11 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     >>> cygrad.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if dtype is None and out is not None:
-        dtype = out.dtype
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        vals = np.power(float(base), _spaced(start, end, steps))
-    return _finish(_result_into(_from_values(vals, dt, device), out, "logspace"), requires_grad)
+    start, end, steps, dt = _space_args("logspace", start, end, steps, dtype, out)
+    base = float_arg(base, "logspace", "base", 4)
+    base = float(base.item() if isinstance(base, TensorBase) else base)
+    res = _from_values(logspace_values(start, end, steps, base, dt), dt, device)
+    return _finish(_result_into(res, out, "logspace"), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -291,6 +280,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
     >>> cygrad.eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    n = int_arg(n, "eye", "n", 1)
+    if m is not None:
+        m = int_arg(m, "eye", "m", 2)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
