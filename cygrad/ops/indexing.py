@@ -40,6 +40,7 @@ from .._tensor import tensor_method
 from ..autograd import views as _views
 from ..autograd import forward_ad as _fwad
 from ..autograd.function import Function
+from ._argcheck import bool_arg, check_scalar_fits, int_arg, not_tensor
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "masked_fill",
            "masked_select", "where", "nonzero", "argwhere", "take", "take_along_dim",
@@ -83,8 +84,39 @@ def _wrap(arr):
 
 def _require_tensor(x, opname, argname, position):
     if not isinstance(x, TensorBase):
-        raise TypeError(f"{opname}(): argument '{argname}' (position {position}) must be "
-                        f"Tensor, not {type(x).__name__}")
+        raise not_tensor(x, opname, argname, position)
+
+
+def _check_no_internal_overlap(t):
+    """Refuse an in-place write into a tensor whose elements alias each other (an
+    expanded view): the result would depend on the order of the writes. PyTorch's
+    check (the one it can always detect: stride 0 on a dim of size > 1)."""
+    if any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+
+
+def _number_arg(value, opname, argname, position=None):
+    """``value`` as the number PyTorch's parser reads as a Scalar (a 0-dim tensor gives
+    its value), else the parser's TypeError."""
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return value
+    if isinstance(value, TensorBase) and value.dim() == 0:
+        return value.item()
+    where = f" (position {position})" if position else ""
+    raise TypeError(f"{opname}(): argument '{argname}'{where} must be Number, not "
+                    f"{type(value).__name__}")
+
+
+def _fits(value, dtype):
+    """A number about to be written into a ``dtype`` tensor, refused as c10's
+    ``checked_convert`` refuses it (a complex number fits no real dtype)."""
+    if isinstance(value, complex) or (isinstance(value, np.generic)
+                                      and np.iscomplexobj(value)):
+        raise RuntimeError(f"value cannot be converted to type "
+                           f"{_C10_NAMES.get(dtype.name, dtype.name)} without overflow")
+    return check_scalar_fits(value, dtype)
 
 
 def _dim(dim, ndim):
@@ -131,14 +163,23 @@ def _scalar_array(value, dtype):
         return np.asarray(value, dtype=np.float64).astype(npdt)
 
 
+def _fill_arg(value, opname):
+    """PyTorch's parser: the value of masked_fill/index_fill is a Tensor or a Number."""
+    if not isinstance(value, (TensorBase, bool, int, float, complex, np.generic)):
+        raise TypeError(f"{opname}() received an invalid combination of arguments: argument "
+                        f"'value' must be Number or Tensor, not {type(value).__name__}")
+
+
 def _fill_value(value, dtype, opname):
-    """The value of masked_fill/index_fill: a number or a 0-dim tensor, cast to ``dtype``."""
+    """The value of masked_fill/index_fill: a number or a 0-dim tensor, cast to ``dtype``
+    (a value the dtype cannot hold is an error, as in PyTorch)."""
     if isinstance(value, TensorBase):
         if value.dim() != 0:
             raise RuntimeError(f"{opname} only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.dim()} dimension(s).")
+        _fits(value.item(), dtype)
         return _np(value).astype(dtype.np_dtype)
-    return _scalar_array(value, dtype)
+    return _scalar_array(_fits(value, dtype), dtype)
 
 
 def _identity(x, out=None, casting="unsafe"):
@@ -162,9 +203,13 @@ def _finish(result, out):
     return out
 
 
-def _check_out_dtype(out, dtype, message):
+def _check_out_dtype(out, dtype, message=None):
+    """``out`` must have exactly ``dtype`` (the ops PyTorch writes as structured kernels
+    say so with the default message)."""
     if out is not None and isinstance(out, TensorBase) and out.dtype != dtype:
-        raise RuntimeError(message)
+        raise RuntimeError(message or f"Expected out tensor to have dtype "
+                           f"{_C10_NAMES.get(dtype.name, dtype.name)}, but got "
+                           f"{_C10_NAMES.get(out.dtype.name, out.dtype.name)} instead")
 
 
 def _first_out_of_bounds(idx, low, high):
@@ -751,11 +796,12 @@ def index_put_(input, indices, values, accumulate=False):
     >>> x.index_put_((cygrad.tensor([0, 0, 2]),), cygrad.tensor(1.0), accumulate=True).tolist()
     [2.0, 0.0, 1.0]
     """
+    _require_tensor(input, "index_put_", "input", 1)
+    _require_tensor(values, "index_put_", "values", 3)
     index = _as_index_tuple(indices)
-    if not accumulate:
+    if not bool_arg(accumulate, "index_put_", "accumulate"):
         _setitem_hook(input, index, values)
         return input
-    _require_tensor(values, "index_put_", "values", 2)
     plan = _put_plan(input, index)
     if _C.needs_autograd(input, values):
         _check_inplace_target(input)
@@ -775,12 +821,13 @@ def index_put(input, indices, values, accumulate=False):
     >>> cygrad.index_put(cygrad.zeros(3), (cygrad.tensor([1]),), cygrad.tensor(5.0)).tolist()
     [0.0, 5.0, 0.0]
     """
+    _require_tensor(input, "index_put", "input", 1)
+    _require_tensor(values, "index_put", "values", 3)
+    accumulate = bool_arg(accumulate, "index_put", "accumulate")
     if _C.needs_autograd(input, values):
         index = _as_index_tuple(indices)
-        if accumulate:
-            _require_tensor(values, "index_put", "values", 2)
         return IndexPut.apply(input, values, _put_plan(input, index).owned(),
-                              _single_mask(index), bool(accumulate))
+                              _single_mask(index), accumulate)
     return index_put_(input.clone(), indices, values, accumulate)
 
 
@@ -853,6 +900,8 @@ def index_select(input, dim, index, *, out=None):
     >>> cygrad.index_select(x, 1, cygrad.tensor([2, 0])).tolist()
     [[2, 0], [5, 3]]
     """
+    _require_tensor(input, "index_select", "input", 1)
+    dim = int_arg(dim, "index_select", "dim", 2)
     if _C.needs_autograd(input):
         _no_out(out, "index_select")
         return IndexSelect.apply(input, dim, index)
@@ -871,9 +920,13 @@ def _along(arr):
 
 def _gather_kernel(input, dim, index, out=None):
     _require_tensor(index, "gather", "index", 3)
+    dim = _dim(dim, input.dim())
+    _check_out_dtype(out, input.dtype)
+    result = _empty(tuple(index.shape), input.dtype, input)
+    if index.numel() == 0:      # PyTorch checks nothing more for an empty index
+        return result
     idx = _index_array(index, "gather")
     _check_same_ndim(input, index, "input")
-    dim = _dim(dim, input.dim())
     arr = _np(input)
     a1, i1 = _along(arr), _along(idx)
     for d in range(a1.ndim):
@@ -881,10 +934,6 @@ def _gather_kernel(input, dim, index, out=None):
             raise RuntimeError(f"Size does not match at dimension {d} expected index "
                                f"{_shape_str(idx.shape)} to be no larger than self "
                                f"{_shape_str(arr.shape)} apart from dimension {dim}")
-    if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_C10_NAMES[input.dtype.name]}, "
-                           f"but got {_C10_NAMES[out.dtype.name]} instead")
-    result = _empty(idx.shape, input.dtype, input)
     if idx.size:
         bad = _first_out_of_bounds(i1, 0, a1.shape[dim])
         if bad is not None:
@@ -930,6 +979,9 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     >>> cygrad.gather(x, 1, cygrad.tensor([[0, 0], [1, 0]])).tolist()
     [[1, 1], [4, 3]]
     """
+    _require_tensor(input, "gather", "input", 1)
+    dim = int_arg(dim, "gather", "dim", 2)
+    bool_arg(sparse_grad, "gather", "sparse_grad")
     if _C.needs_autograd(input):
         _no_out(out, "gather")
         return Gather.apply(input, dim, index)
@@ -969,16 +1021,20 @@ def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
     ``reduce``: None (plain writes), "add"/"sum", "multiply"/"prod", "mean", "amax",
     "amin"; every write to a repeated position counts.
     """
-    idx = _index_array(index, "scatter")
-    _check_same_ndim(self, index, "self")
     dim = _dim(dim, self.dim())
-    if src is not None:
-        _check_same_ndim(src, index, "src")
-        if src.dtype != self.dtype:
-            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if src is not None and src.dtype != self.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if value is not None:
+        value = _scalar_array(_fits(value, self.dtype), self.dtype)
     if reduce == "mean" and self.dtype == _dt.bool_:
         raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for "
                                   "'Bool'")
+    if index.numel() == 0:      # PyTorch checks nothing more for an empty index
+        return self
+    idx = _index_array(index, "scatter")
+    _check_same_ndim(self, index, "self")
+    if src is not None:
+        _check_same_ndim(src, index, "src")
     arr = _np(self)
     a1, i1 = _along(arr), _along(idx)
     s1 = None if src is None else _along(_np(src))
@@ -991,8 +1047,6 @@ def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
         if s1 is not None:
             msg += f" and to be no larger size than src {_shape_str(src.shape)}"
         raise RuntimeError(msg)
-    if idx.size == 0:
-        return self
     bad = _first_out_of_bounds(i1, 0, a1.shape[dim])
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
@@ -1002,7 +1056,7 @@ def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
         if np.may_share_memory(vals, arr):
             vals = vals.copy()
     else:
-        vals = _scalar_array(value, self.dtype)
+        vals = value
     pos = _scatter_positions(i1, dim)
     if reduce is None:
         a1[pos] = vals
@@ -1028,11 +1082,24 @@ _SCATTER_REDUCE_WARNING = ("The reduce argument of cygrad.scatter with Tensor sr
                            "instead for more reduction options.")
 
 
-def _scatter_reduce_arg(reduce, src):
-    if reduce is None:
+class _Unset:
+    """The default of ``scatter``'s ``reduce``: PyTorch's signature gives it none, so an
+    explicit ``reduce=None`` is an error there, unlike leaving it out."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<no reduce>"
+
+
+_NO_REDUCE = _Unset()
+
+
+def _scatter_reduce_arg(reduce, src, opname):
+    if reduce is _NO_REDUCE:
         return None
     if not isinstance(reduce, str):
-        raise TypeError(f"scatter(): argument 'reduce' must be str, not {type(reduce).__name__}")
+        raise TypeError(f"{opname}() received an invalid combination of arguments: argument "
+                        f"'reduce' must be str, not {type(reduce).__name__}")
     if reduce not in ("add", "multiply"):
         raise RuntimeError("reduce argument must be either add or multiply.")
     if src is not None and not _warned["scatter_reduce"]:
@@ -1133,7 +1200,7 @@ def _scatter_autograd(input, dim, index, src, value, reduce):
 
 
 @tensor_method
-def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
+def scatter_(input, dim, index, src=None, *, value=None, reduce=_NO_REDUCE):
     """In place: write ``src`` (a tensor) or ``value`` (a number) into ``input`` at the
     positions ``index`` gives along ``dim`` (the inverse of :func:`gather`):
     ``self[index[i][j]][j] = src[i][j]`` for ``dim=0``.
@@ -1149,9 +1216,12 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     >>> x.scatter_(1, cygrad.tensor([[2], [0]]), 1.0).tolist()
     [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
     """
+    _require_tensor(input, "scatter_", "input", 1)
+    dim = int_arg(dim, "scatter_", "dim", 1)
     _require_tensor(index, "scatter_", "index", 2)
     src, value = _split_src_value(src, value, "scatter_")
-    reduce = _scatter_reduce_arg(reduce, src)
+    reduce = _scatter_reduce_arg(reduce, src, "scatter_")
+    _check_no_internal_overlap(input)
     if _C.needs_autograd(input, src):
         _check_inplace_target(input)
         return _write_back(input, _scatter_autograd(input, dim, index, src, value, reduce))
@@ -1161,7 +1231,7 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
 
 
 @tensor_method
-def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+def scatter(input, dim, index, src=None, *, value=None, reduce=_NO_REDUCE, out=None):
     """Out-of-place :meth:`Tensor.scatter_`: a copy of ``input`` with ``src``/``value``
     written at ``index`` along ``dim``.
 
@@ -1172,12 +1242,15 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     >>> cygrad.scatter(cygrad.zeros(2, 3), 0, cygrad.tensor([[1, 0, 1]]), src).tolist()
     [[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]]
     """
+    _require_tensor(input, "scatter", "input", 1)
+    dim = int_arg(dim, "scatter", "dim", 2)
     _require_tensor(index, "scatter", "index", 3)
     src, value = _split_src_value(src, value, "scatter")
-    reduce = _scatter_reduce_arg(reduce, src)
+    reduce = _scatter_reduce_arg(reduce, src, "scatter")
     if _C.needs_autograd(input, src):
         _no_out(out, "scatter")
         return _scatter_autograd(input, dim, index, src, value, reduce)
+    _check_out_dtype(out, input.dtype)
     result = input.clone()
     _scatter_into(result, dim, index, src, value, reduce)
     return _finish(result, out)
@@ -1222,8 +1295,11 @@ def scatter_add_(input, dim, index, src):
     >>> x.scatter_add_(0, cygrad.tensor([0, 0, 2]), cygrad.tensor([1.0, 2.0, 3.0])).tolist()
     [3.0, 0.0, 3.0]
     """
+    _require_tensor(input, "scatter_add_", "input", 1)
+    dim = int_arg(dim, "scatter_add_", "dim", 1)
     _require_tensor(index, "scatter_add_", "index", 2)
     _require_tensor(src, "scatter_add_", "src", 3)
+    _check_no_internal_overlap(input)
     if _C.needs_autograd(input, src):
         _check_inplace_target(input)
         return _write_back(input, ScatterAdd.apply(input, dim, index, src))
@@ -1242,11 +1318,14 @@ def scatter_add(input, dim, index, src, *, out=None):
     >>> cygrad.scatter_add(cygrad.zeros(2), 0, cygrad.tensor([1, 1]), cygrad.ones(2)).tolist()
     [0.0, 2.0]
     """
+    _require_tensor(input, "scatter_add", "input", 1)
+    dim = int_arg(dim, "scatter_add", "dim", 2)
     _require_tensor(index, "scatter_add", "index", 3)
     _require_tensor(src, "scatter_add", "src", 4)
     if _C.needs_autograd(input, src):
         _no_out(out, "scatter_add")
         return ScatterAdd.apply(input, dim, index, src)
+    _check_out_dtype(out, input.dtype)
     result = input.clone()
     _scatter_into(result, dim, index, src, None, "add")
     return _finish(result, out)
@@ -1255,7 +1334,10 @@ def scatter_add(input, dim, index, src, *, out=None):
 _REDUCE_ALIASES = {"max": "amax", "min": "amin"}
 
 
-def _scatter_reduce_name(reduce):
+def _scatter_reduce_name(reduce, opname):
+    if not isinstance(reduce, str):
+        raise TypeError(f"{opname}(): argument 'reduce' (position 5) must be str, not "
+                        f"{type(reduce).__name__}")
     name = _REDUCE_ALIASES.get(reduce, reduce)
     if name not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, "
@@ -1444,15 +1526,19 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     >>> x.scatter_reduce_(0, idx, src, "amax").tolist()
     [5.0, 2.0, 3.0]
     """
+    _require_tensor(input, "scatter_reduce_", "input", 1)
+    dim = int_arg(dim, "scatter_reduce_", "dim", 1)
     _require_tensor(index, "scatter_reduce_", "index", 2)
     _require_tensor(src, "scatter_reduce_", "src", 3)
-    reduce = _scatter_reduce_name(reduce)
+    reduce = _scatter_reduce_name(reduce, "scatter_reduce_")
+    include_self = bool_arg(include_self, "scatter_reduce_", "include_self")
+    _check_no_internal_overlap(input)
     if _C.needs_autograd(input, src):
         _check_inplace_target(input)
         # "prod" saves the input for backward: give it a snapshot, not the tensor written to
         old = input.clone() if reduce == "prod" else input
         return _write_back(input, ScatterReduce.apply(old, dim, index, src, reduce,
-                                                      bool(include_self)))
+                                                      include_self))
     _scatter_into(input, dim, index, src, None, reduce, include_self)
     input._bump_version()
     return input
@@ -1470,12 +1556,16 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     >>> cygrad.scatter_reduce(x, 0, idx, src, "mean", include_self=False).tolist()
     [2.0, 0.0, 5.0]
     """
+    _require_tensor(input, "scatter_reduce", "input", 1)
+    dim = int_arg(dim, "scatter_reduce", "dim", 2)
     _require_tensor(index, "scatter_reduce", "index", 3)
     _require_tensor(src, "scatter_reduce", "src", 4)
-    reduce = _scatter_reduce_name(reduce)
+    reduce = _scatter_reduce_name(reduce, "scatter_reduce")
+    include_self = bool_arg(include_self, "scatter_reduce", "include_self")
     if _C.needs_autograd(input, src):
         _no_out(out, "scatter_reduce")
-        return ScatterReduce.apply(input, dim, index, src, reduce, bool(include_self))
+        return ScatterReduce.apply(input, dim, index, src, reduce, include_self)
+    _check_out_dtype(out, input.dtype)
     result = input.clone()
     _scatter_into(result, dim, index, src, None, reduce, include_self)
     return _finish(result, out)
@@ -1495,7 +1585,10 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     >>> cygrad.take_along_dim(x, cygrad.tensor([[1], [0]]), dim=1).tolist()
     [[30], [60]]
     """
+    _require_tensor(input, "take_along_dim", "input", 1)
     _require_tensor(indices, "take_along_dim", "indices", 2)
+    if dim is not None:
+        dim = int_arg(dim, "take_along_dim", "dim")
     if indices.dtype != _dt.int64:
         raise RuntimeError(f"take_along_dim(): dtype of indices should be Long but got "
                            f"{_tname(indices.dtype)}")
@@ -1509,6 +1602,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     arr, idx = _np(input), _np(indices)
     if arr.ndim == 0:
         return gather(input, 0, indices, out=out)
+    _check_out_dtype(out, input.dtype)
     ishape, xshape = list(arr.shape), list(idx.shape)
     ishape[dim] = xshape[dim] = 1
     common = list(_broadcast_shapes(ishape, xshape))
@@ -1580,6 +1674,7 @@ def take(input, index):
     >>> cygrad.take(x, cygrad.tensor([0, 3, -1])).tolist()
     [4, 7, 7]
     """
+    _require_tensor(input, "take", "input", 1)
     if _C.needs_autograd(input):
         return Take.apply(input, index)
     return _take_kernel(input, index)
@@ -1675,9 +1770,11 @@ def put_(input, index, source, accumulate=False):
     >>> x.put_(cygrad.tensor([0, -1]), cygrad.tensor([1.0, 2.0])).tolist()
     [[1.0, 0.0], [0.0, 2.0]]
     """
+    accumulate = bool_arg(accumulate, "put_", "accumulate")
+    _check_no_internal_overlap(input)
     if _C.needs_autograd(input, source):
         _check_inplace_target(input)
-        return _write_back(input, Put.apply(input, index, source, bool(accumulate)))
+        return _write_back(input, Put.apply(input, index, source, accumulate))
     _put_kernel(input, index, source, accumulate)
     input._bump_version()
     return input
@@ -1693,8 +1790,10 @@ def put(input, index, source, accumulate=False):
     >>> cygrad.put(cygrad.zeros(3), cygrad.tensor([1]), cygrad.tensor([9.0])).tolist()
     [0.0, 9.0, 0.0]
     """
+    _require_tensor(input, "put", "input", 1)
+    accumulate = bool_arg(accumulate, "put", "accumulate")
     if _C.needs_autograd(input, source):
-        return Put.apply(input, index, source, bool(accumulate))
+        return Put.apply(input, index, source, accumulate)
     return put_(input.clone(), index, source, accumulate)
 
 
@@ -1708,8 +1807,6 @@ def _index_vector(index, opname, dtypes, dtype_msg, error=RuntimeError):
             raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
                              f"{idx.ndim} with type: {_tname(index.dtype)} and size: "
                              f"{list(idx.shape)}")
-        if opname == "index_copy_":
-            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
         raise RuntimeError("Index has to be a vector/scalar")
     return idx.reshape(-1)
 
@@ -1786,6 +1883,8 @@ def index_fill_(input, dim, index, value):
     >>> x.index_fill_(1, cygrad.tensor([0, -1]), 7.0).tolist()
     [[7.0, 0.0, 7.0], [7.0, 0.0, 7.0]]
     """
+    dim = int_arg(dim, "index_fill_", "dim", 1)
+    _fill_arg(value, "index_fill_")
     if _C.needs_autograd(input, value):
         _check_inplace_target(input)
         return _write_back(input, _index_fill_function(value).apply(input, dim, index, value))
@@ -1804,38 +1903,65 @@ def index_fill(input, dim, index, value):
     >>> cygrad.index_fill(cygrad.zeros(3), 0, cygrad.tensor([1]), 2.0).tolist()
     [0.0, 2.0, 0.0]
     """
+    _require_tensor(input, "index_fill", "input", 1)
+    dim = int_arg(dim, "index_fill", "dim", 2)
+    _fill_arg(value, "index_fill")
     if _C.needs_autograd(input, value):
         return _index_fill_function(value).apply(input, dim, index, value)
     return index_fill_(input.clone(), dim, index, value)
 
 
-def _index_source(input, dim, index, source, opname):
-    """Shared checks of index_copy_/index_add_: ``(target view, index array, source view)``
-    with ``dim`` moved first in both tensors."""
-    _require_tensor(index, opname, "index", 2)
-    _require_tensor(source, opname, "source", 3)
-    idx = _index_vector(index, opname, _INDEX_DTYPES,
-                        f"{opname}(): Expected dtype int32/int64 for index")
-    dim = _dim(dim, input.dim())
+def _slices(t, dim):
+    """The shape of ``t`` without ``dim`` (a 0-dim tensor has none)."""
+    shape = tuple(t.shape)
+    return shape[:dim] + shape[dim + 1:] if shape else ()
+
+
+def _moved_pair(input, dim, source):
+    """``(target, source)`` NumPy views with ``dim`` moved first (0-dim as 1-D); the
+    source is copied when it shares memory with the target."""
     arr, src = _moved(_np(input), dim), _np(source)
     src = _moved(src, dim) if src.ndim else src.reshape(1)
-    if src.shape[0] != idx.size and not (source.dim() == 0 and idx.size == 1):
-        raise IndexError(f"{opname}(): Number of indices ({idx.size}) should be equal to "
-                         f"source.size(dim) ({src.shape[0]})")
-    if src.shape[1:] != arr.shape[1:] and source.numel() != 0:
-        raise RuntimeError(f"{opname}(): Source/destination tensor must have same slice shapes. "
-                           f"Destination slice shape: {_shape_str(arr.shape[1:])} and source "
-                           f"slice shape: {_shape_str(src.shape[1:])}.")
     if np.may_share_memory(src, arr):
         src = src.copy()
-    return dim, arr, idx, src
+    return arr, src
+
+
+def _index_copy_checks(input, dim, index, source):
+    """PyTorch's checks of ``index_copy_``, in its order: ``(dim, index array)``."""
+    _require_tensor(index, "index_copy_", "index", 2)
+    _require_tensor(source, "index_copy_", "source", 3)
+    dim = _dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    n = index.numel()
+    if source.dim() == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if source.dim() != input.dim() and source.dim() != 0 and input.dim() != 0:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({source.dim()}), "
+                         f"destination dimensionality ({input.dim()})")
+    if index.dtype != _dt.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{_tname(index.dtype)}")
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_tname(input.dtype)} and (source) {_tname(source.dtype)}")
+    if _slices(input, dim) != _slices(source, dim):
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {_shape_str(_slices(input, dim))} at "
+                           f"dimension {dim} and source slice shape: "
+                           f"{_shape_str(_slices(source, dim))} at dimension 0.")
+    if source.dim() and n != source.shape[dim]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({source.shape[dim]})")
+    return dim, _np(index).reshape(-1)
 
 
 def _index_copy_kernel(input, dim, index, source):
-    if isinstance(source, TensorBase) and source.dtype != input.dtype:
-        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
-                           f"got (self) {_tname(input.dtype)} and (source) {_tname(source.dtype)}")
-    dim, arr, idx, src = _index_source(input, dim, index, source, "index_copy_")
+    dim, idx = _index_copy_checks(input, dim, index, source)
+    arr, src = _moved_pair(input, dim, source)
     bad = _first_out_of_bounds(idx, 0, arr.shape[0])
     if bad is not None:
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
@@ -1889,6 +2015,8 @@ def index_copy_(input, dim, index, source):
     >>> x.index_copy_(1, cygrad.tensor([2, 0]), cygrad.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
     [[2.0, 0.0, 1.0], [4.0, 0.0, 3.0]]
     """
+    dim = int_arg(dim, "index_copy_", "dim", 1)
+    _check_no_internal_overlap(input)
     if _C.needs_autograd(input, source):
         _check_inplace_target(input)
         return _write_back(input, IndexCopy.apply(input, dim, index, source))
@@ -1907,18 +2035,44 @@ def index_copy(input, dim, index, source):
     >>> cygrad.index_copy(cygrad.zeros(3), 0, cygrad.tensor([2]), cygrad.tensor([5.0])).tolist()
     [0.0, 0.0, 5.0]
     """
+    _require_tensor(input, "index_copy", "input", 1)
+    dim = int_arg(dim, "index_copy", "dim", 2)
     if _C.needs_autograd(input, source):
         return IndexCopy.apply(input, dim, index, source)
     return index_copy_(input.clone(), dim, index, source)
 
 
-def _index_add_kernel(input, dim, index, source, alpha):
-    if isinstance(source, TensorBase) and source.dtype != input.dtype:
+def _index_add_checks(input, dim, index, source):
+    """PyTorch's checks of ``index_add_``, in its order: ``(dim, index array)``."""
+    _require_tensor(index, "index_add_", "index", 2)
+    _require_tensor(source, "index_add_", "source", 3)
+    dim = _dim(dim, input.dim())
+    idx = _index_vector(index, "index_add_", _INDEX_DTYPES,
+                        "index_add_(): Expected dtype int32/int64 for index")
+    if source.dtype != input.dtype:
         raise RuntimeError(f"index_add_(): self ({_tname(input.dtype)}) and source "
                            f"({_tname(source.dtype)}) must have the same scalar type")
-    dim, arr, idx, src = _index_source(input, dim, index, source, "index_add_")
+    if dim != 0 and dim >= source.dim():
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
+                           f"tensor with dim {source.dim()}")
+    size = source.shape[dim] if source.dim() else 1
+    if idx.size != size:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({size}), for dim: {dim}")
+    if source.dim() != input.dim() or _slices(source, dim) != _slices(input, dim):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {_shape_str(input.shape)} "
+                           f"source.shape = {_shape_str(source.shape)}")
+    return dim, idx
+
+
+def _index_add_kernel(input, dim, index, source, alpha):
+    dim, idx = _index_add_checks(input, dim, index, source)
+    arr, src = _moved_pair(input, dim, source)
     bad = _first_out_of_bounds(idx, 0, arr.shape[0])
     if bad is not None:
+        if input.dim() <= 1:    # PyTorch's 1-D kernel has its own check, with its own type
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
                            f"{arr.shape[0]}")
     if alpha != 1:
@@ -1969,6 +2123,9 @@ def index_add_(input, dim, index, source, *, alpha=1):
     >>> x.index_add_(0, cygrad.tensor([0, 0]), cygrad.tensor([1.0, 2.0])).tolist()
     [3.0, 0.0, 0.0]
     """
+    dim = int_arg(dim, "index_add_", "dim", 1)
+    alpha = _fits(_number_arg(alpha, "index_add_", "alpha"), input.dtype)
+    _check_no_internal_overlap(input)
     if _C.needs_autograd(input, source):
         _check_inplace_target(input)
         return _write_back(input, IndexAdd.apply(input, dim, index, source, alpha))
@@ -1987,9 +2144,13 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     >>> cygrad.index_add(cygrad.ones(2), 0, cygrad.tensor([1]), cygrad.tensor([2.0])).tolist()
     [1.0, 3.0]
     """
+    _require_tensor(input, "index_add", "input", 1)
+    dim = int_arg(dim, "index_add", "dim", 2)
+    alpha = _fits(_number_arg(alpha, "index_add", "alpha"), input.dtype)
     if _C.needs_autograd(input, source):
         _no_out(out, "index_add")
         return IndexAdd.apply(input, dim, index, source, alpha)
+    _check_out_dtype(out, input.dtype)
     return _finish(index_add_(input.clone(), dim, index, source, alpha=alpha), out)
 
 
@@ -2076,6 +2237,7 @@ def masked_fill_(input, mask, value):
     [[1.0, 0.0], [1.0, 0.0]]
     """
     _require_tensor(mask, "masked_fill_", "mask", 2)
+    _fill_arg(value, "masked_fill_")
     if _C.needs_autograd(input, value):
         _check_inplace_target(input)
         shape = tuple(input.shape)
@@ -2103,6 +2265,7 @@ def masked_fill(input, mask, value):
     """
     _require_tensor(input, "masked_fill", "input", 1)
     _require_tensor(mask, "masked_fill", "mask", 2)
+    _fill_arg(value, "masked_fill")
     if _C.needs_autograd(input, value):
         return _masked_fill_function(value).apply(input, mask, value)
     return _masked_fill_out_of_place(input, mask, value)
@@ -2157,6 +2320,7 @@ def masked_select(input, mask, *, out=None):
     >>> cygrad.masked_select(x, x > 1).tolist()
     [2, 3, 4]
     """
+    _require_tensor(input, "masked_select", "input", 1)
     if _C.needs_autograd(input):
         _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the "
                                            "same scalar type")
@@ -2184,8 +2348,9 @@ def nonzero(input, *, out=None, as_tuple=False):
     >>> [t.tolist() for t in cygrad.nonzero(x, as_tuple=True)]
     [[0, 1], [1, 0]]
     """
+    _require_tensor(input, "nonzero", "input", 1)
     arr = _np(input)
-    if as_tuple:
+    if bool_arg(as_tuple, "nonzero", "as_tuple"):
         return tuple(_wrap(a.astype(np.int64, copy=False)) for a in np.nonzero(np.atleast_1d(arr)))
     if isinstance(out, TensorBase) and out.dtype != _dt.int64:
         raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar "
@@ -2291,10 +2456,18 @@ def where(condition, input=None, other=None, *, out=None):
     if condition.dtype not in (_dt.bool_, _dt.uint8):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_tname(condition.dtype)}")
+    if out is not None:
+        # only where(Tensor, Tensor, Tensor) has an out= overload in PyTorch
+        _require_tensor(input, "where", "input", 2)
+        _require_tensor(other, "where", "other", 3)
     if _C.needs_autograd(input, other):
         _no_out(out, "where")
         return Where.apply(condition, input, other)
-    return _finish(_where_kernel(condition, input, other), out)
+    result = _where_kernel(condition, input, other)
+    if isinstance(out, TensorBase) and out.dtype != result.dtype:
+        raise RuntimeError(f"Expected out type to be {_tname(result.dtype)} but got "
+                           f"{_tname(out.dtype)}")
+    return _finish(result, out)
 
 
 @tensor_method(name="where")

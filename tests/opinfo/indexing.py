@@ -377,7 +377,16 @@ def _masked_select_errors(op_info, rng):
     ]
 
 
-def _where_samples(op_info, dtype, rng):
+def _where_samples(op_info, dtype, rng, scalars=False):
+    """Tensor branches only (the out= overload); ``scalars=True``: Python-number branches,
+    which PyTorch accepts only without ``out=``."""
+    if scalars:
+        return [
+            SampleInput(rng.random((3, 4)) < 0.5, (_make((3, 4), dtype, rng),
+                                                   python_scalar_for(dtype)), name="py_scalar"),
+            SampleInput(rng.random((3, 4)) < 0.5, (2, _make((3, 4), dtype, rng)),
+                        name="py_int_first"),
+        ]
     other_dtype = cygrad.float64 if dtype != cygrad.float64 else cygrad.int32
     return [
         SampleInput(rng.random((3, 4)) < 0.5, (_make((3, 4), dtype, rng),
@@ -386,10 +395,6 @@ def _where_samples(op_info, dtype, rng):
                                              _make((3, 1), dtype, rng)), name="broadcast"),
         SampleInput(rng.random((2, 1, 4)) < 0.5, (_make((3, 1), dtype, rng),
                                                   _make((), dtype, rng)), name="broadcast3"),
-        SampleInput(rng.random((3, 4)) < 0.5, (_make((3, 4), dtype, rng),
-                                               python_scalar_for(dtype)), name="py_scalar"),
-        SampleInput(rng.random((3, 4)) < 0.5, (2, _make((3, 4), dtype, rng)),
-                    name="py_int_first"),
         SampleInput(rng.random((3, 4)) < 0.5, (_make((3, 4), dtype, rng),
                                                _make((3, 4), other_dtype, rng)),
                     name="mixed_dtypes"),
@@ -646,6 +651,8 @@ OPS = [
            error_inputs=_masked_select_errors),
     OpInfo("where", cygrad.where, np.where, dtypes=ALL, sample_inputs=_where_samples,
            supports_out=True, error_inputs=_where_errors),
+    OpInfo("where", cygrad.where, np.where, dtypes=ALL,
+           sample_inputs=_variant(_where_samples, scalars=True), variant="scalars"),
     OpInfo("nonzero", cygrad.nonzero, np.argwhere, dtypes=ALL, sample_inputs=_nonzero_samples,
            method="nonzero", supports_out=True),
     OpInfo("nonzero", cygrad.nonzero, _nonzero_tuple_ref, dtypes=ALL,
