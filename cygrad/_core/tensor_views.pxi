@@ -1,0 +1,154 @@
+# Views: dim wrapping, shape parsing, which strides a view may have, and the helpers that make a view (and record it for autograd).
+#
+# Part of cygrad/_core/tensor.pyx (textually included there with `include`,
+# so it shares the module's C-level names). Views never copy.
+
+# ------------------------------------------------------------------------ views
+
+cdef inline int _wrap_dim(object dim, int ndim) except -100:
+    """``dim`` (a Python int) wrapped into ``[0, ndim)``, with PyTorch's errors:
+    IndexError when out of range, ValueError for an int beyond 64 bits."""
+    cdef int n = ndim if ndim > 0 else 1
+    cdef Py_ssize_t d
+    if type(dim) is bool:
+        raise TypeError("argument 'dim' must be int, not bool")
+    try:
+        d = dim
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if d < -n or d >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return <int>(d + n if d < 0 else d)
+
+def _wrap(dim, ndim):
+    return _wrap_dim(dim, ndim)
+
+cdef int _parse_shape(tuple args, Py_ssize_t numel, Py_ssize_t* out, str opname) except -1:
+    """Shape arguments given as ints or one sequence, with at most one -1 inferred."""
+    cdef Py_ssize_t known = 1, v
+    cdef int infer = -1, i, nd
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        args = tuple(args[0])
+    nd = len(args)
+    if nd > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
+    for i in range(nd):
+        try:
+            v = args[i]
+        except OverflowError:
+            raise _size_overflow(opname, "size", i) from None
+        if v == -1:
+            if infer >= 0:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif v < 0:
+            raise RuntimeError(f"invalid shape dimension {v}")
+        elif cg_mul_overflow(known, v, &known):
+            raise RuntimeError("numel: integer multiplication overflow")
+        out[i] = v
+    if infer >= 0:
+        if known == 0 or numel % known != 0:
+            raise RuntimeError(f"shape '{list(args)}' is invalid for input of size {numel}")
+        out[infer] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(args)}' is invalid for input of size {numel}")
+    return nd
+
+cdef bint _view_strides(TensorBase t, int nd, const Py_ssize_t* shape, Py_ssize_t* strides):
+    """Strides that let ``shape`` view t's memory, if any (else False: a copy is needed).
+
+    Walks t's dims from the innermost, grouping runs of dims that are contiguous with
+    each other; each group of the new shape must fit exactly inside one such run."""
+    cdef int vd = nd - 1, td
+    cdef Py_ssize_t base_stride, t_numel = 1, v_numel = 1
+    if t._is_contig or t._numel <= 1:
+        _contig_strides(nd, shape, strides)
+        return True
+    base_stride = t._strides[t._ndim - 1]
+    for td in range(t._ndim - 1, -1, -1):
+        t_numel *= t._shape[td]
+        if td == 0 or (t._shape[td - 1] != 1 and t._strides[td - 1] != t_numel * base_stride):
+            while vd >= 0 and (v_numel < t_numel or shape[vd] == 1):
+                strides[vd] = v_numel * base_stride
+                v_numel *= shape[vd]
+                vd -= 1
+            if v_numel != t_numel:
+                return False
+            if td > 0:
+                base_stride = t._strides[td - 1]
+                t_numel = 1
+                v_numel = 1
+    return vd == -1
+
+
+
+cdef object _view_hook = None
+
+def _set_view_hook(fn):
+    """cygrad.autograd installs a function that records views of tensors requiring grad."""
+    global _view_hook
+    _view_hook = fn
+
+cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
+                       const Py_ssize_t* strides, Py_ssize_t offset, str kind):
+    """A view of base; ``kind`` names its autograd node (``SliceBackward0``...)."""
+    cdef TensorBase v = new_view(base, nd, shape, strides, offset)
+    if _tracked(base) and _view_hook is not None:
+        return _view_hook(base, v, kind)
+    return v
+
+
+cdef object _transpose(TensorBase t, object dim0, object dim1, str kind):
+    cdef int a = _wrap_dim(dim0, t._ndim), b = _wrap_dim(dim1, t._ndim)
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    if t._ndim == 0:
+        return _make_view(t, 0, t._shape, t._strides, t._offset, kind)
+    memcpy(shape, t._shape, t._ndim * sizeof(Py_ssize_t))
+    memcpy(strides, t._strides, t._ndim * sizeof(Py_ssize_t))
+    shape[a], shape[b] = shape[b], shape[a]
+    strides[a], strides[b] = strides[b], strides[a]
+    return _make_view(t, t._ndim, shape, strides, t._offset, kind)
+
+
+cdef object _select(TensorBase t, int d, object index):
+    cdef Py_ssize_t i = index, size = t._shape[d]
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int k, n = 0
+    if i < -size or i >= size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    if i < 0:
+        i += size
+    for k in range(t._ndim):
+        if k != d:
+            shape[n] = t._shape[k]
+            strides[n] = t._strides[k]
+            n += 1
+    return _make_view(t, n, shape, strides, t._offset + i * t._strides[d], "SelectBackward0")
+
+
+cdef object _view_dtype(TensorBase t, DType dt):
+    if dt.itemsize != t._dtype.itemsize:
+        raise RuntimeError("view(dtype): only dtypes of the same size are supported")
+    cdef TensorBase v = new_view(t, t._ndim, t._shape, t._strides, t._offset)
+    v._dtype = dt
+    return v
+
+
+cdef TensorBase _convert(TensorBase t, DType dt, object dev):
+    cdef TensorBase out = new_empty(dt, t._ndim, t._shape, dev)
+    copy_into(out, t)
+    return out
+
+def _convert_tensor(TensorBase t, dt, dev):
+    return _convert(t, to_dtype(dt), Device(dev))
+
+
+cdef TensorBase _as_tensor_like(object value, TensorBase like):
+    if _is_scalar(value):
+        return _scalar_tensor(value, like._dtype)
+    if isinstance(value, np.ndarray):
+        return _from_ndarray(value, False)
+    return _from_ndarray(np.asarray(value), False)
