@@ -16,6 +16,7 @@ Examples
 >>> w.grad.tolist()
 [1.0, -5.0]
 """
+import builtins as _builtins
 import math as _math
 
 import cygrad as _cygrad
@@ -144,10 +145,10 @@ def diag(v, k=0):
         return _cygrad.diagonal(v, offset=k)
     if v.dim() != 1:
         raise ValueError("Input must be 1- or 2-d.")
-    n = v.shape[0] + abs(k)
+    n = v.shape[0] + _builtins.abs(k)
     out = zeros((n, n), dtype=v.dtype)
-    rows = arange(v.shape[0]) + max(-k, 0)
-    cols = arange(v.shape[0]) + max(k, 0)
+    rows = arange(v.shape[0]) + _builtins.max(-k, 0)
+    cols = arange(v.shape[0]) + _builtins.max(k, 0)
     return out.index_put((rows, cols), v)
 
 

@@ -28,7 +28,9 @@ def _np(t):
 
 
 def _t(a):
-    return cygrad.from_numpy(np.ascontiguousarray(a))
+    a = np.asarray(a)
+    # (np.ascontiguousarray would turn a 0-d result into 1-d)
+    return cygrad.from_numpy(a if a.flags.c_contiguous else a.copy())
 
 
 @register("linalg_solve", "cpu")
