@@ -26,6 +26,7 @@ from .._core.tensor import TensorBase
 from ._argcheck import not_tensor
 from .._tensor import tensor_method
 from ..autograd.function import Function
+from .indexing import IndexSelect, index_add, index_select
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "row_stack", "dstack",
            "column_stack", "flip", "fliplr", "flipud", "roll", "rot90", "repeat_interleave",
@@ -684,7 +685,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                            f"got {output_size}")
     src = input if input.dim() else input.reshape(1)
     if _C.needs_autograd(src):
-        return IndexSelect.apply(src, d, index)
+        return IndexSelect.apply(src, d, _C.from_numpy(index))
     return _gather(src, d, index)
 
 
@@ -700,55 +701,13 @@ def _gather(input, dim, index):
     return res
 
 
-def _scatter_add(src, dim, index, size):
-    """Zeros with ``size`` slices along ``dim``, slice ``j`` of ``src`` added at ``index[j]``."""
-    if src.device.type != "cpu":
-        return _scatter_add(src.cpu(), dim, index, size).to(src.device)
+def _add_slices(src, dim, index, size):
+    """Zeros with ``size`` slices along ``dim``, slice ``j`` of ``src`` added at
+    ``index[j]`` (a NumPy int array): the adjoint of :func:`_gather`, differentiable."""
     shape = list(src.shape)
     shape[dim] = size
-    res = _C.zeros(tuple(shape), dtype=src.dtype, device=src.device)
-    if src.numel():
-        # np.add.at adds repeated positions once per occurrence (plain += would not).
-        np.add.at(np.moveaxis(_C._ndarray(res), dim, 0), index,
-                  np.moveaxis(_C._ndarray(src), dim, 0))
-    return res
-
-
-class IndexSelect(Function):
-    """Gather slices along ``dim`` (``repeat_interleave``, padding): the gradient adds
-    every output slice back onto the input slice it came from (``IndexAdd``)."""
-    _node_name = "IndexSelectBackward0"
-
-    @staticmethod
-    def forward(ctx, input, dim, index):
-        ctx.dim, ctx.index, ctx.size = dim, index, input.shape[dim]
-        return _gather(input, dim, index)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return IndexAdd.apply(grad, ctx.dim, ctx.index, ctx.size), None, None
-
-    @staticmethod
-    def jvp(ctx, tangent, _dim, _index):
-        return IndexSelect.apply(tangent, ctx.dim, ctx.index)
-
-
-class IndexAdd(Function):
-    """The adjoint of ``IndexSelect``: scatter-add slices; its gradient gathers them."""
-    _node_name = "IndexAddBackward0"
-
-    @staticmethod
-    def forward(ctx, src, dim, index, size):
-        ctx.dim, ctx.index, ctx.size = dim, index, size
-        return _scatter_add(src, dim, index, size)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return IndexSelect.apply(grad, ctx.dim, ctx.index), None, None, None
-
-    @staticmethod
-    def jvp(ctx, tangent, _dim, _index, _size):
-        return IndexAdd.apply(tangent, ctx.dim, ctx.index, ctx.size)
+    return index_add(_C.zeros(tuple(shape), dtype=src.dtype, device=src.device), dim,
+                     _C.from_numpy(index), src)
 
 
 def _repeat_counts(repeats, n, what):
@@ -1067,7 +1026,7 @@ class _PadCopies(Function):
     """reflect/replicate/circular padding: along each padded dim every output slice
     copies one input slice (``_pad_source``): the padded tensor is a gather along each
     dim, and the gradient adds each output element back onto the element it copied
-    (``IndexAdd``, dim by dim)."""
+    (``index_add``, dim by dim)."""
 
     @staticmethod
     def forward(ctx, input, sources):
@@ -1077,13 +1036,13 @@ class _PadCopies(Function):
     @staticmethod
     def backward(ctx, grad):
         for d, source, size in ctx.sources:
-            grad = IndexAdd.apply(grad, d, source, size)
+            grad = _add_slices(grad, d, source, size)
         return grad, None
 
     @staticmethod
     def jvp(ctx, tangent, _sources):
         for d, source, _ in ctx.sources:
-            tangent = IndexSelect.apply(tangent, d, source)
+            tangent = index_select(tangent, d, _C.from_numpy(source))
         return tangent
 
 
