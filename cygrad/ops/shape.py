@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core import tensor as _C
 from .._core.tensor import TensorBase
-from ._argcheck import not_tensor
+from ._argcheck import float_arg, int_arg, int_list_arg, not_tensor, symint_list_arg
 from .._tensor import tensor_method
 from ..autograd.function import Function
 from .indexing import IndexSelect, index_add, index_select
@@ -52,19 +52,16 @@ def _tensor_seq(tensors, opname):
     return list(tensors)
 
 
-def _int_seq(value, opname, argname):
-    """A tuple of ints from a list/tuple/Size; PyTorch refuses a bare int here."""
-    if isinstance(value, numbers.Integral) or not isinstance(value, (list, tuple)):
-        raise TypeError(f"{opname}(): argument '{argname}' must be tuple of ints, not "
-                        f"{type(value).__name__}")
-    return tuple(int(v) for v in value)
-
-
-def _sizes_arg(sizes):
-    """``f(2, 3)`` or ``f((2, 3))``: the ints as a tuple."""
-    if len(sizes) == 1 and not isinstance(sizes[0], numbers.Integral):
-        return tuple(int(s) for s in sizes[0])
-    return tuple(int(s) for s in sizes)
+def _method_ints(args, keyword, opname, argname):
+    """The int list of a method taking ``t.f(2, 3)``, ``t.f((2, 3))`` or
+    ``t.f(argname=(2, 3))`` (PyTorch's methods whose only argument is an int list)."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{opname}() got multiple values for argument '{argname}'")
+        return int_list_arg(keyword, opname, argname, allow_int=False)
+    if not args:
+        raise TypeError(f'{opname}() missing 1 required positional arguments: "{argname}"')
+    return int_list_arg(args[0] if len(args) == 1 else args, opname, argname, 1)
 
 
 def _check_devices(tensors):
@@ -130,6 +127,9 @@ def _zero_tangents(tangents, shapes):
             for t, shape in zip(tangents, shapes)]
 
 
+_INT64_MAX = (1 << 63) - 1
+
+
 def _shape_error_if_negative(shape):
     if any(s < 0 for s in shape):
         bad = next(s for s in shape if s < 0)
@@ -157,9 +157,39 @@ def cat(tensors, dim=0, *, out=None):
     >>> cygrad.cat([cygrad.tensor([1, 2]), cygrad.tensor([0.5])]).dtype
     cygrad.float32
     """
-    tensors = _tensor_seq(tensors, "cat")
+    return _cat(tensors, dim, out, "cat")
+
+
+def concat(tensors, dim=0, *, out=None):
+    """Alias of :func:`cat`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.concat([cygrad.tensor([1]), cygrad.tensor([2, 3])]).tolist()
+    [1, 2, 3]
+    """
+    return _cat(tensors, dim, out, "concat")
+
+
+def concatenate(tensors, dim=0, *, out=None):
+    """Alias of :func:`cat` (NumPy's name).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.concatenate([cygrad.zeros(1, 2), cygrad.ones(1, 2)], 1).tolist()
+    [[0.0, 0.0, 1.0, 1.0]]
+    """
+    return _cat(tensors, dim, out, "concatenate")
+
+
+def _cat(tensors, dim, out, opname):
+    tensors = _tensor_seq(tensors, opname)
+    if type(dim) is not int:
+        dim = int_arg(dim, opname, "dim")
     if not tensors:
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError(f"torch.{opname}(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
         if x.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -230,10 +260,6 @@ class Cat(Function):
         return None if tangents is None else cat(tangents, ctx.dim)
 
 
-concat = cat
-concatenate = cat
-
-
 def stack(tensors, dim=0, *, out=None):
     """Join equally shaped tensors along a new dim ``dim``.
 
@@ -244,6 +270,8 @@ def stack(tensors, dim=0, *, out=None):
     [[0.0, 1.0], [0.0, 1.0]]
     """
     tensors = _tensor_seq(tensors, "stack")
+    if type(dim) is not int:
+        dim = int_arg(dim, "stack", "dim")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0]
@@ -340,7 +368,6 @@ def column_stack(tensors, *, out=None):
 
 # ----------------------------------------------------------------------- flip / roll
 
-@tensor_method
 def flip(input, dims):
     """A copy with the order of elements reversed along ``dims``.
 
@@ -350,7 +377,18 @@ def flip(input, dims):
     >>> cygrad.flip(cygrad.tensor([[1, 2], [3, 4]]), [1]).tolist()
     [[2, 1], [4, 3]]
     """
-    dims = _int_seq(dims, "flip", "dims")
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "flip")
+    return _flip_dims(input, int_list_arg(dims, "flip", "dims", 2, allow_int=False))
+
+
+@tensor_method(name="flip")
+def _flip_method(self, *args, dims=None):
+    """``t.flip(0, 1)`` or ``t.flip((0, 1))``: ``cygrad.flip`` as a method."""
+    return _flip_dims(self, _method_ints(args, dims, "flip", "dims"))
+
+
+def _flip_dims(input, dims):
     wrapped = [_C._wrap(d, input.dim()) for d in dims]
     for d in wrapped:
         if wrapped.count(d) > 1:
@@ -436,21 +474,23 @@ def roll(input, shifts, dims=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "roll")
-    shifts = (shifts,) if isinstance(shifts, numbers.Integral) else tuple(shifts)
-    if dims is None:
-        if len(shifts) != 1:
-            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+    shifts = symint_list_arg(int_list_arg(shifts, "roll", "shifts", 2))
+    dims = () if dims is None else int_list_arg(dims, "roll", "dims", 3)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
         if _C.needs_autograd(input):
             return Roll.apply(input, shifts, None)
         return _roll_flat(input, shifts[0])
-    dims = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
+    if input.numel() == 0:
+        return input.clone()    # PyTorch returns before it looks at the dims
     total = {}
     for s, d in zip(shifts, dims):
         d = _C._wrap(d, input.dim())
-        total[d] = total.get(d, 0) + int(s)
+        total[d] = total.get(d, 0) + s
     if _C.needs_autograd(input):
         return Roll.apply(input, tuple(total.values()), tuple(total))
     return _roll(input, total)
@@ -458,7 +498,7 @@ def roll(input, shifts, dims=None):
 
 def _roll_flat(input, shift):
     """``roll`` without dims: the flattened elements rolled, in the input's shape."""
-    return _roll(input.flatten(), {0: int(shift)}).view(input.shape)
+    return _roll(input.flatten(), {0: shift}).view(input.shape)
 
 
 def _roll(input, total):
@@ -497,11 +537,13 @@ class Roll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return roll(grad, tuple(-s for s in ctx.shifts), ctx.dims), None, None
+        # straight to the Function: -shift may lie outside the range the
+        # argument parser accepts (a shift of 2**63 - 1)
+        return Roll.apply(grad, tuple(-s for s in ctx.shifts), ctx.dims), None, None
 
     @staticmethod
     def jvp(ctx, tangent, _shifts, _dims):
-        return roll(tangent, ctx.shifts, ctx.dims)
+        return Roll.apply(tangent, ctx.shifts, ctx.dims)
 
 
 @tensor_method
@@ -517,7 +559,8 @@ def rot90(input, k=1, dims=(0, 1)):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "rot90")
-    dims = _int_seq(dims, "rot90", "dims")
+    k = int_arg(k, "rot90", "k", 2)
+    dims = int_list_arg(dims, "rot90", "dims", 3, allow_int=False)
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.dim() < 2:
@@ -553,7 +596,7 @@ class Rot90(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return rot90(grad, -ctx.k, ctx.dims), None, None
+        return rot90(grad, -ctx.k % 4, ctx.dims), None, None
 
     @staticmethod
     def jvp(ctx, tangent, _k, _dims):
@@ -563,7 +606,7 @@ class Rot90(Function):
 # ----------------------------------------------------------------------- repeat / tile
 
 @tensor_method
-def repeat(input, *sizes):
+def repeat(input, *sizes, repeats=None):
     """Tile the tensor: ``sizes[i]`` copies along dim ``i`` (PyTorch's ``Tensor.repeat``,
     not NumPy's ``repeat``; see ``repeat_interleave`` for that).  Extra leading sizes
     add new dims.
@@ -574,15 +617,22 @@ def repeat(input, *sizes):
     >>> cygrad.tensor([1, 2]).repeat(2, 2).tolist()
     [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
-    if not sizes:
-        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    reps = _sizes_arg(sizes)
+    return _repeat_checked(input, symint_list_arg(_method_ints(sizes, repeats, "repeat",
+                                                               "repeats")))
+
+
+def _repeat_checked(input, reps):
+    """``repeat`` with ``reps`` a parsed tuple of ints."""
     if len(reps) < input.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
     src_shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
     out_shape = tuple(r * s for r, s in zip(reps, src_shape))
     _shape_error_if_negative(out_shape)
+    for i, (r, s) in enumerate(zip(reps, src_shape)):
+        if r * s > _INT64_MAX:
+            raise RuntimeError(f"repeat: size {s} of dimension {i} repeated {r} times does not "
+                               "fit in 64 bits")
     if _C.needs_autograd(input):
         return Repeat.apply(input, reps)
     return _repeat(input, reps, src_shape, out_shape)
@@ -630,7 +680,6 @@ class Repeat(Function):
         return repeat(tangent, ctx.reps)
 
 
-@tensor_method
 def tile(input, dims):
     """Repeat the tensor ``dims[i]`` times along dim ``i``; a shorter ``dims`` is
     padded with leading ones.
@@ -641,9 +690,20 @@ def tile(input, dims):
     >>> cygrad.tile(cygrad.tensor([[1, 2]]), (2,)).tolist()
     [[1, 2, 1, 2]]
     """
-    dims = _int_seq(dims, "tile", "dims")
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "tile")
+    return _tile(input, int_list_arg(dims, "tile", "dims", 2, allow_int=False))
+
+
+@tensor_method(name="tile")
+def _tile_method(self, *args, dims=None):
+    """``t.tile(2, 3)`` or ``t.tile((2, 3))``: ``cygrad.tile`` as a method."""
+    return _tile(self, _method_ints(args, dims, "tile", "dims"))
+
+
+def _tile(input, dims):
     dims = (1,) * (input.dim() - len(dims)) + dims
-    return repeat(input, dims)
+    return _repeat_checked(input, symint_list_arg(dims))
 
 
 @tensor_method
@@ -665,12 +725,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "repeat_interleave")
+    if output_size is not None:
+        output_size = int_arg(output_size, "repeat_interleave", "output_size")
     if repeats is None:
         counts = _repeat_counts(input, input.numel() if input.dim() else 1, "input")
-        return _from_array(np.repeat(np.arange(len(counts), dtype=np.int64), counts), input.device)
+        return _from_array(_repeat_index(counts, output_size), input.device)
+    if not isinstance(repeats, TensorBase):
+        repeats = int_arg(repeats, "repeat_interleave", "repeats", 2)
     if dim is None:
         input, d = input.flatten(), 0
     else:
+        dim = int_arg(dim, "repeat_interleave", "dim", 3)
+        if input.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = _C._wrap(dim, input.dim())
     n = input.shape[d] if input.dim() else 1
     if isinstance(repeats, TensorBase):
@@ -678,11 +745,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     else:
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
-        counts = np.full(n, int(repeats), dtype=np.int64)
-    index = np.repeat(np.arange(n, dtype=np.int64), counts)
-    if output_size is not None and output_size != len(index):
-        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {len(index)} but "
-                           f"got {output_size}")
+        counts = np.full(n, repeats, dtype=np.int64)
+    index = _repeat_index(counts, output_size)
     src = input if input.dim() else input.reshape(1)
     if _C.needs_autograd(src):
         return IndexSelect.apply(src, d, _C.from_numpy(index))
@@ -710,10 +774,24 @@ def _add_slices(src, dim, index, size):
                      _C.from_numpy(index), src)
 
 
+def _repeat_index(counts, output_size):
+    """``0..n-1`` with ``i`` repeated ``counts[i]`` times (NumPy ints, none negative)."""
+    total = int(counts.sum())
+    if counts.size and int(counts.max()) > _INT64_MAX // counts.size:
+        total = sum(int(c) for c in counts)     # the int64 sum may have wrapped
+    if total > _INT64_MAX // 8:
+        # the int64 index alone would not fit in memory (NumPy wraps the size)
+        raise RuntimeError(f"repeat_interleave: cannot allocate memory for {total} elements")
+    if output_size is not None and output_size != total:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {total} but "
+                           f"got {output_size}")
+    return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+
+
 def _repeat_counts(repeats, n, what):
     if repeats.dim() > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if repeats.dtype.is_floating_point or repeats.dtype.name == "bool":
+    if repeats.dtype.name not in ("int32", "int64"):
         raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
                                   f"'{_C._torch_type_name(repeats.dtype)}'")
     counts = np.asarray(_C._ndarray(repeats.cpu()), dtype=np.int64).reshape(-1)
@@ -737,8 +815,6 @@ def _from_array(arr, device):
 def _triangle_keep(input, diagonal, lower, opname):
     if input.dim() < 2:
         raise RuntimeError(f"{opname}: input tensor must have at least 2 dimensions")
-    if not -(1 << 63) <= diagonal < (1 << 63):
-        raise ValueError("Overflow when unpacking long long")
     n, m = input.shape[-2], input.shape[-1]
     diagonal = min(max(diagonal, -n - 1), m + 1)    # beyond the matrix all offsets act alike
     lower_mask = np.tri(n, m, k=diagonal if lower else diagonal - 1, dtype=bool)
@@ -765,6 +841,7 @@ def tril(input, diagonal=0, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "tril")
+    diagonal = int_arg(diagonal, "tril", "diagonal", 2)
     keep = _triangle_keep(input, diagonal, True, "tril")
     if _records("tril", out, input):
         return Tril.apply(input, diagonal)
@@ -784,6 +861,7 @@ def triu(input, diagonal=0, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "triu")
+    diagonal = int_arg(diagonal, "triu", "diagonal", 2)
     keep = _triangle_keep(input, diagonal, False, "triu")
     if _records("triu", out, input):
         return Triu.apply(input, diagonal)
@@ -851,6 +929,7 @@ class TriuInplace(_TriangleInplace):
 
 def _triangle_inplace(self, diagonal, lower):
     opname = "tril" if lower else "triu"
+    diagonal = int_arg(diagonal, opname + "_", "diagonal", 1)
     keep = _triangle_keep(self, diagonal, lower, opname)
     if _C.needs_autograd(self):
         if self.is_leaf and self.requires_grad and _C.is_grad_enabled():
@@ -903,7 +982,15 @@ def pad(input, pad, mode="constant", value=None):
     >>> pad(cygrad.tensor([[[1., 2., 3.]]]), (2, 0), mode="reflect").tolist()
     [[[3.0, 2.0, 1.0, 2.0, 3.0]]]
     """
-    amounts = _int_seq(pad, "pad", "pad")
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "pad")
+    amounts = int_list_arg(pad, "pad", "pad", 2, allow_int=False)
+    if not isinstance(mode, str):
+        raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not "
+                        f"{type(mode).__name__}")
+    if value is not None:
+        float_arg(value, "pad", "value", 4)
+    symint_list_arg(amounts)
     if len(amounts) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(amounts) // 2 > input.dim():
@@ -914,6 +1001,11 @@ def pad(input, pad, mode="constant", value=None):
     widths = _pad_widths(input, amounts)
     if mode == "constant":
         value = 0 if value is None else value
+        for d, before, after in widths:
+            if not 0 <= input.shape[d] + before + after <= _INT64_MAX:
+                raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding "
+                                   f"{before} and {after} resulted in a negative output size, "
+                                   f"which is invalid. Check dimension {d} of your input.")
         if _C.needs_autograd(input):
             return ConstantPadNd.apply(input, amounts, value)
         return _pad_constant(input, widths, value)
@@ -1125,9 +1217,7 @@ def broadcast_tensors(*tensors):
         tensors = tuple(tensors[0])
     if not tensors:
         return ()
-    for i, x in enumerate(tensors):
-        if not isinstance(x, TensorBase):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+    _tensor_seq(tensors, "broadcast_tensors")
     shape = _broadcast_pair_error([tuple(x.shape) for x in tensors])
     return tuple(x.expand(*shape) for x in tensors)
 
@@ -1143,7 +1233,7 @@ def broadcast_to(input, size):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "broadcast_to")
-    return input.expand(*size)
+    return input.expand(int_list_arg(size, "broadcast_to", "size", 2, allow_int=False))
 
 
 def _atleast(args, fn, opname):
@@ -1216,7 +1306,11 @@ def meshgrid(*tensors, indexing=None):
     """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    tensors = _tensor_seq(tensors, "meshgrid")
     indexing = "ij" if indexing is None else indexing
+    if not isinstance(indexing, str):
+        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not "
+                        f"{type(indexing).__name__}")
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
                            f'{indexing}')
@@ -1245,6 +1339,11 @@ def meshgrid(*tensors, indexing=None):
 
 
 # ----------------------------------------------------------------------- function forms of views
+#
+# The Cython core implements these views as Tensor methods; the functions below
+# only read their arguments as PyTorch's parser does (TypeError for a bool, a float
+# or a bare int where a list is due; ValueError for an int beyond 64 bits) before
+# handing them to the method.
 
 def reshape(input, shape):
     """``input.reshape(shape)``: a view when the strides allow it, else a copy.
@@ -1257,7 +1356,13 @@ def reshape(input, shape):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "reshape")
-    return input.reshape(shape)
+    return input.reshape(int_list_arg(shape, "reshape", "shape", 2, allow_int=False))
+
+
+def _two_dims(input, a, b, opname, names):
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, opname)
+    return int_arg(a, opname, names[0], 2), int_arg(b, opname, names[1], 3)
 
 
 def transpose(input, dim0, dim1):
@@ -1269,11 +1374,34 @@ def transpose(input, dim0, dim1):
     >>> cygrad.transpose(cygrad.zeros(2, 3), 0, 1).shape
     cygrad.Size([3, 2])
     """
+    dim0, dim1 = _two_dims(input, dim0, dim1, "transpose", ("dim0", "dim1"))
     return input.transpose(dim0, dim1)
 
 
-swapaxes = transpose
-swapdims = transpose
+def swapaxes(input, axis0, axis1):
+    """``input.swapaxes(axis0, axis1)``: NumPy's name for :func:`transpose`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.swapaxes(cygrad.zeros(2, 3, 4), 0, 2).shape
+    cygrad.Size([4, 3, 2])
+    """
+    dim0, dim1 = _two_dims(input, axis0, axis1, "swapaxes", ("axis0", "axis1"))
+    return input.transpose(dim0, dim1)
+
+
+def swapdims(input, dim0, dim1):
+    """``input.swapdims(dim0, dim1)``: another name for :func:`transpose`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.swapdims(cygrad.zeros(2, 3), 1, 0).shape
+    cygrad.Size([3, 2])
+    """
+    dim0, dim1 = _two_dims(input, dim0, dim1, "swapdims", ("dim0", "dim1"))
+    return input.transpose(dim0, dim1)
 
 
 def permute(input, dims):
@@ -1287,21 +1415,46 @@ def permute(input, dims):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "permute")
-    return input.permute(dims)
+    return input.permute(int_list_arg(dims, "permute", "dims", 2, allow_int=False))
 
 
-def squeeze(input, dim=None):
-    """``input.squeeze(dim)``: drop size-1 dims (a view).
+class _AllDims:
+    """``squeeze``'s default: no ``dim`` given (PyTorch refuses an explicit None)."""
+
+    def __repr__(self):
+        return "<all dims>"
+
+
+_ALL_DIMS = _AllDims()
+
+
+def squeeze(input, dim=_ALL_DIMS):
+    """``input.squeeze(dim)``: drop size-1 dims (all of them when ``dim`` is not
+    given; ``dim`` may be an int or a tuple of ints) (a view).
 
     Examples
     --------
     >>> import cygrad
     >>> cygrad.squeeze(cygrad.zeros(1, 2, 1)).shape
     cygrad.Size([2])
+    >>> cygrad.squeeze(cygrad.zeros(1, 2, 1), (0,)).shape
+    cygrad.Size([2, 1])
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "squeeze")
-    return input.squeeze() if dim is None else input.squeeze(dim)
+    if dim is _ALL_DIMS:
+        return input.squeeze()
+    if dim is None:
+        raise TypeError("squeeze() received an invalid combination of arguments - got "
+                        "(Tensor, NoneType), but expected (Tensor input, int dim) or "
+                        "(Tensor input, tuple of ints dim)")
+    dims = int_list_arg(dim, "squeeze", "dim", 2)
+    return input.squeeze(dims[0] if _is_single_int(dim) else dims)
+
+
+def _is_single_int(value):
+    """Whether an int-or-int-list argument was given as one int."""
+    return hasattr(value, "__index__") and getattr(value, "ndim", 0) == 0
 
 
 def unsqueeze(input, dim):
@@ -1315,7 +1468,7 @@ def unsqueeze(input, dim):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "unsqueeze")
-    return input.unsqueeze(dim)
+    return input.unsqueeze(int_arg(dim, "unsqueeze", "dim", 2))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -1329,7 +1482,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "flatten")
-    return input.flatten(start_dim, end_dim)
+    return input.flatten(int_arg(start_dim, "flatten", "start_dim", 2),
+                         int_arg(end_dim, "flatten", "end_dim", 3))
 
 
 def unflatten(input, dim, sizes):
@@ -1341,7 +1495,10 @@ def unflatten(input, dim, sizes):
     >>> cygrad.unflatten(cygrad.zeros(6), 0, (2, 3)).shape
     cygrad.Size([2, 3])
     """
-    return input.unflatten(dim, sizes)
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "unflatten")
+    dim = int_arg(dim, "unflatten", "dim", 2)
+    return input.unflatten(dim, int_list_arg(sizes, "unflatten", "sizes", 3, allow_int=False))
 
 
 @tensor_method
@@ -1360,7 +1517,8 @@ def ravel(input):
 
 
 def movedim(input, source, destination):
-    """``input.movedim(source, destination)`` (a view).
+    """``input.movedim(source, destination)`` (a view); ``source`` and
+    ``destination`` are both ints or both sequences of ints.
 
     Examples
     --------
@@ -1368,16 +1526,39 @@ def movedim(input, source, destination):
     >>> cygrad.movedim(cygrad.zeros(2, 3, 4), 0, -1).shape
     cygrad.Size([3, 4, 2])
     """
+    return _movedim(input, source, destination, "movedim")
+
+
+def moveaxis(input, source, destination):
+    """NumPy's name for :func:`movedim`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.moveaxis(cygrad.zeros(2, 3, 4), (0, 1), (2, 0)).shape
+    cygrad.Size([3, 4, 2])
+    """
+    return _movedim(input, source, destination, "moveaxis")
+
+
+def _movedim(input, source, destination, opname):
     if not isinstance(input, TensorBase):
-        raise not_tensor(input, "movedim")
-    return input.movedim(source, destination)
-
-
-moveaxis = movedim
+        raise not_tensor(input, opname)
+    single = _is_single_int(source), _is_single_int(destination)
+    if single == (True, True):
+        return input.movedim(int_arg(source, opname, "source", 2),
+                             int_arg(destination, opname, "destination", 3))
+    if single == (False, False):
+        return input.movedim(int_list_arg(source, opname, "source", 2, allow_int=False),
+                             int_list_arg(destination, opname, "destination", 3, allow_int=False))
+    raise TypeError(f"{opname}() received an invalid combination of arguments - got (Tensor, "
+                    f"{type(source).__name__}, {type(destination).__name__}), but expected "
+                    f"(Tensor input, int source, int destination) or (Tensor input, tuple of "
+                    f"ints source, tuple of ints destination)")
 
 
 def narrow(input, dim, start, length):
-    """``input.narrow(dim, start, length)`` (a view).
+    """``input.narrow(dim, start, length)`` (a view); ``start`` may be a 0-d tensor.
 
     Examples
     --------
@@ -1385,7 +1566,10 @@ def narrow(input, dim, start, length):
     >>> cygrad.narrow(cygrad.arange(5), 0, 1, 2).tolist()
     [1, 2]
     """
-    return input.narrow(dim, start, length)
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "narrow")
+    return input.narrow(int_arg(dim, "narrow", "dim", 2), int_arg(start, "narrow", "start", 3),
+                        int_arg(length, "narrow", "length", 4))
 
 
 def select(input, dim, index):
@@ -1397,7 +1581,9 @@ def select(input, dim, index):
     >>> cygrad.select(cygrad.zeros(2, 3), 1, 0).shape
     cygrad.Size([2])
     """
-    return input.select(dim, index)
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "select")
+    return input.select(int_arg(dim, "select", "dim", 2), int_arg(index, "select", "index", 3))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -1411,7 +1597,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "diagonal")
-    return input.diagonal(offset, dim1, dim2)
+    return input.diagonal(int_arg(offset, "diagonal", "offset", 2),
+                          int_arg(dim1, "diagonal", "dim1", 3),
+                          int_arg(dim2, "diagonal", "dim2", 4))
 
 
 def as_strided(input, size, stride, storage_offset=None):
@@ -1423,6 +1611,12 @@ def as_strided(input, size, stride, storage_offset=None):
     >>> cygrad.as_strided(cygrad.arange(4), (2, 2), (1, 1)).tolist()
     [[0, 1], [1, 2]]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "as_strided")
+    size = int_list_arg(size, "as_strided", "size", 2, allow_int=False)
+    stride = int_list_arg(stride, "as_strided", "stride", 3, allow_int=False)
+    if storage_offset is not None:
+        storage_offset = int_arg(storage_offset, "as_strided", "storage_offset", 4)
     return input.as_strided(size, stride, storage_offset)
 
 
@@ -1437,19 +1631,35 @@ def unbind(input, dim=0):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "unbind")
-    return input.unbind(dim)
+    return input.unbind(int_arg(dim, "unbind", "dim", 2))
 
 
 def split(tensor, split_size_or_sections, dim=0):
-    """``tensor.split(split_size_or_sections, dim)`` (views).
+    """``tensor.split(split_size_or_sections, dim)`` (views): pieces of
+    ``split_size`` elements along ``dim`` (the last one shorter), or of the listed sizes.
 
     Examples
     --------
     >>> import cygrad
     >>> [p.tolist() for p in cygrad.split(cygrad.arange(5), 2)]
     [[0, 1], [2, 3], [4]]
+    >>> [p.tolist() for p in cygrad.split(cygrad.arange(5), [1, 4])]
+    [[0], [1, 2, 3, 4]]
     """
-    return tensor.split(split_size_or_sections, dim)
+    sizes = split_size_or_sections
+    if _is_single_int(sizes):       # bools too: PyTorch's parser then refuses them
+        sizes = int_arg(sizes, "split", "split_size", 2)
+        return tensor.split(sizes, int_arg(dim, "split", "dim", 3))
+    sizes = symint_list_arg(_int_list_not_tensor(sizes, "split_with_sizes", "split_sizes", 2))
+    return tensor.split(sizes, int_arg(dim, "split_with_sizes", "dim", 3))
+
+
+def _int_list_not_tensor(value, opname, argname, position):
+    """An int list argument; PyTorch's parser refuses a whole tensor there."""
+    if isinstance(value, TensorBase):
+        raise TypeError(f"{opname}(): argument '{argname}' (position {position}) must be tuple "
+                        f"of ints, not Tensor")
+    return int_list_arg(value, opname, argname, position, allow_int=False)
 
 
 def chunk(input, chunks, dim=0):
@@ -1463,7 +1673,7 @@ def chunk(input, chunks, dim=0):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "chunk")
-    return input.chunk(chunks, dim)
+    return input.chunk(int_arg(chunks, "chunk", "chunks", 2), int_arg(dim, "chunk", "dim", 3))
 
 
 _MAX_SECTIONS = (1 << 31) - 1
@@ -1484,16 +1694,18 @@ def tensor_split(input, indices_or_sections, dim=0):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "tensor_split")
+    if isinstance(indices_or_sections, TensorBase):
+        indices_or_sections = _sections_tensor(indices_or_sections)
+    else:
+        indices_or_sections = _sections_arg(indices_or_sections, "tensor_split", 2)
+    dim = int_arg(dim, "tensor_split", "dim", 3)
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
     d = _C._wrap(dim, input.dim())
     size = input.shape[d]
-    if isinstance(indices_or_sections, TensorBase):
-        indices_or_sections = (indices_or_sections.item() if indices_or_sections.dim() == 0
-                               else indices_or_sections.tolist())
-    if isinstance(indices_or_sections, numbers.Integral):
-        n = int(indices_or_sections)
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")
         if n > _MAX_SECTIONS:
@@ -1502,7 +1714,7 @@ def tensor_split(input, indices_or_sections, dim=0):
         base, extra = divmod(size, n)
         bounds = [i * base + min(i, extra) for i in range(n + 1)]
     else:
-        bounds = [0] + [int(i) for i in indices_or_sections] + [size]
+        bounds = [0, *indices_or_sections, size]
     parts = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         lo = min(max(lo if lo >= 0 else lo + size, 0), size)
@@ -1511,11 +1723,32 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(parts)
 
 
+def _sections_arg(value, opname, position):
+    """An int (how many sections) or a tuple of ints (where to split): PyTorch's two
+    overloads of the split functions."""
+    if _is_single_int(value) or isinstance(value, (str, bytes, float)):
+        return int_arg(value, opname, "sections", position)
+    return _int_list_not_tensor(value, opname, "indices", position)
+
+
+def _sections_tensor(value):
+    """``tensor_split``'s third overload: a 0-d (sections) or 1-d (indices) int64 tensor."""
+    if value.dtype.name != "int64":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of "
+                           f"long, but got {_C._torch_type_name(value.dtype)}")
+    if value.dim() > 1:
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                           f"zero-dimensional or one-dimensional tensor, but got a tensor with "
+                           f"{value.dim()} dims")
+    return value.item() if value.dim() == 0 else tuple(value.tolist())
+
+
 def _split_at(input, sections, dim, opname, min_dim):
+    sections = _sections_arg(sections, opname, 2)
     if input.dim() < min_dim:
         raise RuntimeError(f"torch.{opname} requires a tensor with at least {min_dim} dimension, "
                            f"but got a tensor with {input.dim()} dimensions!")
-    if isinstance(sections, numbers.Integral) and sections and input.shape[dim] % sections:
+    if isinstance(sections, int) and (sections == 0 or input.shape[dim] % sections):
         raise RuntimeError(f"torch.{opname} attempted to split along dimension {dim}, but the "
                            f"size of the dimension {input.shape[dim]} is not divisible by the "
                            f"split_size {sections}!")
