@@ -1,0 +1,383 @@
+"""Sorting and selection: ``sort``, ``argsort``, ``msort``, ``topk``, ``median``,
+``kthvalue``, ``mode``, ``unique``.  Sorts are stable; NaN sorts as the largest value.
+"""
+import numpy as np
+
+from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._tensor import tensor_method
+from .._argcheck import bool_arg, int_arg
+from ._common import (_check_tensor, _emit, _emit_pair, _float_view, _keepdim, _KthvalueResult,
+                      _MedianResult, _ModeResult, _single_dim, _SortResult, _TopkResult, _wrap)
+from ._autograd import _no_out, _Selection, _TieSplit
+
+
+def _sort_indices(a, d, descending):
+    """Stable argsort of ``a`` along ``d`` (NaN sorts as the largest value).
+
+    Descending keeps equal elements in their original order: sort the reversed
+    array ascending, reverse the answer, and map positions back."""
+    a = _float_view(a)
+    if not descending:
+        return np.argsort(a, axis=d, kind="stable")
+    n = a.shape[d]
+    rev = np.flip(a, axis=d)
+    idx = np.flip(np.argsort(rev, axis=d, kind="stable"), axis=d)
+    return (n - 1) - idx
+
+
+def _as_1d(input):
+    """The input's NumPy view, with a 0-d tensor seen as one element."""
+    a = _C._ndarray(input)
+    return a.reshape(1) if input.dim() == 0 else a
+
+
+@tensor_method
+def sort(input, dim=-1, descending=False, *, stable=False, out=None):
+    """Sort along ``dim``; returns ``(values, indices)``.
+
+    The sort is always stable (equal elements keep their order, also when
+    ``descending``); NaN sorts as larger than every number.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> values, indices = cygrad.sort(cygrad.tensor([3, 1, 2, 1]))
+    >>> values.tolist(), indices.tolist()
+    ([1, 1, 2, 3], [1, 3, 2, 0])
+    >>> cygrad.tensor([3, 1, 2]).sort(descending=True).values.tolist()
+    [3, 2, 1]
+    """
+    _check_tensor(input, "sort")
+    bool_arg(descending, "sort", "descending")
+    if stable is not None:
+        bool_arg(stable, "sort", "stable")
+    if _C.needs_autograd(input):
+        _no_out(out, "sort")
+        return _SortResult(*Sort.apply(input, dim, descending))
+    return _sort(input, dim, descending, out)
+
+
+def _sort(input, dim, descending, out=None):
+    d = _single_dim(input, dim, "sort")
+    a = _as_1d(input)
+    idx = _sort_indices(a, d, descending)
+    values = np.take_along_axis(a, idx, axis=d)
+    return _emit_pair(_SortResult, values.reshape(input.shape), idx.reshape(input.shape),
+                      input.dtype, out, "sort")
+
+
+class Sort(_Selection):
+    """``sort``: each sorted value's gradient goes back to the position it came from."""
+    _node_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, descending):
+        values, indices = _sort(input, dim, descending)
+        return Sort._selected(ctx, input, values, indices, _single_dim(input, dim, "sort"), False)
+
+
+@tensor_method
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim`` (stable, NaN last when ascending).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.argsort(cygrad.tensor([3.0, 1.0, 2.0])).tolist()
+    [1, 2, 0]
+    """
+    _check_tensor(input, "argsort")
+    bool_arg(descending, "argsort", "descending")
+    bool_arg(stable, "argsort", "stable")
+    d = _single_dim(input, dim, "argsort")
+    idx = _sort_indices(_as_1d(input), d, descending)
+    return _wrap(idx.reshape(input.shape), _dt.int64)
+
+
+def msort(input, *, out=None):
+    """Sort along the first dim (values only).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.msort(cygrad.tensor([[2, 1], [1, 3]])).tolist()
+    [[1, 1], [2, 3]]
+    """
+    _check_tensor(input, "msort")
+    if _C.needs_autograd(input):
+        _no_out(out, "msort")
+        return Sort.apply(input, 0, False)[0]
+    a = _as_1d(input)
+    values = np.take_along_axis(a, _sort_indices(a, 0, False), axis=0)
+    return _emit(values.reshape(input.shape), input.dtype, out, "msort", exact=True)
+
+
+@tensor_method
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``.
+
+    Results come sorted (largest first when ``largest``); NaN counts as the
+    largest value.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> r = cygrad.topk(cygrad.tensor([1.0, 5.0, 3.0, 4.0]), 2)
+    >>> r.values.tolist(), r.indices.tolist()
+    ([5.0, 4.0], [1, 3])
+    """
+    _check_tensor(input, "topk")
+    k = int_arg(k, "topk", "k", 2)
+    bool_arg(largest, "topk", "largest")
+    bool_arg(sorted, "topk", "sorted")
+    if _C.needs_autograd(input):
+        _no_out(out, "topk")
+        return _TopkResult(*Topk.apply(input, k, dim, largest, sorted))
+    return _topk(input, k, dim, largest, sorted, out)
+
+
+def _topk(input, k, dim, largest, sorted, out=None):
+    if input.dtype == _dt.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    d = _single_dim(input, dim, "topk")
+    a = _as_1d(input)
+    if not 0 <= k <= a.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    idx = np.take(_sort_indices(a, d, largest), np.arange(k), axis=d)
+    values = np.take_along_axis(a, idx, axis=d)
+    if input.dim() == 0:
+        values, idx = values.reshape(()), idx.reshape(())
+    return _emit_pair(_TopkResult, values, idx, input.dtype, out, "topk")
+
+
+class Topk(_Selection):
+    """``topk``: each value's gradient goes back to the position it came from."""
+    _node_name = "TopkBackward0"
+
+    @staticmethod
+    def forward(ctx, input, k, dim, largest, sorted):
+        values, indices = _topk(input, k, dim, largest, sorted)
+        return Topk._selected(ctx, input, values, indices, _single_dim(input, dim, "topk"), False)
+
+
+def _no_bool(input, opname):
+    if input.dtype == _dt.bool_:
+        raise NotImplementedError(f'"{opname}_cpu" not implemented for \'Bool\'')
+
+
+def _select_sorted(input, dim, keepdim, opname, pick):
+    """Shared body of median/kthvalue: sort along ``dim`` and take the position
+    ``pick(row_length, nan_count)`` (an int array, one per row) from each row."""
+    d = _single_dim(input, dim, opname)
+    a = _as_1d(input)
+    if a.shape[d] == 0:
+        raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
+    order = _sort_indices(a, d, False)
+    nans = (np.sum(np.isnan(_float_view(a)), axis=d, keepdims=True)
+            if input.dtype.is_floating_point else np.zeros(1, np.int64))
+    pos = np.broadcast_to(pick(a.shape[d], nans), order.shape[:d] + (1,) + order.shape[d + 1:])
+    idx = np.take_along_axis(order, pos, axis=d)
+    values = np.take_along_axis(a, idx, axis=d)
+    if input.dim() == 0 or not keepdim:
+        shape = () if input.dim() == 0 else values.shape[:d] + values.shape[d + 1:]
+        values, idx = values.reshape(shape), idx.reshape(shape)
+    return values, idx
+
+
+@tensor_method
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median (no averaging of the two middle values); with ``dim``,
+    ``(values, indices)``.  NaN propagates: a row holding NaN has median NaN.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[4.0, 1.0, 3.0, 2.0], [5.0, 9.0, 7.0, 8.0]])
+    >>> x.median().item()
+    4.0
+    >>> cygrad.median(x, dim=1).values.tolist()
+    [2.0, 7.0]
+    """
+    _check_tensor(input, "median")
+    _keepdim(keepdim, "median")
+    _no_bool(input, "median")
+    if _C.needs_autograd(input):
+        _no_out(out, "median")
+        if dim is None:
+            return MedianAll.apply(input)
+        return _MedianResult(*MedianDim.apply(input, dim, keepdim))
+    return _median(input, dim, keepdim, out)
+
+
+def _median_position(n, nans):
+    """Where the lower median sits in a sorted row; a NaN-holding row answers with its
+    first NaN (sorted just after the numbers)."""
+    return np.where(nans > 0, n - nans, (n - 1) // 2)
+
+
+def _median(input, dim, keepdim, out=None):
+    if dim is None:
+        if input.numel() == 0:
+            return _emit(np.array(np.nan), input.dtype, out, "median")
+        flat = input.reshape(-1)
+        values, _ = _select_sorted(flat, 0, False, "median", _median_position)
+        return _emit(values, input.dtype, out, "median", exact=True)
+    values, idx = _select_sorted(input, dim, keepdim, "median", _median_position)
+    return _emit_pair(_MedianResult, values, idx, input.dtype, out, "median")
+
+
+class MedianAll(_TieSplit):
+    """``median()`` of the whole tensor: like ``max()``, the gradient is split evenly
+    among the elements equal to the median (PyTorch's rule)."""
+    _node_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx, input):
+        return MedianAll._chosen(ctx, input, None, False, _median(input, None, False))
+
+
+class MedianDim(_Selection):
+    """``median(dim)``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "MedianBackward1"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _median(input, dim, keepdim)
+        d = _single_dim(input, dim, "median")
+        return MedianDim._selected(ctx, input, values, indices, d, not keepdim)
+
+
+@tensor_method
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The ``k``-th smallest element (1-based) along ``dim``: ``(values, indices)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> r = cygrad.kthvalue(cygrad.tensor([5.0, 1.0, 4.0, 2.0]), 2)
+    >>> r.values.item(), r.indices.item()
+    (2.0, 3)
+    """
+    _check_tensor(input, "kthvalue")
+    k = int_arg(k, "kthvalue", "k", 2)
+    _keepdim(keepdim, "kthvalue")
+    _single_dim(input, dim, "kthvalue")     # a bad dim is reported before a bool input
+    _no_bool(input, "kthvalue")
+    if _C.needs_autograd(input):
+        _no_out(out, "kthvalue")
+        return _KthvalueResult(*Kthvalue.apply(input, k, dim, keepdim))
+    return _kthvalue(input, k, dim, keepdim, out)
+
+
+def _kthvalue(input, k, dim, keepdim, out=None):
+    d = _single_dim(input, dim, "kthvalue")
+    size = 1 if input.dim() == 0 else input.shape[d]
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    values, idx = _select_sorted(input, d, keepdim, "kthvalue",
+                                 lambda n, nans: np.asarray(k - 1))
+    return _emit_pair(_KthvalueResult, values, idx, input.dtype, out, "kthvalue")
+
+
+class Kthvalue(_Selection):
+    """``kthvalue``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "KthvalueBackward0"
+
+    @staticmethod
+    def forward(ctx, input, k, dim, keepdim):
+        values, indices = _kthvalue(input, k, dim, keepdim)
+        d = _single_dim(input, dim, "kthvalue")
+        return Kthvalue._selected(ctx, input, values, indices, d, not keepdim)
+
+
+@tensor_method
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """Most frequent value along ``dim`` (the smallest among equally frequent ones)
+    and the index of its last occurrence: ``(values, indices)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> r = cygrad.mode(cygrad.tensor([2, 1, 2, 1, 3]))
+    >>> r.values.item(), r.indices.item()
+    (1, 3)
+    """
+    _check_tensor(input, "mode")
+    _keepdim(keepdim, "mode")
+    if _C.needs_autograd(input):
+        _no_out(out, "mode")
+        return _ModeResult(*Mode.apply(input, dim, keepdim))
+    return _mode(input, dim, keepdim, out)
+
+
+def _mode(input, dim, keepdim, out=None):
+    d = _single_dim(input, dim, "mode")
+    a = _as_1d(input)
+    if a.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    rows = np.moveaxis(_float_view(a), d, -1)
+    flat = rows.reshape(-1, rows.shape[-1])
+    values = np.empty(flat.shape[0], flat.dtype)
+    indices = np.empty(flat.shape[0], np.int64)
+    for r, row in enumerate(flat):
+        uniq, inverse, counts = np.unique(row, return_inverse=True, return_counts=True)
+        best = int(np.argmax(counts))
+        values[r] = uniq[best]
+        indices[r] = np.flatnonzero(inverse.reshape(-1) == best)[-1]
+    shape = rows.shape[:-1]
+    values, indices = values.reshape(shape), indices.reshape(shape)
+    if keepdim and input.dim() > 0:
+        values, indices = np.expand_dims(values, d), np.expand_dims(indices, d)
+    return _emit_pair(_ModeResult, values, indices, input.dtype, out, "mode")
+
+
+class Mode(_Selection):
+    """``mode``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "ModeBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _mode(input, dim, keepdim)
+        return Mode._selected(ctx, input, values, indices, _single_dim(input, dim, "mode"),
+                              not keepdim)
+
+
+@tensor_method
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements (or, with ``dim``, distinct slices along ``dim``), in
+    ascending order.
+
+    ``return_inverse`` adds, for each input element, the index of its value in the
+    result; ``return_counts`` adds how often each value occurs.  NaNs are all
+    distinct, as in PyTorch.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> values, inverse, counts = cygrad.unique(cygrad.tensor([3, 1, 3, 2]),
+    ...                                         return_inverse=True, return_counts=True)
+    >>> values.tolist(), inverse.tolist(), counts.tolist()
+    ([1, 2, 3], [2, 0, 2, 1], [1, 1, 2])
+    """
+    _check_tensor(input, "unique")
+    for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
+                       ("return_counts", return_counts)):
+        bool_arg(flag, "unique", name)
+    a = _float_view(_C._ndarray(input))
+    if dim is None:
+        res = np.unique(a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
+        inverse_shape = tuple(input.shape)
+    else:
+        d = _single_dim(input, dim, "unique")
+        res = np.unique(a, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
+        inverse_shape = (input.shape[d],)
+    values, inverse, counts = res
+    result = [_wrap(values, input.dtype)]
+    if return_inverse:
+        result.append(_wrap(inverse.reshape(inverse_shape), _dt.int64))
+    if return_counts:
+        result.append(_wrap(counts, _dt.int64))
+    return result[0] if len(result) == 1 else tuple(result)
