@@ -20,7 +20,7 @@ import builtins
 import cygrad
 from . import _dtypes as D
 from . import _special
-from ._helpers import Tensor, tensor, floating, operands, operands_scalar_ok
+from ._helpers import Tensor, tensor, floating, operands, operands_scalar_ok, _scalar_fits
 
 __all__ = []
 
@@ -352,6 +352,8 @@ def clip(x, /, min=None, max=None):
 def _bound(b, x):
     if isinstance(b, Tensor):
         return b.to(x.dtype)
+    if isinstance(b, (builtins.int, builtins.float)) and _scalar_fits(b, x.dtype):
+        return b        # clamp takes numbers; a 0-d tensor per bound costs more than the op
     if isinstance(b, (builtins.int, builtins.float)):
         return cygrad.full((), b, dtype=x.dtype)
     return tensor(b).to(x.dtype)

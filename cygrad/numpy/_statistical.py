@@ -105,7 +105,8 @@ def _extreme(name, fn):
         dims = tuple(range(x.dim())) if axes is None else axes
         if x.dim() == 0:
             return _finish(out, x.clone())
-        return _finish(out, fn(x, dim=dims, keepdim=keepdims))
+        # a single int dim takes cygrad's faster path
+        return _finish(out, fn(x, dim=dims[0] if len(dims) == 1 else dims, keepdim=keepdims))
     f.__name__ = f.__qualname__ = name
     return f
 
@@ -149,7 +150,7 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False):
     dims = tuple(range(x.dim())) if axes is None else axes
     if x.dim() == 0:
         return _finish(out, x.clone())
-    return _finish(out, cygrad.mean(x, dim=dims, keepdim=keepdims))
+    return _finish(out, cygrad.mean(x, dim=dims[0] if len(dims) == 1 else dims, keepdim=keepdims))
 
 
 def _correction(correction, ddof):
