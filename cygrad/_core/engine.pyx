@@ -596,43 +596,54 @@ cdef void _warn_tensor_attributes(FunctionCtx ctx, list outputs) except *:
 
 # ------------------------------------------------------------------------ views
 
-cdef object _view_function = None      # cygrad.autograd.views.AsStrided
-cdef dict _view_functions = {}         # node name -> AsStrided subclass carrying that name
-cdef tuple _NEEDS_VIEW = (True, False, False, False)
+cdef object _view_function = None      # the generic view Function (AsStrided)
+cdef dict _view_functions = {}         # node name -> the view Function with that name
+cdef tuple _NEEDS_VIEW = (True, False, False, False)    # (base, shape, strides, offset)
+cdef tuple _NEEDS_VIEW_1 = (True, False)                # (base, permutation)
 cdef tuple _POS_VIEW = (0,)
 
 
 def _set_view_function(cls):
+    """The Function recording a view whose node name has no Function of its own."""
     global _view_function
     _view_function = cls
 
 
+def _register_view_function(cls):
+    """Record views named ``cls._node_name`` (``TransposeBackward0``...) as ``cls``."""
+    _view_functions[cls._node_name] = cls
+
+
 cdef object _view_function_for(str kind):
     cls = _view_functions.get(kind)
-    if cls is None:
-        cls = type(_view_function)(kind.replace("Backward0", ""), (_view_function,),
-                                   {"_node_name": kind, "__module__": _view_function.__module__})
-        _view_functions[kind] = cls
-    return cls
+    return _view_function if cls is None else cls
 
 
 cdef tuple _geometry(TensorBase t):
     return (shape_of(t), tuple([t._strides[i] for i in range(t._ndim)]), t._offset)
 
 
-def record_view(TensorBase base, TensorBase view, str kind):
-    """The core made ``view`` of ``base``; record it as the view Function (``kind`` is
-    the node name, e.g. ``SliceBackward0``) would have, without re-creating the view."""
+def record_view(TensorBase base, TensorBase view, str kind, object args=None):
+    """The core made ``view`` of ``base``; record it as the view Function named
+    ``kind`` (``SliceBackward0``...) would have, without re-creating the view.
+
+    What the Function's ``forward(ctx, base, *args)`` stores on ``ctx`` this sets
+    directly: ``ctx.view_args`` (``args``, or the view's geometry
+    ``(shape, strides, offset)`` for the views that are a region of their base) and
+    ``ctx._view_geometry`` (base and view geometry)."""
     cdef FunctionCtx ctx
     cls = _view_function_for(kind)
+    if args is None:
+        args = (view.shape, view.stride(), view._offset)
     if not (base._requires_grad and grad_enabled()):
         # only a forward-mode tangent to carry: the general path
-        return apply_function(cls, (base, view.shape, view.stride(), view._offset), None)
+        return apply_function(cls, (base,) + args, None)
     ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
-    ctx.needs_input_grad = _NEEDS_VIEW
+    ctx.needs_input_grad = _NEEDS_VIEW if len(args) == 3 else _NEEDS_VIEW_1
     ctx._tensor_positions = _POS_VIEW
     ctx._materialize_grads = True
     ctx._view_geometry = _geometry(base) + _geometry(view)
+    ctx.view_args = args
     ctx.next_functions = (gradient_edge(base),)
     ctx._input_meta = [(shape_of(base), base._dtype)]
     ctx._output_meta = [(shape_of(view), view._dtype)]
@@ -643,7 +654,7 @@ def record_view(TensorBase base, TensorBase view, str kind):
     if _anomaly_enabled:
         ctx._forward_stack = _user_stack()
     if base._fw_grad is not None and _forward_ad_hook is not None and _T._is_fw_grad_enabled():
-        return _forward_ad_hook(cls, ctx, (base, view.shape, view.stride(), view._offset), view)
+        return _forward_ad_hook(cls, ctx, (base,) + args, view)
     return view
 
 

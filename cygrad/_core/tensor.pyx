@@ -813,15 +813,16 @@ cdef class TensorBase:
             raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                                f"not match the length of the desired ordering of dimensions i.e. "
                                f"input.dim() = {self._ndim} is not equal to len(dims) = {len(dims)}")
-        seen = set()
+        seen = []
         for i in range(self._ndim):
             d = _wrap_dim(dims[i], self._ndim)
             if d in seen:
                 raise RuntimeError("permute(): duplicate dims are not allowed.")
-            seen.add(d)
+            seen.append(d)
             shape[i] = self._shape[d]
             strides[i] = self._strides[d]
-        return _make_view(self, self._ndim, shape, strides, self._offset, "PermuteBackward0")
+        return _make_view(self, self._ndim, shape, strides, self._offset, "PermuteBackward0",
+                          (tuple(seen),))
 
     def movedim(self, source, destination):
         """Move dims from ``source`` positions to ``destination`` positions (a view)."""

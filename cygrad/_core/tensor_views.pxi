@@ -91,11 +91,14 @@ def _set_view_hook(fn):
     _view_hook = fn
 
 cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
-                       const Py_ssize_t* strides, Py_ssize_t offset, str kind):
-    """A view of base; ``kind`` names its autograd node (``SliceBackward0``...)."""
+                       const Py_ssize_t* strides, Py_ssize_t offset, str kind,
+                       object args=None):
+    """A view of base; ``kind`` names its autograd node (``SliceBackward0``...), whose
+    Function (cygrad/ops/views.py) gets ``args`` (what it needs beyond the geometry:
+    a permutation) when the view is recorded."""
     cdef TensorBase v = new_view(base, nd, shape, strides, offset)
     if _tracked(base) and _view_hook is not None:
-        return _view_hook(base, v, kind)
+        return _view_hook(base, v, kind, args)
     return v
 
 
@@ -103,13 +106,19 @@ cdef object _transpose(TensorBase t, object dim0, object dim1, str kind):
     cdef int a = _wrap_dim(dim0, t._ndim), b = _wrap_dim(dim1, t._ndim)
     cdef Py_ssize_t shape[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
+    perm = None
+    if _tracked(t):       # the recorded node needs the permutation this transpose is
+        perm = list(range(t._ndim))
+        if t._ndim:
+            perm[a], perm[b] = b, a
+        perm = (tuple(perm),)
     if t._ndim == 0:
-        return _make_view(t, 0, t._shape, t._strides, t._offset, kind)
+        return _make_view(t, 0, t._shape, t._strides, t._offset, kind, perm)
     memcpy(shape, t._shape, t._ndim * sizeof(Py_ssize_t))
     memcpy(strides, t._strides, t._ndim * sizeof(Py_ssize_t))
     shape[a], shape[b] = shape[b], shape[a]
     strides[a], strides[b] = strides[b], strides[a]
-    return _make_view(t, t._ndim, shape, strides, t._offset, kind)
+    return _make_view(t, t._ndim, shape, strides, t._offset, kind, perm)
 
 
 cdef object _select(TensorBase t, int d, object index):
