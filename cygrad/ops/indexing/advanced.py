@@ -33,14 +33,14 @@ import warnings
 
 import numpy as np
 
-from .._core import tensor as _C
-from .._core import dtype as _dt
-from .._core.tensor import TensorBase, from_numpy
-from .._tensor import tensor_method
-from ..autograd import views as _views
-from ..autograd import forward_ad as _fwad
-from ..autograd.function import Function
-from ._argcheck import bool_arg, check_scalar_fits, int_arg, not_tensor
+from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._core.tensor import TensorBase, from_numpy
+from ..._tensor import tensor_method
+from ...autograd import views as _views
+from ...autograd import forward_ad as _fwad
+from ...autograd.function import Function
+from .._argcheck import bool_arg, check_scalar_fits, int_arg, not_tensor
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "masked_fill",
            "masked_select", "where", "nonzero", "argwhere", "take", "take_along_dim",
