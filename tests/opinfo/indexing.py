@@ -1,4 +1,4 @@
-"""Op-table rows for ``cygrad/ops/indexing.py`` (gather/scatter family, masks, where).
+"""Op-table rows for the ``cygrad/ops/indexing`` package (gather/scatter family, masks, where).
 
 References are written independently of the implementation: explicit loops over
 index positions for gather/scatter, plain NumPy (``np.take``, ``np.take_along_axis``,
