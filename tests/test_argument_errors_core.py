@@ -153,3 +153,34 @@ def test_several_ellipses_are_accepted():
     y = cygrad.zeros(4, dtype=cygrad.int16)
     y[..., ...] = cygrad.tensor(2.7, dtype=cygrad.float64)
     assert y.tolist() == [2, 2, 2, 2]
+
+
+@pytest.mark.parametrize("src,dst,shape", [("float32", "int8", (2, 16)), ("float32", "float64", (2, 2)),
+                                           ("int16", "float32", (2, 2)), ("float64", "int32", (2, 8))])
+def test_view_dtype_across_item_sizes(src, dst, shape):
+    a = np.arange(8, dtype=src).reshape(2, 4)
+    v = cygrad.from_numpy(a).view(getattr(cygrad, dst))
+    assert tuple(v.shape) == shape
+    np.testing.assert_array_equal(v.numpy(), a.view(dst))
+
+
+def test_view_dtype_errors():
+    _both(lambda T: T.ones(2, 4, dtype=T.float16)[:, 1:3].view(T.float32),
+          lambda T: T.ones(2, 4, dtype=T.float16)[:, 1:3].view(T.float32), RuntimeError)
+    _both(lambda T: T.ones(4, 2).t().view(T.int8), lambda T: T.ones(4, 2).t().view(T.int8),
+          RuntimeError)
+    _both(lambda T: T.tensor(1.0).view(T.int8), lambda T: T.tensor(1.0).view(T.int8), RuntimeError)
+
+
+@pytest.mark.parametrize("method", ["sum", "amax", "amin"])
+def test_keepdim_must_be_bool_on_the_fast_path(method):
+    _both(lambda T: getattr(T.ones(2, 3), method)(1, keepdim=2),
+          lambda T: getattr(T.ones(2, 3), method)(1, keepdim=2), TypeError)
+
+
+def test_array_namespace():
+    x = cygrad.ones(2)
+    assert x.__array_namespace__() is cygrad.numpy
+    with pytest.raises(ValueError):
+        x.__array_namespace__(api_version="1999.01")
+    assert x.to_device("cpu").device == x.device

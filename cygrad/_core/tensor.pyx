@@ -1532,7 +1532,7 @@ cdef class TensorBase:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if dtype is None:
+        if dtype is None and (keepdim is True or keepdim is False):   # (else: the TypeError)
             if dim is None and not keepdim and _sum_all_function is not None and _tracked(self):
                 return _apply_c(_sum_all_function, (self,), None)    # the common loss.sum()
             res = _reduce_fast(CG_RSUM, self, dim, keepdim)
@@ -1549,16 +1549,18 @@ cdef class TensorBase:
         >>> cygrad.tensor([[1., 5.], [3., 2.]]).amax(1).tolist()
         [5.0, 3.0]
         """
-        res = _reduce_fast(CG_RMAX, self, None if dim == () else dim, keepdim)
-        if res is not None:
-            return res
+        if keepdim is True or keepdim is False:
+            res = _reduce_fast(CG_RMAX, self, None if dim == () else dim, keepdim)
+            if res is not None:
+                return res
         return _py_reduction("amax")(self, dim, keepdim)
 
     def amin(self, dim=(), keepdim=False):
         """Smallest value over ``dim`` (all dims by default); NaN propagates."""
-        res = _reduce_fast(CG_RMIN, self, None if dim == () else dim, keepdim)
-        if res is not None:
-            return res
+        if keepdim is True or keepdim is False:
+            res = _reduce_fast(CG_RMIN, self, None if dim == () else dim, keepdim)
+            if res is not None:
+                return res
         return _py_reduction("amin")(self, dim, keepdim)
 
     def max(self, *args, **kwargs):

@@ -139,10 +139,49 @@ cdef object _select(TensorBase t, int d, object index):
 
 
 cdef object _view_dtype(TensorBase t, DType dt):
-    if dt.itemsize != t._dtype.itemsize:
-        raise RuntimeError("view(dtype): only dtypes of the same size are supported")
-    cdef TensorBase v = new_view(t, t._ndim, t._shape, t._strides, t._offset)
+    """``t.view(dtype)``: the same bytes read as ``dt``. With another item size the
+    last dim (which must be contiguous) is scaled, as in PyTorch."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef Py_ssize_t old = t._dtype.itemsize, new = dt.itemsize, ratio, offset = t._offset
+    cdef int k, last = t._ndim - 1
+    cdef TensorBase v
+    if new != old:
+        names = f"{_torch_type_name(t._dtype)} as {_torch_type_name(dt)}"
+        if t._ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names} (different element sizes)")
+        if t._strides[last] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names} (different element "
+                               f"sizes), but got {t._strides[last]}")
+    for k in range(t._ndim):
+        shape[k] = t._shape[k]
+        strides[k] = t._strides[k]
+    if new < old:
+        ratio = old // new
+        for k in range(last):
+            strides[k] *= ratio
+        shape[last] *= ratio
+        offset = t._offset * ratio
+    elif new > old:
+        ratio = new // old
+        if t._shape[last] % ratio:
+            raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {names} "
+                               f"(different element sizes), but got {t._shape[last]}")
+        if t._offset % ratio:
+            raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to view "
+                               f"{names} (different element sizes), but got {t._offset}")
+        for k in range(last):
+            if strides[k] % ratio:
+                raise RuntimeError(f"self.stride({k}) must be divisible by {ratio} to view "
+                                   f"{names} (different element sizes), but got {strides[k]}")
+            strides[k] //= ratio
+        shape[last] //= ratio
+        offset = t._offset // ratio
+    v = new_view(t, t._ndim, shape, strides, offset)
     v._dtype = dt
+    if new != old:                  # PyTorch: a reinterpretation across sizes has no grad
+        v._requires_grad = False
+        v._grad_fn = None
     return v
 
 

@@ -107,7 +107,8 @@ def int_list_arg(value, opname, argname, position=None, allow_int=True):
         if type(v) is int and _INT64_MIN <= v <= _INT64_MAX:
             out.append(v)
             continue
-        if isinstance(v, (bool, np.bool_)) or not hasattr(v, "__index__"):
+        # PyTorch picks the overload from the first element: a later bool reads as an int
+        if (i == 0 and isinstance(v, (bool, np.bool_))) or not hasattr(v, "__index__"):
             raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be tuple "
                             f"of ints, but found element of type {_type_name(v)} at pos {i}")
         v = operator.index(v)
