@@ -5,7 +5,7 @@ import math as _math   # plain ``abs``/``round`` are this module's tensor ops
 from .._core import tensor as _C
 from .._core import dtype as _dt
 from .._core.tensor import TensorBase
-from ._argcheck import not_tensor
+from ._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
 from .._tensor import Tensor, tensor_method
 
 OPS = _C.ELEMENTWISE_OPS
@@ -63,15 +63,68 @@ def _example_values(name):
     return "[1, 2]" if name.startswith(("bitwise", "logical")) else "[1.0, 2.0]"
 
 
+# Ops whose result keeps an integer tensor's dtype when the other operand is a
+# Python int: PyTorch casts the int to that dtype first, wrapping it like C.
+_WRAPS_INT = {"add", "sub", "mul", "floor_divide", "remainder", "fmod", "bitwise_and",
+              "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "pow"}
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
+
+
+_FLOATS = frozenset((_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64))
+_WIDE_FLOATS = frozenset((_dt.float32, _dt.float64))
+
+
+def _int_operand(value, other, wrap):
+    """A Python int operand as PyTorch reads it beside ``other``: refused beyond
+    ``[-2**63, 2**64)``; with ``wrap`` and an integer tensor ``other``, cast to its
+    dtype the way PyTorch does before computing (``int8 + 1000`` adds -24,
+    ``uint8 // 256`` divides by zero)."""
+    if not _INT64_MIN <= value <= _UINT64_MAX:
+        raise OverflowError("int too big to convert")
+    if not isinstance(other, TensorBase):
+        return value
+    dt = other.dtype
+    if dt in _FLOATS:
+        return value
+    if dt is _dt.bool_:
+        if value > _INT64_MAX:
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               "attempted to promote Bool and UInt64")
+        return value
+    if wrap:
+        bits = dt.itemsize * 8
+        value &= (1 << bits) - 1
+        if dt is not _dt.uint8 and value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return value
+
+
+def _no_tensor_overload(name, *args):
+    """PyTorch's parser error when no overload of ``name`` takes these arguments."""
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), "
+                     f"but expected one of:\n * (Tensor input, Tensor other, *, Tensor out)\n"
+                     f" * (Number self, Tensor other)\n * (Tensor input, Number other)")
+
+
 def _make_binary(name):
     op = OPS[name]
     number_input_ok, tensor_other = name in _NUMBER_INPUT_OK, name in _TENSOR_OTHER
+    wrap = name in _WRAPS_INT
 
     def fn(input, other, *, out=None):
-        if not (number_input_ok or isinstance(input, TensorBase)):
-            raise not_tensor(input, name)
-        if tensor_other and not isinstance(other, TensorBase):
-            raise not_tensor(other, name, "other", 2)
+        if not isinstance(input, TensorBase):
+            if not number_input_ok:
+                raise not_tensor(input, name)
+            if not isinstance(other, TensorBase):
+                raise _no_tensor_overload(name, input, other)
+            if type(input) is int:
+                input = _int_operand(input, other, wrap)
+        elif tensor_other:
+            if not isinstance(other, TensorBase):
+                raise not_tensor(other, name, "other", 2)
+        elif type(other) is int:
+            other = _int_operand(other, input, wrap)
         return _C.binary_op(op, input, other, out)
 
     def fn_(self, other):
@@ -85,6 +138,17 @@ def _make_binary(name):
                   f"cygrad.tensor({_example_values(name)}))\n")
     fn_.__name__ = name + "_"
     return fn, fn_
+
+
+def _operands(input, other, opname):
+    """``(input, other)`` of an arithmetic op with Python int operands read as PyTorch
+    reads them (see :func:`_int_operand`); callers test ``type(x) is int`` first."""
+    wrap = opname in _WRAPS_INT
+    if type(other) is int:
+        other = _int_operand(other, input, wrap)
+    if type(input) is int:
+        input = _int_operand(input, other, wrap)
+    return input, other
 
 
 for _name in _UNARY:
@@ -124,8 +188,26 @@ def _resize_out(out, shape):
     out.resize_(tuple(shape))
 
 
-def _alpha_scaled(other, alpha):
-    return other if alpha == 1 else _C.binary_op(OPS["mul"], other, alpha)
+def _alpha_scaled(input, other, alpha, opname):
+    """``alpha * other`` after PyTorch's checks of ``alpha`` against the result dtype
+    (callers skip the call for the default ``alpha=1``)."""
+    alpha = number_arg(alpha, opname, "alpha")
+    dt = _C.result_type(input, other)
+    if isinstance(alpha, bool) and dt is not _dt.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not dt.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    check_scalar_fits(alpha, dt)
+    return _C.binary_op(OPS["mul"], other, alpha)
+
+
+def _refuse_bool_sub(input, other):
+    if any(isinstance(x, bool) or (isinstance(x, TensorBase) and x.dtype is _dt.bool_)
+           for x in (input, other)):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 @tensor_method
@@ -138,13 +220,19 @@ def add(input, other, *, alpha=1, out=None):
     >>> cygrad.add(cygrad.tensor([1, 2]), 10, alpha=2).tolist()
     [21, 22]
     """
-    return _C.binary_op(OPS["add"], input, _alpha_scaled(other, alpha), out)
+    if type(other) is int or type(input) is int:
+        input, other = _operands(input, other, "add")
+    if not (type(alpha) is int and alpha == 1):
+        other = _alpha_scaled(input, other, alpha, "add")
+    return _C.binary_op(OPS["add"], input, other, out)
 
 
 @tensor_method
 def add_(self, other, *, alpha=1):
     """In-place ``self += alpha * other``."""
-    return _C.binary_op_(OPS["add"], self, _alpha_scaled(other, alpha))
+    if not (type(alpha) is int and alpha == 1):
+        other = _alpha_scaled(self, other, alpha, "add_")
+    return _C.binary_op_(OPS["add"], self, other)
 
 
 @tensor_method
@@ -157,13 +245,21 @@ def sub(input, other, *, alpha=1, out=None):
     >>> cygrad.sub(cygrad.tensor([5.0]), 1.0).tolist()
     [4.0]
     """
-    return _C.binary_op(OPS["sub"], input, _alpha_scaled(other, alpha), out)
+    if type(other) is int or type(input) is int:
+        input, other = _operands(input, other, "sub")
+    if not (type(alpha) is int and alpha == 1):
+        _refuse_bool_sub(input, other)
+        other = _alpha_scaled(input, other, alpha, "sub")
+    return _C.binary_op(OPS["sub"], input, other, out)
 
 
 @tensor_method
 def sub_(self, other, *, alpha=1):
     """In-place ``self -= alpha * other``."""
-    return _C.binary_op_(OPS["sub"], self, _alpha_scaled(other, alpha))
+    if not (type(alpha) is int and alpha == 1):
+        _refuse_bool_sub(self, other)
+        other = _alpha_scaled(self, other, alpha, "sub_")
+    return _C.binary_op_(OPS["sub"], self, other)
 
 
 subtract = tensor_method(sub, name="subtract")
@@ -179,6 +275,8 @@ def mul(input, other, *, out=None):
     >>> cygrad.mul(cygrad.tensor([1, 2]), 3).tolist()
     [3, 6]
     """
+    if type(other) is int or type(input) is int:
+        input, other = _operands(input, other, "mul")
     return _C.binary_op(OPS["mul"], input, other, out)
 
 
@@ -212,6 +310,11 @@ def div(input, other, *, rounding_mode=None, out=None):
     >>> cygrad.div(cygrad.tensor([7, -7]), 2, rounding_mode="trunc").tolist()
     [3, -3]
     """
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        raise TypeError(f"div(): argument 'rounding_mode' must be str or None, not "
+                        f"{type(rounding_mode).__name__}")
+    if type(other) is int or type(input) is int:
+        input, other = _operands(input, other, "div" if rounding_mode is None else "floor_divide")
     if rounding_mode is None:
         return _C.binary_op(OPS["div"], input, other, out)
     if rounding_mode in ("floor", "trunc") and _C.result_type(input, other).name == "bool":
@@ -224,7 +327,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode == "trunc":
         dt = _C.result_type(input, other)
         if dt.is_floating_point:
-            res = _C.unary_op(OPS["trunc"], _C.binary_op(OPS["div"], input, other))
+            res = _C.unary_op(OPS["trunc"], _C.binary_op(OPS["div"], *_opmath(input, other)))
+            res = res if res.dtype is dt else res.to(dt)
         else:
             res = _int_trunc_divide(input, other)
         if out is not None:
@@ -232,6 +336,13 @@ def div(input, other, *, rounding_mode=None, out=None):
         return res
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
+
+
+def _opmath(*args):
+    """float16/bfloat16 tensors as float32, the precision PyTorch computes them in
+    (its quotient is truncated before it is rounded back to the narrow dtype)."""
+    return tuple(x.float() if isinstance(x, TensorBase) and x.dtype in (_dt.float16, _dt.bfloat16)
+                 else x for x in args)
 
 
 @tensor_method
@@ -246,6 +357,34 @@ divide = tensor_method(div, name="divide")
 true_divide = tensor_method(div, name="true_divide")
 
 
+def _both_numbers(opname, input, other):
+    got = ", ".join(type(a).__name__ for a in (input, other))
+    return TypeError(f"{opname}() received an invalid combination of arguments - got ({got}), "
+                     "but expected one of:\n * (Tensor input, Tensor exponent, *, Tensor out)\n"
+                     " * (Number self, Tensor exponent)\n * (Tensor input, Number exponent)")
+
+
+def _pow_exponent(base, exponent):
+    """PyTorch's checks of a number exponent against tensor ``base``.
+
+    Returns the exponent to use, or a finished result where PyTorch does not run
+    the kernel at all (a bool tensor to the power True/False)."""
+    exponent = number_arg(exponent, "pow", "exponent", 2)
+    dt = base.dtype
+    if not dt.is_floating_point and type(exponent) in (int, bool):
+        if exponent > _INT64_MAX:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        if exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if type(exponent) is bool and dt is _dt.bool_:
+            # PyTorch fills with 1 for a zero exponent and copies for one
+            return _C.binary_op(OPS["logical_or"], base, True) if not exponent else base.clone(), True
+        check_scalar_fits(exponent, dt if dt is not _dt.bool_ else _dt.int64)
+    elif dt is _dt.float16 or dt is _dt.bfloat16:
+        check_scalar_fits(exponent, dt)     # the kernel reads the exponent in the dtype
+    return exponent, False
+
+
 @tensor_method
 def pow(input, exponent, *, out=None):
     """``input ** exponent`` elementwise; integer tensors can't take negative integer powers.
@@ -256,13 +395,44 @@ def pow(input, exponent, *, out=None):
     >>> cygrad.pow(cygrad.tensor([2, 3]), 2).tolist()
     [4, 9]
     """
+    if (type(exponent) is float or type(exponent) is int
+            and -0x7FFFFFFFFFFFFFFF <= exponent <= 0x7FFFFFFFFFFFFFFF) \
+            and type(input) is Tensor and input.dtype in _WIDE_FLOATS:
+        return _C.binary_op(OPS["pow"], input, exponent, out)   # x ** 2 on float32/64: no check
+    if isinstance(input, TensorBase):
+        if not isinstance(exponent, TensorBase):
+            exponent, done = _pow_exponent(input, exponent)
+            if done:
+                return exponent if out is None else _write_out(out, exponent, "pow")
+    elif not isinstance(exponent, TensorBase):
+        raise _both_numbers("pow", input, exponent)
+    else:
+        input = number_arg(input, "pow", "self", 1)
+        if type(input) is int:
+            input = _int_operand(input, exponent, True)
     return _C.binary_op(OPS["pow"], input, exponent, out)
 
 
 @tensor_method
 def pow_(self, exponent):
     """In-place power."""
+    if not isinstance(exponent, TensorBase):
+        exponent, done = _pow_exponent(self, exponent)
+        if done:
+            return self.copy_(exponent)
     return _C.binary_op_(OPS["pow"], self, exponent)
+
+
+def _float_power_operands(input, exponent):
+    if isinstance(input, TensorBase):
+        a = input.double()
+    elif isinstance(exponent, TensorBase):
+        a = float(number_arg(input, "float_power", "self", 1))
+    else:
+        raise _both_numbers("float_power", input, exponent)
+    if isinstance(exponent, TensorBase):
+        return a, exponent.double()
+    return a, float(number_arg(exponent, "float_power", "exponent", 2))
 
 
 @tensor_method
@@ -275,24 +445,33 @@ def float_power(input, exponent, *, out=None):
     >>> cygrad.float_power(cygrad.tensor([2, 3]), 2).dtype
     cygrad.float64
     """
-    a = input.double() if isinstance(input, TensorBase) else input
-    b = exponent.double() if isinstance(exponent, TensorBase) else float(exponent)
+    a, b = _float_power_operands(input, exponent)
+    if isinstance(out, TensorBase) and out.dtype is not _dt.float64:
+        raise RuntimeError(f"the output given to float_power has dtype "
+                           f"{_C._torch_type_name(out.dtype)} but the operation's result "
+                           f"requires dtype Double")
     return _C.binary_op(OPS["pow"], a, b, out)
 
 
 @tensor_method
 def float_power_(self, exponent):
     """In-place ``float_power``; like PyTorch, only for float64 tensors."""
-    from .._core.dtype import float64
-    if self.dtype != float64:
+    if self.dtype is not _dt.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype {_C._torch_type_name(self.dtype)} "
                            "but the operation's result requires dtype Double")
-    b = exponent.double() if isinstance(exponent, TensorBase) else float(exponent)
+    _, b = _float_power_operands(self, exponent)
     return _C.binary_op_(OPS["pow"], self, b)
 
 
+def _ten_pow(decimals):
+    try:
+        return 10.0 ** decimals
+    except OverflowError:
+        return _math.inf
+
+
 @tensor_method
-def round(input, *, decimals=0, out=None):
+def round(input, *, decimals=None, out=None):
     """Round half to even (as ``torch.round``), optionally to ``decimals`` places.
 
     Examples
@@ -300,20 +479,39 @@ def round(input, *, decimals=0, out=None):
     >>> import cygrad
     >>> cygrad.round(cygrad.tensor([0.5, 1.5, 2.5])).tolist()
     [0.0, 2.0, 2.0]
+    >>> cygrad.round(cygrad.tensor([1.234, 56.78]), decimals=-1).tolist()
+    [0.0, 60.0]
     """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "round")
+    if decimals is None:
+        return _C.unary_op(OPS["round"], input, out)
+    decimals = int_arg(decimals, "round", "decimals")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for "
+                                  f"'{_C._torch_type_name(input.dtype)}'")
+    if isinstance(out, TensorBase) and out.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
+                           f"{_C._torch_type_name(input.dtype)}")
     if decimals == 0:
         return _C.unary_op(OPS["round"], input, out)
-    scale = 10.0 ** decimals
-    res = _C.unary_op(OPS["round"], input * scale) / scale
+    # PyTorch scales in float32 for float16/bfloat16, by 10**|decimals| rounded to that type
+    x, = _opmath(input)
+    ten = _ten_pow(-decimals if decimals < 0 else decimals)
+    if decimals > 0:
+        res = _C.binary_op(OPS["div"], _C.unary_op(OPS["round"], _C.binary_op(OPS["mul"], x, ten)), ten)
+    else:
+        res = _C.binary_op(OPS["mul"], _C.unary_op(OPS["round"], _C.binary_op(OPS["div"], x, ten)), ten)
+    res = res if res.dtype is input.dtype else res.to(input.dtype)
     if out is not None:
         return _write_out(out, res, "round")
     return res
 
 
 @tensor_method
-def round_(self, *, decimals=0):
+def round_(self, *, decimals=None):
     """In-place rounding."""
-    if decimals == 0:
+    if decimals is None:
         return _C.unary_op_(OPS["round"], self)
     return self.copy_(round(self, decimals=decimals))
 
@@ -328,10 +526,11 @@ def clamp(input, min=None, max=None, *, out=None):
     >>> cygrad.clamp(cygrad.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()
     [-1.0, 0.5, 1.0]
     """
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "clamp")
+    min, max = _clamp_bounds(min, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     # the result dtype is promoted over the bounds too (a float bound makes an int
     # tensor float), and number bounds must fit that dtype, as in PyTorch
     dtype = input.dtype
@@ -340,6 +539,9 @@ def clamp(input, min=None, max=None, *, out=None):
             dtype = _C.result_type(_C.empty((), dtype=dtype), bound)
     if dtype is _dt.bool_:
         raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
+    if isinstance(out, TensorBase) and out.dtype is not dtype:
+        raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
+                           f"{_C._torch_type_name(dtype)}")
     res = input if input.dtype is dtype else input.to(dtype)
     if min is not None:
         res = _C.binary_op(OPS["maximum"], res, _checked_bound(min, dtype))
@@ -352,23 +554,27 @@ def clamp(input, min=None, max=None, *, out=None):
     return res
 
 
+def _clamp_bounds(min, max):
+    """PyTorch's two clamp overloads: both bounds numbers (a 0-d tensor counts as
+    one), or both tensors (None fits either); a number beside a tensor matches neither."""
+    kinds = {isinstance(b, TensorBase) and b.ndim > 0 for b in (min, max) if b is not None}
+    if len(kinds) == 2:
+        got = ", ".join(type(b).__name__ for b in (min, max))
+        raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                        f"{got}), but expected one of:\n * (Tensor input, Tensor min, Tensor max)"
+                        f"\n * (Tensor input, Number min, Number max)")
+    if kinds == {False}:
+        min, max = (None if b is None else number_arg(b, "clamp", name)
+                    for b, name in ((min, "min"), (max, "max")))
+    return min, max
+
+
 def _checked_bound(bound, dtype):
     """A number bound that ``dtype`` cannot hold is an error; uint8 takes -255..-1 wrapped."""
     if isinstance(bound, TensorBase) or isinstance(bound, bool):
         return bound
-    import numpy as np
-    npdt = np.dtype(dtype.np_dtype)
-    if npdt.kind in "iu":
-        info = np.iinfo(npdt)
-        low = -int(info.max) if info.min == 0 else int(info.min)
-        if not low <= int(bound) <= int(info.max):
-            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    elif dtype.name in _FLOAT_MAX and _FLOAT_MAX[dtype.name] < _math.fabs(bound) < _math.inf:
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
-    return bound
-
-
-_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+    check_scalar_fits(bound, dtype)
+    return _int_operand(bound, _C.empty((), dtype=dtype), True) if type(bound) is int else bound
 
 
 @tensor_method
@@ -402,10 +608,45 @@ def lerp(input, end, weight, *, out=None):
     >>> cygrad.lerp(cygrad.tensor([0.0]), cygrad.tensor([10.0]), 0.25).tolist()
     [2.5]
     """
-    res = input + weight * (end - input)
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "lerp")
+    if not isinstance(end, TensorBase):
+        raise not_tensor(end, "lerp", "end", 2)
+    dt = input.dtype
+    if end.dtype is not dt:
+        raise RuntimeError(f"expected dtype {_c_type(dt)} for `end` but got dtype {_c_type(end.dtype)}")
+    tensor_weight = isinstance(weight, TensorBase) and weight.ndim > 0
+    if tensor_weight and weight.dtype is not dt:
+        raise RuntimeError(f"expected dtype {_c_type(dt)} for `weight` but got dtype "
+                           f"{_c_type(weight.dtype)}")
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"lerp_kernel_{'tensor' if tensor_weight else 'scalar'}\" not "
+                                  f"implemented for '{_C._torch_type_name(dt)}'")
+    if not isinstance(weight, TensorBase):
+        weight = number_arg(weight, "lerp", "weight", 3)
+        check_scalar_fits(weight, _dt.float64 if dt is _dt.float64 else _dt.float32)
+    res = _lerp_formula(*_opmath(input, end, weight))
+    res = res if res.dtype is dt else res.to(dt)
     if out is not None:
         return _write_out(out, res, "lerp")
     return res
+
+
+def _c_type(dt):
+    from .._core.scalars import _C_TYPE_NAMES
+    return _C_TYPE_NAMES.get(dt.name, dt.name)
+
+
+def _lerp_formula(start, end, weight):
+    """PyTorch's lerp: from ``start`` for weights below 0.5 in magnitude, from ``end``
+    otherwise, so that weight 1 gives ``end`` exactly."""
+    diff = end - start
+    if not isinstance(weight, TensorBase):
+        if _math.fabs(weight) < 0.5:
+            return start + weight * diff
+        return end - diff * (1 - weight)
+    from .indexing import where
+    return where(abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
 @tensor_method
@@ -427,22 +668,31 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "nan_to_num")
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None:
+            float_arg(value, "nan_to_num", name)
+    if isinstance(out, TensorBase) and out.dtype is not input.dtype:
+        raise RuntimeError(f"nan_to_num: dtype of out: {_C._torch_type_name(out.dtype)} should be "
+                           f"same as input: {_C._torch_type_name(input.dtype)}")
     import ml_dtypes
     import numpy as np
     res = input.clone()
     if input.is_floating_point():
         arr = res.numpy(force=True)
         info = ml_dtypes.finfo(arr.dtype)     # np.finfo does not know bfloat16
-        if arr.dtype in (np.float16, np.float32, np.float64):
-            np.nan_to_num(arr, copy=False, nan=nan,
-                          posinf=float(info.max) if posinf is None else posinf,
-                          neginf=float(info.min) if neginf is None else neginf)
-        else:
-            # NumPy's nan_to_num rejects bfloat16: replace through masks instead
-            nan_mask, pos_mask, neg_mask = np.isnan(arr), np.isposinf(arr), np.isneginf(arr)
-            arr[nan_mask] = nan
-            arr[pos_mask] = float(info.max) if posinf is None else posinf
-            arr[neg_mask] = float(info.min) if neginf is None else neginf
+        nan, posinf, neginf = (float(v.item() if isinstance(v, TensorBase) else v)
+                               if v is not None else None for v in (nan, posinf, neginf))
+        with np.errstate(over="ignore"):       # a replacement beyond the dtype becomes inf
+            if arr.dtype in (np.float16, np.float32, np.float64):
+                np.nan_to_num(arr, copy=False, nan=nan,
+                              posinf=float(info.max) if posinf is None else posinf,
+                              neginf=float(info.min) if neginf is None else neginf)
+            else:
+                # NumPy's nan_to_num rejects bfloat16: replace through masks instead
+                nan_mask, pos_mask, neg_mask = np.isnan(arr), np.isposinf(arr), np.isneginf(arr)
+                arr[nan_mask] = nan
+                arr[pos_mask] = float(info.max) if posinf is None else posinf
+                arr[neg_mask] = float(info.min) if neginf is None else neginf
     if out is not None:
         return _write_out(out, res, "nan_to_num")
     return res
@@ -450,8 +700,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 @tensor_method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    """In-place nan_to_num."""
-    return self.copy_(nan_to_num(self, nan, posinf, neginf))
+    """In-place nan_to_num; integer and bool tensors hold no NaN and are left as they are."""
+    res = nan_to_num(self, nan, posinf, neginf)
+    if self.is_floating_point():
+        return self.copy_(res)
+    self._bump_version()       # written (with its own values), as PyTorch counts it
+    return self
 
 
 @tensor_method
@@ -471,24 +725,47 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if input.dtype != other.dtype:
         raise RuntimeError(f"{_C._torch_type_name(input.dtype)} did not match "
                            f"{_C._torch_type_name(other.dtype)}")
+    rtol = float(_real(float_arg(rtol, "isclose", "rtol", 3)))
+    atol = float(_real(float_arg(atol, "isclose", "atol", 4)))
+    equal_nan = bool_arg(equal_nan, "isclose", "equal_nan", 5)
     if rtol < 0 or atol < 0:
         name, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
         raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
     from .shape import _broadcast_pair_error
     _broadcast_pair_error([tuple(input.shape), tuple(other.shape)])
-    import numpy as np
-    from .creation import from_numpy
-    a, b = input.numpy(force=True), other.numpy(force=True) if isinstance(other, TensorBase) else other
-    return from_numpy(np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    # PyTorch's formula, in its dtypes: equal, or a finite error within tolerance
+    close = eq(input, other)
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(input), isnan(other)))
+    if rtol == 0 and atol == 0:
+        return close
+    # integers are compared in the default float dtype (no wrapping difference)
+    a = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
+    b = other if other.dtype.is_floating_point else other.to(_dt.get_default_dtype())
+    allowed = _C.binary_op(OPS["add"], abs(_C.binary_op(OPS["mul"], b, rtol)), atol)
+    actual = abs(_C.binary_op(OPS["sub"], a, b))
+    return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))
+
+
+def _real(value):
+    return value.item() if isinstance(value, TensorBase) else value
 
 
 @tensor_method
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """True when every element of ``input`` is close to ``other`` (see ``isclose``)."""
+    """True when every element of ``input`` is close to ``other`` (see ``isclose``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.allclose(cygrad.tensor([1.0, 2.0]), cygrad.tensor([1.0, 2.0 + 1e-7]))
+    True
+    """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "allclose")
     if not isinstance(other, TensorBase):
         raise not_tensor(other, "allclose", "other", 2)
+    bool_arg(equal_nan, "allclose", "equal_nan")
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
