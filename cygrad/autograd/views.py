@@ -197,7 +197,6 @@ class ViewGather(Function):
 
 
 record_view = _E.record_view
-_E._set_view_function(AsStrided)
 
 
 def refresh_view(view):

@@ -606,9 +606,10 @@ class Remainder(BinaryFunction):
         return 1, (-(a / b).floor() if need_b else None)
 
 
-# The dispatcher reaches each op's Function through its table row: one explicit
-# wiring step, here, instead of a side effect hidden in each class.
-for _cls in list(globals().values()):
-    if isinstance(_cls, type) and issubclass(_cls, (UnaryFunction, BinaryFunction)) \
-            and _cls.__dict__.get("op") is not None:
-        _cls.op.function = _cls
+def register():
+    """Point each op's table row at its Function, so the dispatcher reaches it
+    (called once, from ``cygrad/_wiring.py``)."""
+    for cls in list(globals().values()):
+        if isinstance(cls, type) and issubclass(cls, (UnaryFunction, BinaryFunction)) \
+                and cls.__dict__.get("op") is not None:
+            cls.op.function = cls
