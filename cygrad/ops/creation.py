@@ -108,11 +108,16 @@ def _new(size, dtype, device):
     return _C._empty(shape, dt, Device(device) if device is not None else CPU)
 
 
-def _fill_number(value, dt, opname, argname, position):
+def _fill_number(value, dt, opname, argname, position, single=False):
     """A fill value checked as PyTorch's parser and c10 check it, in the form the
     array layer stores: an int bound for a floating dtype is read as a double
-    first, as c10 does (so 2**63 fills a bfloat16 tensor)."""
+    first, as c10 does (so 2**63 fills a bfloat16 tensor).  PyTorch fills a
+    ``single``-element float16/bfloat16 tensor without the range check (a plain
+    rounding, so 70000 becomes inf): that value is rounded here."""
     value = number_arg(value, opname, argname, position)
+    if single and (dt is _dt.float16 or dt is _dt.bfloat16):
+        with np.errstate(over="ignore"):
+            return float(np.array(float(value)).astype(dt.np_dtype))
     check_scalar_fits(value, dt)
     if dt.is_floating_point and type(value) is int:
         return float(value)
@@ -129,7 +134,7 @@ def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     tensor(3.)
     """
     dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
-    return full((), _fill_number(s, dt, "scalar_tensor", "s", 1), dtype=dt, device=device,
+    return full((), _fill_number(s, dt, "scalar_tensor", "s", 1, single=True), dtype=dt, device=device,
                 requires_grad=requires_grad)
 
 
@@ -181,8 +186,8 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "full_like")
     t = _like(input, dtype, device)
-    return _finish(t.fill_(_fill_number(fill_value, t.dtype, "full_like", "fill_value", 2)),
-                   requires_grad)
+    value = _fill_number(fill_value, t.dtype, "full_like", "fill_value", 2, single=t.numel() == 1)
+    return _finish(t.fill_(value), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
