@@ -628,22 +628,23 @@ def record_view(TensorBase base, TensorBase view, str kind, object args=None):
     ``kind`` (``SliceBackward0``...) would have, without re-creating the view.
 
     What the Function's ``forward(ctx, base, *args)`` stores on ``ctx`` this sets
-    directly: ``ctx.view_args`` (``args``, or the view's geometry
-    ``(shape, strides, offset)`` for the views that are a region of their base) and
-    ``ctx._view_geometry`` (base and view geometry)."""
+    directly: ``ctx._view_geometry`` (base and view shape/strides/offset) and, for the
+    views that need more (a permutation), ``ctx.view_args``. Without ``args`` the
+    Function's arguments are the view's geometry ``(shape, strides, offset)``."""
     cdef FunctionCtx ctx
     cls = _view_function_for(kind)
-    if args is None:
-        args = (view.shape, view.stride(), view._offset)
     if not (base._requires_grad and grad_enabled()):
         # only a forward-mode tangent to carry: the general path
+        if args is None:
+            args = (view.shape, view.stride(), view._offset)
         return apply_function(cls, (base,) + args, None)
     ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
-    ctx.needs_input_grad = _NEEDS_VIEW if len(args) == 3 else _NEEDS_VIEW_1
+    ctx.needs_input_grad = _NEEDS_VIEW if args is None else _NEEDS_VIEW_1
     ctx._tensor_positions = _POS_VIEW
     ctx._materialize_grads = True
     ctx._view_geometry = _geometry(base) + _geometry(view)
-    ctx.view_args = args
+    if args is not None:        # (the region and reshape views read _view_geometry alone)
+        ctx.view_args = args
     ctx.next_functions = (gradient_edge(base),)
     ctx._input_meta = [(shape_of(base), base._dtype)]
     ctx._output_meta = [(shape_of(view), view._dtype)]
@@ -654,6 +655,8 @@ def record_view(TensorBase base, TensorBase view, str kind, object args=None):
     if _anomaly_enabled:
         ctx._forward_stack = _user_stack()
     if base._fw_grad is not None and _forward_ad_hook is not None and _T._is_fw_grad_enabled():
+        if args is None:
+            args = (view.shape, view.stride(), view._offset)
         return _forward_ad_hook(cls, ctx, (base,) + args, view)
     return view
 
