@@ -10,15 +10,13 @@ import pytest
 import cygrad
 from cygrad._core.tensor import TensorBase
 from opinfo import op_db
-from opinfo.core import HALFS, np_dtype
+from opinfo.core import GENERATED_TESTS, HALFS, np_dtype
 
 try:
     import torch
 except ImportError:       # the torch comparisons skip themselves with a reason
     torch = None
 
-GENERATED_TESTS = {"test_values", "test_dtype_vs_torch", "test_method", "test_noncontiguous",
-                   "test_zero_size", "test_out", "test_inplace", "test_errors"}
 
 
 # ---------------------------------------------------------------------------

@@ -377,6 +377,18 @@ def binary(name, ref, dtypes, samples=None, *, errors=(), out=True, torch_name=N
     return row
 
 
+def _inplace_bug(program, saver):
+    """Reason of a strict xfail: a composite in-place variant saves its target and
+    then overwrites it, so its own backward trips the version check (torch: works)."""
+    return (f"cygrad bug: ({program}).sum().backward() with x requiring grad raises 'modified "
+            f"by an inplace operation ... saved by {saver}' (torch gives the gradient)")
+
+
+# Every row tested in float64 is differentiable (with forward mode, double backward and
+# its in-place variant) unless it says supports_autograd=False: predicates, comparisons
+# and logical ops, whose results are bool, and the few torch cannot differentiate.
+AUTOGRAD_DEFAULTS = {"supports_autograd": True}
+
 OPS = [
     # --- sign-like and rounding ------------------------------------------------
     unary("neg", np.negative, ALL_NUMERIC, _special_unary()),
@@ -385,16 +397,23 @@ OPS = [
     alias("absolute", np.abs, ALL_NUMERIC, _special_unary()),
     unary("sign", _sign, ALL, unary_samples),
     OpInfo("sign", cygrad.sign, _sign, ALL_FLOATS, _special_only, method="sign", inplace="sign_",
-           supports_out=True, variant="special", check_zero_size=False),
+           supports_out=True, variant="special", check_zero_size=False,
+           # NaN/inf/+-0 only: no derivative to check there (the sign row checks it)
+           supports_autograd=False,
+           skips={"test_autograd_refused": "only NaN/inf/+-0 samples, where sign has no "
+                  "derivative to check; the sign row checks its autograd"}),
     unary("floor", np.floor, ALL_NUMERIC, _special_unary()),
     unary("ceil", np.ceil, ALL_NUMERIC, _special_unary()),
     unary("trunc", np.trunc, ALL_NUMERIC, _special_unary()),
     unary("frac", _quiet(_frac), ALL_FLOATS, _special_unary()),
     unary("round", _round, ALL_NUMERIC, _special_unary()),
     OpInfo("round", cygrad.round, _round, ALL_FLOATS, _round_decimals_samples, method="round",
-           inplace="round_", supports_out=True, variant="decimals", atol=1e-4),
+           inplace="round_", supports_out=True, variant="decimals", atol=1e-4,
+           xfails={"test_inplace_autograd": _inplace_bug("x.clone().round_(decimals=1)",
+                                                         "MulBackward0")}),
     unary("relu", _relu, ALL_NUMERIC, _special_unary(), out=False),
-    unary("positive", lambda a: a.copy(), ALL_NUMERIC, out=False),
+    # returns its input itself (no node), as torch.positive does
+    unary("positive", lambda a: a.copy(), ALL_NUMERIC, out=False, supports_autograd=False),
     # --- exponentials and logarithms -----------------------------------------
     unary("exp", _float_ref(np.exp), ALL, _special_unary()),
     unary("exp2", _float_ref(np.exp2), ALL, _special_unary()),
@@ -426,12 +445,15 @@ OPS = [
     unary("erf", _float_ref(_erf), ALL, _special_unary()),
     unary("erfc", _float_ref(_erfc), ALL, _special_unary()),
     # --- predicates and logical/bitwise not -----------------------------------
-    unary("logical_not", np.logical_not, ALL, _special_unary()),
+    unary("logical_not", np.logical_not, ALL, _special_unary(), supports_autograd=False),
     unary("bitwise_not", _bitwise_not, INTS_AND_BOOL),
-    unary("isnan", np.isnan, ALL, _special_unary(), out=True),
-    unary("isinf", np.isinf, ALL, _special_unary(), out=True),
-    unary("isfinite", np.isfinite, ALL, _special_unary(), out=True),
-    unary("nan_to_num", _nan_to_num_ref, ALL, _nan_to_num_samples),
+    unary("isnan", np.isnan, ALL, _special_unary(), out=True, supports_autograd=False),
+    unary("isinf", np.isinf, ALL, _special_unary(), out=True, supports_autograd=False),
+    unary("isfinite", np.isfinite, ALL, _special_unary(), out=True, supports_autograd=False),
+    unary("nan_to_num", _nan_to_num_ref, ALL, _nan_to_num_samples,
+          xfails={"test_function_class": "issue 8: nan_to_num records CloneBackward0 "
+                  "(cygrad.autograd.views.Clone), not a NanToNum Function in "
+                  "cygrad.ops.elementwise"}),
     # --- arithmetic -------------------------------------------------------------
     binary("add", _add, ALL, _add_samples, errors=(_shape_mismatch,)),
     binary("sub", _sub, ALL_NUMERIC, _add_samples, errors=(_shape_mismatch,)),
@@ -442,12 +464,17 @@ OPS = [
     alias("divide", _float_ref(np.true_divide), ALL, binary_samples),
     alias("true_divide", _float_ref(np.true_divide), ALL, binary_samples),
     OpInfo("div", cygrad.div, _quiet(_div_trunc), ALL_NUMERIC, _div_trunc_samples,
-           method="div", inplace="div_", supports_out=True, variant="trunc"),
+           method="div", inplace="div_", supports_out=True, variant="trunc",
+           xfails={"test_inplace_autograd": _inplace_bug("x.clone().div_(y, rounding_mode='trunc')",
+                                                         "DivBackward0")}),
     OpInfo("div", cygrad.div, _quiet(lambda a, b, rounding_mode: np.floor_divide(a, b)), ALL_NUMERIC,
            _with(binary_samples, nonzero_rhs=True, kwargs={"rounding_mode": "floor"}),
-           method="div", inplace="div_", supports_out=True, variant="floor"),
+           method="div", inplace="div_", supports_out=True, variant="floor",
+           xfails={"test_inplace_autograd": _inplace_bug("x.clone().div_(y, rounding_mode='floor')",
+                                                         "DivBackward0")}),
     binary("floor_divide", _quiet(np.floor_divide), ALL_NUMERIC,
-           _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,)),
+           _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,),
+           supports_autograd=False),      # torch: derivative not implemented
     binary("remainder", _quiet(np.remainder), ALL_NUMERIC, _with(binary_samples, nonzero_rhs=True),
            errors=(_int_div_by_zero,)),
     binary("fmod", _quiet(np.fmod), ALL_NUMERIC, _with(binary_samples, nonzero_rhs=True),
@@ -467,19 +494,24 @@ OPS = [
     binary("fmax", np.fmax, ALL, _with(binary_samples, special=True, scalars=False)),
     binary("fmin", np.fmin, ALL, _with(binary_samples, special=True, scalars=False)),
     OpInfo("clamp", cygrad.clamp, _clamp, ALL_NUMERIC, _clamp_samples, method="clamp",
-           inplace="clamp_", supports_out=True, error_inputs=_clamp_errors),
+           inplace="clamp_", supports_out=True, error_inputs=_clamp_errors,
+           xfails={"test_inplace_autograd": _inplace_bug("x.clone().clamp_(-1.0, 1.0)",
+                                                         "MaximumBackward0")}),
     alias("clip", _clamp, ALL_NUMERIC, _clamp_samples),
     # --- comparisons ----------------------------------------------------------------
-    *[binary(n, f, ALL, _with(binary_samples, special=True)) for n, f in (
+    *[binary(n, f, ALL, _with(binary_samples, special=True), supports_autograd=False) for n, f in (
         ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
         ("gt", np.greater), ("ge", np.greater_equal))],
-    *[alias(n, f, ALL, _with(binary_samples, special=True)) for n, f in (
+    *[alias(n, f, ALL, _with(binary_samples, special=True), supports_autograd=False) for n, f in (
         ("greater", np.greater), ("greater_equal", np.greater_equal), ("less", np.less),
         ("less_equal", np.less_equal), ("not_equal", np.not_equal))],
     # --- logical / bitwise --------------------------------------------------------
-    binary("logical_and", np.logical_and, ALL, _with(binary_samples, special=True, scalars=False)),
-    binary("logical_or", np.logical_or, ALL, _with(binary_samples, special=True, scalars=False)),
-    binary("logical_xor", np.logical_xor, ALL, _with(binary_samples, special=True, scalars=False)),
+    binary("logical_and", np.logical_and, ALL, _with(binary_samples, special=True, scalars=False),
+           supports_autograd=False),
+    binary("logical_or", np.logical_or, ALL, _with(binary_samples, special=True, scalars=False),
+           supports_autograd=False),
+    binary("logical_xor", np.logical_xor, ALL, _with(binary_samples, special=True, scalars=False),
+           supports_autograd=False),
     *[binary(n, f, INTS_AND_BOOL) for n, f in (
         ("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor))],
     binary("bitwise_left_shift", np.left_shift, INTS, _shift_samples),
@@ -487,9 +519,22 @@ OPS = [
     # --- interpolation, cleanup, closeness ------------------------------------------
     OpInfo("lerp", cygrad.lerp, _lerp, ALL_FLOATS, _lerp_samples, method="lerp", inplace="lerp_",
            supports_out=True, atol=1e-5, rtol=1e-4),
-    OpInfo("isclose", cygrad.isclose, np.isclose, ALL_NUMERIC, _isclose_samples, method="isclose"),
+    OpInfo("isclose", cygrad.isclose, np.isclose, ALL_NUMERIC, _isclose_samples, method="isclose",
+           supports_autograd=False),
     OpInfo("allclose", cygrad.allclose, lambda *a, **k: bool(np.allclose(*a, **k)), ALL_NUMERIC,
-           _isclose_samples, method="allclose", check_zero_size=False, check_noncontiguous=True),
+           _isclose_samples, method="allclose", check_zero_size=False, check_noncontiguous=True,
+           supports_autograd=False),
     OpInfo("equal", cygrad.equal, _equal, ALL, _equal_samples, method="equal",
-           check_zero_size=False),
+           check_zero_size=False, supports_autograd=False),
 ]
+
+
+# issue 8 wants each op's Function in cygrad/ops/elementwise.py; today they are generated in
+# cygrad/ops/_elementwise_grads.py, so the class-location check is a known failure for every
+# differentiable row (strict: it flags the day they move)
+for _row in OPS:
+    if _row.supports_autograd is not False and cygrad.float64 in _row.dtypes:
+        _row.xfails.setdefault(
+            "test_function_class",
+            "issue 8: the node's Function class is generated in cygrad.ops._elementwise_grads, "
+            "not defined in cygrad.ops.elementwise")
