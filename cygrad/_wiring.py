@@ -14,7 +14,7 @@ that requires grad             target is a view)
 re-derive a view's history     ``autograd.views.refresh_view``
 ``clone()`` / ``to()`` nodes   ``autograd.views.Clone`` / ``ToCopy``
 each elementwise op's          the ``UnaryFunction``/``BinaryFunction`` classes
-Function                       (``ops/_elementwise_grads.py``)
+Function                       (``ops/elementwise/unary.py``, ``binary.py``)
 forward-mode AD                ``autograd.forward_ad`` (tangent restorer, jvp hook)
 ============================  ==================================================
 
@@ -52,7 +52,7 @@ def connect():
     _connected = True
     from .autograd import forward_ad
     from .autograd import views as autograd_views
-    from .ops import _elementwise_grads
+    from .ops import elementwise
     from .ops import views as view_functions
 
     # views and in-place ops
@@ -63,7 +63,7 @@ def connect():
     view_functions.register()
 
     # the dispatcher reaches each elementwise op's Function through its table row
-    _elementwise_grads.register()
+    elementwise.register()
 
     # forward mode
     _E._set_tangent_restorer(forward_ad._restore_tangent)

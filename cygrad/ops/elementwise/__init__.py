@@ -1,12 +1,26 @@
 """Elementwise ops: every function here is one row of the dispatcher's op table
-(``_core/tensor.pyx``) plus the PyTorch signature around it."""
+(``_core/tensor_dispatch.pxi``) plus the PyTorch signature around it.
+
+Their derivatives are ``Function`` classes, one per op, beside this module:
+``unary.py`` (``Exp``, ``Sin``, ``Sigmoid`` ...) and ``binary.py`` (``Mul``,
+``Div``, ``Pow`` ...). :func:`register` points each op's table row at its class, so
+the dispatcher records it when an input requires grad.
+
+Examples
+--------
+>>> import cygrad
+>>> x = cygrad.tensor([0.0, 1.0], requires_grad=True)
+>>> y = cygrad.exp(x)
+>>> type(y.grad_fn)._forward_cls.__qualname__, y.grad_fn.name()
+('Exp', 'ExpBackward0')
+"""
 import math as _math   # plain ``abs``/``round`` are this module's tensor ops
 
-from .._core import tensor as _C
-from .._core import dtype as _dt
-from .._core.tensor import TensorBase
-from ._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
-from .._tensor import Tensor, tensor_method
+from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._core.tensor import TensorBase
+from .._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
+from ..._tensor import Tensor, tensor_method
 
 OPS = _C.ELEMENTWISE_OPS
 
@@ -633,7 +647,7 @@ def lerp(input, end, weight, *, out=None):
 
 
 def _c_type(dt):
-    from .._core.scalars import _C_TYPE_NAMES
+    from ..._core.scalars import _C_TYPE_NAMES
     return _C_TYPE_NAMES.get(dt.name, dt.name)
 
 
@@ -645,7 +659,7 @@ def _lerp_formula(start, end, weight):
         if _math.fabs(weight) < 0.5:
             return start + weight * diff
         return end - diff * (1 - weight)
-    from .indexing import where
+    from ..indexing import where
     return where(abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
@@ -731,7 +745,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         name, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
         raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
-    from .shape import _broadcast_pair_error
+    from ..shape import _broadcast_pair_error
     _broadcast_pair_error([tuple(input.shape), tuple(other.shape)])
     # PyTorch's formula, in its dtypes: equal, or a finite error within tolerance
     close = eq(input, other)
@@ -791,7 +805,7 @@ def positive(input):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "positive")
-    from .._core.dtype import bool_
+    from ..._core.dtype import bool_
     if input.dtype == bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
@@ -816,3 +830,27 @@ for _alias, _target in (("negative_", "neg_"), ("absolute_", "abs_"), ("arcsin_"
                         ("less_equal_", "le_"), ("not_equal_", "ne_"), ("subtract_", "sub_"),
                         ("multiply_", "mul_"), ("divide_", "div_"), ("true_divide_", "div_")):
     tensor_method(getattr(Tensor, _target), name=_alias)
+
+
+# ------------------------------------------------------------- the ops' Function classes
+
+from ..._core import engine as _E  # noqa: E402
+from . import binary as _binary, unary as _unary  # noqa: E402
+from .binary import BinaryFunction  # noqa: E402,F401
+from .unary import UnaryFunction  # noqa: E402,F401
+
+
+def register():
+    """Point each op's table row at its Function, so the dispatcher reaches it
+    (called once, from ``cygrad/_wiring.py``)."""
+    for module in (_unary, _binary):
+        for cls in list(vars(module).values()):
+            if not (isinstance(cls, type) and issubclass(cls, (UnaryFunction, BinaryFunction))
+                    and cls.__dict__.get("op") is not None):
+                continue
+            cls.op.function = cls
+            # the engine may run a forward that is exactly the base class's itself
+            if cls.forward is UnaryFunction.forward:
+                _E._register_fast_forward(cls, 1, cls.op, cls.saves == "output")
+            elif cls.forward is BinaryFunction.forward:
+                _E._register_fast_forward(cls, 2, cls.op, False)
