@@ -527,14 +527,3 @@ OPS = [
     OpInfo("equal", cygrad.equal, _equal, ALL, _equal_samples, method="equal",
            check_zero_size=False, supports_autograd=False),
 ]
-
-
-# issue 8 wants each op's Function in cygrad/ops/elementwise.py; today they are generated in
-# cygrad/ops/_elementwise_grads.py, so the class-location check is a known failure for every
-# differentiable row (strict: it flags the day they move)
-for _row in OPS:
-    if _row.supports_autograd is not False and cygrad.float64 in _row.dtypes:
-        _row.xfails.setdefault(
-            "test_function_class",
-            "issue 8: the node's Function class is generated in cygrad.ops._elementwise_grads, "
-            "not defined in cygrad.ops.elementwise")

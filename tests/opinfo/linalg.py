@@ -244,7 +244,7 @@ def _addr_ref(inp, a, b, beta=1, alpha=1):
 _DOT_SHAPES = {"vec": ((5,), (5,)), "empty": ((0,), (0,))}
 
 # Every product is differentiable in all its operands.
-_ELEMENTWISE_MUL = "cygrad.ops._elementwise_grads.Mul"
+_ELEMENTWISE_MUL = "cygrad.ops.elementwise.binary.Mul"
 
 
 def _composite(op, node, cls):

@@ -509,8 +509,8 @@ _NO_INT_OUT = ("PyTorch computes sum/prod/cumsum into out's dtype (a float resul
 
 def _elementwise_node(op, cls):
     """Reason of a strict xfail of test_function_class (issue 8)."""
-    return (f"issue 8: {op}(input, other) records the elementwise {cls}Backward0 whose class "
-            f"is generated in cygrad.ops._elementwise_grads.{cls}, outside cygrad.ops.reduction")
+    return (f"issue 8: {op}(input, other) records the elementwise {cls}Backward0 "
+            f"(cygrad.ops.elementwise.binary.{cls}), not a Function in cygrad.ops.reduction")
 
 
 # Value reductions are differentiable; index results (argmax, argsort...), bool/count
