@@ -117,6 +117,12 @@ cdef void _setitem(TensorBase t, object index, object value) except *:
         if t._dtype.code != DT_FLOAT16 and t._dtype.code != DT_BFLOAT16:
             # (PyTorch stores into half types through float: too big becomes inf)
             value = _int_fill_value(t._dtype, value)
+    # PyTorch: a lone bool index writes through the whole tensor (True, as ``...``: the
+    # value may have another dtype) or not at all (False, nothing else checked)
+    if index is False:
+        return
+    if index is True:
+        index = Ellipsis
     if type(index) is not tuple:
         index = (index,)
     for idx in index:
