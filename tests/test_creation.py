@@ -276,3 +276,15 @@ def test_empty_and_shape_errors():
         cygrad.zeros(2.5)
     with pytest.raises(RuntimeError):
         cygrad.linspace(0, 1, -1)
+
+
+@pytest.mark.parametrize("data", [
+    [np.int32(1), np.int32(2)], [np.int8(1)], [np.int8(1), np.uint8(2)], [np.float16(1), 2.5],
+    [np.int64(1), 2.5], [np.int32(1), True], [[np.int16(1)], [np.int16(3)]],
+    [np.float64(1.5), 2.0], [1.5, 2.0], [1, 2]])
+def test_tensor_keeps_numpy_scalar_dtypes_as_pytorch(data):
+    torch = pytest.importorskip("torch")
+    expected = str(torch.tensor(data).dtype).replace("torch.", "")
+    assert str(cygrad.tensor(data).dtype).replace("cygrad.", "") == expected
+    assert str(cygrad.as_tensor(data).dtype).replace("cygrad.", "") == expected
+    np.testing.assert_array_equal(cygrad.tensor(data).numpy(), np.asarray(data, dtype=expected))
