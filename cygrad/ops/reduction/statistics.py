@@ -24,6 +24,8 @@ def _correction(opname, correction):
     """``correction`` as a number (any real; an int must fit PyTorch's Scalar)."""
     if correction is None:
         return 1
+    if type(correction) is float or (type(correction) is int and -2**63 <= correction < 2**63):
+        return correction           # the common cases, fit without further checks
     if isinstance(correction, numbers.Integral):
         return int(check_scalar_fits(correction, _dt.float64))
     if isinstance(correction, numbers.Complex):
