@@ -306,3 +306,88 @@ def _legacy_constructor(*args, **kwargs):
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
         return tensor(args[0], dtype=_dt.float32)
     return empty(*args, dtype=_dt.float32)
+
+
+# ----------------------------------------------------------------- Tensor.new_* factories
+# PyTorch's ``t.new_zeros(size)`` & co.: a new tensor with ``t``'s dtype and device
+# unless given, handy in code that must not hard-code either (backward formulas).
+
+def _new_size(size, name):
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        size = tuple(size[0])
+    return size
+
+
+def _new_kwargs(self, dtype, device):
+    return {"dtype": self.dtype if dtype is None else dtype,
+            "device": self.device if device is None else device}
+
+
+def _tensor_new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2, dtype=cygrad.int32).new_zeros(3)
+    tensor([0, 0, 0], dtype=cygrad.int32)
+    """
+    return zeros(_new_size(size, "new_zeros"), requires_grad=requires_grad,
+                 **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.float64).new_ones((2,))
+    tensor([1., 1.], dtype=cygrad.float64)
+    """
+    return ones(_new_size(size, "new_ones"), requires_grad=requires_grad,
+                **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1).new_empty(2, 3).shape
+    cygrad.Size([2, 3])
+    """
+    return empty(_new_size(size, "new_empty"), requires_grad=requires_grad,
+                 **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor filled with ``fill_value``, with this tensor's dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.int64).new_full((2,), 7)
+    tensor([7, 7])
+    """
+    return full(size, fill_value, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``data`` copied into a new tensor with this tensor's dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.float64).new_tensor([1, 2])
+    tensor([1., 2.], dtype=cygrad.float64)
+    """
+    return tensor(data, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+for _name, _fn in (("new_zeros", _tensor_new_zeros), ("new_ones", _tensor_new_ones),
+                   ("new_empty", _tensor_new_empty), ("new_full", _tensor_new_full),
+                   ("new_tensor", _tensor_new_tensor)):
+    _fn.__name__ = _fn.__qualname__ = _name
+    setattr(Tensor, _name, _fn)

@@ -447,9 +447,9 @@ OPS = [
     # --- predicates and logical/bitwise not -----------------------------------
     unary("logical_not", np.logical_not, ALL, _special_unary(), supports_autograd=False),
     unary("bitwise_not", _bitwise_not, INTS_AND_BOOL),
-    unary("isnan", np.isnan, ALL, _special_unary(), out=True, supports_autograd=False),
-    unary("isinf", np.isinf, ALL, _special_unary(), out=True, supports_autograd=False),
-    unary("isfinite", np.isfinite, ALL, _special_unary(), out=True, supports_autograd=False),
+    unary("isnan", np.isnan, ALL, _special_unary(), out=False, supports_autograd=False),
+    unary("isinf", np.isinf, ALL, _special_unary(), out=False, supports_autograd=False),
+    unary("isfinite", np.isfinite, ALL, _special_unary(), out=False, supports_autograd=False),
     unary("nan_to_num", _nan_to_num_ref, ALL, _nan_to_num_samples,
           xfails={"test_function_class": "issue 8: nan_to_num records CloneBackward0 "
                   "(cygrad.autograd.views.Clone), not a NanToNum Function in "

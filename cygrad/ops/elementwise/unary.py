@@ -339,22 +339,40 @@ class Square(UnaryFunction):
 
 
 class Frac(UnaryFunction):
-    """frac(x) = x - trunc(x): slope 1 between the jumps."""
+    """frac(x) = x - trunc(x): slope 1 between the jumps, so the gradient passes
+    through (nothing saved)."""
     op = OPS["frac"]
     _node_name = "FracBackward0"
 
     @staticmethod
-    def derivative(x):
-        return 1
+    def forward(ctx, x):
+        return _unary_op(OPS["frac"], x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent.clone()
 
 
 class _PiecewiseConstant(UnaryFunction):
     """sign, floor, ceil, trunc, round: flat between the jumps, so the derivative is 0
-    almost everywhere (PyTorch's choice at the jumps too)."""
+    almost everywhere (PyTorch's choice at the jumps too). Nothing needs saving: an
+    in-place change of the input afterwards is harmless."""
 
     @staticmethod
-    def derivative(x):
-        return 0
+    def forward(ctx, x):
+        return _unary_op(ctx.op, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.new_zeros(grad.shape)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent.new_zeros(tangent.shape)
 
 
 class Sign(_PiecewiseConstant):
