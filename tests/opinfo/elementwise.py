@@ -377,13 +377,6 @@ def binary(name, ref, dtypes, samples=None, *, errors=(), out=True, torch_name=N
     return row
 
 
-def _inplace_bug(program, saver):
-    """Reason of a strict xfail: a composite in-place variant saves its target and
-    then overwrites it, so its own backward trips the version check (torch: works)."""
-    return (f"cygrad bug: ({program}).sum().backward() with x requiring grad raises 'modified "
-            f"by an inplace operation ... saved by {saver}' (torch gives the gradient)")
-
-
 # Every row tested in float64 is differentiable (with forward mode, double backward and
 # its in-place variant) unless it says supports_autograd=False: predicates, comparisons
 # and logical ops, whose results are bool, and the few torch cannot differentiate.
@@ -408,9 +401,7 @@ OPS = [
     unary("frac", _quiet(_frac), ALL_FLOATS, _special_unary()),
     unary("round", _round, ALL_NUMERIC, _special_unary()),
     OpInfo("round", cygrad.round, _round, ALL_FLOATS, _round_decimals_samples, method="round",
-           inplace="round_", supports_out=True, variant="decimals", atol=1e-4,
-           xfails={"test_inplace_autograd": _inplace_bug("x.clone().round_(decimals=1)",
-                                                         "MulBackward0")}),
+           inplace="round_", supports_out=True, variant="decimals", atol=1e-4),
     unary("relu", _relu, ALL_NUMERIC, _special_unary(), out=False),
     # returns its input itself (no node), as torch.positive does
     unary("positive", lambda a: a.copy(), ALL_NUMERIC, out=False, supports_autograd=False),
@@ -450,10 +441,7 @@ OPS = [
     unary("isnan", np.isnan, ALL, _special_unary(), out=False, supports_autograd=False),
     unary("isinf", np.isinf, ALL, _special_unary(), out=False, supports_autograd=False),
     unary("isfinite", np.isfinite, ALL, _special_unary(), out=False, supports_autograd=False),
-    unary("nan_to_num", _nan_to_num_ref, ALL, _nan_to_num_samples,
-          xfails={"test_function_class": "issue 8: nan_to_num records CloneBackward0 "
-                  "(cygrad.autograd.views.Clone), not a NanToNum Function in "
-                  "cygrad.ops.elementwise"}),
+    unary("nan_to_num", _nan_to_num_ref, ALL, _nan_to_num_samples),
     # --- arithmetic -------------------------------------------------------------
     binary("add", _add, ALL, _add_samples, errors=(_shape_mismatch,)),
     binary("sub", _sub, ALL_NUMERIC, _add_samples, errors=(_shape_mismatch,)),
@@ -464,14 +452,10 @@ OPS = [
     alias("divide", _float_ref(np.true_divide), ALL, binary_samples),
     alias("true_divide", _float_ref(np.true_divide), ALL, binary_samples),
     OpInfo("div", cygrad.div, _quiet(_div_trunc), ALL_NUMERIC, _div_trunc_samples,
-           method="div", inplace="div_", supports_out=True, variant="trunc",
-           xfails={"test_inplace_autograd": _inplace_bug("x.clone().div_(y, rounding_mode='trunc')",
-                                                         "DivBackward0")}),
+           method="div", inplace="div_", supports_out=True, variant="trunc"),
     OpInfo("div", cygrad.div, _quiet(lambda a, b, rounding_mode: np.floor_divide(a, b)), ALL_NUMERIC,
            _with(binary_samples, nonzero_rhs=True, kwargs={"rounding_mode": "floor"}),
-           method="div", inplace="div_", supports_out=True, variant="floor",
-           xfails={"test_inplace_autograd": _inplace_bug("x.clone().div_(y, rounding_mode='floor')",
-                                                         "DivBackward0")}),
+           method="div", inplace="div_", supports_out=True, variant="floor"),
     binary("floor_divide", _quiet(np.floor_divide), ALL_NUMERIC,
            _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,),
            supports_autograd=False),      # torch: derivative not implemented
@@ -494,9 +478,7 @@ OPS = [
     binary("fmax", np.fmax, ALL, _with(binary_samples, special=True, scalars=False)),
     binary("fmin", np.fmin, ALL, _with(binary_samples, special=True, scalars=False)),
     OpInfo("clamp", cygrad.clamp, _clamp, ALL_NUMERIC, _clamp_samples, method="clamp",
-           inplace="clamp_", supports_out=True, error_inputs=_clamp_errors,
-           xfails={"test_inplace_autograd": _inplace_bug("x.clone().clamp_(-1.0, 1.0)",
-                                                         "MaximumBackward0")}),
+           inplace="clamp_", supports_out=True, error_inputs=_clamp_errors),
     alias("clip", _clamp, ALL_NUMERIC, _clamp_samples),
     # --- comparisons ----------------------------------------------------------------
     *[binary(n, f, ALL, _with(binary_samples, special=True), supports_autograd=False) for n, f in (

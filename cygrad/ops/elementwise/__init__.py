@@ -21,6 +21,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from .._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
 from ..._tensor import Tensor, tensor_method
+from ...autograd.function import Function
 
 OPS = _C.ELEMENTWISE_OPS
 
@@ -359,12 +360,22 @@ def _opmath(*args):
                  else x for x in args)
 
 
+def _source_for_inplace(self, *others):
+    """What an in-place op built from its out-of-place form should compute from:
+    ``self`` itself, or, when autograd records the op, a clone of it. The op's
+    node then saves the clone, which the write into ``self`` leaves intact (saving
+    ``self`` would make backward fail the version check: PyTorch works here)."""
+    if _C.needs_autograd(self, *others):
+        return self.clone()
+    return self
+
+
 @tensor_method
 def div_(self, other, *, rounding_mode=None):
     """In-place division."""
     if rounding_mode is None:
         return _C.binary_op_(OPS["div"], self, other)
-    return self.copy_(div(self, other, rounding_mode=rounding_mode))
+    return self.copy_(div(_source_for_inplace(self, other), other, rounding_mode=rounding_mode))
 
 
 divide = tensor_method(div, name="divide")
@@ -527,7 +538,7 @@ def round_(self, *, decimals=None):
     """In-place rounding."""
     if decimals is None:
         return _C.unary_op_(OPS["round"], self)
-    return self.copy_(round(self, decimals=decimals))
+    return self.copy_(round(_source_for_inplace(self), decimals=decimals))
 
 
 @tensor_method
@@ -601,7 +612,7 @@ def clamp_(self, min=None, max=None):
     >>> cygrad.tensor([1.0, 5.0]).clamp_(max=2.0).tolist()
     [1.0, 2.0]
     """
-    res = clamp(self, min, max)
+    res = clamp(_source_for_inplace(self, min, max), min, max)
     if res.dtype is not self.dtype and not _C._can_cast(res.dtype, self.dtype):
         raise RuntimeError(f"result type {_C._torch_type_name(res.dtype)} can't be cast to the "
                            f"desired output type {self.dtype.name}")
@@ -670,24 +681,8 @@ def lerp_(self, end, weight):
 
 
 @tensor_method
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    """Replace NaN with ``nan`` and infinities with ``posinf``/``neginf`` (default: the
-    dtype's largest/smallest finite values).
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.nan_to_num(cygrad.tensor([float('nan'), 1.0])).tolist()
-    [0.0, 1.0]
-    """
-    if not isinstance(input, TensorBase):
-        raise not_tensor(input, "nan_to_num")
-    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
-        if value is not None:
-            float_arg(value, "nan_to_num", name)
-    if isinstance(out, TensorBase) and out.dtype is not input.dtype:
-        raise RuntimeError(f"nan_to_num: dtype of out: {_C._torch_type_name(out.dtype)} should be "
-                           f"same as input: {_C._torch_type_name(input.dtype)}")
+def _nan_to_num_values(input, nan, posinf, neginf):
+    """nan_to_num's values (no autograd)."""
     import ml_dtypes
     import numpy as np
     res = input.clone()
@@ -707,6 +702,52 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
                 arr[nan_mask] = nan
                 arr[pos_mask] = float(info.max) if posinf is None else posinf
                 arr[neg_mask] = float(info.min) if neginf is None else neginf
+    return res
+
+
+class NanToNum(Function):
+    """``nan_to_num``: the gradient passes where the input was finite and is 0 where
+    a NaN or infinity was replaced by a constant (as PyTorch)."""
+    _node_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, input, nan, posinf, neginf):
+        ctx.save_for_backward(input)
+        return _nan_to_num_values(input, nan, posinf, neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, = ctx.saved_tensors
+        return grad * input.isfinite(), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        input, = ctx.saved_tensors
+        return tangent * input.isfinite()
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """Replace NaN with ``nan`` and infinities with ``posinf``/``neginf`` (default: the
+    dtype's largest/smallest finite values).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.nan_to_num(cygrad.tensor([float('nan'), 1.0])).tolist()
+    [0.0, 1.0]
+    """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "nan_to_num")
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None:
+            float_arg(value, "nan_to_num", name)
+    if isinstance(out, TensorBase) and out.dtype is not input.dtype:
+        raise RuntimeError(f"nan_to_num: dtype of out: {_C._torch_type_name(out.dtype)} should be "
+                           f"same as input: {_C._torch_type_name(input.dtype)}")
+    if _C.needs_autograd(input) and input.is_floating_point():
+        res = NanToNum.apply(input, nan, posinf, neginf)
+    else:
+        res = _nan_to_num_values(input, nan, posinf, neginf)
     if out is not None:
         return _write_out(out, res, "nan_to_num")
     return res
@@ -715,9 +756,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 @tensor_method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     """In-place nan_to_num; integer and bool tensors hold no NaN and are left as they are."""
-    res = nan_to_num(self, nan, posinf, neginf)
     if self.is_floating_point():
-        return self.copy_(res)
+        return self.copy_(nan_to_num(_source_for_inplace(self), nan, posinf, neginf))
+    nan_to_num(self, nan, posinf, neginf)       # (argument checks)
     self._bump_version()       # written (with its own values), as PyTorch counts it
     return self
 
