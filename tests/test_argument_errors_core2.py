@@ -56,6 +56,8 @@ CASES = {
     "squeeze_repeated_wrapped": (RuntimeError, lambda L: _x(L).squeeze((0, -2))),
     "squeeze_none": (TypeError, lambda L: _x(L).squeeze(None)),
     "squeeze_bool": (TypeError, lambda L: _x(L).squeeze(True)),
+    "as_strided_function_negative_stride": (
+        RuntimeError, lambda L: L.as_strided(_x(L, (1, 1, 1)), (0,), (-1,), 1)),
     # stride overflow of a new (empty) tensor
     "empty_stride_overflow": (RuntimeError, lambda L: L.empty((2, 0, 2 ** 62, 2))),
     # advanced indexing: an indexed dim of size 0 with a non-empty index

@@ -59,6 +59,8 @@ cdef inline int _wrap_idx(Py_ssize_t d, int ndim) except -100:
     return <int>(d + n if d < 0 else d)
 
 cdef tuple _shape_slow(object value, str opname, str argname):
+    if argname is None:
+        argname = "shape" if opname == "reshape" else "sizes" if opname == "unflatten" else "size"
     ac = _argcheck()
     return ac.symint_list_arg(ac.int_list_arg(value, opname, argname, 1))
 
@@ -75,24 +77,38 @@ cdef inline tuple _shape_tuple(tuple args, str opname, str argname):
             return _shape_slow(a, opname, argname)
         args = <tuple>a
     elif len(args) == 0:
-        raise TypeError(f'{opname}() missing 1 required positional arguments: "{argname}"')
+        raise TypeError(f'{opname}() missing 1 required positional arguments: '
+                        f'"{argname or "shape"}"')
     for a in args:
         if type(a) is not int:
             return _shape_slow(args, opname, argname)
     return args
 
 cdef int _parse_shape(tuple args, Py_ssize_t numel, Py_ssize_t* out, str opname) except -1:
-    """Shape arguments given as ints or one sequence, with at most one -1 inferred."""
+    """Shape arguments given as ints or one sequence, with at most one -1 inferred.
+    Anything but exact ints is read by PyTorch's int-list rules (``_shape_slow``)."""
     cdef Py_ssize_t known = 1, v
     cdef int infer = -1, i, nd
-    args = _shape_tuple(args, opname, "shape" if opname == "reshape" else
-                       "sizes" if opname == "unflatten" else "size")
+    cdef tuple given = args
+    cdef object a
+    if len(args) == 1:
+        a = args[0]
+        if type(a) is not int:
+            if not isinstance(a, tuple):
+                return _parse_shape((_shape_slow(a, opname, None),), numel, out, opname)
+            args = <tuple>a
+    elif len(args) == 0:
+        raise TypeError(f'{opname}() missing 1 required positional arguments: "shape"')
     nd = len(args)
     if nd > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
     for i in range(nd):
+        a = args[i]
+        if type(a) is not int:
+            return _parse_shape((_shape_slow(args if len(given) == 1 else given, opname, None),),
+                                numel, out, opname)
         try:
-            v = args[i]
+            v = a
         except OverflowError:
             raise _size_overflow(opname, "size", i) from None
         if v == -1:

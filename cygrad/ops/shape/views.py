@@ -291,6 +291,12 @@ def as_strided(input, size, stride, storage_offset=None):
     stride = int_list_arg(stride, "as_strided", "stride", 3, allow_int=False)
     if storage_offset is not None:
         storage_offset = int_arg(storage_offset, "as_strided", "storage_offset", 4)
+    # PyTorch has no negative strides.  Only the user-facing function refuses them: the
+    # method stays open because cygrad's own reversed views (t[::-1]) are rebuilt through
+    # it by the autograd layer.
+    if len(size) == len(stride) and any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
     return input.as_strided(size, stride, storage_offset)
 
 
