@@ -680,7 +680,6 @@ def lerp_(self, end, weight):
     return self.copy_(lerp(self, end, weight))
 
 
-@tensor_method
 def _nan_to_num_values(input, nan, posinf, neginf):
     """nan_to_num's values (no autograd)."""
     import ml_dtypes
@@ -726,6 +725,7 @@ class NanToNum(Function):
         return tangent * input.isfinite()
 
 
+@tensor_method
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """Replace NaN with ``nan`` and infinities with ``posinf``/``neginf`` (default: the
     dtype's largest/smallest finite values).
