@@ -33,14 +33,14 @@ from .ops.creation import *       # noqa: E402,F401,F403
 from .ops.elementwise import *    # noqa: E402,F401,F403
 from .ops import _tensor_extras   # noqa: E402,F401  (detach, requires_grad_, ...)
 from . import cuda                 # noqa: E402,F401  (never needs a GPU to import)
-from .ops.printing import set_printoptions, get_printoptions  # noqa: E402,F401
+from ._printing import set_printoptions, get_printoptions  # noqa: E402,F401
 from .ops.reduction import *    # noqa
 from .ops.linalg import *       # noqa: E402,F401,F403
 from .ops.shape import *        # noqa: E402,F401,F403
 from ._core.dlpack import from_dlpack  # noqa: E402,F401  (also adds Tensor.__dlpack__)
 from .ops.indexing import *    # noqa
 from .random import *           # noqa: E402,F401,F403
-from .ops import numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
+from . import _numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
 from . import autograd          # noqa: E402,F401
 _wiring.connect()               # the core's hooks into autograd: see cygrad/_wiring.py
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401

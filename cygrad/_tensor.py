@@ -40,7 +40,7 @@ class Tensor(_C.TensorBase):
         pass
 
     def __repr__(self):
-        from .ops.printing import tensor_repr
+        from ._printing import tensor_repr
         return tensor_repr(self)
 
     def __str__(self):
