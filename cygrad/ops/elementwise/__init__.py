@@ -637,6 +637,9 @@ def lerp(input, end, weight, *, out=None):
         raise not_tensor(input, "lerp")
     if not isinstance(end, TensorBase):
         raise not_tensor(end, "lerp", "end", 2)
+    if not isinstance(weight, TensorBase):
+        # the parser reads the number before any dtype check (2**70 is an OverflowError)
+        weight = number_arg(weight, "lerp", "weight", 3)
     dt = input.dtype
     if end.dtype is not dt:
         raise RuntimeError(f"expected dtype {_c_type(dt)} for `end` but got dtype {_c_type(end.dtype)}")
@@ -648,7 +651,6 @@ def lerp(input, end, weight, *, out=None):
         raise NotImplementedError(f"\"lerp_kernel_{'tensor' if tensor_weight else 'scalar'}\" not "
                                   f"implemented for '{_C._torch_type_name(dt)}'")
     if not isinstance(weight, TensorBase):
-        weight = number_arg(weight, "lerp", "weight", 3)
         check_scalar_fits(weight, _dt.float64 if dt is _dt.float64 else _dt.float32)
     res = _lerp_formula(*_opmath(input, end, weight))
     res = res if res.dtype is dt else res.to(dt)
