@@ -11,3 +11,4 @@ Each family module registers its kernels when imported; importing this package
 imports them all (``dispatch.kernel`` does so on first use).
 """
 # (family modules are imported below, one line each)
+from . import shape  # noqa: F401

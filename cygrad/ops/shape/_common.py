@@ -3,9 +3,8 @@ arguments as PyTorch's parser does, checking and filling ``out=`` tensors, the
 autograd bookkeeping of the copying ops, and gathering slices along a dim (the
 kernel of ``repeat_interleave`` and the copying pad modes).
 """
-import numpy as np
-
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from .._argcheck import int_list_arg
 from ..indexing import index_add
@@ -32,7 +31,13 @@ def _method_ints(args, keyword, opname, argname):
         return int_list_arg(keyword, opname, argname, allow_int=False)
     if not args:
         raise TypeError(f'{opname}() missing 1 required positional arguments: "{argname}"')
-    return int_list_arg(args[0] if len(args) == 1 else args, opname, argname, 1)
+    if len(args) == 1 and not _is_single_int(args[0]):
+        return int_list_arg(args[0], opname, argname, 1)
+    # ``t.f(2**63)`` fails as the varargs list it is: "failed to unpack ... at pos 1"
+    if len(args) == 1 and (args[0] is True or args[0] is False):
+        raise TypeError(f"{opname}(): argument '{argname}' (position 1) must be tuple of ints, "
+                        "not bool")
+    return int_list_arg(args, opname, argname, 1)
 
 
 def _check_devices(tensors):
@@ -125,21 +130,14 @@ def _int_list_not_tensor(value, opname, argname, position):
 
 
 def _gather(input, dim, index):
-    """``input``'s slices along ``dim`` at the positions ``index`` (a NumPy int array)."""
-    if input.device.type != "cpu":
-        return _gather(input.cpu(), dim, index).to(input.device)
-    shape = list(input.shape)
-    shape[dim] = len(index)
-    res = _C._empty(tuple(shape), input.dtype, input.device)
-    if res.numel():
-        np.take(_C._ndarray(input), index, axis=dim, out=_C._ndarray(res))
-    return res
+    """``input``'s slices along ``dim`` at the positions ``index`` (a 1-D int64 tensor)."""
+    return kernel("gather_slices", input.device.type)(input, dim, index.to(input.device))
 
 
 def _add_slices(src, dim, index, size):
     """Zeros with ``size`` slices along ``dim``, slice ``j`` of ``src`` added at
-    ``index[j]`` (a NumPy int array): the adjoint of :func:`_gather`, differentiable."""
+    ``index[j]`` (a 1-D int64 tensor): the adjoint of :func:`_gather`, differentiable."""
     shape = list(src.shape)
     shape[dim] = size
     return index_add(_C.zeros(tuple(shape), dtype=src.dtype, device=src.device), dim,
-                     _C.from_numpy(index), src)
+                     index, src)

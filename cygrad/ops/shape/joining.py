@@ -6,9 +6,8 @@ The output is allocated once and each input copied into its slice of it
 follows strides, so no input is copied first.  ``Cat``'s and ``Stack``'s backward
 hand each input its slice of the output gradient (views).
 """
-import numpy as np
-
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ...autograd.function import Function
 from .._argcheck import int_arg
@@ -90,7 +89,7 @@ def _cat_fast(tensors, dim):
         return None
     res = _C._empty(before + (total,) + after, dt, ref.device)
     if total:
-        _concatenate(res, tensors, d)
+        _cat_kernel()(res, tensors, d)
     return res
 
 
@@ -136,15 +135,22 @@ def _cat(tensors, dim, out, opname):
     return _done(res, out)
 
 
-def _concatenate(res, tensors, d):
-    """The CPU kernel for inputs of ``res``'s dtype: one NumPy call, no temporary."""
-    np.concatenate([_C._ndarray(x) for x in tensors], axis=d, out=_C._ndarray(res))
+_cat_cpu = None
+
+
+def _cat_kernel():
+    """The CPU "cat" kernel (inputs of ``res``'s dtype), looked up once: this is
+    the fast path of small cats."""
+    global _cat_cpu
+    if _cat_cpu is None:
+        _cat_cpu = kernel("cat", "cpu")
+    return _cat_cpu
 
 
 def _cat_into(res, tensors, d):
     if res.is_cpu and all(x.is_cpu and x.dtype is res.dtype for x in tensors):
         if res.numel():
-            _concatenate(res, tensors, d)
+            _cat_kernel()(res, tensors, d)
         return
     offset = 0
     for x in tensors:

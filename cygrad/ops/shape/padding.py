@@ -6,9 +6,8 @@ middle; its gradient crops the border back off.  The copying modes are a gather
 along each padded dim (``_pad_source`` says which input slice each output slice
 copies) whose gradient adds every output element back onto its source.
 """
-import numpy as np
-
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ...autograd.function import Function
 from .._argcheck import float_arg, int_list_arg, not_tensor, symint_list_arg
@@ -152,17 +151,10 @@ def _pad_source(size, before, after, mode):
 
     Negative amounts crop.  As in PyTorch, ``reflect`` mirrors the whole dim and then
     crops, while ``replicate`` and ``circular`` crop first and pad what is left."""
-    if mode == "reflect":            # mirror around the first and last element
-        pos = np.abs(np.arange(-before, size + after, dtype=np.int64))
-        return np.where(pos >= size, 2 * (size - 1) - pos, pos)
-    start, stop = max(-before, 0), size - max(-after, 0)
-    if stop - start <= 0:
+    if mode != "reflect" and size - max(-after, 0) - max(-before, 0) <= 0:
         raise RuntimeError(f"{mode} padding: the negative padding ({before}, {after}) leaves no "
                            f"element of a dimension of size {size}")
-    pos = np.arange(-max(before, 0), stop - start + max(after, 0), dtype=np.int64)
-    if mode == "replicate":          # repeat the edge element
-        return start + np.clip(pos, 0, stop - start - 1)
-    return start + pos % (stop - start)   # circular: wrap around
+    return kernel("pad_source", "cpu")(mode, size, before, after)
 
 
 def _gather_along(input, sources):
@@ -191,7 +183,7 @@ class _PadCopies(Function):
     @staticmethod
     def jvp(ctx, tangent, _sources):
         for d, source, _ in ctx.sources:
-            tangent = index_select(tangent, d, _C.from_numpy(source))
+            tangent = index_select(tangent, d, source.to(tangent.device))
         return tangent
 
 

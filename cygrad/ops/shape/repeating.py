@@ -6,9 +6,9 @@ place, NumPy's ``repeat``).
 ``(r0, s0, r1, s1, ...)``, broadcast over the copy dims; its gradient sums those
 dims.  ``repeat_interleave`` gathers slices and shares ``index_select``'s autograd.
 """
-import numpy as np
-
 from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
@@ -56,6 +56,9 @@ def _repeat(input, reps, src_shape, out_shape):
         return res
     # View the output as (r0, s0, r1, s1, ...) and copy the input broadcast over
     # the r-dims (stride 0): one pass, no intermediate tiles.
+    if not reps:        # a 0-d tensor repeated (): a copy
+        _C._copy_into(res, input)
+        return res
     paired = _paired(reps, src_shape)
     src = input.reshape(src_shape)
     for k in range(len(reps)):
@@ -141,7 +144,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         output_size = int_arg(output_size, "repeat_interleave", "output_size")
     if repeats is None:
         counts = _repeat_counts(input, input.numel() if input.dim() else 1, "input")
-        return _from_array(_repeat_index(counts, output_size), input.device)
+        return _repeat_index(counts, output_size).to(input.device)
     if not isinstance(repeats, TensorBase):
         repeats = int_arg(repeats, "repeat_interleave", "repeats", 2)
     if dim is None:
@@ -157,26 +160,28 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     else:
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
-        counts = np.full(n, repeats, dtype=np.int64)
+        counts = _C.full((n,), repeats, dtype=_dt.int64)
     index = _repeat_index(counts, output_size)
     src = input if input.dim() else input.reshape(1)
     if _C.needs_autograd(src):
-        return IndexSelect.apply(src, d, _C.from_numpy(index))
+        return IndexSelect.apply(src, d, index.to(src.device))
     return _gather(src, d, index)
 
 
 def _repeat_index(counts, output_size):
-    """``0..n-1`` with ``i`` repeated ``counts[i]`` times (NumPy ints, none negative)."""
-    total = int(counts.sum())
-    if counts.size and int(counts.max()) > _INT64_MAX // counts.size:
-        total = sum(int(c) for c in counts)     # the int64 sum may have wrapped
+    """``0..n-1`` with ``i`` repeated ``counts[i]`` times (a 1-D int64 CPU tensor of
+    counts, none negative), as an int64 CPU tensor."""
+    n = counts.numel()
+    total = counts.sum().item() if n else 0
+    if n and counts.max().item() > _INT64_MAX // n:
+        total = sum(counts.tolist())     # the int64 sum may have wrapped
     if total > _INT64_MAX // 8:
         # the int64 index alone would not fit in memory (NumPy wraps the size)
         raise RuntimeError(f"repeat_interleave: cannot allocate memory for {total} elements")
     if output_size is not None and output_size != total:
         raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {total} but "
                            f"got {output_size}")
-    return np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    return kernel("repeat_index", "cpu")(counts)
 
 
 def _repeat_counts(repeats, n, what):
@@ -185,17 +190,12 @@ def _repeat_counts(repeats, n, what):
     if repeats.dtype.name not in ("int32", "int64"):
         raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
                                   f"'{_C._torch_type_name(repeats.dtype)}'")
-    counts = np.asarray(_C._ndarray(repeats.cpu()), dtype=np.int64).reshape(-1)
-    if (counts < 0).any():
+    counts = repeats.detach().cpu().reshape(-1).to(_dt.int64)
+    if counts.numel() and (counts < 0).any().item():
         raise RuntimeError("repeats can not be negative")
-    if counts.size == 1 and n != 1:
-        return np.full(n, counts[0], dtype=np.int64)
-    if counts.size != n:
+    if counts.numel() == 1 and n != 1:
+        return _C.full((n,), counts.item(), dtype=_dt.int64)
+    if counts.numel() != n:
         raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                           f"repeats.size(0) = {counts.size} and {what} = {n}")
-    return counts
-
-
-def _from_array(arr, device):
-    t = _C.from_numpy(arr)
-    return t if device.type == "cpu" else t.to(device)
+                           f"repeats.size(0) = {counts.numel()} and {what} = {n}")
+    return counts.contiguous()

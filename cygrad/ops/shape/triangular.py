@@ -1,12 +1,12 @@
 """``tril``/``triu`` and their in-place forms: the lower/upper triangle of the last
 two dims kept, the rest zeroed.
 
-The kept elements are a NumPy mask (``np.tri``) applied to a copy (or, in place,
-to the tensor itself); the gradient is the same triangle of the output gradient.
+A copy (or, in place, the tensor itself) has the elements outside the triangle
+zeroed by the "triangle_zero" kernel; the gradient is the same triangle of the
+output gradient.
 """
-import numpy as np
-
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
@@ -15,19 +15,16 @@ from ._common import _done, _new_output, _records
 
 
 def _triangle_keep(input, diagonal, lower, opname):
+    """What to keep, ``(diagonal, lower)``, once ``input`` is known to have a triangle."""
     if input.dim() < 2:
         raise RuntimeError(f"{opname}: input tensor must have at least 2 dimensions")
     n, m = input.shape[-2], input.shape[-1]
-    diagonal = min(max(diagonal, -n - 1), m + 1)    # beyond the matrix all offsets act alike
-    lower_mask = np.tri(n, m, k=diagonal if lower else diagonal - 1, dtype=bool)
-    return lower_mask if lower else ~lower_mask
+    return min(max(diagonal, -n - 1), m + 1), lower   # beyond the matrix all offsets act alike
 
 
 def _zero_outside(t, keep):
-    """Zero the elements of ``t`` (last two dims) where ``keep`` is False, in place."""
-    if t.numel():
-        view = _C._ndarray(t)
-        np.copyto(view, np.zeros((), view.dtype), where=~keep)
+    """Zero the elements of ``t`` (last two dims) outside the triangle ``keep``, in place."""
+    kernel("triangle_zero", t.device.type)(t, *keep)
 
 
 @tensor_method
