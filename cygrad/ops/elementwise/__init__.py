@@ -143,6 +143,9 @@ def _make_binary(name):
         return _C.binary_op(op, input, other, out)
 
     def fn_(self, other):
+        if tensor_other and not isinstance(other, TensorBase):
+            # PyTorch's parser refuses the number before any check of ``self``
+            raise not_tensor(other, name + "_", "other", 1)
         return _C.binary_op_(op, self, other)
 
     fn.__name__ = name
