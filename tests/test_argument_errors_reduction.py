@@ -319,3 +319,94 @@ def test_einsum_integer_result_dtype_matches_torch(eq, shapes):
 def test_tensordot_bad_dims_is_a_runtime_error(dims):
     _raises_like_torch(RuntimeError, lambda T, a, b: T.tensordot(a, b, dims=dims),
                        BATCH[0], BATCH[0])
+
+
+# --------------------------------------------------------------------- fuzz classes, round 2
+# softmax/log_softmax without an int dim, median's dim type before its dtype, norm's
+# dim as a list argument, size reads of mv/baddbmm/addbmm before rank checks,
+# tensordot's pairwise dim checks and dims=0 with a 0-d operand, NaN tolerances.
+def _raises_both(exc, build):
+    """``build(module)`` raises ``exc`` under cygrad and, where installed, under torch."""
+    with pytest.raises(exc):
+        build(cygrad)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(exc):
+        build(torch)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dim", [None, 1.0, True])
+def test_softmax_function_needs_an_int_dim(name, dim):
+    _raises_both(TypeError, lambda T: getattr(T, name)(T.ones(2, 3), dim))
+    _raises_both(TypeError, lambda T: getattr(T.ones(2, 3), name)(dim))
+
+
+def test_softmax_implicit_dim_rule_of_nn_functional():
+    from cygrad.ops.reduction.softmax import implicit_dim
+    with pytest.warns(UserWarning, match="Implicit dimension choice"):
+        dims = [implicit_dim(cygrad.zeros((2,) * n), "softmax") for n in range(5)]
+    assert dims == [0, 0, 1, 0, 1]
+
+
+@pytest.mark.parametrize("dim", [1.5, None, True])
+def test_median_dim_type_checked_before_bool_dtype(dim):
+    _raises_both(TypeError, lambda T: T.median(T.tensor(False), dim))
+    _raises_both(TypeError, lambda T: T.median(T.ones(3), dim))
+
+
+def test_median_without_dim_and_bool_input():
+    x = np.array([3.0, 1.0, 2.0, 5.0])
+    assert cygrad.median(cygrad.tensor(x)).item() == np.sort(x)[1]
+    _raises_both(NotImplementedError, lambda T: T.median(T.tensor([True, False])))
+
+
+@pytest.mark.parametrize("dim", [2**64, [2**64], 1.5])
+def test_norm_dim_is_a_list_argument(dim):
+    _raises_both(TypeError, lambda T: T.norm(T.ones(4, 3), -math.inf, dim))
+
+
+def test_norm_int_dim_values():
+    x = np.arange(12.0).reshape(4, 3) - 5
+    got = cygrad.norm(cygrad.tensor(x), 2, 1)
+    np.testing.assert_allclose(got.numpy(), np.sqrt((x * x).sum(1)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mat, vec", [((), (3,)), ((), (2, 3))])
+def test_mv_of_a_scalar_matrix_is_an_index_error(mat, vec):
+    _raises_both(IndexError, lambda T: T.mv(T.ones(mat), T.ones(vec)))
+
+
+@pytest.mark.parametrize("mat, vec", [((3,), (3,)), ((2, 3), ()), ((2, 2, 3), (3,))])
+def test_mv_rank_errors(mat, vec):
+    _raises_both(RuntimeError, lambda T: T.mv(T.ones(mat), T.ones(vec)))
+
+
+@pytest.mark.parametrize("b1, b2, exc", [
+    ((2,), (2, 2, 2), IndexError), ((), (2, 2, 2), IndexError),
+    ((2, 2, 2), (2,), IndexError), ((2, 2, 2), (), IndexError),
+    ((2, 2, 2), (2, 2), IndexError), ((2, 2), (2, 2, 2), RuntimeError)])
+def test_baddbmm_reads_result_sizes_before_ranks(b1, b2, exc):
+    _raises_both(exc, lambda T: T.baddbmm(T.ones(2, 2, 2), T.ones(b1), T.ones(b2)))
+
+
+def test_addbmm_short_batch1_is_an_index_error():
+    _raises_both(IndexError, lambda T: T.addbmm(T.ones(2, 2), T.ones(2), T.ones(2, 2, 2)))
+
+
+def test_tensordot_checks_pairs_in_order():
+    _raises_both(RuntimeError, lambda T: T.tensordot(
+        T.ones(5, 2, dtype=T.int32), T.ones(4, 3, dtype=T.int32), dims=([0, 2], [1, 0])))
+
+
+def test_tensordot_with_a_scalar_and_no_contraction():
+    a = np.arange(6.0).reshape(2, 3)
+    got = cygrad.tensordot(cygrad.tensor(a), cygrad.tensor(2.5, dtype=cygrad.float64), dims=0)
+    np.testing.assert_allclose(got.numpy(), np.tensordot(a, 2.5, axes=0))
+
+
+@pytest.mark.parametrize("name", ["allclose", "isclose"])
+@pytest.mark.parametrize("rtol, atol", [(0.0, math.nan), (math.nan, 0.0), (-1.0, 0.0),
+                                        (0.0, -1.0)])
+def test_close_refuses_negative_or_nan_tolerances(name, rtol, atol):
+    _raises_both(RuntimeError, lambda T: getattr(T, name)(
+        T.ones(3, dtype=T.int8), T.ones(3, dtype=T.int8), rtol=rtol, atol=atol))

@@ -340,7 +340,16 @@ def mv(input, vec, *, out=None):
     return _mv_checked(input, vec, out)
 
 
+def _size_at(t, d):
+    """``t.shape[d]`` with PyTorch's IndexError where ``t`` has no dim ``d`` (a 0-d
+    tensor has none at all: ``size(0)`` of a scalar is refused)."""
+    if t.dim() == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return t.shape[_C._wrap(d, t.dim())]
+
+
 def _mv_checked(mat, vec, out):
+    _size_at(mat, 0)            # PyTorch sizes its result from mat before checking ranks
     if mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0]:
@@ -1058,9 +1067,12 @@ def tensordot(a, b, dims=2, out=None):
     given_a, given_b = _tensordot_dims(a, b, dims)
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    ca = [_C._wrap(d, a.dim()) for d in given_a]
-    cb = [_C._wrap(d, b.dim()) for d in given_b]
-    for x, y, gx, gy in zip(ca, cb, given_a, given_b):
+    ca, cb = [], []
+    for gx, gy in zip(given_a, given_b):
+        # pair by pair, as PyTorch: a size mismatch is found before a later bad dim
+        x, y = _C._wrap(gx, a.dim()), _C._wrap(gy, b.dim())
+        ca.append(x)
+        cb.append(y)
         if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[x]} in dim {gx} and second has size {b.shape[y]} in "
@@ -1104,7 +1116,7 @@ def _expand_contracted(a, b, ca, cb):
     for x, y in zip(ca, cb):
         size = max(sa[x], sb[y])
         sa[x], sb[y] = size, size
-    return a.expand(*sa), b.expand(*sb)
+    return a.expand(tuple(sa)), b.expand(tuple(sb))
 
 
 # ----------------------------------------------------------------------- add* family
@@ -1314,12 +1326,14 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 def _check_batches(batch1, batch2):
-    """Both factors of baddbmm/addbmm are 3-D.  PyTorch reads ``batch2.size(2)``
-    before checking batch2's rank: a batch2 of fewer dims is an IndexError."""
+    """Both factors of baddbmm/addbmm are 3-D.  PyTorch reads the result's sizes
+    (``batch1.size(0)``, ``batch1.size(1)``, ``batch2.size(2)``) before checking the
+    ranks: a factor of too few dims is an IndexError."""
+    _size_at(batch1, 0)                 # (raises PyTorch's IndexError on too few dims)
+    _size_at(batch1, 1)
+    _size_at(batch2, 2)
     if batch1.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
-    if batch2.dim() < 3:
-        _C._wrap(2, batch2.dim())           # raises PyTorch's IndexError
     if batch2.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
 

@@ -788,8 +788,8 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     rtol = float(_real(float_arg(rtol, "isclose", "rtol", 3)))
     atol = float(_real(float_arg(atol, "isclose", "atol", 4)))
     equal_nan = bool_arg(equal_nan, "isclose", "equal_nan", 5)
-    if rtol < 0 or atol < 0:
-        name, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
+    if not (rtol >= 0 and atol >= 0):       # (a NaN tolerance is refused too)
+        name, value = ("atol", atol) if rtol >= 0 else ("rtol", rtol)
         raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
     from ..shape import _broadcast_pair_error
     _broadcast_pair_error([tuple(input.shape), tuple(other.shape)])

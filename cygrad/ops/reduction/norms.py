@@ -9,6 +9,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function, once_differentiable
+from .._argcheck import int_list_arg
 from .._quiet import quiet
 from ._common import (_acc_np, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims,
                       _reduced_count)
@@ -39,8 +40,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     _check_tensor(input, "norm")
     if p is None:
         p = "fro"
-    # (linalg_vector_norm takes a dim list only: a bool there is not read as an int)
-    dim = _parse_dims((dim,) if isinstance(dim, bool) else dim, "linalg_vector_norm")
+    # torch.norm hands linalg_vector_norm a dim *list* (an int becomes [dim]): a bool is
+    # not read as an int there, an int beyond int64 fails to unpack as a list element
+    if isinstance(dim, numbers.Integral):
+        dim = (dim,)
+    elif dim is not None and not isinstance(dim, (tuple, list)):
+        dim = int_list_arg(dim, "linalg_vector_norm", "dim", 3, allow_int=False)
+    dim = _parse_dims(dim, "linalg_vector_norm")
     keepdim = _keepdim(keepdim, "linalg_vector_norm")
     dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
     if not (input.dtype.is_floating_point and dt.is_floating_point):

@@ -10,6 +10,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
+from .._argcheck import int_arg
 from .._quiet import quiet
 from ._common import (_acc_np, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims,
                       _single_dim, _squeeze, _wrap)
@@ -18,13 +19,29 @@ from .sums import sum
 
 
 def _softmax_dim(input, dim, opname):
-    """``dim``, or PyTorch's old implicit choice (with its deprecation warning)."""
+    """``dim`` checked as PyTorch's parser checks ``torch.softmax``'s: an int, None
+    included in what it refuses (only ``nn.functional`` has the implicit choice)."""
     _check_tensor(input, opname)
-    if dim is None:
-        dim = 0 if input.dim() in (0, 1, 3) else 1
-        warnings.warn(f"Implicit dimension choice for {opname} has been deprecated. Change "
-                      f"the call to include dim=X as an argument.", UserWarning, stacklevel=3)
-    return dim
+    return dim if type(dim) is int else int_arg(dim, opname, "dim", 2)
+
+
+def implicit_dim(input, opname, stacklevel=3):
+    """PyTorch's old implicit ``dim`` of ``nn.functional.softmax``/``log_softmax``
+    called without one (0 for 0-, 1- and 3-d inputs, else 1), with its deprecation
+    warning.
+
+    Examples
+    --------
+    >>> import warnings, cygrad
+    >>> from cygrad.ops.reduction.softmax import implicit_dim
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     implicit_dim(cygrad.zeros(2, 3), "softmax")
+    1
+    """
+    warnings.warn(f"Implicit dimension choice for {opname} has been deprecated. Change "
+                  f"the call to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if input.dim() in (0, 1, 3) else 1
 
 
 def _softmax_setup(input, dim, dtype, opname):
@@ -39,12 +56,12 @@ def _softmax_setup(input, dim, dtype, opname):
 
 
 @tensor_method
-def softmax(input, dim=None, dtype=None):
+def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably (the max along ``dim``
     is subtracted first, so large inputs do not overflow).
 
-    ``dtype`` converts the input first.  Leaving out ``dim`` warns and picks one
-    the way PyTorch's old implicit rule did.
+    ``dtype`` converts the input first.  ``dim`` is required (as in ``torch.softmax``;
+    ``nn.functional.softmax`` keeps the old implicit choice, see ``implicit_dim``).
 
     Examples
     --------
@@ -91,7 +108,7 @@ class Softmax(Function):
 
 
 @tensor_method
-def log_softmax(input, dim=None, dtype=None):
+def log_softmax(input, dim, dtype=None):
     """``log(softmax(x))`` along ``dim``, computed stably as
     ``(x - max) - log(sum(exp(x - max)))``.
 

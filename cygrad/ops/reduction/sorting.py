@@ -7,8 +7,8 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from .._argcheck import bool_arg, int_arg
-from ._common import (_check_tensor, _emit, _emit_pair, _float_view, _keepdim, _KthvalueResult,
-                      _MedianResult, _ModeResult, _single_dim, _SortResult, _TopkResult, _wrap)
+from ._common import (_UNSET, _check_tensor, _emit, _emit_pair, _float_view, _keepdim,
+                      _KthvalueResult, _MedianResult, _ModeResult, _single_dim, _SortResult, _TopkResult, _wrap)
 from ._autograd import _no_out, _Selection, _TieSplit
 
 
@@ -186,7 +186,7 @@ def _select_sorted(input, dim, keepdim, opname, pick):
 
 
 @tensor_method
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(input, dim=_UNSET, keepdim=False, *, out=None):
     """The lower median (no averaging of the two middle values); with ``dim``,
     ``(values, indices)``.  NaN propagates: a row holding NaN has median NaN.
 
@@ -200,8 +200,12 @@ def median(input, dim=None, keepdim=False, *, out=None):
     [2.0, 7.0]
     """
     _check_tensor(input, "median")
+    if dim is _UNSET:               # median(x) is the whole tensor's; median(x, None) is refused
+        dim = None
+    else:
+        int_arg(dim, "median", "dim", 2)
     _keepdim(keepdim, "median")
-    _no_bool(input, "median")
+    _no_bool(input, "median")       # (after the argument types, as PyTorch's parser)
     if _C.needs_autograd(input):
         _no_out(out, "median")
         if dim is None:
