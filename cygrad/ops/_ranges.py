@@ -1,20 +1,19 @@
-"""The values of ``arange``, ``linspace`` and ``logspace``, computed as PyTorch's CPU
-kernels compute them, with their checks in their order.
+"""``arange``, ``linspace`` and ``logspace``: their checks in PyTorch's order, the
+length of the result, and the fill by the device's kernel ("arange",
+"linspace", "logspace" in the kernel table).
 
-The arithmetic matters, not just the ideal sequence: an integer ``arange`` counts
-its length from the float bounds but its values from the bounds truncated to
-int64 (``arange(1, 2.5, dtype=int8)`` is ``[1, 2]``); ``linspace`` steps in the
-result dtype for floats and in double for integers, counting the second half
-down from ``end``; ``logspace`` on integers raises a float32 base to double
-exponents, and differences of its bounds wrap like C integers.  Values that
-leave an integer dtype's range are converted like a C cast, as NumPy's
-``astype`` does on the same hardware.
+An integer ``arange`` counts its length from the float bounds but its values
+from the bounds truncated to int64 (``arange(1, 2.5, dtype=int8)`` is
+``[1, 2]``); a one-element ``linspace``/``logspace`` is a ``fill_`` of the first
+value (with ``fill_``'s overflow check, none for float16/bfloat16: a plain
+rounding).
 """
 import math
 
-import numpy as np
-
 from .._core import dtype as _dt
+from .._core import tensor as _C
+from .._core.dispatch import kernel
+from .._device import CPU
 from ._argcheck import check_scalar_fits
 
 _INT64_MAX = (1 << 63) - 1
@@ -32,23 +31,26 @@ def _to_int64(v):
     return int(v)
 
 
-def _checked_size(size_d):
-    if not 0 <= size_d <= float(_INT64_MAX):      # NaN fails too
+def _checked_size(quotient):
+    """The length ``ceil(quotient)`` of a float range, refused as PyTorch refuses it."""
+    if not -math.inf < quotient < math.inf or not 0 <= math.ceil(quotient) <= 1 << 63:
         raise RuntimeError("invalid size, possible overflow?")
-    return int(size_d)
-
-
-def _as(values, dt):
-    with np.errstate(over="ignore", invalid="ignore"):
-        return values.astype(dt.np_dtype)
+    return math.ceil(quotient)
 
 
 def _reduced(dt):
     return dt is _dt.float16 or dt is _dt.bfloat16
 
 
+def _new(size, dt):
+    """The 1-D CPU result, refused where PyTorch's storage size would overflow."""
+    if size * dt.itemsize > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{size}]")
+    return _C._empty((size,), dt, CPU)
+
+
 def arange_values(start, end, step, dt):
-    """``arange``'s values as an ndarray of ``dt`` (numbers already parsed).
+    """``arange``'s values as a CPU tensor of ``dt`` (numbers already parsed).
 
     Examples
     --------
@@ -69,14 +71,10 @@ def arange_values(start, end, step, dt):
     if not ((fstep > 0 and fend >= fstart) or (fstep < 0 and fend <= fstart)):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dt.is_floating_point:
-        acc = np.float32 if _reduced(dt) else np.float64
-        if acc is np.float32:
+        if _reduced(dt):                 # counted in float32
             for v in (start, end, step):
                 check_scalar_fits(v, _dt.float32)
-        with np.errstate(over="ignore", invalid="ignore"):
-            size = _checked_size(np.ceil((fend - fstart) / fstep))
-            idx = np.arange(size, dtype=np.int64).astype(acc)
-            return _as(acc(fstart) + acc(fstep) * idx, dt)
+        return _arange_fill(_new(_checked_size((fend - fstart) / fstep), dt), fstart, fstep)
     istart, iend, istep = _to_int64(start), _to_int64(end), _to_int64(step)
     if dt is _dt.int64:
         # int64 counts in integers (doubles would lose the low bits)
@@ -85,37 +83,26 @@ def arange_values(start, end, step, dt):
         num = _wrap64(iend - istart + istep - (1 if istep > 0 else -1))
         size = _checked_size(abs(num) // abs(istep) * (1 if (num < 0) == (istep < 0) else -1))
     else:
-        with np.errstate(over="ignore", invalid="ignore"):
-            size = _checked_size(np.ceil((fend - fstart) / fstep))
-    with np.errstate(over="ignore"):
-        values = np.int64(_wrap64(istart)) + np.int64(istep) * np.arange(size, dtype=np.int64)
-    return _as(values, dt)
+        size = _checked_size((fend - fstart) / fstep)
+    return _arange_fill(_new(size, dt), _wrap64(istart), istep)
+
+
+def _arange_fill(out, start, step):
+    return kernel("arange", "cpu")(out, start, step) if out.numel() else out
 
 
 def _one_value(value, dt):
-    """A length-1 result: ``fill_`` of ``value``, with its overflow check."""
-    check_scalar_fits(value, dt)
-    return _as(np.array([value]), dt)
-
-
-def _halves(first, last, step, steps, dtype):
-    """PyTorch's two-sided walk: the first half up from ``first``, the rest down from
-    ``last``, in ``dtype`` arithmetic (so infinite steps give what PyTorch gives)."""
-    i = np.arange(steps, dtype=np.int64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        up = first + step * i.astype(dtype)
-        down = last - step * (steps - 1 - i).astype(dtype)
-    return np.where(i < steps // 2, up, down)
-
-
-def _bound(value, dt):
-    """``value`` converted to ``dt`` (checked), as a NumPy scalar of ``dt``."""
-    check_scalar_fits(value, dt)
-    return _as(np.array(value), dt)[()]
+    """A length-1 result: ``fill_`` of ``value``, with its overflow check (PyTorch
+    rounds into float16/bfloat16 without one: 70000 becomes inf)."""
+    if _reduced(dt):
+        value = kernel("round_scalar", "cpu")(value, dt)
+    else:
+        check_scalar_fits(value, dt)
+    return _C.full((1,), value, dtype=dt)
 
 
 def linspace_values(start, end, steps, dt):
-    """``linspace``'s values as an ndarray of ``dt``.
+    """``linspace``'s values as a CPU tensor of ``dt``.
 
     Examples
     --------
@@ -127,23 +114,18 @@ def linspace_values(start, end, steps, dt):
     if steps > (1 << 60):
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
     if steps == 0:
-        return np.empty(0, dt.np_dtype)
+        return _new(0, dt)
     if steps == 1:
         return _one_value(start, dt)
     if dt is _dt.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    s, e = _bound(start, dt), _bound(end, dt)
-    if dt.is_floating_point:
-        t = np.dtype(dt.np_dtype).type
-        with np.errstate(over="ignore", invalid="ignore"):
-            step = (e - s) / t(steps - 1)
-        return _as(_halves(s, e, step, steps, t), dt)
-    step = (float(e) - float(s)) / (steps - 1)
-    return _as(_halves(float(s), float(e), step, steps, np.float64), dt)
+    check_scalar_fits(start, dt)
+    check_scalar_fits(end, dt)
+    return kernel("linspace", "cpu")(_new(steps, dt), start, end)
 
 
 def logspace_values(start, end, steps, base, dt):
-    """``logspace``'s values as an ndarray of ``dt``.
+    """``logspace``'s values as a CPU tensor of ``dt``.
 
     Examples
     --------
@@ -155,23 +137,13 @@ def logspace_values(start, end, steps, base, dt):
     if steps > (1 << 60):
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
     if steps == 0:
-        return np.empty(0, dt.np_dtype)
+        return _new(0, dt)
     if steps == 1:
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return _one_value(float(np.power(np.float64(base), np.float64(float(start)))), dt)
+        # base ** start as the C library computes it in double (pow's IEEE cases)
+        power = _C.full((), float(base), dtype=_dt.float64) ** float(start)
+        return _one_value(power.item(), dt)
     if dt is _dt.bool_:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
-    s, e = _bound(start, dt), _bound(end, dt)
-    if dt.is_floating_point:
-        with np.errstate(over="ignore", invalid="ignore"):
-            diff = float(e - s)           # the difference is taken in the dtype
-        base = float(base)
-    else:
-        diff = int(e) - int(s)
-        bits = max(32, np.dtype(dt.np_dtype).itemsize * 8)   # C promotes small ints to int
-        diff = (diff + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
-        base = float(np.float32(base))   # PyTorch rounds the base to float for integers
-    step = diff / (steps - 1)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        exps = _halves(float(s), float(e), step, steps, np.float64)
-        return _as(np.power(base, exps), dt)
+    check_scalar_fits(start, dt)
+    check_scalar_fits(end, dt)
+    return kernel("logspace", "cpu")(_new(steps, dt), start, end, base)

@@ -1,14 +1,12 @@
 """Factories: tensors from data, filled tensors, ranges, identity."""
 import numbers
 
-import numpy as np
-
 from .._core import tensor as _C
 from .._core import dtype as _dt
+from .._core.dispatch import kernel
 from .._core.tensor import TensorBase, from_numpy, empty, zeros, ones, full
 from ._argcheck import not_tensor, int_arg, number_arg, float_arg, check_scalar_fits
 from ._ranges import arange_values, linspace_values, logspace_values
-from ._pydata import array_from_data
 from .._device import device as Device, CPU
 from .._tensor import Tensor
 
@@ -64,20 +62,19 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         out = data.detach().clone() if hasattr(data, "detach") else data.clone()
         out = out.to(dtype=dt, device=device) if (dt or device) else out
         return _finish(out, requires_grad)
-    if isinstance(data, (np.ndarray, np.generic)):
-        arr = np.asarray(data)
-        dt = _dt.as_dtype(arr.dtype) if dt is None else dt
-    elif isinstance(data, str):
+    if isinstance(data, str):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    else:
-        if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
-            data = _nested_items(data)
-        arr = array_from_data(data, dt)
-        dt = _dt.as_dtype(arr.dtype) if dt is None else dt
-    # np.array(..., order="C") keeps 0-d data 0-d (np.ascontiguousarray would make it 1-d)
-    out = _C._convert_tensor(from_numpy(np.array(arr, dtype=dt.np_dtype, order="C", copy=True)),
-                             dt, device if device is not None else CPU)
+    if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
+        data = _nested_items(data)
+    global _from_data
+    if _from_data is None:
+        _from_data = kernel("tensor_from_data", "cpu")
+    out = _from_data(data, dt)
+    out = _C._convert_tensor(out, out.dtype, device if device is not None else CPU)
     return _finish(out, requires_grad)
+
+
+_from_data = None       # the CPU "tensor_from_data" kernel, looked up on first use
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -93,8 +90,8 @@ def as_tensor(data, dtype=None, device=None):
     dt = None if dtype is None else _dt.as_dtype(dtype)
     if isinstance(data, TensorBase):
         return data.to(dtype=dt, device=device) if (dt or device) else data
-    if isinstance(data, np.ndarray) and data.dtype in _dt._BY_NP:
-        t = from_numpy(data)
+    t = kernel("tensor_sharing", "cpu")(data)
+    if t is not None:
         return t.to(dtype=dt, device=device) if (dt or device) else t
     return tensor(data, dtype=dt, device=device)
 
@@ -116,8 +113,7 @@ def _fill_number(value, dt, opname, argname, position, single=False):
     rounding, so 70000 becomes inf): that value is rounded here."""
     value = number_arg(value, opname, argname, position)
     if single and (dt is _dt.float16 or dt is _dt.bfloat16):
-        with np.errstate(over="ignore"):
-            return float(np.array(float(value)).astype(dt.np_dtype))
+        return kernel("round_scalar", "cpu")(value, dt)
     check_scalar_fits(value, dt)
     if dt.is_floating_point and type(value) is int:
         return float(value)
@@ -213,13 +209,12 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         dt = _dt.int64 if integral else _dt.get_default_dtype()
     else:
         dt = _dt.as_dtype(dtype)
-    res = _from_values(arange_values(start, end, step, dt), dt, device)
+    res = _on_device(arange_values(start, end, step, dt), device)
     return _finish(_result_into(res, out, "arange"), requires_grad)
 
 
-def _from_values(arr, dt, device):
-    return _C._convert_tensor(from_numpy(np.array(arr, order="C", copy=True)), dt,
-                              Device(device) if device is not None else CPU)
+def _on_device(t, device):
+    return t if device is None else _C._convert_tensor(t, t.dtype, Device(device))
 
 
 def _result_into(res, out, opname):
@@ -255,7 +250,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     start, end, steps, dt = _space_args("linspace", start, end, steps, dtype, out)
-    res = _from_values(linspace_values(start, end, steps, dt), dt, device)
+    res = _on_device(linspace_values(start, end, steps, dt), device)
     return _finish(_result_into(res, out, "linspace"), requires_grad)
 
 
@@ -272,7 +267,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     start, end, steps, dt = _space_args("logspace", start, end, steps, dtype, out)
     base = float_arg(base, "logspace", "base", 4)
     base = float(base.item() if isinstance(base, TensorBase) else base)
-    res = _from_values(logspace_values(start, end, steps, base, dt), dt, device)
+    res = _on_device(logspace_values(start, end, steps, base, dt), device)
     return _finish(_result_into(res, out, "logspace"), requires_grad)
 
 
@@ -313,7 +308,7 @@ def _legacy_constructor(*args, **kwargs):
 # unless given, handy in code that must not hard-code either (backward formulas).
 
 def _new_size(size, name):
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
         size = tuple(size[0])
     return size
 

@@ -12,3 +12,4 @@ imports them all (``dispatch.kernel`` does so on first use).
 """
 # (family modules are imported below, one line each)
 from . import shape  # noqa: F401
+from . import creation  # noqa: F401

@@ -1,4 +1,5 @@
-"""Nested Python data (lists, tuples, numbers) read the way ``torch.tensor`` reads it.
+"""Nested Python data (lists, tuples, numbers) read the way ``torch.tensor`` reads it
+(the CPU kernel "tensor_from_data" of :mod:`.creation` calls it).
 
 PyTorch first measures the shape by following the *first* element of each
 level, then infers the dtype from every element, then stores each element,
@@ -16,7 +17,7 @@ import operator
 
 import numpy as np
 
-from .._core import dtype as _dt
+from .. import dtype as _dt
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_DIMS = 64          # PyTorch's limit while measuring nested data
@@ -38,7 +39,7 @@ def infer_dtype(arr):
     Examples
     --------
     >>> import numpy as np
-    >>> from cygrad.ops._pydata import infer_dtype
+    >>> from cygrad._core.backend_cpu._pydata import infer_dtype
     >>> infer_dtype(np.asarray([1, 2])), infer_dtype(np.asarray([1.5]))
     (cygrad.int64, cygrad.float32)
     """
@@ -59,7 +60,7 @@ def array_from_data(data, dt=None):
 
     Examples
     --------
-    >>> from cygrad.ops._pydata import array_from_data
+    >>> from cygrad._core.backend_cpu._pydata import array_from_data
     >>> array_from_data([[1, 2], [3, 4]]).tolist()
     [[1, 2], [3, 4]]
     >>> array_from_data([[1, 2], [3]])
