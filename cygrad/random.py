@@ -636,9 +636,10 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
                         "of ints")
     if isinstance(size, numbers.Integral):
         raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not int")
-    shape = _size_arg((size,), "randint")
+    # the parser reads the bounds before the size is checked
     low = 0 if low is None else _as_int(low, "low")
     high = _as_int(high, "high")
+    shape = _size_arg((size,), "randint")
     t = _target(shape, dtype, device, out, _dt.int64)
     _int_bounds_check(low, high, t.dtype)
     _fill_integers(t, _gen(generator), low, high)

@@ -152,6 +152,14 @@ CASES = [
     ("arange int64 fractional step", lambda T: T.arange(0, 3, 0.5, dtype=T.int64), ValueError),
     ("linspace bool", lambda T: T.linspace(2 ** 31, 256, 5, dtype=T.bool), NotImplementedError),
     ("logspace bool", lambda T: T.logspace(1e-30, -1, 5, dtype=T.bool), NotImplementedError),
+    # the parser reads every argument before any value or dtype check
+    ("lerp int8 weight too big", lambda T: T.lerp(_i(T, 2, dtype=T.int8),
+                                                  _i(T, 2, dtype=T.int8), 2 ** 70), OverflowError),
+    ("linspace float steps before big start", lambda T: T.linspace(2 ** 64, -0.5, 2.5),
+     TypeError),
+    ("randint float high before negative size", lambda T: T.randint(2.5, (0, -2)), TypeError),
+    ("arange storage overflows", lambda T: T.arange(2.5, 2 ** 62, dtype=T.float64),
+     RuntimeError),
 ]
 
 
@@ -214,6 +222,9 @@ VALUE_CASES = [
     ("arange int16 fractional step", lambda T: T.arange(3.7, 0.2, -1.5, dtype=T.int16)),
     ("arange int32 wraps int64 values", lambda T: T.arange(-2 ** 63, 2 ** 63 - 1, 2 ** 62,
                                                             dtype=T.int32)),
+    ("linspace one float16 step rounds to inf",
+     lambda T: T.linspace(-2 ** 63, 0.0, 1, dtype=T.float16)),
+    ("logspace one bfloat16 step rounds", lambda T: T.logspace(40, 0, 1, dtype=T.bfloat16)),
     ("linspace one step keeps start", lambda T: T.linspace(2 ** 63 - 1, 1e300, 1, dtype=T.int64)),
     ("linspace uint8 wraps start", lambda T: T.linspace(-100, 100, 5, dtype=T.uint8)),
     ("linspace float32 infinite step", lambda T: T.linspace(-3e38, 3e38, 5)),

@@ -141,6 +141,11 @@ CASES = [
     ("pad overflow", lambda T: _pad(T)(_x(T, 2, 3), (1, 0, 2 ** 63 - 1, 1)), RuntimeError),
     ("pad negative size", lambda T: _pad(T)(_x(T, 2, 3), (-2, -2)), RuntimeError),
     ("pad symint", lambda T: _pad(T)(_x(T, 2, 3), (SYMINT_TAG, 1)), RuntimeError),
+    # a method's only size beyond 64 bits fails as the varargs list it is
+    ("repeat one size big", lambda T: _x(T, 2, 3).repeat(BIG), TypeError),
+    ("tile one size big", lambda T: _x(T, 2).tile(2 ** 64), TypeError),
+    ("tile second size big", lambda T: _x(T, 2).tile(1, BIG), TypeError),
+    ("repeat one bool", lambda T: _x(T, 2).repeat(True), TypeError),
 ]
 
 
@@ -209,3 +214,10 @@ def test_number_kinds_still_accepted():
     assert cygrad.squeeze(cygrad.zeros(1, 2, 1), (0, 2)).shape == (2,)
     assert [p.tolist() for p in cygrad.tensor_split(x, cygrad.tensor([1]), 1)] == \
         [a[:, :1].tolist(), a[:, 1:].tolist()]
+
+
+def test_zero_dim_tensor_repeats_and_tiles_empty_sizes():
+    x = cygrad.tensor(np.int16(6))
+    for y in (x.repeat(()), x.tile(())):
+        assert y.shape == () and y.dtype is cygrad.int16 and y.item() == 6
+        assert y.data_ptr() != x.data_ptr()       # a copy, not the input

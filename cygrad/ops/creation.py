@@ -231,8 +231,9 @@ def _result_into(res, out, opname):
 
 
 def _space_args(opname, start, end, steps, dtype, out):
-    start, end = number_arg(start, opname, "start", 1), number_arg(end, opname, "end", 2)
+    # a steps that is no int fails the parse before a bound's value is converted
     steps = int_arg(steps, opname, "steps", 3)
+    start, end = number_arg(start, opname, "start", 1), number_arg(end, opname, "end", 2)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None and out is not None:
