@@ -30,7 +30,7 @@ and leave the generator where PyTorch leaves it:
   exponential race without replacement, inverse CDF with replacement), ``poisson``.
 
 Values are computed with NumPy (plus exact fused multiply-add emulation and glibc's
-``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_rng_kernels.py``), so
+``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_core/backend_cpu/random.py``), so
 they match PyTorch's x86-64 builds (AVX2 or AVX-512).  Not matched: CUDA
 generators, and PyTorch builds for other CPUs (their float32 normals use libm).
 Dropout: ``F.dropout(x, p)`` keeps exactly where ``empty_like(x).bernoulli_(1 - p)``
@@ -59,7 +59,7 @@ from ._core.tensor import TensorBase
 from .ops._argcheck import not_tensor
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
-from . import _rng_kernels as _K
+from ._core.backend_cpu import random as _K
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "rand", "randn", "randint", "rand_like",
@@ -603,9 +603,13 @@ def _fill_integers(t, g, low, high, whole_dtype=False):
     _place(t, _integer_values(g, t.numel(), t.dtype, low, high, whole_dtype))
 
 
-def _as_int(v, name):
+def _int_type(v, name):
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise TypeError(f"randint(): argument '{name}' must be int, not {type(v).__name__}")
+
+
+def _as_int(v, name):
+    _int_type(v, name)
     v = int(v)
     if not -(1 << 63) <= v < (1 << 63):
         raise ValueError("Overflow when unpacking long long")
@@ -636,10 +640,19 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
                         "of ints")
     if isinstance(size, numbers.Integral):
         raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not int")
-    # the parser reads the bounds before the size is checked
+    # PyTorch's order: the bounds' types, the size's elements, the bounds' range,
+    # and only then a negative size
+    if low is not None:
+        _int_type(low, "low")
+    _int_type(high, "high")
+    try:
+        shape, negative = _size_arg((size,), "randint"), None
+    except RuntimeError as e:
+        negative = e
     low = 0 if low is None else _as_int(low, "low")
     high = _as_int(high, "high")
-    shape = _size_arg((size,), "randint")
+    if negative is not None:
+        raise negative
     t = _target(shape, dtype, device, out, _dt.int64)
     _int_bounds_check(low, high, t.dtype)
     _fill_integers(t, _gen(generator), low, high)

@@ -158,6 +158,7 @@ CASES = [
     ("linspace float steps before big start", lambda T: T.linspace(2 ** 64, -0.5, 2.5),
      TypeError),
     ("randint float high before negative size", lambda T: T.randint(2.5, (0, -2)), TypeError),
+    ("randint big high before negative size", lambda T: T.randint(2 ** 63, (2, -1)), ValueError),
     ("arange storage overflows", lambda T: T.arange(2.5, 2 ** 62, dtype=T.float64),
      RuntimeError),
 ]
