@@ -4,9 +4,10 @@
 Every function is differentiable. Products come from cygrad's ops; the
 decompositions (``solve``, ``inv``, ``slogdet``, ``cholesky``, ``eigh``, ``svd``,
 ``qr``) are ``autograd.Function``\\ s whose forward is a LAPACK kernel from the
-kernel table (``_lapack``) and whose backward is written with cygrad ops (so it
-is differentiable again). ``det``, ``pinv``, ``lstsq``, ``matrix_rank``, the norms
-and ``matrix_power`` are built from those. Integer inputs are computed in float64.
+kernel table (``cygrad/_core/backend_cpu/linalg.py``) and whose backward is written
+with cygrad ops (so it is differentiable again). ``det``, ``pinv``, ``lstsq``,
+``matrix_rank``, the norms and ``matrix_power`` are built from those. Integer
+inputs are computed in float64.
 
 Gradients that are not defined are refused, not invented: ``svd`` with
 ``full_matrices=True`` on a non-square input and ``qr`` of a wide matrix raise
@@ -31,7 +32,7 @@ import cygrad
 from cygrad._core import dispatch
 from cygrad.autograd import Function
 from . import _dtypes as D
-from . import _lapack  # noqa: F401  (registers the linalg_* kernels)
+from cygrad._core import backend_cpu  # noqa: F401  (registers the linalg_* kernels)
 from ._helpers import tensor, normalize_axis, operands
 from ._manipulation import matrix_transpose
 

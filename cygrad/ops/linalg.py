@@ -1,12 +1,12 @@
 """Matrix products: matmul and its special cases (mm, bmm, mv, dot), outer, einsum,
 tensordot, and the ``addmm`` family.
 
-Every product ends in one kernel, ``_product_into``: NumPy's ``matmul`` run on
-zero-copy views of the inputs, writing straight into the output tensor.  For
-float32/float64 NumPy hands the work to BLAS (OpenBLAS), so there is no copy and
-BLAS speed; integer products use NumPy's own loop, as PyTorch supports them too.
-float16/bfloat16 have no BLAS: they are multiplied in float32 and rounded once at
-the end, which is also how PyTorch accumulates half-precision products on CPU.
+Every product ends in one primitive, ``matmul_into`` (through ``_product_into``),
+which writes straight into the output tensor; its CPU kernel
+(``cygrad/_core/backend_cpu/linalg.py``) runs NumPy's ``matmul`` on zero-copy views:
+BLAS for float32/float64, NumPy's own loop for integers (PyTorch supports them too),
+float32 for float16/bfloat16, rounded once at the end (how PyTorch accumulates
+half-precision products on CPU).  ``einsum`` has a primitive of its own.
 
 The functions here only check arguments the way PyTorch does (same exception types,
 same messages) and work out the output shape.
@@ -23,11 +23,9 @@ PyTorch.
 import math
 import numbers
 
-import numpy as np
-
 from .._core import tensor as _C
 from .._core import dtype as _dt
-from .. import _threading
+from .._core.dispatch import kernel
 from .._core.tensor import TensorBase
 from .._device import CPU
 from .._tensor import Tensor, tensor_method
@@ -141,38 +139,35 @@ def _scale(t, factor):
 
 # ----------------------------------------------------------------------- the kernel
 
-# OpenBLAS runs a product of at most 65536 * 4 multiply-adds on one thread whatever
-# its thread count (interface/gemm.c: SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD),
-# so below that the thread policy has nothing to decide and its two calls into the
-# BLAS (set the count, restore it) would cost more than a small product itself.
-_BLAS_ONE_THREAD_MAX = 1 << 18
+_matmul_into_cpu = None          # the CPU kernel, looked up once (small products are hot)
+
 
 def _product_into(a, b, result):
     """``result[...] = a @ b`` with NumPy's matmul rules, on views (no copies for
     float32/float64/integers).  ``result`` must already have the right shape."""
+    global _matmul_into_cpu
     if result.numel() == 0:
         return result
-    if not a.is_cpu:
-        # Until a device kernel exists: compute on the host, copy back.
-        host = _C._empty(tuple(result.shape), result.dtype, CPU)
-        _product_into(a.cpu(), b.cpu(), host)
-        result.copy_(host)
-        return result
-    rv = _C._ndarray(result)
-    if a.dtype.name in _HALF_TYPES:
-        av = _C._ndarray(a).astype(np.float32)
-        bv = _C._ndarray(b).astype(np.float32)
-        rv[...] = np.matmul(av, bv)
-    elif a.numel() == 0 or b.numel() == 0:
-        rv[...] = 0          # an empty sum
-    else:
-        av = _C._ndarray(a)
-        work = rv.size * av.shape[-1]
-        if work <= _BLAS_ONE_THREAD_MAX:
-            np.matmul(av, _C._ndarray(b), out=rv)
-        else:
-            _threading.matmul_into(av, _C._ndarray(b), rv, work)
+    if a.is_cpu:
+        if _matmul_into_cpu is None:
+            _matmul_into_cpu = kernel("matmul_into", "cpu")
+        return _matmul_into_cpu(a, b, result)
+    device_kernel = _device_kernel("matmul_into", a.device)
+    if device_kernel is not None:
+        return device_kernel(a, b, result)
+    # Until a device kernel exists: compute on the host, copy back.
+    host = _C._empty(tuple(result.shape), result.dtype, CPU)
+    _product_into(a.cpu(), b.cpu(), host)
+    result.copy_(host)
     return result
+
+
+def _device_kernel(primitive, device):
+    """The kernel of ``primitive`` on ``device``, or None where it has none yet."""
+    try:
+        return kernel(primitive, device.type)
+    except NotImplementedError:
+        return None
 
 
 def _product(a, b, shape, out):
@@ -836,29 +831,23 @@ def _einsum_compute(terms, out_labels, operands):
     dtype = operands[0].dtype
     terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
     sizes = _label_sizes(terms, operands)
-    views = [_broadcast_labels(_C._ndarray(op.cpu()), labels, sizes)
-             for op, labels in zip(operands, terms)]
-    spec = ",".join("".join(t) for t in terms) + "->" + "".join(out_labels)
     reduces = any(x not in out_labels for t in terms for x in t)
     result_dtype, compute_dtype = dtype, None
     if dtype.name in _HALF_TYPES:
-        compute_dtype = np.float32
+        compute_dtype = _dt.float32
     elif not dtype.is_floating_point and _sums_a_label(terms, out_labels, operands):
         # PyTorch sums a label away with torch.sum, which turns integers/bools into int64.
-        result_dtype, compute_dtype = _dt.int64, np.int64
+        result_dtype, compute_dtype = _dt.int64, _dt.int64
     elif dtype is _dt.bool_ and reduces:
         _check_not_bool(dtype, "bmm")
-    if compute_dtype is not None:
-        views = [v.astype(compute_dtype) for v in views]
-    # optimize=True lets NumPy contract pairwise through BLAS (tensordot) when it helps.
-    res = np.asarray(np.einsum(spec, *views, optimize=len(views) > 1))
-    if any(np.may_share_memory(res, v) for v in views) or res.dtype != result_dtype.np_dtype:
-        # A pure relabelling ("ij->ji") gives a view of the input; return new memory.
-        res = res.astype(result_dtype.np_dtype)
-    # (not np.ascontiguousarray: it turns a 0-dim result into shape (1,))
-    t = _C.from_numpy(res if res.flags.c_contiguous else res.copy())
     dev = operands[0].device
-    return t if dev.type == "cpu" else t.to(dev)
+    device_kernel = _device_kernel("einsum", dev)
+    if device_kernel is not None:
+        return device_kernel(terms, out_labels, operands, sizes, result_dtype, compute_dtype)
+    # Until a device kernel exists: contract on the host, move the result back.
+    host = kernel("einsum", "cpu")(terms, out_labels, [op.cpu() for op in operands], sizes,
+                                   result_dtype, compute_dtype)
+    return host.to(dev)
 
 
 def _sums_a_label(terms, out_labels, operands):
@@ -1015,13 +1004,6 @@ def _label_sizes(terms, operands):
                 raise RuntimeError(f"einsum(): subscript {x} has size {n} for operand {i} which "
                                    f"does not broadcast with previously seen size {prev}")
     return sizes
-
-
-def _broadcast_labels(view, labels, sizes):
-    """Expand size-1 dims to their label's size (a stride-0 view): NumPy's einsum
-    does not broadcast named labels, PyTorch's does."""
-    target = tuple(sizes[x] if n == 1 else n for x, n in zip(labels, view.shape))
-    return view if target == view.shape else np.broadcast_to(view, target)
 
 
 # ----------------------------------------------------------------------- tensordot

@@ -1,8 +1,10 @@
 """Reductions, scans, sorting and softmax, with PyTorch's signatures and semantics.
 
 Each op is one function.  It checks its arguments as PyTorch's parser does, works
-out the result dtype the way PyTorch does, runs NumPy on a zero-copy view of the
-input (``_C._ndarray``) and wraps the fresh result (or copies it into ``out=``).
+out the result dtype the way PyTorch does, and calls the primitive kernel of the
+input's device from the kernel table (``cygrad._core.dispatch``; the CPU kernels are
+in ``cygrad/_core/backend_cpu/reduction.py``), returning its fresh result (or
+copying it into ``out=``).
 Rules shared by the family:
 
 * ``dim`` may be an int (negative counts from the end), a tuple/list of ints, or
@@ -16,7 +18,7 @@ Ops returning two tensors return a named tuple from ``cygrad.return_types``
 (``values``, ``indices``), like ``torch.return_types``.
 
 Autograd: every differentiable op has its ``Function`` right below it (forward runs
-the NumPy implementation, backward is written with cygrad ops so that it is itself
+the kernel, backward is written with cygrad ops so that it is itself
 differentiable, jvp pushes a tangent forward).  The public function goes through
 ``Xxx.apply`` only when an input requires grad or carries a tangent
 (``_C.needs_autograd``), so plain calls pay nothing.  Most backward formulas share

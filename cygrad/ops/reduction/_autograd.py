@@ -5,11 +5,8 @@ goes to the picked index; ``_TieSplit``: it is split evenly among tied elements)
 """
 import math
 
-import numpy as np
-
-from ..._core import tensor as _C
 from ...autograd.function import Function
-from ._common import _float_view, _wrap
+from ._common import _kernel
 
 
 def _no_out(out, opname):
@@ -72,9 +69,10 @@ class _Reduced:
         from .sums import sum as _sum     # (sums imports this module)
         return _sum(t, self.axes, self.keepdim)
 
-    def unreduce_np(self, a):
-        """``unreduce`` for a NumPy array holding the output's values."""
-        return np.reshape(a, tuple(1 if d in self.dims else n for d, n in enumerate(self.shape)))
+    @property
+    def kept_shape(self):
+        """The input's shape with the reduced dims as size 1 (the output, unreduced)."""
+        return tuple(1 if d in self.dims else n for d, n in enumerate(self.shape))
 
     def _order(self):
         return [d for d in range(len(self.shape)) if d not in self.dims] + list(self.dims)
@@ -93,9 +91,9 @@ class _Reduced:
         return r.permute([order.index(d) for d in range(len(order))])
 
 
-def _const(arr, dt):
-    """A constant tensor (no history) of cygrad dtype ``dt`` holding NumPy ``arr``."""
-    return _wrap(arr, dt)
+def _mask(cond, dt):
+    """A constant tensor (no history) of dtype ``dt``: 1 where ``cond`` holds, else 0."""
+    return cond.to(dt)
 
 
 def _tie_weights(x, result, red, nan_ties=True):
@@ -103,12 +101,8 @@ def _tie_weights(x, result, red, nan_ties=True):
     of the ``k`` elements of a slice equal to the slice's result, 0 elsewhere, as
     PyTorch does.  A NaN result matches the NaN elements when ``nan_ties``; otherwise
     (PyTorch's amax/amin) nothing matches it and the slice's weights are NaN."""
-    a = _float_view(_C._ndarray(x))
-    r = red.unreduce_np(_float_view(_C._ndarray(result)))
-    with np.errstate(invalid="ignore"):
-        hit = (a == r) | (np.isnan(a) & np.isnan(r)) if nan_ties else a == r
-        weights = hit / np.sum(hit, axis=red.axes, keepdims=True)
-    return _const(weights, x.dtype)
+    return _kernel("tie_weights", x)(x.detach(), result.detach(), red.kept_shape, red.axes,
+                                     nan_ties)
 
 
 class _GatherAlong(Function):
@@ -120,7 +114,7 @@ class _GatherAlong(Function):
     def forward(ctx, x, idx, d):
         ctx.save_for_backward(idx)
         ctx.d, ctx.shape = d, tuple(x.shape)
-        return _wrap(np.take_along_axis(_C._ndarray(x), _C._ndarray(idx), axis=d), x.dtype)
+        return _kernel("take_along_dim", x)(x, idx, d)
 
     @staticmethod
     def backward(ctx, grad):
@@ -142,9 +136,7 @@ class _ScatterAlong(Function):
     def forward(ctx, src, idx, d, shape):
         ctx.save_for_backward(idx)
         ctx.d, ctx.shape = d, shape
-        out = np.zeros(shape, np.dtype(src.dtype.np_dtype))
-        np.put_along_axis(out, _C._ndarray(idx), _C._ndarray(src), axis=d)
-        return _wrap(out, src.dtype)
+        return _kernel("put_along_dim", src)(src, idx, d, shape)
 
     @staticmethod
     def backward(ctx, grad):

@@ -1,6 +1,6 @@
 """Shared by the reduction modules: the ``cygrad.return_types`` named tuples, how
 ``dim``/``keepdim`` arguments are checked (as PyTorch's parser checks them) and
-wrapped, result dtypes, and how a NumPy result becomes a tensor or fills ``out=``.
+wrapped, result dtypes, which kernel an op calls, and how its result fills ``out=``.
 """
 import builtins as _builtins
 import collections
@@ -9,11 +9,10 @@ import sys
 import types
 import warnings
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
-from ..._core.tensor import TensorBase, from_numpy
+from ..._core.dispatch import kernel
+from ..._core.tensor import TensorBase
 from .._argcheck import bool_arg, int_arg, int_list_arg
 
 
@@ -46,8 +45,6 @@ _ModeResult = _result_type("mode")
 _AminmaxResult = _result_type("aminmax", ("min", "max"))
 
 
-_BF16 = np.dtype(_dt.bfloat16.np_dtype)
-_HALF_NP = (np.dtype(np.float16), _BF16)
 # C++ spellings PyTorch uses in "Expected out tensor to have dtype ..." messages.
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int",
@@ -122,7 +119,7 @@ def _dims(input, dim, opname):
 
 
 def _axes(input, dims):
-    """NumPy ``axis`` for wrapped ``dims`` (a 0-d array only takes axis=None)."""
+    """The kernels' ``axes`` for wrapped ``dims`` (a 0-d array only takes axis=None)."""
     return None if dims is None or input.dim() == 0 else dims
 
 
@@ -133,44 +130,17 @@ def _reduced_count(input, dims):
     return math.prod(input.shape[d] for d in dims)
 
 
-def _acc_np(dt):
-    """NumPy dtype to accumulate in for a result of cygrad dtype ``dt``."""
-    npdt = np.dtype(dt.np_dtype)
-    return np.dtype(np.float32) if npdt in _HALF_NP else npdt
+def _kernel(primitive, t):
+    """The kernel of ``primitive`` for the device ``t`` lives on."""
+    return kernel(primitive, t.device.type)
 
 
-def _cast_input(a, acc):
-    """Convert to ``acc`` first where NumPy would refuse a ufunc's ``dtype=`` (float
-    data summed as integers truncates each element first, as PyTorch does)."""
-    if a.dtype.kind == "f" and acc.kind in "biu":
-        return a.astype(acc)
-    return a
-
-
-def _float_view(a):
-    """``a`` with bfloat16 widened to float32 (exactly): several NumPy routines
-    (sort inside ``unique``, partition) mishandle ml_dtypes' bfloat16."""
-    return a.astype(np.float32) if a.dtype == _BF16 else a
-
-
-def _wrap(arr, dt):
-    """A fresh tensor of dtype ``dt`` holding ``arr`` (a NumPy result we own)."""
-    arr = np.asarray(arr)
-    npdt = np.dtype(dt.np_dtype)
-    if arr.dtype != npdt:
-        with np.errstate(invalid="ignore"):     # NaN into an integer dtype, as torch
-            arr = arr.astype(npdt)
-    if not arr.flags.c_contiguous:
-        arr = arr.copy()
-    return from_numpy(arr)
-
-
-def _emit(arr, dt, out, opname, exact=False):
-    """Return ``arr`` as a tensor of dtype ``dt``, or write it into ``out``.
+def _emit(result, dt, out, opname, exact=False):
+    """Return ``result`` (a kernel's fresh tensor of dtype ``dt``), or write it into
+    ``out``.
 
     ``exact`` demands ``out.dtype == dt`` (PyTorch's rule for max/sort/argmax...);
     otherwise the result only has to be castable to ``out``'s dtype."""
-    result = _wrap(arr, dt)
     if out is None:
         return result
     if not isinstance(out, TensorBase):
@@ -205,7 +175,7 @@ def _resize_out(out, shape, opname):
 def _emit_pair(cls, values, indices, dt, out, opname):
     """(values, indices) named tuple; ``out`` is an optional (values, indices) pair."""
     if out is None:
-        return cls(_wrap(values, dt), _wrap(indices, _dt.int64))
+        return cls(values, indices)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise TypeError(f"{opname}(): argument 'out' must be a tuple of two Tensors")
     return cls(_emit(values, dt, out[0], opname, exact=True),
@@ -256,12 +226,6 @@ def _single_dim(input, dim, opname):
     """A single wrapped dim for ops that take exactly one (max(dim), sort, cumsum...)."""
     return _C._wrap(int_arg(dim, opname, "dim"), input.dim())
 
-
-def _squeeze(arr, dims, keepdim):
-    """Drop kept reduction dims unless ``keepdim``."""
-    if keepdim or dims is None:
-        return arr
-    return np.squeeze(arr, axis=dims)
 
 def _no_overload(opname, args):
     """PyTorch's error for arguments that match none of an op's overloads."""

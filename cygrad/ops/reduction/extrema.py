@@ -5,8 +5,6 @@ their gradient among tied elements; ``max(dim)`` sends it to ``indices``.
 """
 import numbers
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
@@ -15,42 +13,26 @@ from ...autograd.function import Function
 from .._argcheck import bool_arg
 from .. import elementwise as _ew
 from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _dims, _emit,
-                      _emit_pair, _keepdim, _MaxResult, _MinResult, _no_overload, _parse_dims,
-                      _single_dim, _UNSET, _wrap)
-from .._quiet import quiet, quiet_enter, quiet_exit
+                      _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
+                      _parse_dims, _single_dim, _UNSET)
 from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
 
 
-_EXTREME_NP = {"max": (np.max, np.argmax, _MaxResult), "min": (np.min, np.argmin, _MinResult)}
-# ufunc.reduce and ndarray.argmax/argmin: the same loops as np.max/np.argmax without
-# their Python-level wrappers (a few microseconds on small tensors).
-_EXTREME_DIM = {"max": (np.maximum.reduce, np.ndarray.argmax),
-                "min": (np.minimum.reduce, np.ndarray.argmin)}
+_RESULT = {"max": _MaxResult, "min": _MinResult}
 
 
 def _extreme(input, dim, keepdim, out, opname):
-    """The NumPy implementation of max/min (no ``other``): the whole tensor's extreme,
-    or ``(values, indices)`` along ``dim``."""
-    np_reduce, np_arg, result_cls = _EXTREME_NP[opname]
+    """max/min (no ``other``) through their kernels: the whole tensor's extreme, or
+    ``(values, indices)`` along ``dim``.  NaN propagates in both: the value is NaN
+    and the index the first NaN's."""
     if dim is None:
         _check_nonempty(input, None, opname)
-        with quiet():
-            res = np_reduce(_C._ndarray(input))
+        res = _kernel("reduce_extreme", input)(input, None, False, opname == "max")
         return _emit(res, input.dtype, out, opname, exact=True)
     d = _single_dim(input, dim, opname)
     _check_nonempty(input, (d,), opname)
-    a = _C._ndarray(input)
-    if input.dim() == 0:
-        return _emit_pair(result_cls, a.copy(), np.zeros((), np.int64), input.dtype, out, opname)
-    reduce, arg = _EXTREME_DIM[opname]
-    # NaN propagates in both: the value is NaN and the index the first NaN's
-    token = quiet_enter()
-    try:
-        values = reduce(a, axis=d, keepdims=keepdim)
-    finally:
-        quiet_exit(token)
-    idx = arg(a, axis=d, keepdims=keepdim)
-    return _emit_pair(result_cls, values, idx, input.dtype, out, opname)
+    values, idx = _kernel("extreme_dim", input)(input, d, keepdim, opname == "max")
+    return _emit_pair(_RESULT[opname], values, idx, input.dtype, out, opname)
 
 
 def _extreme_entry(input, dim, keepdim, out, opname):
@@ -74,7 +56,7 @@ def _extreme_entry(input, dim, keepdim, out, opname):
     whole, along = (MaxAll, MaxDim) if opname == "max" else (MinAll, MinDim)
     if dim is None:
         return whole.apply(input)
-    return _EXTREME_NP[opname][2](*along.apply(input, dim, keepdim))
+    return _RESULT[opname](*along.apply(input, dim, keepdim))
 
 
 @tensor_method
@@ -163,15 +145,11 @@ class MinDim(_Selection):
 
 
 def _amax_amin(input, dim, keepdim, out, opname):
-    reduce = np.maximum.reduce if opname == "amax" else np.minimum.reduce
     dims = _dims(input, dim, opname)
     raw = dim if isinstance(dim, numbers.Integral) else None
     _check_nonempty(input, dims, opname, raw)
-    token = quiet_enter()
-    try:
-        res = reduce(_C._ndarray(input), axis=_axes(input, dims), keepdims=bool(keepdim))
-    finally:
-        quiet_exit(token)
+    res = _kernel("reduce_extreme", input)(input, _axes(input, dims), bool(keepdim),
+                                           opname == "amax")
     if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
                            f"{_C._torch_type_name(input.dtype)} for input's dtype and "
@@ -275,19 +253,16 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
         return _AminmaxResult(*Aminmax.apply(input, dim, keepdim))
     lo, hi = _aminmax(input, dim, keepdim)
     if out is None:
-        return _AminmaxResult(_wrap(lo, input.dtype), _wrap(hi, input.dtype))
+        return _AminmaxResult(lo, hi)
     return _AminmaxResult(_emit(lo, input.dtype, out[0], "aminmax", exact=True),
                           _emit(hi, input.dtype, out[1], "aminmax", exact=True))
 
 
 def _aminmax(input, dim, keepdim):
-    """(min, max) as NumPy arrays."""
+    """(min, max) as tensors."""
     dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
     _check_nonempty(input, dims, "aminmax")
-    a, axes = _C._ndarray(input), _axes(input, dims)
-    with quiet():
-        return (np.min(a, axis=axes, keepdims=bool(keepdim)),
-                np.max(a, axis=axes, keepdims=bool(keepdim)))
+    return _kernel("aminmax", input)(input, _axes(input, dims), bool(keepdim))
 
 
 class Aminmax(Function):
@@ -296,7 +271,7 @@ class Aminmax(Function):
 
     @staticmethod
     def forward(ctx, input, dim, keepdim):
-        lo, hi = (_wrap(r, input.dtype) for r in _aminmax(input, dim, keepdim))
+        lo, hi = _aminmax(input, dim, keepdim)
         dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
         ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input, lo, hi)
@@ -317,25 +292,21 @@ class Aminmax(Function):
                 red.sum(t * _tie_weights(x, hi, red, False)))
 
 
-def _arg_extreme(input, dim, keepdim, out, opname, np_arg):
+def _arg_extreme(input, dim, keepdim, out, opname):
     _keepdim(keepdim, opname)
     if input.dtype == _dt.bool_:
         raise RuntimeError(f"{opname}(): does not support bool input")
-    a = _C._ndarray(input)
     if dim is None:
         if input.numel() == 0:
             raise IndexError(f"{opname}(): Expected reduction dim to be specified for "
                              f"input.numel() == 0.")
-        res = np.asarray(np_arg(a))
-        if keepdim:
-            res = res.reshape((1,) * input.dim())
-        return _emit(res, _dt.int64, out, opname, exact=True)
-    d = _single_dim(input, dim, opname)
-    if input.dim() == 0:
-        return _emit(np.zeros((), np.int64), _dt.int64, out, opname, exact=True)
-    if input.shape[d] == 0:
-        raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
-    return _emit(np_arg(a, axis=d, keepdims=bool(keepdim)), _dt.int64, out, opname, exact=True)
+        d = None
+    else:
+        d = _single_dim(input, dim, opname)
+        if input.dim() and input.shape[d] == 0:
+            raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
+    res = _kernel("arg_extreme", input)(input, d, bool(keepdim), opname == "argmax")
+    return _emit(res, _dt.int64, out, opname, exact=True)
 
 
 @tensor_method
@@ -355,7 +326,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     """
     _check_tensor(input, "argmax")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _arg_extreme(input, dim, keepdim, out, "argmax", np.argmax)
+    return _arg_extreme(input, dim, keepdim, out, "argmax")
 
 
 @tensor_method
@@ -370,4 +341,4 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     """
     _check_tensor(input, "argmin")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _arg_extreme(input, dim, keepdim, out, "argmin", np.argmin)
+    return _arg_extreme(input, dim, keepdim, out, "argmin")

@@ -1,16 +1,14 @@
 """Boolean reductions and counting: ``all``, ``any``, ``count_nonzero``.
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
-from ._common import (_alias, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims, _wrap,
+from ._common import (_alias, _axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
                       _wrap_dims)
 
 
-def _all_any(input, dim, keepdim, out, opname, np_fn):
+def _all_any(input, dim, keepdim, out, opname):
     _check_tensor(input, opname)
     dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
     # Unlike sum's, all/any's empty dim list reduces nothing (an elementwise test).
@@ -21,7 +19,7 @@ def _all_any(input, dim, keepdim, out, opname, np_fn):
         raise RuntimeError(f"{opname} only supports bool tensor for result, got: "
                            f"{_C._torch_type_name(out.dtype)}")
     axes = dims if dims == () else _axes(input, dims)
-    res = np_fn(_C._ndarray(input), axis=axes, keepdims=keepdim)
+    res = _kernel("all_any", input)(input, axes, keepdim, opname == "all", dt)
     return _emit(res, dt, out, opname)
 
 
@@ -39,7 +37,7 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     [False, True]
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _all_any(input, dim, keepdim, out, "all", np.all)
+    return _all_any(input, dim, keepdim, out, "all")
 
 
 @tensor_method
@@ -56,7 +54,7 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     [False, True]
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
-    return _all_any(input, dim, keepdim, out, "any", np.any)
+    return _all_any(input, dim, keepdim, out, "any")
 
 
 @tensor_method
@@ -74,6 +72,4 @@ def count_nonzero(input, dim=None):
     """
     _check_tensor(input, "count_nonzero")
     dims = _dims(input, dim, "count_nonzero")
-    a = _C._ndarray(input)
-    res = np.count_nonzero(a, axis=_axes(input, dims))
-    return _wrap(res, _dt.int64)
+    return _kernel("count_nonzero", input)(input, _axes(input, dims))

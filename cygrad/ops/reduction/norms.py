@@ -3,17 +3,14 @@
 import math
 import numbers
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function, once_differentiable
 from .._argcheck import int_list_arg
-from .._quiet import quiet
-from ._common import (_acc_np, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims,
+from ._common import (_axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
                       _reduced_count)
-from ._autograd import _const, _no_out, _Reduced, _saved, _tie_weights
+from ._autograd import _mask, _no_out, _Reduced, _saved, _tie_weights
 
 
 @tensor_method
@@ -77,22 +74,7 @@ def _vector_norm(input, p, dim, keepdim, out, dt):
         where = "tensor" if dims is None else f"dimension {dim}"
         raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty "
                            f"{where} because the operation does not have an identity")
-    acc = _acc_np(dt)
-    keep = bool(keepdim)
-    with quiet():
-        mag = np.abs(_C._ndarray(input).astype(acc, copy=False))
-        if p == math.inf:
-            res = np.max(mag, axis=axes, keepdims=keep, initial=0)
-        elif p == -math.inf:
-            res = np.min(mag, axis=axes, keepdims=keep)
-        elif p == 0:
-            res = np.sum(mag != 0, axis=axes, keepdims=keep, dtype=acc)
-        elif p == 1:
-            res = np.sum(mag, axis=axes, keepdims=keep, dtype=acc)
-        elif p == 2:
-            res = np.sqrt(np.sum(mag * mag, axis=axes, keepdims=keep, dtype=acc))
-        else:
-            res = np.sum(mag ** acc.type(p), axis=axes, keepdims=keep, dtype=acc) ** acc.type(1 / p)
+    res = _kernel("vector_norm", input)(input, p, axes, bool(keepdim), dt)
     return _emit(res, dt, out, "norm", exact=True)
 
 
@@ -109,12 +91,12 @@ def _norm_weights(x, norm, p, red):
     if math.isinf(p):
         return x.sign() * _tie_weights(x.abs(), norm, red)
     n = red.unreduce(norm)
-    zero = _const(_C._ndarray(n) == 0, n.dtype)
+    zero = _mask(n.detach() == 0, n.dtype)
     if p == 2:
         return x / (n + zero) * (1 - zero)
     if p < 1:
         # |x|^(p-1) is infinite at x = 0: that element gets 0
-        x_zero = _const(_C._ndarray(x) == 0, x.dtype)
+        x_zero = _mask(x.detach() == 0, x.dtype)
         return x.sign() * (x.abs() + x_zero) ** (p - 1) * (1 - x_zero) * n ** (1 - p)
     return x.sign() * x.abs() ** (p - 1) / (n + zero) ** (p - 1) * (1 - zero)
 
@@ -165,16 +147,14 @@ def _matrix_norm(input, p, dim, keepdim, out, dt):
         raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. "
                            f"Got {_C._torch_type_name(dt)}")
     dims = _matrix_dims(input, dim)
-    a = _C._ndarray(input).astype(_acc_np(dt))
-    res = np.linalg.norm(a, ord="nuc" if p == "nuc" else "fro", axis=dims, keepdims=bool(keepdim))
+    res = _kernel("matrix_norm", input)(input, "nuc" if p == "nuc" else "fro", dims,
+                                        bool(keepdim), dt)
     return _emit(res, dt, out, "norm", exact=True)
 
 
 def _nuclear_weights(x, dims):
     """``U V^T`` of each matrix of ``x`` (over ``dims``), from its SVD ``U S V^T``."""
-    a = np.moveaxis(_C._ndarray(x).astype(_acc_np(x.dtype)), dims, (-2, -1))
-    u, _, vh = np.linalg.svd(a, full_matrices=False)
-    return _const(np.moveaxis(u @ vh, (-2, -1), dims), x.dtype)
+    return _kernel("nuclear_weights", x)(x.detach(), dims)
 
 
 class NuclearNorm(Function):

@@ -1,13 +1,11 @@
 """Scans: ``cumsum`` and ``cumprod`` along one dim (integers accumulate in int64).
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._tensor import tensor_method
 from ...autograd.function import Function
-from .._quiet import quiet
-from ._common import _acc_np, _accumulate_dtype, _cast_input, _check_tensor, _emit, _single_dim
-from ._autograd import _const, _no_out, _saved
+from ..creation import ones
+from ._common import _accumulate_dtype, _check_tensor, _emit, _kernel, _single_dim
+from ._autograd import _no_out, _saved
 from .sums import _omit_each, sum
 
 
@@ -28,15 +26,12 @@ def _rev_cumsum(t, d):
     return _flip(cumsum(_flip(t, d), d), d)
 
 
-def _scan(input, dim, dtype, out, opname, np_scan):
+def _scan(input, dim, dtype, out, opname):
     _check_tensor(input, opname)
     d = _single_dim(input, dim, opname)
     dt = _accumulate_dtype(input, dtype, out, opname)
-    acc = _acc_np(dt)
-    with quiet():
-        a = _cast_input(_C._ndarray(input), acc)
-        res = np_scan(a.reshape(1) if input.dim() == 0 else a, axis=d, dtype=acc)
-    return _emit(res.reshape(input.shape), dt, out, opname)
+    res = _kernel("scan", input)(input, d, dt, opname == "cumprod")
+    return _emit(res, dt, out, opname)
 
 
 @tensor_method
@@ -52,7 +47,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     if _C.needs_autograd(input):
         _no_out(out, "cumsum")
         return Cumsum.apply(input, dim, dtype)
-    return _scan(input, dim, dtype, out, "cumsum", np.cumsum)
+    return _scan(input, dim, dtype, out, "cumsum")
 
 
 class Cumsum(Function):
@@ -63,7 +58,7 @@ class Cumsum(Function):
     @staticmethod
     def forward(ctx, input, dim, dtype):
         ctx.d, ctx.dtype = _single_dim(input, dim, "cumsum"), dtype
-        return _scan(input, dim, dtype, None, "cumsum", np.cumsum)
+        return _scan(input, dim, dtype, None, "cumsum")
 
     @staticmethod
     def backward(ctx, grad):
@@ -87,7 +82,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     if _C.needs_autograd(input):
         _no_out(out, "cumprod")
         return Cumprod.apply(input, dim, dtype)
-    return _scan(input, dim, dtype, out, "cumprod", np.cumprod)
+    return _scan(input, dim, dtype, out, "cumprod")
 
 
 def _omitted_cumprods(x, d):
@@ -99,43 +94,19 @@ def _omitted_cumprods(x, d):
 
 def _upper(n, dt):
     """``U[k, i] = 1`` where ``i >= k`` (output ``i`` depends on input ``k``)."""
-    return _const(np.triu(np.ones((n, n))), dt)
-
-
-def _np_rev_cumsum(v):
-    return np.flip(np.cumsum(np.flip(v, -1), -1), -1)
-
-
-def _np_cumprod_grad(a, g, y):
-    """Cumprod's gradient along the last axis, zeros allowed, in O(n).
-
-    With ``z`` the first zero of a row: before ``z`` the usual formula
-    ``rev_cumsum(g * y) / x`` holds (later outputs are 0 anyway); at ``z`` the
-    gradient is ``rev_cumsum(g * y')`` with ``y'`` the running product skipping ``x[z]``;
-    after ``z`` every path to the output goes through the zero ``x[z]``: 0.
-    """
-    n = a.shape[-1]
-    zero = a == 0
-    first = np.where(zero.any(-1), zero.argmax(-1), n)[..., None]
-    pos = np.arange(n)
-    before, at = pos < first, pos == first
-    with quiet():
-        grad = np.where(before, _np_rev_cumsum(g * y) / np.where(before, a, 1), 0)
-        skip_zero = np.cumprod(np.where(at, 1, a), axis=-1)
-        return grad + np.where(at, _np_rev_cumsum(g * skip_zero), 0)
+    return ones((n, n), dtype=dt).triu()
 
 
 def _cumprod_backward(grad, x, y, d):
-    if not (_C._ndarray(x) == 0).any():
+    if not (x.detach() == 0).any():
         return _rev_cumsum(grad * y, d) / x
     if _C.is_grad_enabled() and (x.requires_grad or grad.requires_grad):
         # a differentiable formula is needed (double backward): the O(n^2) one
         n = x.shape[d]
         rows = _omitted_cumprods(x, d) * _upper(n, x.dtype) * grad.movedim(d, -1).unsqueeze(-2)
         return sum(rows, -1).movedim(-1, d)
-    acc = np.result_type(_acc_np(x.dtype), _acc_np(grad.dtype), _acc_np(y.dtype))
-    a, g, out = (np.moveaxis(_C._ndarray(t), d, -1).astype(acc) for t in (x, grad, y))
-    return _const(np.moveaxis(_np_cumprod_grad(a, g, out), -1, d), x.dtype)
+    # zeros allowed, in O(n) per row (see the kernel)
+    return _kernel("cumprod_grad", x)(x.detach(), grad.detach(), y.detach(), d)
 
 
 class Cumprod(Function):
@@ -147,7 +118,7 @@ class Cumprod(Function):
     @staticmethod
     def forward(ctx, input, dim, dtype):
         ctx.d = _single_dim(input, dim, "cumprod")
-        result = _scan(input, dim, dtype, None, "cumprod", np.cumprod)
+        result = _scan(input, dim, dtype, None, "cumprod")
         ctx.save_for_backward(input, result)
         return result
 
@@ -164,7 +135,7 @@ class Cumprod(Function):
         d = ctx.d
         if x.dim() == 0:
             return t
-        if not (_C._ndarray(x) == 0).any():
+        if not (x.detach() == 0).any():
             return cumsum(t / x, d) * y
         n = x.shape[d]
         cols = _omitted_cumprods(x, d) * _upper(n, x.dtype) * t.movedim(d, -1).unsqueeze(-1)

@@ -3,17 +3,14 @@ computed stably (the max is subtracted before ``exp``).
 """
 import warnings
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from .._quiet import quiet
-from ._common import (_acc_np, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims,
-                      _single_dim, _squeeze, _wrap)
+from ._common import (_axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
+                      _single_dim)
 from ._autograd import _no_out, _Reduced, _saved
 from .sums import sum
 
@@ -45,14 +42,13 @@ def implicit_dim(input, opname, stacklevel=3):
 
 
 def _softmax_setup(input, dim, dtype, opname):
-    """(float NumPy array to work on, dim, result dtype)."""
+    """(dim, result dtype)."""
     d = _single_dim(input, dim, opname)
     dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
     if not dt.is_floating_point:
         raise NotImplementedError(f'"{opname}_kernel_impl" not implemented for '
                                   f"'{_C._torch_type_name(dt)}'")
-    a = _C._ndarray(input).astype(_acc_np(dt), copy=False)
-    return (a.reshape(1) if input.dim() == 0 else a), d, dt
+    return d, dt
 
 
 @tensor_method
@@ -77,11 +73,8 @@ def softmax(input, dim, dtype=None):
 
 
 def _softmax(input, dim, dtype):
-    a, d, dt = _softmax_setup(input, dim, dtype, "softmax")
-    with quiet():
-        e = np.exp(a - np.max(a, axis=d, keepdims=True, initial=-np.inf))
-        res = e / np.sum(e, axis=d, keepdims=True)
-    return _wrap(res.reshape(input.shape), dt)
+    d, dt = _softmax_setup(input, dim, dtype, "softmax")
+    return _kernel("softmax", input)(input, d, dt, False)
 
 
 class Softmax(Function):
@@ -126,11 +119,8 @@ def log_softmax(input, dim, dtype=None):
 
 
 def _log_softmax(input, dim, dtype):
-    a, d, dt = _softmax_setup(input, dim, dtype, "log_softmax")
-    with quiet():
-        shifted = a - np.max(a, axis=d, keepdims=True, initial=-np.inf)
-        res = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
-    return _wrap(res.reshape(input.shape), dt)
+    d, dt = _softmax_setup(input, dim, dtype, "log_softmax")
+    return _kernel("softmax", input)(input, d, dt, True)
 
 
 class LogSoftmax(Function):
@@ -188,15 +178,7 @@ def _logsumexp(input, dim, keepdim, out=None):
     if isinstance(out, TensorBase) and not out.dtype.is_floating_point:
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, "
                            f"but got: {_C._torch_type_name(out.dtype)}")
-    acc = _acc_np(dt)
-    axes = _axes(input, dims)
-    with quiet():
-        a = _C._ndarray(input).astype(acc, copy=False)
-        shift = np.max(a, axis=axes, keepdims=True, initial=-np.inf)
-        # An infinite max cannot be subtracted (inf - inf is NaN); shift by 0 there.
-        shift = np.where(np.isinf(shift), acc.type(0), shift)
-        res = np.log(np.sum(np.exp(a - shift), axis=axes, keepdims=True)) + shift
-    res = res.reshape(()) if axes is None and not keepdim else _squeeze(res, axes, keepdim)
+    res = _kernel("logsumexp", input)(input, _axes(input, dims), bool(keepdim), dt)
     return _emit(res, dt, out, "logsumexp")
 
 

@@ -1,35 +1,14 @@
 """Sorting and selection: ``sort``, ``argsort``, ``msort``, ``topk``, ``median``,
 ``kthvalue``, ``mode``, ``unique``.  Sorts are stable; NaN sorts as the largest value.
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from .._argcheck import bool_arg, int_arg
-from ._common import (_UNSET, _check_tensor, _emit, _emit_pair, _float_view, _keepdim,
-                      _KthvalueResult, _MedianResult, _ModeResult, _single_dim, _SortResult, _TopkResult, _wrap)
+from ._common import (_UNSET, _check_tensor, _emit, _emit_pair, _kernel, _keepdim,
+                      _KthvalueResult, _MedianResult, _ModeResult, _single_dim, _SortResult,
+                      _TopkResult)
 from ._autograd import _no_out, _Selection, _TieSplit
-
-
-def _sort_indices(a, d, descending):
-    """Stable argsort of ``a`` along ``d`` (NaN sorts as the largest value).
-
-    Descending keeps equal elements in their original order: sort the reversed
-    array ascending, reverse the answer, and map positions back."""
-    a = _float_view(a)
-    if not descending:
-        return np.argsort(a, axis=d, kind="stable")
-    n = a.shape[d]
-    rev = np.flip(a, axis=d)
-    idx = np.flip(np.argsort(rev, axis=d, kind="stable"), axis=d)
-    return (n - 1) - idx
-
-
-def _as_1d(input):
-    """The input's NumPy view, with a 0-d tensor seen as one element."""
-    a = _C._ndarray(input)
-    return a.reshape(1) if input.dim() == 0 else a
 
 
 @tensor_method
@@ -60,11 +39,8 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
 
 def _sort(input, dim, descending, out=None):
     d = _single_dim(input, dim, "sort")
-    a = _as_1d(input)
-    idx = _sort_indices(a, d, descending)
-    values = np.take_along_axis(a, idx, axis=d)
-    return _emit_pair(_SortResult, values.reshape(input.shape), idx.reshape(input.shape),
-                      input.dtype, out, "sort")
+    values, idx = _kernel("sort", input)(input, d, descending)
+    return _emit_pair(_SortResult, values, idx, input.dtype, out, "sort")
 
 
 class Sort(_Selection):
@@ -91,8 +67,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     bool_arg(descending, "argsort", "descending")
     bool_arg(stable, "argsort", "stable")
     d = _single_dim(input, dim, "argsort")
-    idx = _sort_indices(_as_1d(input), d, descending)
-    return _wrap(idx.reshape(input.shape), _dt.int64)
+    return _kernel("sort", input)(input, d, descending, False)
 
 
 def msort(input, *, out=None):
@@ -108,9 +83,8 @@ def msort(input, *, out=None):
     if _C.needs_autograd(input):
         _no_out(out, "msort")
         return Sort.apply(input, 0, False)[0]
-    a = _as_1d(input)
-    values = np.take_along_axis(a, _sort_indices(a, 0, False), axis=0)
-    return _emit(values.reshape(input.shape), input.dtype, out, "msort", exact=True)
+    values, _ = _kernel("sort", input)(input, 0, False)
+    return _emit(values, input.dtype, out, "msort", exact=True)
 
 
 @tensor_method
@@ -141,13 +115,9 @@ def _topk(input, k, dim, largest, sorted, out=None):
     if input.dtype == _dt.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _single_dim(input, dim, "topk")
-    a = _as_1d(input)
-    if not 0 <= k <= a.shape[d]:
+    if not 0 <= k <= (input.shape[d] if input.dim() else 1):
         raise RuntimeError("selected index k out of range")
-    idx = np.take(_sort_indices(a, d, largest), np.arange(k), axis=d)
-    values = np.take_along_axis(a, idx, axis=d)
-    if input.dim() == 0:
-        values, idx = values.reshape(()), idx.reshape(())
+    values, idx = _kernel("topk", input)(input, k, d, largest)
     return _emit_pair(_TopkResult, values, idx, input.dtype, out, "topk")
 
 
@@ -166,23 +136,13 @@ def _no_bool(input, opname):
         raise NotImplementedError(f'"{opname}_cpu" not implemented for \'Bool\'')
 
 
-def _select_sorted(input, dim, keepdim, opname, pick):
-    """Shared body of median/kthvalue: sort along ``dim`` and take the position
-    ``pick(row_length, nan_count)`` (an int array, one per row) from each row."""
+def _select_sorted(input, dim, keepdim, opname, k):
+    """Shared body of median/kthvalue: the element at sorted position ``k`` along
+    ``dim`` (``k`` None: the lower median, a NaN-holding row's first NaN)."""
     d = _single_dim(input, dim, opname)
-    a = _as_1d(input)
-    if a.shape[d] == 0:
+    if input.dim() and input.shape[d] == 0:
         raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
-    order = _sort_indices(a, d, False)
-    nans = (np.sum(np.isnan(_float_view(a)), axis=d, keepdims=True)
-            if input.dtype.is_floating_point else np.zeros(1, np.int64))
-    pos = np.broadcast_to(pick(a.shape[d], nans), order.shape[:d] + (1,) + order.shape[d + 1:])
-    idx = np.take_along_axis(order, pos, axis=d)
-    values = np.take_along_axis(a, idx, axis=d)
-    if input.dim() == 0 or not keepdim:
-        shape = () if input.dim() == 0 else values.shape[:d] + values.shape[d + 1:]
-        values, idx = values.reshape(shape), idx.reshape(shape)
-    return values, idx
+    return _kernel("kthvalue", input)(input, d, keepdim, k)
 
 
 @tensor_method
@@ -214,20 +174,12 @@ def median(input, dim=_UNSET, keepdim=False, *, out=None):
     return _median(input, dim, keepdim, out)
 
 
-def _median_position(n, nans):
-    """Where the lower median sits in a sorted row; a NaN-holding row answers with its
-    first NaN (sorted just after the numbers)."""
-    return np.where(nans > 0, n - nans, (n - 1) // 2)
-
-
 def _median(input, dim, keepdim, out=None):
     if dim is None:
-        if input.numel() == 0:
-            return _emit(np.array(np.nan), input.dtype, out, "median")
-        flat = input.reshape(-1)
-        values, _ = _select_sorted(flat, 0, False, "median", _median_position)
-        return _emit(values, input.dtype, out, "median", exact=True)
-    values, idx = _select_sorted(input, dim, keepdim, "median", _median_position)
+        values, _ = _kernel("kthvalue", input)(input.reshape(-1), 0, False, None)
+        # (the NaN of an empty input converts into out's dtype)
+        return _emit(values, input.dtype, out, "median", exact=input.numel() != 0)
+    values, idx = _select_sorted(input, dim, keepdim, "median", None)
     return _emit_pair(_MedianResult, values, idx, input.dtype, out, "median")
 
 
@@ -281,8 +233,7 @@ def _kthvalue(input, k, dim, keepdim, out=None):
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    values, idx = _select_sorted(input, d, keepdim, "kthvalue",
-                                 lambda n, nans: np.asarray(k - 1))
+    values, idx = _select_sorted(input, d, keepdim, "kthvalue", k - 1)
     return _emit_pair(_KthvalueResult, values, idx, input.dtype, out, "kthvalue")
 
 
@@ -319,22 +270,9 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 
 def _mode(input, dim, keepdim, out=None):
     d = _single_dim(input, dim, "mode")
-    a = _as_1d(input)
-    if a.shape[d] == 0:
+    if input.dim() and input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    rows = np.moveaxis(_float_view(a), d, -1)
-    flat = rows.reshape(-1, rows.shape[-1])
-    values = np.empty(flat.shape[0], flat.dtype)
-    indices = np.empty(flat.shape[0], np.int64)
-    for r, row in enumerate(flat):
-        uniq, inverse, counts = np.unique(row, return_inverse=True, return_counts=True)
-        best = int(np.argmax(counts))
-        values[r] = uniq[best]
-        indices[r] = np.flatnonzero(inverse.reshape(-1) == best)[-1]
-    shape = rows.shape[:-1]
-    values, indices = values.reshape(shape), indices.reshape(shape)
-    if keepdim and input.dim() > 0:
-        values, indices = np.expand_dims(values, d), np.expand_dims(indices, d)
+    values, indices = _kernel("mode", input)(input, d, keepdim)
     return _emit_pair(_ModeResult, values, indices, input.dtype, out, "mode")
 
 
@@ -370,18 +308,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
                        ("return_counts", return_counts)):
         bool_arg(flag, "unique", name)
-    a = _float_view(_C._ndarray(input))
-    if dim is None:
-        res = np.unique(a.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
-        inverse_shape = tuple(input.shape)
-    else:
-        d = _single_dim(input, dim, "unique")
-        res = np.unique(a, return_inverse=True, return_counts=True, axis=d, equal_nan=False)
-        inverse_shape = (input.shape[d],)
-    values, inverse, counts = res
-    result = [_wrap(values, input.dtype)]
+    d = None if dim is None else _single_dim(input, dim, "unique")
+    values, inverse, counts = _kernel("unique", input)(input, d)
+    result = [values]
     if return_inverse:
-        result.append(_wrap(inverse.reshape(inverse_shape), _dt.int64))
+        result.append(inverse)
     if return_counts:
-        result.append(_wrap(counts, _dt.int64))
+        result.append(counts)
     return result[0] if len(result) == 1 else tuple(result)

@@ -6,17 +6,14 @@ import math
 import numbers
 import warnings
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
-from .._quiet import quiet, quiet_enter, quiet_exit
-from ._common import (_acc_np, _alias, _axes, _check_tensor, _emit, _keepdim, _no_overload,
-                      _parse_dims, _reduced_count, _require_float, _UNSET, _wrap, _wrap_dims)
-from ._autograd import _const, _no_out, _Reduced, _saved
+from ._common import (_alias, _axes, _check_tensor, _emit, _kernel, _keepdim, _no_overload,
+                      _parse_dims, _reduced_count, _require_float, _UNSET, _wrap_dims)
+from ._autograd import _mask, _no_out, _Reduced, _saved
 from .sums import mean
 
 
@@ -60,10 +57,9 @@ def _var_args(input, dim, unbiased, correction, keepdim, out, opname):
     return _wrap_dims(input, dim), corr, keepdim
 
 
-def _var_and_mean(input, dims, corr, keepdim, opname):
-    """(variance, mean) as NumPy arrays in the accumulation dtype."""
-    axes = _axes(input, dims)
-    acc = _acc_np(input.dtype)
+def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):
+    """(variance, mean) as tensors of the input's dtype; the standard deviation in
+    place of the variance when ``take_sqrt``."""
     n = _reduced_count(input, dims)
     dof = n - corr
     if not dof > 0:             # also a NaN correction: no degrees of freedom, as PyTorch
@@ -71,22 +67,8 @@ def _var_and_mean(input, dims, corr, keepdim, opname):
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
-    token = quiet_enter()
-    try:
-        # ufuncs called directly, the squares in place: np.sum's and np.var's Python
-        # layers cost more than the arithmetic on small tensors
-        a = _C._ndarray(input)
-        mu = np.add.reduce(a, axis=axes, dtype=acc, keepdims=True)
-        mu /= acc.type(n)
-        dev = np.subtract(a, mu, dtype=acc)
-        dev *= dev              # (a 0-d input gives NumPy scalars: these rebind then)
-        variance = np.add.reduce(dev, axis=axes, dtype=acc, keepdims=bool(keepdim))
-        variance /= acc.type(dof)
-    finally:
-        quiet_exit(token)
-    if not keepdim:
-        mu = mu.reshape(variance.shape)
-    return variance, mu
+    return _kernel("var_mean", input)(input, _axes(input, dims), bool(keepdim), n, dof,
+                                      take_sqrt)
 
 
 def _var_backward(grad, x, red, corr):
@@ -106,7 +88,7 @@ def _var_jvp(t, x, red, corr):
 def _over_twice(grad, std):
     """``grad / (2 std)``, taken as 0 where ``std`` is 0 (a constant slice has no
     direction to move in: PyTorch's choice too)."""
-    zero = _const(_C._ndarray(std) == 0, std.dtype)
+    zero = _mask(std.detach() == 0, std.dtype)
     return grad / (2 * (std + zero)) * (1 - zero)
 
 
@@ -144,7 +126,7 @@ class Var(Function):
     def forward(ctx, input, dims, corr, keepdim):
         ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
         ctx.save_for_backward(input)
-        return _wrap(_var_and_mean(input, dims, corr, keepdim, "var")[0], input.dtype)
+        return _var_and_mean(input, dims, corr, keepdim, "var")[0]
 
     @staticmethod
     def backward(ctx, grad):
@@ -174,8 +156,8 @@ def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     if _C.needs_autograd(input):
         _no_out(out, "std")
         return Std.apply(input, dims, corr, keepdim)
-    v, _ = _var_and_mean(input, dims, corr, keepdim, "std")
-    return _emit(np.sqrt(v), input.dtype, out, "std")
+    v, _ = _var_and_mean(input, dims, corr, keepdim, "std", True)
+    return _emit(v, input.dtype, out, "std")
 
 
 class Std(Function):
@@ -185,8 +167,7 @@ class Std(Function):
     @staticmethod
     def forward(ctx, input, dims, corr, keepdim):
         ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
-        v, _ = _var_and_mean(input, dims, corr, keepdim, "std")
-        result = _wrap(np.sqrt(v), input.dtype)
+        result, _ = _var_and_mean(input, dims, corr, keepdim, "std", True)
         ctx.save_for_backward(input, result)
         return result
 
@@ -214,8 +195,7 @@ def var_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=No
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, None, "var_mean")
     if _C.needs_autograd(input):
         return VarMean.apply(input, dims, corr, keepdim)
-    v, mu = _var_and_mean(input, dims, corr, keepdim, "var_mean")
-    return _wrap(v, input.dtype), _wrap(mu, input.dtype)
+    return _var_and_mean(input, dims, corr, keepdim, "var_mean")
 
 
 class VarMean(Function):
@@ -226,8 +206,7 @@ class VarMean(Function):
     def forward(ctx, input, dims, corr, keepdim):
         ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
         ctx.save_for_backward(input)
-        v, mu = _var_and_mean(input, dims, corr, keepdim, "var_mean")
-        return _wrap(v, input.dtype), _wrap(mu, input.dtype)
+        return _var_and_mean(input, dims, corr, keepdim, "var_mean")
 
     @staticmethod
     def backward(ctx, grad_var, grad_mean):
@@ -255,8 +234,7 @@ def std_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=No
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, None, "std_mean")
     if _C.needs_autograd(input):
         return StdMean.apply(input, dims, corr, keepdim)
-    v, mu = _var_and_mean(input, dims, corr, keepdim, "std_mean")
-    return _wrap(np.sqrt(v), input.dtype), _wrap(mu, input.dtype)
+    return _var_and_mean(input, dims, corr, keepdim, "std_mean", True)
 
 
 class StdMean(Function):
@@ -266,10 +244,9 @@ class StdMean(Function):
     @staticmethod
     def forward(ctx, input, dims, corr, keepdim):
         ctx.red, ctx.corr = _Reduced(input, dims, keepdim), corr
-        v, mu = _var_and_mean(input, dims, corr, keepdim, "std_mean")
-        result = _wrap(np.sqrt(v), input.dtype)
+        result, mu = _var_and_mean(input, dims, corr, keepdim, "std_mean", True)
         ctx.save_for_backward(input, result)
-        return result, _wrap(mu, input.dtype)
+        return result, mu
 
     @staticmethod
     def backward(ctx, grad_std, grad_mean):

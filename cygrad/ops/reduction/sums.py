@@ -3,18 +3,16 @@
 Integer and bool inputs of ``sum``/``prod`` accumulate into int64; float16 and
 bfloat16 accumulate in float32 and are rounded once at the end.
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from .._quiet import quiet, quiet_enter, quiet_exit
-from ._common import (_acc_np, _accumulate_dtype, _alias, _axes, _cast_input, _check_tensor,
-                      _dims, _emit, _float_view, _keepdim, _parse_dims, _reduced_count)
-from ._autograd import _const, _no_out, _Reduced, _saved
+from ..creation import eye, ones
+from ._common import (_accumulate_dtype, _alias, _axes, _check_tensor, _dims, _emit, _kernel,
+                      _keepdim, _parse_dims, _reduced_count)
+from ._autograd import _mask, _no_out, _Reduced, _saved
 
 
 @tensor_method
@@ -54,13 +52,10 @@ def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
 
 
 def _sum(input, dim=None, keepdim=False, dtype=None, out=None):
-    """The NumPy implementation behind ``sum``."""
+    """``sum`` through its kernel (argument checks and result dtype here)."""
     dims = _dims(input, dim, "sum")
     dt = _accumulate_dtype(input, dtype, out, "sum")
-    acc = _acc_np(dt)
-    with quiet():
-        a = _cast_input(_C._ndarray(input), acc)
-        res = np.sum(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
+    res = _kernel("reduce_sum", input)(input, _axes(input, dims), bool(keepdim), dt)
     return _emit(res, dt, out, "sum")
 
 
@@ -113,7 +108,8 @@ class SumDim(Sum):
 
 def _not_nan(x):
     """1 where ``x`` is a number, 0 where it is NaN (a constant of x's dtype)."""
-    return _const(~np.isnan(_float_view(_C._ndarray(x))), x.dtype)
+    x = x.detach()
+    return _mask(x == x, x.dtype)
 
 
 @tensor_method
@@ -137,11 +133,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def _nansum(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "nansum")
     dt = _accumulate_dtype(input, dtype, out, "nansum")
-    acc = _acc_np(dt)
-    with quiet():
-        # (NumPy's NaN test skips ml_dtypes' bfloat16, hence the float32 view)
-        a = _cast_input(_float_view(_C._ndarray(input)), acc)
-        res = np.nansum(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
+    res = _kernel("reduce_nansum", input)(input, _axes(input, dims), bool(keepdim), dt)
     return _emit(res, dt, out, "nansum")
 
 
@@ -207,16 +199,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 def _mean(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "mean")
     dt = _mean_dtype(input, dtype, "mean")
-    acc = _acc_np(dt)
-    n = _reduced_count(input, dims)
-    token = quiet_enter()
-    try:
-        # np.add.reduce: np.sum's loop (pairwise summation) without its Python wrapper
-        total = np.add.reduce(_C._ndarray(input), axis=_axes(input, dims), dtype=acc,
-                              keepdims=bool(keepdim))
-        res = total / acc.type(n) if n else np.full_like(total, np.nan)
-    finally:
-        quiet_exit(token)
+    res = _kernel("reduce_mean", input)(input, _axes(input, dims), bool(keepdim), dt,
+                                        _reduced_count(input, dims))
     return _emit(res, dt, out, "mean")
 
 
@@ -265,13 +249,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 def _nanmean(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "nanmean")
     dt = _mean_dtype(input, dtype, "nanmean")
-    acc = _acc_np(dt)
-    with quiet():
-        a = _C._ndarray(input)
-        valid = ~np.isnan(a)
-        axes = _axes(input, dims)
-        total = np.sum(np.where(valid, a, 0), axis=axes, keepdims=bool(keepdim), dtype=acc)
-        res = total / np.sum(valid, axis=axes, keepdims=bool(keepdim)).astype(acc)
+    res = _kernel("reduce_nanmean", input)(input, _axes(input, dims), bool(keepdim), dt)
     return _emit(res, dt, out, "nanmean")
 
 
@@ -281,9 +259,9 @@ class Nanmean(Function):
 
     @staticmethod
     def _weights(x, red):
-        valid = ~np.isnan(_float_view(_C._ndarray(x)))
-        with quiet():     # an all-NaN slice: 0/0, NaN as in PyTorch
-            return _const(valid / np.sum(valid, axis=red.axes, keepdims=True), x.dtype)
+        valid = _not_nan(x)
+        # an all-NaN slice: 0/0, NaN as in PyTorch
+        return valid / _kernel("reduce_sum", valid)(valid, red.axes, True, x.dtype)
 
     @staticmethod
     def forward(ctx, input, dim, keepdim, dtype):
@@ -330,27 +308,15 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
 def _prod(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "prod")
     dt = _accumulate_dtype(input, dtype, out, "prod")
-    acc = _acc_np(dt)
-    with quiet():
-        a = _cast_input(_C._ndarray(input), acc)
-        res = np.prod(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
+    res = _kernel("reduce_prod", input)(input, _axes(input, dims), bool(keepdim), dt)
     return _emit(res, dt, out, "prod")
 
 
 def _omit_each(r):
     """``(..., n) -> (..., n, n)``: row ``k`` is ``r`` with its element ``k`` replaced
     by 1 (differentiable; used where zeros rule out dividing by an element)."""
-    eye = _const(np.eye(r.shape[-1]), r.dtype)
-    return r.unsqueeze(-2) * (1 - eye) + eye
-
-
-def _np_exclusive_products(rows):
-    """Product of all the other elements along the last axis, without dividing:
-    (product of those before) * (product of those after)."""
-    ones = np.ones(rows.shape[:-1] + (1,), rows.dtype)
-    before = np.cumprod(np.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
-    after = np.cumprod(np.concatenate([ones, rows[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    return before * after
+    diag = eye(r.shape[-1], dtype=r.dtype)
+    return r.unsqueeze(-2) * (1 - diag) + diag
 
 
 def _prod_others(x, result, red):
@@ -358,19 +324,19 @@ def _prod_others(x, result, red):
     derivative of ``prod``.
 
     Without zeros it is ``result / x``.  With zeros (one zero: only that element gets
-    a nonzero derivative; two or more: none does) it is computed directly: in NumPy,
-    or, when the formula must itself be differentiable (double backward), as the
+    a nonzero derivative; two or more: none does) it is computed directly: by a
+    kernel, or, when the formula must itself be differentiable (double backward), as the
     product of each slice with one element at a time replaced by 1 (O(n^2) memory,
     as PyTorch does in that case).
     """
     if not red.dims:                            # 0-d input: prod(x) = x
-        return _const(np.ones(()), x.dtype)
-    if not (_C._ndarray(x) == 0).any():
+        return ones((), dtype=x.dtype)
+    if not (x.detach() == 0).any():
         return red.unreduce(result) / x
     if _C.is_grad_enabled() and x.requires_grad:
         return red.unrows(prod(_omit_each(red.rows(x)), -1))
-    rows = _C._ndarray(red.rows(x)).astype(_acc_np(x.dtype))
-    return red.unrows(_const(_np_exclusive_products(rows), x.dtype))
+    rows = red.rows(x.detach())
+    return red.unrows(_kernel("exclusive_products", rows)(rows))
 
 
 class Prod(Function):

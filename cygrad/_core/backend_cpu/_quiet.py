@@ -10,7 +10,7 @@ version), ``quiet()`` is ``np.errstate(all="ignore")`` itself.
 Examples
 --------
 >>> import numpy as np
->>> from cygrad.ops._quiet import quiet
+>>> from cygrad._core.backend_cpu._quiet import quiet
 >>> with quiet():
 ...     r = np.float32(1) / np.float32(0)
 >>> float(r)
@@ -43,7 +43,7 @@ def quiet():
     --------
     >>> import warnings
     >>> import numpy as np
-    >>> from cygrad.ops._quiet import quiet
+    >>> from cygrad._core.backend_cpu._quiet import quiet
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("error")
     ...     with quiet():
@@ -60,7 +60,7 @@ def quiet_enter():
     Examples
     --------
     >>> import numpy as np
-    >>> from cygrad.ops._quiet import quiet_enter, quiet_exit
+    >>> from cygrad._core.backend_cpu._quiet import quiet_enter, quiet_exit
     >>> token = quiet_enter()
     >>> try:
     ...     r = np.sqrt(np.float64(-1))
