@@ -50,6 +50,44 @@ def check_scalar_fits(value, dtype):
         ...
     RuntimeError: value cannot be converted to type uint8_t without overflow
     """
+    # Fast path: a Python float or int and a dtype seen before (the common call);
+    # anything out of these bounds takes the full rules below.
+    kind = type(value)
+    if kind is float or kind is int:
+        try:
+            bounds = _BOUNDS_BY_DTYPE[dtype]
+        except (KeyError, TypeError):
+            pass
+        else:
+            if kind is float:
+                if bounds[0] <= value <= bounds[1]:
+                    return value
+            elif bounds[2] <= value <= bounds[3]:
+                return value
+    return _check_scalar_fits_slow(value, dtype)
+
+
+# dtype -> (lowest float, highest float, lowest int, highest int) that surely fit.
+# An integer dtype sends every float to the full rules (no comparison with NaN holds).
+_BOUNDS_BY_DTYPE = {}
+
+
+def _remember_bounds(dtype, name):
+    if name == "bool":
+        bounds = (-math.inf, math.inf, _INT64_MIN, _UINT64_MAX)
+    else:
+        lo, hi = _limits(name)
+        if name.startswith(("float", "bfloat")):
+            bounds = (lo, hi, max(int(lo), _INT64_MIN), min(int(hi), _UINT64_MAX))
+        else:
+            bounds = (math.nan, math.nan, lo, hi)
+    try:
+        _BOUNDS_BY_DTYPE[dtype] = bounds
+    except TypeError:          # an unhashable dtype-like: no fast path for it
+        pass
+
+
+def _check_scalar_fits_slow(value, dtype):
     if isinstance(value, (bool, np.bool_)):
         return value
     if isinstance(value, numbers.Integral):
@@ -59,8 +97,12 @@ def check_scalar_fits(value, dtype):
     elif isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         return value
     name = str(dtype).rsplit(".", 1)[-1]
-    if name == "bool" or name not in _C_TYPE_NAMES:
+    if name == "bool":
+        _remember_bounds(dtype, name)
         return value
+    if name not in _C_TYPE_NAMES:
+        return value
+    _remember_bounds(dtype, name)
     lo, hi = _limits(name)
     if name.startswith(("float", "bfloat")):
         v = float(value)

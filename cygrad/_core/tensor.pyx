@@ -15,7 +15,7 @@ cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
 from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
-from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLongMask
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
@@ -87,6 +87,7 @@ cdef extern from "kernels.h" nogil:
     enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
     cg_index cg_parallel_min[4]
     enum: CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM
+    enum: CG_EQ, CG_NE, CG_LT, CG_LE, CG_GT, CG_GE, CG_LOGICAL_AND, CG_LOGICAL_OR, CG_LOGICAL_XOR
     enum:
         CG_COPY, CG_NEG, CG_ABS, CG_EXP, CG_EXP2, CG_EXPM1, CG_LOG, CG_LOG2, CG_LOG10,
         CG_LOG1P, CG_SQRT, CG_RSQRT, CG_SIN, CG_COS, CG_TAN, CG_ASIN, CG_ACOS, CG_ATAN,
@@ -1210,13 +1211,16 @@ cdef class TensorBase:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{(<TensorBase>value)._ndim} dimensions.")
             value = value.item()
-        value = _int_fill_value(self._dtype, value)
+        value = _int_fill_value(self._dtype, value, self._numel == 1)
         if self._numel:
+            token = _quiet_enter()     # (a one-element half fill may round to inf)
             try:
                 as_ndarray(self)[...] = value
             except OverflowError:
                 raise RuntimeError(f"value cannot be converted to type {self._dtype.name}_t without "
                                    "overflow") from None
+            finally:
+                _quiet_exit(token)
         self._storage.version += 1
         return self
 

@@ -104,33 +104,122 @@ cdef union ScalarBuf:
     float f32
     int64_t i64
     int32_t i32
+    int16_t i16
+    int8_t i8
+    uint8_t u8
+
+cdef DType _BOOL = _dtype_mod.bool_
 
 cdef int _fill_scalar(ScalarBuf* buf, object x, DType dt) except -1:
-    if dt.code == DT_FLOAT32:
+    """Store the number x, already read by :func:`_number_operand`, as one element
+    of dtype dt (a stride-0 kernel operand)."""
+    cdef int c = dt.code
+    if c == DT_FLOAT32:
         buf.f32 = <float>float(x)
-    elif dt.code == DT_FLOAT64:
+    elif c == DT_FLOAT64:
         buf.f64 = float(x)
-    elif dt.code == DT_INT64:
+    elif c == DT_INT64:
         buf.i64 = <int64_t>int(x)
-    elif dt.code == DT_INT32:
+    elif c == DT_INT32:
         buf.i32 = <int32_t>int(x)
+    elif c == DT_INT16:
+        buf.i16 = <int16_t>int(x)
+    elif c == DT_INT8:
+        buf.i8 = <int8_t>int(x)
+    elif c == DT_UINT8:
+        buf.u8 = <uint8_t>int(x)
+    elif c == DT_BOOL:
+        buf.u8 = 1 if x else 0
     else:
         return -1
     return 0
 
+cdef object _UINT64_END = 1 << 64
+
+cdef object _number_operand(object x, DType ct, DType tensor_dt):
+    """The Python number ``x`` beside a tensor of dtype ``tensor_dt`` as PyTorch reads
+    it for an op computing in ``ct``: an int outside ``[-2**63, 2**64)`` is an
+    OverflowError whatever the dtype; for an integer ``ct`` the int is cast to it
+    first, wrapping like C (``int32 * 2**31`` multiplies by ``-2**31``, ``uint8 // 256``
+    divides by zero), as PyTorch does. Anything else is returned as it is."""
+    cdef int overflow = 0
+    cdef long long v
+    cdef long long w
+    cdef int c
+    if type(x) is not int:
+        if not isinstance(x, np.integer):
+            return x
+        x = int(x)
+    v = PyLong_AsLongLongAndOverflow(x, &overflow)
+    if overflow:
+        if overflow < 0 or x >= _UINT64_END:
+            raise OverflowError("int too big to convert")
+        if tensor_dt is not None and tensor_dt.kind == KIND_BOOL:
+            # PyTorch types such an int uint64, which it cannot promote with bool
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               "attempted to promote Bool and UInt64")
+        v = <long long>PyLong_AsUnsignedLongLongMask(x)
+    if ct.kind != KIND_INT:
+        return x
+    c = ct.code
+    if c == DT_INT64:
+        w = v
+    elif c == DT_INT32:
+        w = <int32_t>v
+    elif c == DT_INT16:
+        w = <int16_t>v
+    elif c == DT_INT8:
+        w = <int8_t>v
+    else:
+        w = <uint8_t>v
+    if w == v and not overflow:
+        return x
+    return w
+
 cdef object _np_operand(object x, DType ct):
-    """A NumPy operand of dtype ``ct`` (a view when x is a tensor of that dtype)."""
+    """A NumPy operand of dtype ``ct`` (a view when x is a tensor of that dtype).
+    Call it with NumPy's errors quiet (:func:`_quiet_enter`): a cast may overflow."""
     if isinstance(x, TensorBase):
         arr = as_ndarray(<TensorBase>x)
         if (<TensorBase>x)._dtype is not ct:
             arr = arr.astype(ct.np_dtype)
         return arr
-    # Python scalars wrap around like a cast in C (int8 tensor + 1000), as in PyTorch.
+    # (integer scalars come wrapped to ct already: see _number_operand)
     return np.asarray(x).astype(ct.np_dtype)
 
+# NumPy's "ignore every floating-point error" state, built once: ``np.errstate``
+# builds it anew on each entry, which cost more than a small op itself. Set and
+# reset through the context variable NumPy reads; other NumPy versions fall back
+# to ``np.errstate``.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _np_errstate_var
+    from numpy._core.umath import _make_extobj
+    _np_ignore_all = _make_extobj(all="ignore")
+except (ImportError, AttributeError, TypeError):
+    _np_errstate_var = None
+
+cdef object _quiet_enter():
+    """Silence NumPy's floating-point warnings (PyTorch gives inf/nan without a word);
+    returns the token for :func:`_quiet_exit`, to be called in a ``finally``."""
+    cdef object state
+    if _np_errstate_var is not None:
+        return _np_errstate_var.set(_np_ignore_all)
+    state = np.errstate(all="ignore")
+    state.__enter__()
+    return state
+
+cdef void _quiet_exit(object token) except *:
+    if _np_errstate_var is not None:
+        _np_errstate_var.reset(token)
+    else:
+        token.__exit__(None, None, None)
+
 cdef object _call_ufunc(ElementwiseOp op, tuple args, object nout, DType ct):
-    with np.errstate(all="ignore"):   # IEEE results (inf, nan) are the answer, not a warning
+    token = _quiet_enter()
+    try:
         _call_ufunc_raw(op, args, nout, ct)
+    finally:
+        _quiet_exit(token)
 
 cdef object _call_ufunc_raw(ElementwiseOp op, tuple args, object nout, DType ct):
     try:
@@ -231,11 +320,12 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
         ta = <TensorBase>a
         tb = <TensorBase>b
         if (ta._dtype is tb._dtype and ta._is_contig and tb._is_contig
-                and not (_tracked(ta) or _tracked(tb))
-                and op.result != RES_BOOL and (op.result == RES_SAME or ta._dtype.kind == KIND_FLOAT)
+                and (op.result == RES_BOOL or not (_tracked(ta) or _tracked(tb)))
+                and (op.result != RES_FLOAT or ta._dtype.kind == KIND_FLOAT)
                 and _same_shape(ta, tb) and _on_cpu(ta) and _on_cpu(tb)
                 and cg_has_binary(op.c_op, ta._dtype.code)):
-            to = new_empty(ta._dtype, ta._ndim, ta._shape, CPU)
+            # (a comparison's bool result has no gradient: tracked inputs may come here)
+            to = new_empty(_BOOL if op.result == RES_BOOL else ta._dtype, ta._ndim, ta._shape, CPU)
             n = ta._numel
             run_binary(op.c_op, ta._dtype.code, 1, &n, n, to.ptr(), &one, ta.ptr(), &one,
                        tb.ptr(), &one, to._storage, ta._storage, tb._storage)
@@ -264,21 +354,25 @@ cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, b
     cdef Py_ssize_t n
     cdef cg_index one = 1, zero = 0
     cdef int kind = t._dtype.kind
-    if not (t._is_contig and _on_cpu(t) and not _tracked(t) and op.result != RES_BOOL
+    if not (t._is_contig and _on_cpu(t) and (op.result == RES_BOOL or not _tracked(t))
             and (cg_has_binary(op.c_op, t._dtype.code) or
                  (op is POW and cg_has_binary(CG_MUL, t._dtype.code)))):
         return None
     if op is POW and (scalar_first or scalar != 2):
         return None
-    if kind == KIND_INT and (type(scalar) is float or op.result == RES_FLOAT):
+    # a bool tensor beside a number, or an integer one beside a float, promotes
+    if kind == KIND_BOOL or (kind == KIND_INT and (type(scalar) is float or op.result == RES_FLOAT)):
         return None
-    to = new_empty(t._dtype, t._ndim, t._shape, CPU)
-    n = t._numel
-    if op is POW and not scalar_first and scalar == 2:
+    if op is POW:
         # x ** 2 is common (losses, variances): square with the multiply kernel
+        to = new_empty(t._dtype, t._ndim, t._shape, CPU)
+        n = t._numel
         run_binary(CG_MUL, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one, t.ptr(), &one,
                    to._storage, t._storage, t._storage)
         return to
+    scalar = _number_operand(scalar, t._dtype, t._dtype)
+    to = new_empty(_BOOL if op.result == RES_BOOL else t._dtype, t._ndim, t._shape, CPU)
+    n = t._numel
     _fill_scalar(&buf, scalar, t._dtype)
     if scalar_first:
         run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, <char*>&buf, &zero,
@@ -286,6 +380,19 @@ cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, b
     else:
         run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one,
                    <char*>&buf, &zero, to._storage, t._storage, None)
+    return to
+
+
+cdef TensorBase _logical_not_c(TensorBase t):
+    """``logical_not`` of a contiguous CPU tensor as ``t == 0`` (NaN is not zero:
+    it is "true", as in PyTorch), with the comparison kernel."""
+    cdef ScalarBuf zero_buf
+    cdef cg_index one = 1, zero = 0
+    cdef Py_ssize_t n = t._numel
+    cdef TensorBase to = new_empty(_BOOL, t._ndim, t._shape, CPU)
+    memset(&zero_buf, 0, sizeof(ScalarBuf))
+    run_binary(CG_EQ, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one,
+               <char*>&zero_buf, &zero, to._storage, t._storage, None)
     return to
 
 
@@ -335,7 +442,11 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
+    res_dt = _BOOL if op.result == RES_BOOL else ct
+    if ta is None:
+        a = _number_operand(a, ct, tb._dtype)
+    elif tb is None:
+        b = _number_operand(b, ct, ta._dtype)
     if ta is not None and tb is not None:
         nd = _broadcast(ta._ndim, ta._shape, tb._ndim, tb._shape, shape)
     elif ta is not None:
@@ -365,7 +476,7 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         divisor = as_ndarray(tb) if tb is not None else b
         if not np.all(divisor):
             raise RuntimeError("ZeroDivisionError")
-    if (op.c_op >= 0 and cg_has_binary(op.c_op, ct.code) and res_dt is ct and to._dtype is ct
+    if (op.c_op >= 0 and cg_has_binary(op.c_op, ct.code) and to._dtype is res_dt
             and (ta is None or ta._dtype is ct) and (tb is None or tb._dtype is ct)
             and _on_cpu(to)):
         _expand_strides(to, nd, shape, so)
@@ -389,7 +500,15 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
     else:
         if not _on_cpu(to):
             raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
-        _call_ufunc(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
+        if (ct.code == DT_FLOAT16 or ct.code == DT_BFLOAT16) and (ta is None or tb is None):
+            # PyTorch computes a half tensor with a Python number in float32, so
+            # 0 * 1e10 is 0 (not 0 * inf) and only the result rounds to half.
+            ct = _dtype_mod.float32
+        token = _quiet_enter()   # the operands' casts may overflow too
+        try:
+            _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
+        finally:
+            _quiet_exit(token)
     if out is not None:
         to._storage.version += 1
     return to
@@ -413,6 +532,8 @@ cdef object unary(ElementwiseOp op, object x, object out):
             run_unary(op.c_op, tx._dtype.code, 1, &n, n, to.ptr(), &one, tx.ptr(), &one,
                       to._storage, tx._storage)
             return to
+        if op is LOGICAL_NOT and tx._is_contig and _on_cpu(tx) and cg_has_binary(CG_EQ, tx._dtype.code):
+            return _logical_not_c(tx)
     if isinstance(x, np.ndarray):
         x = _from_ndarray(x, False)
     if not isinstance(x, TensorBase):
@@ -597,6 +718,69 @@ def needs_autograd(*args):
             return True
     return False
 
+cdef bint _bound_fits(object x, DType dt):
+    """Does the Python number ``x`` (or None) fit ``dt`` as it is, with no promotion,
+    wrapping or range error for :func:`clamp_numbers` to mimic?"""
+    cdef int overflow = 0
+    cdef long long v
+    if x is None:
+        return True
+    if type(x) is float:
+        if dt.code == DT_FLOAT64:
+            return True
+        # float32: in range, or one of the IEEE values c10 lets through
+        return dt.code == DT_FLOAT32 and (x != x or -_FLOAT32_MAX <= x <= _FLOAT32_MAX
+                                          or x == _INF or x == -_INF)
+    if type(x) is not int:
+        return False
+    v = PyLong_AsLongLongAndOverflow(x, &overflow)
+    if overflow:
+        return False
+    if dt.code == DT_INT32:
+        return -2147483648 <= v <= 2147483647
+    return True          # int64, float32, float64 hold every int64 without an error
+
+cdef double _FLOAT32_MAX = 3.4028234663852886e38
+cdef double _INF = float("inf")
+
+def clamp_numbers(TensorBase t, lo, hi):
+    """``clamp(t, lo, hi)`` with Python-number bounds (one may be None) in one output
+    and one kernel pass per bound, when that is all it takes: a contiguous CPU tensor
+    outside autograd, with a maximum/minimum kernel for its dtype, that holds both
+    bounds as they are. ``None`` when it does not apply: the caller takes the
+    general route (promotion, range errors, autograd).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.tensor import clamp_numbers
+    >>> clamp_numbers(cygrad.tensor([-2.0, 0.5, 3.0]), -1, 1).tolist()
+    [-1.0, 0.5, 1.0]
+    >>> clamp_numbers(cygrad.tensor([1, 2]), 0.5, None) is None     # promotes to float
+    True
+    """
+    cdef ScalarBuf buf
+    cdef TensorBase to, src = t
+    cdef Py_ssize_t n = t._numel
+    cdef cg_index one = 1, zero = 0
+    cdef int code = t._dtype.code
+    if (lo is None and hi is None) or not (t._is_contig and _on_cpu(t) and not _tracked(t)
+                                           and cg_has_binary(CG_MAXIMUM, code)
+                                           and _bound_fits(lo, t._dtype) and _bound_fits(hi, t._dtype)):
+        return None
+    to = new_empty(t._dtype, t._ndim, t._shape, CPU)
+    # min(max(x, lo), hi): NaN stays NaN, and lo > hi gives hi, as in PyTorch
+    if lo is not None:
+        _fill_scalar(&buf, lo, t._dtype)
+        run_binary(CG_MAXIMUM, code, 1, &n, n, to.ptr(), &one, src.ptr(), &one, <char*>&buf, &zero,
+                   to._storage, src._storage, None)
+        src = to
+    if hi is not None:
+        _fill_scalar(&buf, hi, t._dtype)
+        run_binary(CG_MINIMUM, code, 1, &n, n, to.ptr(), &one, src.ptr(), &one, <char*>&buf, &zero,
+                   to._storage, src._storage, None)
+    return to
+
 def binary_op(ElementwiseOp op, a, b, out=None):
     return binary(op, a, b, out)
 
@@ -662,15 +846,15 @@ cdef ElementwiseOp MAXIMUM = ElementwiseOp("maximum", 2, CG_MAXIMUM, np.maximum)
 cdef ElementwiseOp MINIMUM = ElementwiseOp("minimum", 2, CG_MINIMUM, np.minimum)
 cdef ElementwiseOp FMAX = ElementwiseOp("fmax", 2, -1, np.fmax)
 cdef ElementwiseOp FMIN = ElementwiseOp("fmin", 2, -1, np.fmin)
-cdef ElementwiseOp EQ = ElementwiseOp("eq", 2, -1, np.equal, result=RES_BOOL)
-cdef ElementwiseOp NE = ElementwiseOp("ne", 2, -1, np.not_equal, result=RES_BOOL)
-cdef ElementwiseOp LT = ElementwiseOp("lt", 2, -1, np.less, result=RES_BOOL)
-cdef ElementwiseOp LE = ElementwiseOp("le", 2, -1, np.less_equal, result=RES_BOOL)
-cdef ElementwiseOp GT = ElementwiseOp("gt", 2, -1, np.greater, result=RES_BOOL)
-cdef ElementwiseOp GE = ElementwiseOp("ge", 2, -1, np.greater_equal, result=RES_BOOL)
-cdef ElementwiseOp LOGICAL_AND = ElementwiseOp("logical_and", 2, -1, np.logical_and, result=RES_BOOL)
-cdef ElementwiseOp LOGICAL_OR = ElementwiseOp("logical_or", 2, -1, np.logical_or, result=RES_BOOL)
-cdef ElementwiseOp LOGICAL_XOR = ElementwiseOp("logical_xor", 2, -1, np.logical_xor, result=RES_BOOL)
+cdef ElementwiseOp EQ = ElementwiseOp("eq", 2, CG_EQ, np.equal, result=RES_BOOL)
+cdef ElementwiseOp NE = ElementwiseOp("ne", 2, CG_NE, np.not_equal, result=RES_BOOL)
+cdef ElementwiseOp LT = ElementwiseOp("lt", 2, CG_LT, np.less, result=RES_BOOL)
+cdef ElementwiseOp LE = ElementwiseOp("le", 2, CG_LE, np.less_equal, result=RES_BOOL)
+cdef ElementwiseOp GT = ElementwiseOp("gt", 2, CG_GT, np.greater, result=RES_BOOL)
+cdef ElementwiseOp GE = ElementwiseOp("ge", 2, CG_GE, np.greater_equal, result=RES_BOOL)
+cdef ElementwiseOp LOGICAL_AND = ElementwiseOp("logical_and", 2, CG_LOGICAL_AND, np.logical_and, result=RES_BOOL)
+cdef ElementwiseOp LOGICAL_OR = ElementwiseOp("logical_or", 2, CG_LOGICAL_OR, np.logical_or, result=RES_BOOL)
+cdef ElementwiseOp LOGICAL_XOR = ElementwiseOp("logical_xor", 2, CG_LOGICAL_XOR, np.logical_xor, result=RES_BOOL)
 cdef ElementwiseOp BITWISE_AND = ElementwiseOp("bitwise_and", 2, -1, np.bitwise_and, inputs=IN_INTEGRAL)
 cdef ElementwiseOp BITWISE_OR = ElementwiseOp("bitwise_or", 2, -1, np.bitwise_or, inputs=IN_INTEGRAL)
 cdef ElementwiseOp BITWISE_XOR = ElementwiseOp("bitwise_xor", 2, -1, np.bitwise_xor, inputs=IN_INTEGRAL)

@@ -60,13 +60,17 @@ cdef object _finish_factory(TensorBase t, bint requires_grad, object out):
         return out
     return t
 
-cdef object _int_fill_value(DType dt, object value):
+cdef object _int_fill_value(DType dt, object value, bint single=False):
     """``value`` ready to be stored into dtype ``dt``, by c10's rules: refused
     (OverflowError/RuntimeError, see ``scalars.check_scalar_fits``) when it does not
     fit; an int that fits only by wrapping (-1 into uint8) is wrapped here, as a C
-    cast would."""
+    cast would. PyTorch fills a ``single``-element float16/bfloat16 tensor without
+    the range check (70000 rounds to inf): only the number itself is checked then."""
     if dt.kind == KIND_FLOAT and type(value) is float and dt.code == DT_FLOAT64:
         return value                  # the common case, and every float fits a double
+    if single and (dt.code == DT_FLOAT16 or dt.code == DT_BFLOAT16):
+        _check_scalar_fits(value, _dtype_mod.float64)
+        return value
     _check_scalar_fits(value, dt)
     if dt.kind != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
         return value
@@ -88,7 +92,7 @@ cdef void _fill_contig(TensorBase t, object value) except *:
     cdef int code = t._dtype.code
     cdef Storage keep = t._storage     # held while the loops run without the GIL
     cdef char* p = t.ptr()
-    value = _int_fill_value(t._dtype, value)
+    value = _int_fill_value(t._dtype, value, n == 1)
     if code == DT_FLOAT32:
         vf = value
         with nogil:
@@ -110,7 +114,11 @@ cdef void _fill_contig(TensorBase t, object value) except *:
             for i in range(n):
                 (<int32_t*>p)[i] = vi
     else:
-        as_ndarray(t)[...] = value
+        token = _quiet_enter()     # (a one-element half fill may round to inf)
+        try:
+            as_ndarray(t)[...] = value
+        finally:
+            _quiet_exit(token)
 
 
 cdef inline tuple _size_of(str fn, tuple shape, object size):
@@ -186,8 +194,14 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     if isinstance(size, (int, np.integer)) or not hasattr(size, "__iter__"):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    _check_scalar_fits(fill_value, to_dtype(dtype))
+    cdef DType dt = to_dtype(dtype)
+    cdef bint half = dt.code == DT_FLOAT16 or dt.code == DT_BFLOAT16
+    # the value is checked before the size, as PyTorch's parser does; a half dtype's
+    # range only once the element count is known (see _int_fill_value)
+    _check_scalar_fits(fill_value, _dtype_mod.float64 if half else dt)
     cdef TensorBase t = _factory(tuple(size), dtype, device, requires_grad)
+    if half and t._numel != 1:
+        _check_scalar_fits(fill_value, dt)
     if t._numel == 0:
         return _finish_factory(t, requires_grad, out)
     if _on_cpu(t):

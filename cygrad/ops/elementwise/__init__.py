@@ -556,6 +556,10 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "clamp")
+    if out is None and type(min) in _NUMBER_OR_NONE and type(max) in _NUMBER_OR_NONE:
+        res = _C.clamp_numbers(input, min, max)      # one C pass when nothing else is needed
+        if res is not None:
+            return res
     min, max = _clamp_bounds(min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -580,6 +584,9 @@ def clamp(input, min=None, max=None, *, out=None):
     if out is not None:
         return _write_out(out, res, "clamp")
     return res
+
+
+_NUMBER_OR_NONE = frozenset((int, float, type(None)))
 
 
 def _clamp_bounds(min, max):
