@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cygrad
-from cygrad.ops.indexing._select import BLEND_MIN
+from cygrad._core.backend_cpu.indexing import BLEND_MIN
 
 N = 3 * BLEND_MIN + 7          # above the threshold, not a multiple of any vector width
 DTYPES = ["float32", "float64", "float16", "int8", "int16", "int32", "int64", "uint8", "bool"]

@@ -13,5 +13,6 @@ imports them all (``dispatch.kernel`` does so on first use).
 # (family modules are imported below, one line each)
 from . import shape  # noqa: F401
 from . import creation  # noqa: F401
+from . import indexing  # noqa: F401
 from . import reduction  # noqa: F401
 from . import linalg  # noqa: F401

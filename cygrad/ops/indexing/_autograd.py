@@ -20,7 +20,7 @@ from ..._core import tensor as _C
 from ...autograd import views as _views
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
-from ._common import _empty, _np
+from ._common import _empty
 
 
 def _copy(x):
@@ -96,7 +96,7 @@ def _write_back(self, result):
 def _pad_kernel(x, shape):
     out = _zeros(shape, x.dtype)
     if x.numel():
-        _np(out)[tuple(slice(0, n) for n in x.shape)] = _np(x)
+        out[tuple(slice(0, n) for n in x.shape)] = _C._detach(x)
     return out
 
 

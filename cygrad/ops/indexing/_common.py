@@ -1,9 +1,9 @@
-"""Shared helpers of the indexing ops: argument checks with PyTorch's errors, NumPy
-views of tensors, scalar conversion and the ``out=`` protocol.
+"""Shared helpers of the indexing ops: argument checks with PyTorch's errors, scalar
+validation, the kernel table lookups and the ``out=`` protocol.
 
-All kernels of :mod:`cygrad.ops.indexing` run NumPy on zero-copy views of the tensors
-(``_C._ndarray``) and write into outputs cygrad allocated; these helpers are the only
-place the family builds those views and its common error messages.
+The computing is done by the primitives of the kernel table (the CPU ones are in
+``cygrad/_core/backend_cpu/indexing.py``); :func:`_k` finds the kernel of a
+primitive for a tensor's device.
 
 Examples
 --------
@@ -11,15 +11,16 @@ Examples
 >>> from cygrad.ops.indexing._common import _shape_str, _first_out_of_bounds
 >>> _shape_str((2, 3))
 '[2, 3]'
->>> import numpy as np
->>> _first_out_of_bounds(np.array([0, 5, -1]), 0, 3)
+>>> _first_out_of_bounds(cygrad.tensor([0, 5, -1]), 0, 3)
 5
 """
-import numpy as np
+import math
 
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
-from ..._core.tensor import TensorBase, from_numpy
+from ..._core.dispatch import kernel
+from ..._core.tensor import TensorBase
+from ..._core.backend_cpu.indexing import BOOL_TYPES, INT_TYPES, NUMBER_TYPES, ARRAY_TYPES
 from .._argcheck import check_scalar_fits, not_tensor
 
 
@@ -36,9 +37,9 @@ _C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
             "int64": "int64_t"}
 
 
-def _np(t):
-    """Zero-copy NumPy view of a CPU tensor (any strides)."""
-    return _C._ndarray(t)
+def _k(primitive, t):
+    """The kernel of ``primitive`` for the device of tensor ``t``."""
+    return kernel(primitive, t.device.type)
 
 
 def _tname(dtype):
@@ -54,12 +55,6 @@ def _empty(shape, dtype, like):
     return _C._empty(tuple(int(s) for s in shape), dtype, like.device)
 
 
-def _wrap(arr):
-    """Tensor owning a fresh NumPy result (C-contiguous, writable)."""
-    arr = np.asarray(arr)       # NumPy returns some 0-dim results as scalars
-    return from_numpy(arr if arr.flags.c_contiguous else arr.copy())
-
-
 def _require_tensor(x, opname, argname, position):
     if not isinstance(x, TensorBase):
         raise not_tensor(x, opname, argname, position)
@@ -73,7 +68,7 @@ _check_no_internal_overlap = _C._check_no_internal_overlap_py
 def _number_arg(value, opname, argname, position=None):
     """``value`` as the number PyTorch's parser reads as a Scalar (a 0-dim tensor gives
     its value), else the parser's TypeError."""
-    if isinstance(value, (bool, int, float, complex, np.generic)):
+    if isinstance(value, NUMBER_TYPES):
         return value
     if isinstance(value, TensorBase) and value.dim() == 0:
         return value.item()
@@ -85,8 +80,7 @@ def _number_arg(value, opname, argname, position=None):
 def _fits(value, dtype):
     """A number about to be written into a ``dtype`` tensor, refused as c10's
     ``checked_convert`` refuses it (a complex number fits no real dtype)."""
-    if isinstance(value, complex) or (isinstance(value, np.generic)
-                                      and np.iscomplexobj(value)):
+    if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         raise RuntimeError(f"value cannot be converted to type "
                            f"{_C10_NAMES.get(dtype.name, dtype.name)} without overflow")
     return check_scalar_fits(value, dtype)
@@ -113,32 +107,31 @@ def _broadcast_shapes(*shapes):
 
 
 def _scalar_array(value, dtype):
-    """A Python/NumPy number cast to ``dtype`` as PyTorch does when writing it into a
-    tensor: floats truncate toward zero for integer dtypes; a value the dtype cannot
-    hold is an error (negative values wrap for unsigned types, as in PyTorch)."""
-    npdt = np.dtype(dtype.np_dtype)
+    """A Python/NumPy number validated for writing into a ``dtype`` tensor as PyTorch
+    writes it: floats truncate toward zero for integer dtypes; a value the dtype
+    cannot hold is an error (negative values wrap for unsigned types, as in PyTorch).
+    The result is a plain number that the kernels convert like a C cast."""
     if dtype == _dt.bool_:
-        return np.asarray(bool(value))
-    if npdt.kind in "iu":
-        if isinstance(value, (float, np.floating)):
-            if not np.isfinite(value):
+        return bool(value)
+    if not dtype.is_floating_point:
+        if isinstance(value, float) or getattr(getattr(value, "dtype", None), "kind", "") == "f":
+            if not math.isfinite(value):
                 raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} "
                                    "without overflow")
-            value = int(value)
         value = int(value)
-        info = np.iinfo(npdt)
-        low = -int(info.max) if info.min == 0 else int(info.min)
-        if not low <= value <= int(info.max):
+        bits = 8 * dtype.itemsize
+        high = (1 << bits) - 1 if dtype.name.startswith("uint") else (1 << (bits - 1)) - 1
+        low = -high if dtype.name.startswith("uint") else -(1 << (bits - 1))
+        if not low <= value <= high:
             raise RuntimeError(f"value cannot be converted to type {_C_TYPES[dtype.name]} "
                                "without overflow")
-        return np.asarray(value).astype(npdt)
-    with np.errstate(over="ignore"):
-        return np.asarray(value, dtype=np.float64).astype(npdt)
+        return value
+    return float(value)
 
 
 def _fill_arg(value, opname):
     """PyTorch's parser: the value of masked_fill/index_fill is a Tensor or a Number."""
-    if not isinstance(value, (TensorBase, bool, int, float, complex, np.generic)):
+    if not isinstance(value, (TensorBase,) + NUMBER_TYPES):
         raise TypeError(f"{opname}() received an invalid combination of arguments: argument "
                         f"'value' must be Number or Tensor, not {type(value).__name__}")
 
@@ -151,18 +144,21 @@ def _fill_value(value, dtype, opname):
             raise RuntimeError(f"{opname} only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.dim()} dimension(s).")
         _fits(value.item(), dtype)
-        return _np(value).astype(dtype.np_dtype)
+        return value
     return _scalar_array(_fits(value, dtype), dtype)
 
 
-def _identity(x, out=None, casting="unsafe"):
-    np.copyto(out, x, casting=casting)
-    return out
+_COPY = None
 
 
-# A dispatcher entry that only copies: ``_C.unary_op(_COPY, result, out)`` gives ``out=``
-# arguments the core's semantics (dtype check, resize with PyTorch's warning, version bump).
-_COPY = _C.ElementwiseOp("copy", 1, -1, _identity)
+def _copy_op():
+    # A dispatcher entry that only copies: ``_C.unary_op(_COPY, result, out)`` gives
+    # ``out=`` arguments the core's semantics (dtype check, resize with PyTorch's
+    # warning, version bump).  Built on first use: the kernel table fills lazily.
+    global _COPY
+    if _COPY is None:
+        _COPY = _C.ElementwiseOp("copy", 1, -1, kernel("copy_cast", "cpu"))
+    return _COPY
 
 
 def _finish(result, out):
@@ -170,7 +166,7 @@ def _finish(result, out):
         return result
     if not isinstance(out, TensorBase):
         raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
-    _C.unary_op(_COPY, result, out)
+    _C.unary_op(_copy_op(), result, out)
     if result.numel() == 0:
         out._bump_version()     # the copy had nothing to write, but out= still changed
     return out
@@ -185,16 +181,14 @@ def _check_out_dtype(out, dtype, message=None):
                            f"{_C10_NAMES.get(out.dtype.name, out.dtype.name)} instead")
 
 
-def _first_out_of_bounds(idx, low, high):
-    """The first value of ``idx`` (C order) outside ``[low, high)``, or None."""
-    bad = (idx < low) | (idx >= high)
-    if not bad.any():
-        return None
-    return int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+def _first_out_of_bounds(index, low, high):
+    """The first value of the int tensor ``index`` (C order) outside ``[low, high)``,
+    or None."""
+    return _k("first_out_of_bounds", index)(index, low, high)
 
 
 def _index_array(index, opname, dtypes=_INDEX_DTYPES, message=None, error=RuntimeError):
-    """The NumPy view of an index tensor after its dtype check."""
+    """``index`` after its dtype check."""
     if index.dtype not in dtypes:
         raise error(message or f"{opname}(): Expected dtype int32/int64 for index")
-    return _np(index)
+    return index

@@ -8,11 +8,12 @@ How an advanced index is computed (PyTorch's rules, which are NumPy's except tha
 plain int is always applied first as a view, the way ``select`` does):
 
 1. :func:`_plan_index` sorts the index into a *basic* part (ints, slices, ``None``;
-   NumPy applies it as a zero-copy view) and *advanced* arrays, one per indexed dim
-   of that view. Bool masks become the integer arrays of their ``True`` positions and
+   applied as a zero-copy view) and *advanced* int64 tensors, one per indexed dim of
+   that view. Bool masks become the integer tensors of their ``True`` positions and
    a Python ``True``/``False`` becomes a new axis indexed by ``[0]`` / ``[]``.
 2. Every index value is checked against its dim *before* any memory is read or
-   written, and errors are raised with PyTorch's types and messages.
+   written, and errors are raised with PyTorch's types and messages (a write checks
+   its value's shape and dtype first, as PyTorch does).
 3. The advanced arrays broadcast together; their dims replace the indexed dims in
    place when the indexed dims are adjacent, and go first otherwise (NumPy's rule).
 
@@ -26,15 +27,15 @@ Examples
 import math
 import warnings
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg
-from ._common import _INDEX_DTYPES, _np, _require_tensor, _scalar_array, _shape_str, _tname, _wrap
+from ._common import (ARRAY_TYPES, BOOL_TYPES, INT_TYPES, NUMBER_TYPES, _INDEX_DTYPES,
+                      _broadcast_shapes, _k, _require_tensor, _scalar_array, _shape_str, _tname)
 from ._autograd import _check_inplace_target, _copy, _keep_mask, _write_back, _zeros
 
 __all__ = ["index_put"]
@@ -43,67 +44,47 @@ __all__ = ["index_put"]
 class _IndexPlan:
     """An advanced index resolved against one tensor.
 
-    ``basic`` is applied first (a NumPy view), then ``advanced`` (a tuple holding one
-    int array per indexed dim of that view and ``slice(None)`` elsewhere). ``shape`` is
-    the shape of the result.
+    ``basic`` is applied first (a view), then ``advanced`` (a tuple holding one int64
+    tensor, or one bool mask, per indexed dim of that view and ``slice(None)``
+    elsewhere). ``shape`` is the shape of the result. ``bounds`` holds what
+    :meth:`check_bounds` still has to check (None once checked).
     """
-    __slots__ = ("basic", "advanced", "shape")
+    __slots__ = ("basic", "advanced", "shape", "bounds")
 
-    def __init__(self, basic, advanced, shape):
+    def __init__(self, basic, advanced, shape, bounds=None):
         self.basic = basic
         self.advanced = advanced
         self.shape = shape
+        self.bounds = bounds
 
     def numel(self):
         return math.prod(self.shape)
 
+    def check_bounds(self):
+        """Raise PyTorch's IndexError for an index out of range (once)."""
+        if self.bounds is not None:
+            bounds, self.bounds = self.bounds, None
+            _check_advanced_bounds(*bounds)
+
     def owned(self):
-        """This plan with private copies of its index arrays. Autograd keeps a plan
-        until backward; the caller's index tensors (which the arrays may view) could
-        change before then."""
-        advanced = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in self.advanced)
-        return _IndexPlan(self.basic, advanced, self.shape)
+        """This plan with private copies of its index tensors. Autograd keeps a plan
+        until backward; the caller's index tensors could change before then."""
+        advanced = tuple(a.clone() if isinstance(a, TensorBase) else a for a in self.advanced)
+        return _IndexPlan(self.basic, advanced, self.shape, self.bounds)
 
-    def _view(self, arr):
-        """``arr[basic]``, always an ndarray view (an index of ints only would give a
-        NumPy scalar, i.e. a copy, without the trailing ``...``)."""
-        if any(item is Ellipsis for item in self.basic):
-            return arr[self.basic]
-        return arr[self.basic + (Ellipsis,)]
+    def get(self, x):
+        """A new tensor ``x[index]``."""
+        return _k("index_get", x)(x, self.basic, self.advanced, self.shape)
 
-    def get(self, arr):
-        """Copy of ``arr[index]``."""
-        if self.numel() == 0:
-            return np.empty(self.shape, dtype=arr.dtype)
-        view = self._view(arr)
-        return view[self.advanced] if self.advanced else view.copy()
-
-    def put(self, arr, values, accumulate=False):
-        """``arr[index] = values`` (``+=`` with repeats counted when ``accumulate``)."""
-        if self.numel() == 0:
-            return
-        target = self._view(arr)
-        if not self.advanced:       # a plain view: nothing can repeat
-            if accumulate:
-                target += values
-            else:
-                target[...] = values
-        elif accumulate:
-            index = self.advanced
-            if len(index) == 1 and index[0].dtype == np.bool_:
-                index = np.nonzero(index[0])     # ufunc.at takes integer positions
-            np.add.at(target, index, values)
-        else:
-            target[self.advanced] = values
+    def put(self, x, values, accumulate=False):
+        """In place: ``x[index] = values`` (``+=`` with repeats counted when
+        ``accumulate``); ``values`` a tensor of ``x``'s dtype or a number."""
+        if self.numel():
+            _k("index_put", x)(x, self.basic, self.advanced, values, accumulate)
 
 
 def _is_int(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _nested_to_list(seq):
-    return [(_nested_to_list(x) if isinstance(x, (list, tuple)) else
-             (x.tolist() if isinstance(x, TensorBase) else x)) for x in seq]
+    return isinstance(x, INT_TYPES) and not isinstance(x, BOOL_TYPES)
 
 
 def _mask_warning(dtype_name):
@@ -116,7 +97,7 @@ def _classify(idx):
     ("array", int64 ndarray)."""
     if idx is None or idx is Ellipsis or isinstance(idx, slice):
         return "basic", idx
-    if isinstance(idx, (bool, np.bool_)):
+    if isinstance(idx, BOOL_TYPES):
         return "bool", bool(idx)
     if _is_int(idx):
         return "int", int(idx)
@@ -126,27 +107,26 @@ def _classify(idx):
                 _mask_warning("cygrad.uint8")
             if idx.dim() == 0:
                 return "bool", bool(idx.item())
-            return "mask", _np(idx).astype(bool, copy=False)
+            return "mask", idx if idx.dtype == _dt.bool_ else idx.to(_dt.bool_)
         if idx.dtype not in _INDEX_DTYPES:
             # raised once the slices and ints are read (PyTorch checks index dtypes last)
             return "invalid", IndexError("tensors used as indices must be long, int, byte or "
                                          "bool tensors")
         if idx.dim() == 0:          # PyTorch treats a 0-dim integer tensor like an int
             return "int", int(idx.item())
-        return "array", _np(idx)
-    if isinstance(idx, (list, tuple, np.ndarray)):
-        arr = idx if isinstance(idx, np.ndarray) else np.asarray(_nested_to_list(idx))
-        # A uint8 ndarray is a (deprecated) mask, as a uint8 tensor; a list of small ints is not.
-        if arr.dtype == np.bool_ or (arr.dtype == np.uint8 and isinstance(idx, np.ndarray)):
-            if arr.dtype == np.uint8:
-                _mask_warning("uint8")
-            return ("bool", bool(arr)) if arr.ndim == 0 else ("mask", arr.astype(bool, copy=False))
-        if arr.dtype.kind not in "iuf":
+        return "array", idx
+    if isinstance(idx, (list, tuple) + ARRAY_TYPES):
+        # A uint8 ndarray is a (deprecated) mask, as a uint8 tensor; a list of small ints
+        # is not. Like PyTorch, numeric sequences become int64 indices (floats truncate).
+        kind, arr = kernel("index_from_sequence", "cpu")(idx)     # Python data: CPU
+        if kind == "bad":
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or "
                              f"byte Variables are valid indices (got {type(idx).__name__})")
-        # Like PyTorch, numeric sequences become int64 indices (floats truncate).
-        arr = arr.astype(np.int64, copy=False)
-        return ("int", int(arr)) if arr.ndim == 0 else ("array", arr)
+        if kind == "uint8":
+            _mask_warning("uint8")
+        if kind in ("bool", "uint8"):
+            return ("bool", bool(arr.item())) if arr.dim() == 0 else ("mask", arr)
+        return ("int", int(arr.item())) if arr.dim() == 0 else ("array", arr)
     raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                      f"Variables are valid indices (got {type(idx).__name__})")
 
@@ -155,21 +135,23 @@ def _consumed(kind, item):
     if kind in ("int", "array", "invalid"):
         return 1
     if kind == "mask":
-        return item.ndim
+        return item.dim()
     if kind == "basic" and isinstance(item, slice):
         return 1
     return 0
 
 
-def _plan_index(t, index):
+def _plan_index(t, index, defer_bounds=False):
     """Resolve ``index`` (a tuple) against tensor ``t``: an :class:`_IndexPlan`, or a
-    tuple of basic items when nothing advanced is left (0-dim int tensors are ints)."""
+    tuple of basic items when nothing advanced is left (0-dim int tensors are ints).
+    With ``defer_bounds`` the index values are checked by ``plan.check_bounds()``
+    (a write checks its value first, as PyTorch does)."""
     if (len(index) == 1 and isinstance(index[0], list)
             and any(x is None or x is Ellipsis or isinstance(x, slice) for x in index[0])):
         index = tuple(index[0])      # PyTorch reads t[[0, slice(None)]] as t[0, :]
     items = [_classify(idx) for idx in index]
     if len(items) == 1 and items[0][0] in ("array", "mask") and t.dim() > 0:
-        return _plan_single(t, *items[0])
+        return _plan_single(t, *items[0], defer_bounds)
     if not any(kind in ("bool", "mask", "array", "invalid") for kind, _ in items):
         return tuple(item for _, item in items)
 
@@ -177,8 +159,6 @@ def _plan_index(t, index):
     consumed = sum(_consumed(kind, item) for kind, item in items)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    if sum(1 for _, item in items if item is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
 
     shape = tuple(t.shape)
     basic = []            # NumPy basic index applied to t's ndarray
@@ -188,10 +168,15 @@ def _plan_index(t, index):
     d = 0                 # next dim of t
     invalid = None        # the first index tensor of a wrong dtype
     for kind, item in items:
+        if item is not Ellipsis and d + _consumed(kind, item) > ndim:
+            # PyTorch lets every ``...`` skip the unindexed dims: past a second one
+            # nothing is left to index
+            raise IndexError(f"too many indices for tensor of dimension {ndim}")
         if kind == "basic" and item is Ellipsis:
             for _ in range(ndim - consumed):
-                basic.append(slice(None))
-                view_shape.append(shape[d])
+                if d < ndim:
+                    basic.append(slice(None))
+                    view_shape.append(shape[d])
                 d += 1
         elif kind == "basic" and item is None:
             basic.append(None)
@@ -212,7 +197,7 @@ def _plan_index(t, index):
         elif kind == "bool":
             # A Python bool is a 0-dim mask: a new axis of size 1, indexed by [0] or [].
             basic.append(None)
-            adv.append((len(view_shape), np.zeros(1 if item else 0, dtype=np.int64), 1))
+            adv.append((len(view_shape), _C.zeros((1 if item else 0,), dtype=_dt.int64), 1))
             view_shape.append(1)
         elif kind == "array":
             basic.append(slice(None))
@@ -224,30 +209,31 @@ def _plan_index(t, index):
             d += 1
         else:
             masks.append((len(view_shape), item, len(adv)))
-            for _ in range(item.ndim):
+            for _ in range(item.dim()):
                 basic.append(slice(None))
                 view_shape.append(shape[d])
                 d += 1
-    view_shape.extend(shape[d:])
+    view_shape.extend(shape[min(d, ndim):])
     if invalid is not None:
         raise invalid
 
     for v, mask, _ in masks:
         for j, size in enumerate(mask.shape):
-            if size != view_shape[v + j]:
+            if v + j >= len(view_shape) or size != view_shape[v + j]:
                 raise IndexError(f"The shape of the mask {_shape_str(mask.shape)} at index {j} "
                                  f"does not match the shape of the indexed tensor "
                                  f"{_shape_str(view_shape)} at index {v + j}")
     # Masks become the integer arrays of their True positions, in order with the rest
     # (inserted back to front so the recorded positions stay valid).
     for v, mask, pos in reversed(masks):
-        adv[pos:pos] = [(v + j, nz, view_shape[v + j]) for j, nz in enumerate(np.nonzero(mask))]
+        nonzero = _k("nonzero", mask)(mask, True)
+        adv[pos:pos] = [(v + j, nz, view_shape[v + j]) for j, nz in enumerate(nonzero)]
 
     arrays = [a for _, a, _ in adv]
     try:
-        bshape = np.broadcast_shapes(*(a.shape for a in arrays)) if len(arrays) > 1 \
-            else arrays[0].shape
-    except ValueError:
+        bshape = _broadcast_shapes(*(tuple(a.shape) for a in arrays)) if len(arrays) > 1 \
+            else tuple(arrays[0].shape)
+    except RuntimeError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          "shapes " + ", ".join(_shape_str(a.shape) for a in arrays)) from None
 
@@ -258,18 +244,25 @@ def _plan_index(t, index):
     else:
         result_shape = bshape + tuple(rest)
 
-    _check_advanced_bounds(adv, bshape, result_shape)
     advanced = [slice(None)] * len(view_shape)
     for v, a, _ in adv:
         advanced[v] = a
-    return _IndexPlan(tuple(basic), tuple(advanced), result_shape)
+    return _planned(tuple(basic), tuple(advanced), result_shape, (adv, bshape, result_shape),
+                    defer_bounds)
 
 
-def _plan_single(t, kind, item):
+def _planned(basic, advanced, shape, bounds, defer_bounds):
+    plan = _IndexPlan(basic, advanced, shape, bounds)
+    if not defer_bounds:
+        plan.check_bounds()
+    return plan
+
+
+def _plan_single(t, kind, item, defer_bounds=False):
     """Fast path of :func:`_plan_index` for ``t[int_array]`` and ``t[mask]`` (same rules)."""
     shape = tuple(t.shape)
     if kind == "mask":
-        k = item.ndim
+        k = item.dim()
         if k > len(shape):
             raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
         for j in range(k):
@@ -277,11 +270,11 @@ def _plan_single(t, kind, item):
                 raise IndexError(f"The shape of the mask {_shape_str(item.shape)} at index {j} "
                                  f"does not match the shape of the indexed tensor "
                                  f"{_shape_str(shape)} at index {j}")
-        # a leading mask alone: NumPy's own mask indexing has the same meaning
-        return _IndexPlan((), (item,), (int(np.count_nonzero(item)),) + shape[k:])
-    result_shape = item.shape + shape[1:]
-    _check_advanced_bounds([(0, item, shape[0])], item.shape, result_shape)
-    return _IndexPlan((), (item,), result_shape)
+        # a leading mask alone: a mask index of the kernel has the same meaning
+        return _IndexPlan((), (item,), (int(item.sum()),) + shape[k:])
+    result_shape = tuple(item.shape) + shape[1:]
+    return _planned((), (item,), result_shape, ([(0, item, shape[0])], tuple(item.shape),
+                                                 result_shape), defer_bounds)
 
 
 def _check_advanced_bounds(adv, bshape, result_shape):
@@ -293,17 +286,12 @@ def _check_advanced_bounds(adv, bshape, result_shape):
         raise IndexError("index is out of bounds for dimension with size 0")
     if math.prod(result_shape) == 0:
         return
-    if all(a.size == 0 or (a.min() >= -size and a.max() < size) for _, a, size in adv):
-        return
-    bad = [(a < -size) | (a >= size) for _, a, size in adv]
-    any_bad = np.zeros(bshape, dtype=bool)
-    for b in bad:
-        any_bad |= b
-    pos = np.unravel_index(np.argmax(any_bad), bshape)
-    for k, ((_, a, size), b) in enumerate(zip(adv, bad)):
-        if np.broadcast_to(b, bshape)[pos]:
-            value = int(np.broadcast_to(a, bshape)[pos])
-            raise IndexError(f"index {value} is out of bounds for dimension {k} with size {size}")
+    arrays = [a for _, a, _ in adv]
+    found = _k("first_bad_index", arrays[0])(arrays, [size for _, _, size in adv], bshape)
+    if found is not None:
+        k, value = found
+        raise IndexError(f"index {value} is out of bounds for dimension {k} with size "
+                         f"{adv[k][2]}")
 
 
 def _getitem_hook(t, index):
@@ -312,7 +300,7 @@ def _getitem_hook(t, index):
         return t[plan]
     if _C.needs_autograd(t):
         return Index.apply(t, plan.owned())
-    return _wrap(plan.get(_np(t)))
+    return plan.get(t)
 
 
 class Index(Function):
@@ -323,7 +311,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, x, plan):
         ctx.plan, ctx.shape = plan, tuple(x.shape)
-        return _wrap(plan.get(_np(x)))
+        return plan.get(x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -336,7 +324,7 @@ class Index(Function):
 
 def _index_scatter_kernel(values, plan, shape):
     out = _zeros(shape, values.dtype)
-    plan.put(_np(out), _np(values), accumulate=True)
+    plan.put(out, values, accumulate=True)
     return out
 
 
@@ -362,7 +350,7 @@ class IndexScatter(Function):
 def _index_get(x, plan):
     if _C.needs_autograd(x):
         return Index.apply(x, plan)
-    return _wrap(plan.get(_np(x)))
+    return plan.get(x)
 
 
 def _index_scatter(values, plan, shape):
@@ -379,41 +367,44 @@ def _strip_leading_ones(shape):
 
 
 def _value_array(t, value, plan, single_mask):
-    """The NumPy array written by ``t[index] = value`` (dtype rules as PyTorch)."""
+    """What ``t[index] = value`` writes (a tensor of ``t``'s dtype shaped to broadcast,
+    or a number), after PyTorch's checks in its order: shape, then dtype."""
     if isinstance(value, TensorBase):
-        if value.dtype != t.dtype and not (single_mask and value.dim() == 0):
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, "
-                               f"got {_tname(t.dtype)} for the destination and "
-                               f"{_tname(value.dtype)} for the source.")
-        arr = _np(value).astype(t.dtype.np_dtype, copy=False)
-    elif isinstance(value, (bool, int, float, np.generic)):
-        arr = _scalar_array(value, t.dtype)
-    elif isinstance(value, (list, np.ndarray)):
-        arr = np.asarray(value).astype(t.dtype.np_dtype)
+        shape = tuple(value.shape)
+    elif isinstance(value, NUMBER_TYPES) and not isinstance(value, complex):
+        shape = ()
+    elif isinstance(value, (list,) + ARRAY_TYPES):
+        value = _k("as_tensor_of", t)(value, t.dtype)
+        shape = tuple(value.shape)
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a "
                         f"cygrad.{_tname(t.dtype)}Tensor")
-    vshape = _strip_leading_ones(arr.shape)
+    vshape = _strip_leading_ones(shape)
     rshape = plan.shape
     if len(vshape) > len(rshape) or any(v != 1 and v != r for v, r in
                                          zip(vshape[::-1], rshape[::-1])):
         raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be "
                            f"broadcast to indexing result of shape {_shape_str(rshape)}")
-    arr = arr.reshape(vshape)
-    if np.may_share_memory(arr, _np(t)):
-        arr = arr.copy()     # the write must not see its own partial results
-    return arr
+    if not isinstance(value, TensorBase):
+        return _scalar_array(value, t.dtype)
+    if value.dtype != t.dtype:
+        if not (single_mask and value.dim() == 0):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, "
+                               f"got {_tname(t.dtype)} for the destination and "
+                               f"{_tname(value.dtype)} for the source.")
+        value = value.to(t.dtype)
+    return _C._detach(value).reshape(vshape)
 
 
 def _single_mask(index):
     """Is ``index`` one bool mask (which lets a 0-dim value of another dtype through)?"""
     return len(index) == 1 and (
-        isinstance(index[0], (bool, np.bool_))
+        isinstance(index[0], BOOL_TYPES)
         or isinstance(index[0], TensorBase) and index[0].dtype in (_dt.bool_, _dt.uint8))
 
 
 def _setitem_hook(t, index, value):
-    plan = _plan_index(t, index)
+    plan = _plan_index(t, index, defer_bounds=True)
     if isinstance(plan, tuple):
         t[plan] = value
         return
@@ -421,8 +412,7 @@ def _setitem_hook(t, index, value):
         _check_inplace_target(t)
         _write_back(t, IndexPut.apply(t, value, plan.owned(), _single_mask(index), False))
         return
-    arr = _value_array(t, value, plan, _single_mask(index))
-    plan.put(_np(t), arr)
+    _index_put_kernel(t, value, plan, _single_mask(index), False)
     t._bump_version()
 
 
@@ -430,8 +420,11 @@ _C._set_indexing_hooks(_getitem_hook, _setitem_hook)
 
 
 def _index_put_kernel(x, values, plan, single_mask, accumulate):
-    """``x[plan] = values`` (``+=`` if ``accumulate``) in place, after the dtype/shape checks."""
-    plan.put(_np(x), _value_array(x, values, plan, single_mask), accumulate)
+    """``x[plan] = values`` (``+=`` if ``accumulate``) in place, after the checks of
+    the value's shape and dtype, then of the index values."""
+    values = _value_array(x, values, plan, single_mask)
+    plan.check_bounds()
+    plan.put(x, values, accumulate)
 
 
 class IndexPut(Function):
@@ -456,7 +449,7 @@ class IndexPut(Function):
         grad_x = grad_values = None
         if ctx.needs_input_grad[0]:
             grad_x = grad if ctx.accumulate else grad * _keep_mask(
-                grad.shape, grad.dtype, lambda m: plan.put(_np(m), 0))
+                grad.shape, grad.dtype, lambda m: plan.put(m, 0))
         if ctx.needs_input_grad[1]:
             grad_values = _index_get(grad, plan)
             missing = ctx.value_dim - grad_values.dim()

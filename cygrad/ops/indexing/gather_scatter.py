@@ -14,8 +14,6 @@ Examples
 import math
 import warnings
 
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
@@ -23,9 +21,9 @@ from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg, int_arg
-from ._common import (_broadcast_shapes, _check_no_internal_overlap, _check_out_dtype, _dim,
-                      _empty, _finish, _first_out_of_bounds, _fits, _index_array, _np,
-                      _require_tensor, _scalar_array, _shape_str, _tname, _wrap)
+from ._common import (NUMBER_TYPES, _broadcast_shapes, _check_no_internal_overlap,
+                      _check_out_dtype, _dim, _empty, _finish, _first_out_of_bounds, _fits,
+                      _index_array, _k, _require_tensor, _scalar_array, _shape_str, _tname)
 from ._autograd import (_check_inplace_target, _copy, _keep_mask, _no_out, _pad_to, _write_back,
                         _zeros)
 
@@ -37,9 +35,11 @@ def _check_same_ndim(input, index, what):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
 
 
-def _along(arr):
-    """``arr`` seen as at least 1-D (PyTorch treats 0-dim tensors as 1-D in gather/scatter)."""
-    return arr.reshape(1) if arr.ndim == 0 else arr
+def _along(shape):
+    """``shape`` seen as at least 1-D (PyTorch treats 0-dim tensors as 1-D in
+    gather/scatter)."""
+    shape = tuple(shape)
+    return shape or (1,)
 
 
 def _gather_kernel(input, dim, index, out=None):
@@ -49,23 +49,19 @@ def _gather_kernel(input, dim, index, out=None):
     result = _empty(tuple(index.shape), input.dtype, input)
     if index.numel() == 0:      # PyTorch checks nothing more for an empty index
         return result
-    idx = _index_array(index, "gather")
+    _index_array(index, "gather")
     _check_same_ndim(input, index, "input")
-    arr = _np(input)
-    a1, i1 = _along(arr), _along(idx)
-    for d in range(a1.ndim):
-        if d != dim and i1.shape[d] > a1.shape[d]:
+    a1, i1 = _along(input.shape), _along(index.shape)
+    for d in range(len(a1)):
+        if d != dim and i1[d] > a1[d]:
             raise RuntimeError(f"Size does not match at dimension {d} expected index "
-                               f"{_shape_str(idx.shape)} to be no larger than self "
-                               f"{_shape_str(arr.shape)} apart from dimension {dim}")
-    if idx.size:
-        bad = _first_out_of_bounds(i1, 0, a1.shape[dim])
-        if bad is not None:
-            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
-                               f"{a1.shape[dim]}")
-        src = a1[tuple(slice(None) if d == dim else slice(0, i1.shape[d]) for d in range(a1.ndim))]
-        _np(result).reshape(i1.shape)[...] = np.take_along_axis(src, i1, axis=dim)
-    return result
+                               f"{_shape_str(index.shape)} to be no larger than self "
+                               f"{_shape_str(input.shape)} apart from dimension {dim}")
+    bad = _first_out_of_bounds(index, 0, a1[dim])
+    if bad is not None:
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                           f"{a1[dim]}")
+    return _k("gather", input)(input, dim, index, result)
 
 
 class Gather(Function):
@@ -91,7 +87,7 @@ class Gather(Function):
 @tensor_method
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """Values of ``input`` along ``dim`` picked by ``index``:
-    ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (``np.take_along_axis``).
+    ``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (NumPy's ``take_along_axis``).
 
     ``index`` has ``input``'s number of dims and is no larger than ``input`` on the other
     dims; the result has ``index``'s shape.
@@ -112,33 +108,6 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return _finish(_gather_kernel(input, dim, index, out), out)
 
 
-def _scatter_positions(idx, dim):
-    """Index arrays addressing ``out[..., idx[...], ...]``: ``idx`` along ``dim`` and the
-    position itself along every other dim."""
-    grid = list(np.indices(idx.shape, sparse=True))
-    grid[dim] = idx
-    return tuple(grid)
-
-
-# reduce name -> (ufunc applied with .at, identity used when include_self=False)
-_SCATTER_UFUNCS = {"add": np.add, "sum": np.add, "mean": np.add, "multiply": np.multiply,
-                   "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
-
-
-def _reduce_identity(reduce, dtype):
-    npdt = np.dtype(dtype.np_dtype)
-    if reduce in ("sum", "mean"):
-        return np.zeros((), npdt)
-    if reduce == "prod":
-        return np.ones((), npdt)
-    if npdt == np.bool_:
-        return np.asarray(reduce == "amin")
-    if npdt.kind in "iu":
-        info = np.iinfo(npdt)
-        return np.asarray(info.min if reduce == "amax" else info.max, npdt)
-    return np.asarray(-np.inf if reduce == "amax" else np.inf).astype(npdt)
-
-
 def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
     """The kernel shared by the scatter family: writes into ``self`` in place.
 
@@ -155,49 +124,26 @@ def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
                                   "'Bool'")
     if index.numel() == 0:      # PyTorch checks nothing more for an empty index
         return self
-    idx = _index_array(index, "scatter")
+    _index_array(index, "scatter")
     _check_same_ndim(self, index, "self")
     if src is not None:
         _check_same_ndim(src, index, "src")
-    arr = _np(self)
-    a1, i1 = _along(arr), _along(idx)
-    s1 = None if src is None else _along(_np(src))
-    too_big = any(d != dim and i1.shape[d] > a1.shape[d] for d in range(a1.ndim))
+    a1, i1 = _along(self.shape), _along(index.shape)
+    s1 = None if src is None else _along(src.shape)
+    too_big = any(d != dim and i1[d] > a1[d] for d in range(len(a1)))
     if s1 is not None:
-        too_big = too_big or any(i1.shape[d] > s1.shape[d] for d in range(a1.ndim))
+        too_big = too_big or any(i1[d] > s1[d] for d in range(len(a1)))
     if too_big:
-        msg = (f"Expected index {_shape_str(idx.shape)} to be no larger than self "
-               f"{_shape_str(arr.shape)} apart from dimension {dim}")
+        msg = (f"Expected index {_shape_str(index.shape)} to be no larger than self "
+               f"{_shape_str(self.shape)} apart from dimension {dim}")
         if s1 is not None:
             msg += f" and to be no larger size than src {_shape_str(src.shape)}"
         raise RuntimeError(msg)
-    bad = _first_out_of_bounds(i1, 0, a1.shape[dim])
+    bad = _first_out_of_bounds(index, 0, a1[dim])
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
-                           f"{a1.shape[dim]}")
-    if s1 is not None:
-        vals = s1[tuple(slice(0, n) for n in i1.shape)]
-        if np.may_share_memory(vals, arr):
-            vals = vals.copy()
-    else:
-        vals = value
-    pos = _scatter_positions(i1, dim)
-    if reduce is None:
-        a1[pos] = vals
-        return self
-    if not include_self:
-        a1[pos] = _reduce_identity(reduce, self.dtype)
-    _SCATTER_UFUNCS[reduce].at(a1, pos, np.broadcast_to(vals, i1.shape))
-    if reduce == "mean":
-        # divide by how many values met at each place (self counting as one)
-        count = np.zeros(a1.shape, dtype=np.int64)
-        np.add.at(count, pos, 1)
-        count += 1 if include_self else (count == 0)
-        if a1.dtype.kind in "iu":
-            a1[...] = np.floor_divide(a1, count).astype(a1.dtype)
-        else:
-            a1[...] = (a1 / count).astype(a1.dtype)
-    return self
+                           f"{a1[dim]}")
+    return _k("scatter", self)(self, dim, index, src, value, reduce, include_self)
 
 
 _warned = {"scatter_reduce": False}
@@ -256,7 +202,7 @@ def _split_src_value(src, value, opname):
     value = src if value is None else value
     if isinstance(value, TensorBase):
         return value, None
-    if not isinstance(value, (bool, int, float, np.generic)):
+    if not isinstance(value, NUMBER_TYPES) or isinstance(value, complex):
         raise TypeError(f"{opname}(): argument 'value' must be Number, not {type(value).__name__}")
     return None, value
 
@@ -461,7 +407,7 @@ def scatter_add(input, dim, index, src, *, out=None):
 
 @tensor_method
 def take_along_dim(input, indices, dim=None, *, out=None):
-    """Values of ``input`` at ``indices`` along ``dim`` (``np.take_along_axis``).
+    """Values of ``input`` at ``indices`` along ``dim`` (NumPy's ``take_along_axis``).
 
     ``input`` and ``indices`` broadcast against each other on every dim but ``dim``;
     negative indices count from the end. With ``dim=None`` both are flattened.
@@ -475,29 +421,29 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     """
     _require_tensor(input, "take_along_dim", "input", 1)
     _require_tensor(indices, "take_along_dim", "indices", 2)
-    if dim is not None:
-        dim = int_arg(dim, "take_along_dim", "dim")
-    if indices.dtype != _dt.int64:
-        raise RuntimeError(f"take_along_dim(): dtype of indices should be Long but got "
-                           f"{_tname(indices.dtype)}")
     if dim is None:
-        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
+        # PyTorch flattens with ``view``: an input that cannot be viewed flat is an error
+        return gather(input.view(-1), 0, indices.view(-1), out=out)
+    dim = int_arg(dim, "take_along_dim", "dim")
     if input.dim() != indices.dim():
         raise RuntimeError(f"take_along_dim(): input and indices should have the same number of "
                            f"dimensions, but got {input.dim()} dimensions for input, and "
                            f"{indices.dim()} dimensions for indices")
+    if indices.dtype != _dt.int64:
+        raise RuntimeError(f"take_along_dim(): dtype of indices should be Long but got "
+                           f"{_tname(indices.dtype)}")
     dim = _dim(dim, input.dim())
-    arr, idx = _np(input), _np(indices)
-    if arr.ndim == 0:
-        return gather(input, 0, indices, out=out)
+    if input.dim() == 0:
+        # PyTorch reads the size of ``dim`` from the 0-dim indices
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     _check_out_dtype(out, input.dtype)
-    ishape, xshape = list(arr.shape), list(idx.shape)
+    ishape, xshape = list(input.shape), list(indices.shape)
     ishape[dim] = xshape[dim] = 1
     common = list(_broadcast_shapes(ishape, xshape))
-    size = arr.shape[dim]
-    out_shape = common[:dim] + [idx.shape[dim]] + common[dim + 1:]
+    size = input.shape[dim]
+    out_shape = common[:dim] + [indices.shape[dim]] + common[dim + 1:]
     if math.prod(out_shape):
-        bad = _first_out_of_bounds(idx, -size, size)
+        bad = _first_out_of_bounds(indices, -size, size)
         if bad is not None:
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     if _C.needs_autograd(input):
@@ -505,10 +451,8 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         # gradient of the repeated elements sums up through it)
         _no_out(out, "take_along_dim")
         wide = input.expand(tuple(common[:dim] + [size] + common[dim + 1:]))
-        positions = np.where(idx < 0, idx + size, idx)
-        return gather(wide, dim, _wrap(np.broadcast_to(positions, out_shape).copy()))
+        idx = _C._detach(indices)
+        positions = (idx + (idx < 0).to(idx.dtype) * size).expand(tuple(out_shape))
+        return gather(wide, dim, positions.contiguous())
     result = _empty(out_shape, input.dtype, input)
-    if result.numel():
-        src = np.broadcast_to(arr, common[:dim] + [size] + common[dim + 1:])
-        np.copyto(_np(result), np.take_along_axis(src, np.broadcast_to(idx, out_shape), axis=dim))
-    return _finish(result, out)
+    return _finish(_k("gather_broadcast", input)(input, dim, indices, result), out)

@@ -7,7 +7,7 @@ Examples
 >>> cygrad.index_select(cygrad.arange(6).reshape(2, 3), 1, cygrad.tensor([2])).tolist()
 [[2], [5]]
 """
-import numpy as np
+import math
 
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
@@ -18,7 +18,7 @@ from ...autograd.function import Function
 from .._argcheck import int_arg
 from ._common import (_INDEX_DTYPES, _check_no_internal_overlap, _check_out_dtype, _dim, _empty,
                       _fill_arg, _fill_value, _finish, _first_out_of_bounds, _fits, _index_array,
-                      _np, _number_arg, _require_tensor, _scalar_array, _shape_str, _tname)
+                      _k, _number_arg, _require_tensor, _shape_str, _tname)
 from ._autograd import _check_inplace_target, _copy, _keep_mask, _no_out, _write_back, _zeros
 
 __all__ = ["index_select", "index_fill", "index_copy", "index_add"]
@@ -26,36 +26,39 @@ __all__ = ["index_select", "index_fill", "index_copy", "index_add"]
 
 def _index_select_kernel(input, dim, index, out=None):
     _require_tensor(index, "index_select", "index", 3)
-    idx = _index_array(index, "index_select",
-                       message="index_select(): Expected dtype int32 or int64 for index")
-    if idx.ndim > 1:
+    _index_array(index, "index_select",
+                 message="index_select(): Expected dtype int32 or int64 for index")
+    if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim = _dim(dim, input.dim())
     _check_out_dtype(out, input.dtype, "index_select(): self and result must have the same "
                                        "scalar type")
-    arr = _np(input)
-    size = arr.shape[dim] if arr.ndim else 1
-    if size == 0 and idx.size:
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    bad = _first_out_of_bounds(idx, 0, size)
+    ndim = input.dim()
+    size = input.shape[dim] if ndim else 1
+    n = index.numel()
+    if ndim > 1 and n and input.numel() == 0:
+        # PyTorch checks an empty input's indices against its (positive) dim size
+        if size == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        bad = _first_out_of_bounds(index, 0, size)
+        if bad is not None:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    bad = _first_out_of_bounds(index, 0, size)
     if bad is not None:
-        if dim == 1:
+        if dim == 1 and ndim > 1:
             # PyTorch's CPU kernel for dim 1 has its own check, with its own error type
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise IndexError("index out of range in self")
-    idx = idx.reshape(-1)
-    if arr.ndim == 0:
-        if idx.size != 1:
+    if ndim == 0:
+        if n != 1:
             # a 0-d result needs exactly one index; none used to return uninitialised memory
             raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
-                               f"{idx.size} value(s)")
-        result = _empty((), input.dtype, input)
-        _np(result)[...] = arr
-        return result
-    shape = arr.shape[:dim] + (idx.size,) + arr.shape[dim + 1:]
+                               f"{n} value(s)")
+        shape = ()
+    else:
+        shape = tuple(input.shape[:dim]) + (n,) + tuple(input.shape[dim + 1:])
     result = _empty(shape, input.dtype, input)
-    np.take(arr, idx, axis=dim, out=_np(result))
-    return result
+    return _k("index_select", input)(input, dim, index, result)
 
 
 class IndexSelect(Function):
@@ -82,7 +85,7 @@ class IndexSelect(Function):
 def index_select(input, dim, index, *, out=None):
     """The slices of ``input`` along ``dim`` at positions ``index`` (a 1-D int tensor).
 
-    Equivalent to ``np.take(input, index, axis=dim)``; negative indices are an error.
+    Equivalent to NumPy's ``take(input, index, axis=dim)``; negative indices are an error.
 
     Examples
     --------
@@ -100,40 +103,36 @@ def index_select(input, dim, index, *, out=None):
 
 
 def _index_vector(index, opname, dtypes, dtype_msg, error=RuntimeError):
-    idx = _index_array(index, opname, dtypes, dtype_msg, error)
-    if idx.ndim > 1:
+    _index_array(index, opname, dtypes, dtype_msg, error)
+    if index.dim() > 1:
         # PyTorch's wording and type differ per op
         if opname == "index_add_":
             raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
-                             f"{idx.ndim} with type: {_tname(index.dtype)} and size: "
-                             f"{list(idx.shape)}")
+                             f"{index.dim()} with type: {_tname(index.dtype)} and size: "
+                             f"{list(index.shape)}")
         raise RuntimeError("Index has to be a vector/scalar")
-    return idx.reshape(-1)
-
-
-def _moved(arr, dim):
-    """``arr`` with ``dim`` moved first (a view); 0-dim arrays as 1-D."""
-    return np.moveaxis(arr.reshape(1) if arr.ndim == 0 else arr, dim, 0)
+    return index
 
 
 def _index_fill_kernel(input, dim, index, value):
     _require_tensor(index, "index_fill_", "index", 2)
-    idx = _index_vector(index, "index_fill_", (_dt.int64,),
-                        "index_fill_(): Expected dtype int64 for index.", IndexError)
+    _index_vector(index, "index_fill_", (_dt.int64,),
+                  "index_fill_(): Expected dtype int64 for index.", IndexError)
     dim = _dim(dim, input.dim())
     fill = _fill_value(value, input.dtype, "index_fill_")
-    arr = _moved(_np(input), dim)
-    size = arr.shape[0]
-    bad = _first_out_of_bounds(idx, -size, size)
+    shape = tuple(input.shape) or (1,)
+    size = shape[dim]
+    if size and not math.prod(shape[:dim] + shape[dim + 1:]):
+        return input        # PyTorch's kernel visits nothing, so checks nothing
+    bad = _first_out_of_bounds(index, -size, size)
     if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-    arr[idx] = fill
-    return input
+    return _k("index_fill", input)(input, dim, index, fill)
 
 
 def _clear_slices(mask, dim, index):
     """Zero the slices of ``mask`` at ``index`` (checked already) along ``dim``."""
-    _moved(_np(mask), _dim(dim, mask.dim()))[_np(index).reshape(-1)] = 0
+    _k("index_fill", mask)(mask, _dim(dim, mask.dim()), index, 0)
 
 
 class IndexFill(Function):
@@ -217,16 +216,6 @@ def _slices(t, dim):
     return shape[:dim] + shape[dim + 1:] if shape else ()
 
 
-def _moved_pair(input, dim, source):
-    """``(target, source)`` NumPy views with ``dim`` moved first (0-dim as 1-D); the
-    source is copied when it shares memory with the target."""
-    arr, src = _moved(_np(input), dim), _np(source)
-    src = _moved(src, dim) if src.ndim else src.reshape(1)
-    if np.may_share_memory(src, arr):
-        src = src.copy()
-    return arr, src
-
-
 def _index_copy_checks(input, dim, index, source):
     """PyTorch's checks of ``index_copy_``, in its order: ``(dim, index array)``."""
     _require_tensor(index, "index_copy_", "index", 2)
@@ -256,18 +245,17 @@ def _index_copy_checks(input, dim, index, source):
     if source.dim() and n != source.shape[dim]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
                          f"source.size(dim) ({source.shape[dim]})")
-    return dim, _np(index).reshape(-1)
+    return dim
 
 
 def _index_copy_kernel(input, dim, index, source):
-    dim, idx = _index_copy_checks(input, dim, index, source)
-    arr, src = _moved_pair(input, dim, source)
-    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
+    dim = _index_copy_checks(input, dim, index, source)
+    size = input.shape[dim] if input.dim() else 1
+    bad = _first_out_of_bounds(index, 0, size)
     if bad is not None:
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
-                         f"size {arr.shape[0]}")
-    arr[idx] = src
-    return input
+                         f"size {size}")
+    return _k("index_copy", input)(input, dim, index, source)
 
 
 class IndexCopy(Function):
@@ -356,8 +344,8 @@ def _index_add_checks(input, dim, index, source):
         raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
                            f"tensor with dim {source.dim()}")
     size = source.shape[dim] if source.dim() else 1
-    if idx.size != size:
-        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+    if idx.numel() != size:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.numel()}) should be equal to "
                            f"source.size(dim): ({size}), for dim: {dim}")
     if source.dim() != input.dim() or _slices(source, dim) != _slices(input, dim):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
@@ -368,17 +356,20 @@ def _index_add_checks(input, dim, index, source):
 
 def _index_add_kernel(input, dim, index, source, alpha):
     dim, idx = _index_add_checks(input, dim, index, source)
-    arr, src = _moved_pair(input, dim, source)
-    bad = _first_out_of_bounds(idx, 0, arr.shape[0])
+    ndim = input.dim()
+    if ndim > 1 and (idx.numel() == 0 or input.numel() == 0):
+        return input        # PyTorch's kernel visits nothing, so checks nothing
+    size = input.shape[dim] if ndim else 1
+    bad = _first_out_of_bounds(idx, 0, size)
     if bad is not None:
-        if input.dim() <= 1:    # PyTorch's 1-D kernel has its own check, with its own type
-            raise IndexError("index out of range in self")
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
-                           f"{arr.shape[0]}")
-    if alpha != 1:
-        src = (src * _scalar_array(alpha, input.dtype)).astype(arr.dtype)
-    np.add.at(arr, idx, src)
-    return input
+        # PyTorch adds along the first or last dim with scatter_add (its error) when
+        # alpha is 1, the index int64 and the other dims equal; else its own loop
+        if (ndim > 1 and dim in (0, ndim - 1) and alpha == 1 and idx.dtype == _dt.int64
+                and _slices(source, dim) == _slices(input, dim)):
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
+                               f"{size}")
+        raise IndexError("index out of range in self")
+    return _k("index_add", input)(input, dim, idx, source, alpha)
 
 
 class IndexAdd(Function):

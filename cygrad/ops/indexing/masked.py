@@ -8,17 +8,14 @@ Examples
 >>> cygrad.masked_select(x, x > 0).tolist()
 [1, 3]
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
-from ._common import (_C10_NAMES, _broadcast_shapes, _check_out_dtype, _empty, _fill_arg,
-                      _fill_value, _finish, _np, _require_tensor, _shape_str, _wrap)
-from ._select import select_into
+from ._common import (_C10_NAMES, _broadcast_shapes, _check_out_dtype, _fill_arg, _fill_value,
+                      _finish, _k, _require_tensor, _shape_str)
 from ._autograd import _check_inplace_target, _no_out, _write_back, _zeros
 from .advanced import _IndexPlan, _index_get, _index_scatter
 
@@ -40,17 +37,31 @@ def _check_bool_mask(mask):
 
 # The common fill, a Python number into a float32/float64 tensor, needs none of the
 # general checks when it is well inside the dtype's range.
-_FLOAT_FILL_LIMIT = {_dt.float32: float(np.finfo(np.float32).max), _dt.float64: 1e300}
+_FLOAT_FILL_LIMIT = {_dt.float32: 3.4028234663852886e38, _dt.float64: 1e300}
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _fill_array(value, dtype):
-    """The fill value as a 0-d array of ``dtype``, refused as PyTorch refuses it."""
+    """The fill value (a number, or a 0-dim tensor), refused as PyTorch refuses it."""
     limit = _FLOAT_FILL_LIMIT.get(dtype)
     if limit is not None and ((type(value) is float and -limit <= value <= limit)
                               or (type(value) is int and _INT64_MIN <= value <= _INT64_MAX)):
-        return np.asarray(value, dtype=np.float64).astype(dtype.np_dtype)
+        return value
     return _fill_value(value, dtype, "masked_fill_")
+
+
+_select = None
+
+
+def _select_kernel(t):
+    # the kernel behind where/masked_fill, looked up once: the lookup is a visible part
+    # of a small call
+    global _select
+    if t.device.type == "cpu":
+        if _select is None:
+            _select = _k("where_select", t)
+        return _select
+    return _k("where_select", t)
 
 
 def _masked_fill_kernel(input, mask, value):
@@ -63,7 +74,7 @@ def _masked_fill_kernel(input, mask, value):
         if full != shape:
             raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the "
                                f"broadcast shape {_shape_str(full)}")
-    select_into(_np(input), _np(mask), fill)
+    _select_kernel(input)(input, mask, fill)
     return input
 
 
@@ -75,8 +86,7 @@ def _masked_fill_out_of_place(input, mask, value):
         shape = _broadcast_shapes(tuple(mask.shape), tuple(shape))
     fill = _fill_array(value, input.dtype)
     result = _C._empty(tuple(shape), input.dtype, input.device)
-    select_into(_np(result), _np(mask), fill, _np(input))
-    return result
+    return _select_kernel(result)(result, mask, fill, input)
 
 
 class MaskedFill(Function):
@@ -93,8 +103,7 @@ class MaskedFill(Function):
     @staticmethod
     def backward(ctx, grad):
         mask, = ctx.saved_tensors
-        filled = np.broadcast_to(_np(mask), ctx.shape)
-        keep = _wrap((~filled).astype(grad.dtype.np_dtype))
+        keep = _C._detach(mask).logical_not().to(grad.dtype).expand(ctx.shape)
         # a 0-dim value tensor gets the gradient of every filled place (the engine sums it)
         grad_value = grad * (1 - keep) if ctx.needs_input_grad[2] else None
         return grad * keep if ctx.needs_input_grad[0] else None, None, grad_value
@@ -168,11 +177,7 @@ def _masked_select_kernel(input, mask, out=None):
     _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the same "
                                        "scalar type")
     shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
-    m = np.broadcast_to(_np(mask), shape)
-    result = _empty((int(np.count_nonzero(m)),), input.dtype, input)
-    if result.numel():
-        _np(result)[...] = np.broadcast_to(_np(input), shape)[m]
-    return result
+    return _k("masked_select", input)(input, mask, shape)
 
 
 class MaskedSelect(Function):
@@ -185,7 +190,7 @@ class MaskedSelect(Function):
         result = _masked_select_kernel(x, mask)
         shape = _broadcast_shapes(tuple(mask.shape), tuple(x.shape))
         # as a 1-D (or more) mask plan; a 0-dim result shape is restored in backward
-        selected = np.broadcast_to(_np(mask), shape).reshape(shape or (1,)).copy()
+        selected = _C._detach(mask).expand(shape).reshape(shape or (1,)).clone()
         ctx.shape, ctx.plan = shape, _IndexPlan((), (selected,), tuple(result.shape))
         return result
 

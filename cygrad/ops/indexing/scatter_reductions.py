@@ -8,17 +8,14 @@ Examples
 ...                       cygrad.tensor([2.0, 5.0]), "amax").tolist()
 [0.0, 5.0]
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg
-from ._common import _check_no_internal_overlap, _check_out_dtype, _dim, _finish, _np, _wrap
+from ._common import _check_no_internal_overlap, _check_out_dtype, _dim, _finish, _k
 from ._autograd import _check_inplace_target, _copy, _no_out, _pad_to, _write_back, _zeros
-from .gather_scatter import (_along, _scatter_args, _scatter_into, _scatter_positions, gather,
-                             scatter_add)
+from .gather_scatter import _scatter_args, _scatter_into, gather, scatter_add
 from .masked import masked_fill
 from .where_nonzero import where
 
@@ -44,10 +41,6 @@ def _reduce_args(opname, input, dim, index, src, reduce, include_self, inplace):
     dim = _scatter_args(opname, input, dim, index, src, inplace)
     return dim, _scatter_reduce_name(reduce, opname), bool_arg(include_self, opname,
                                                                "include_self")
-
-
-def _as_float_tensor(arr, dtype):
-    return _wrap(np.asarray(arr).astype(dtype.np_dtype))
 
 
 class ScatterReduce(Function):
@@ -105,43 +98,13 @@ class ScatterReduce(Function):
 
 def _scatter_reduce_saved(x, dim, index, src, result, reduce, include_self):
     """What the backward of ``scatter_reduce`` needs besides ``index`` (see
-    :func:`_scatter_reduce_vjp`); constants are computed here, once."""
-    dtype = x.dtype
+    :func:`_scatter_reduce_vjp`); its constant weights are computed here, once."""
     dim = _dim(dim, x.dim())
-    i1 = _along(_np(index))
-    pos = _scatter_positions(i1, dim)
-    reached = np.zeros(_along(_np(x)).shape, dtype=bool)
-    reached[pos] = True
-    if reduce == "sum":
-        return (_as_float_tensor(~reached, dtype).reshape(x.shape),)
-    if reduce == "mean":
-        count = np.zeros(reached.shape, dtype=np.int64)
-        np.add.at(count, pos, 1)
-        count += 1 if include_self else 0
-        inv = 1.0 / np.maximum(count, 1)
-        return (_as_float_tensor(inv, dtype).reshape(x.shape),
-                _as_float_tensor(~reached, dtype).reshape(x.shape))
-    src_part = _along(_np(src))[tuple(slice(0, n) for n in i1.shape)]
-    res = _along(_np(result))
-    if reduce in ("amax", "amin"):
-        self_hit = res == _along(_np(x))
-        if not include_self:
-            self_hit &= ~reached
-        src_hit = src_part == res[pos]
-        hits = self_hit.astype(np.int64)
-        np.add.at(hits, pos, src_hit)
-        inv = 1.0 / np.maximum(hits, 1)
-        return (_as_float_tensor(self_hit * inv, dtype).reshape(x.shape),
-                _as_float_tensor(inv, dtype).reshape(x.shape),
-                _as_float_tensor(src_hit, dtype).reshape(index.shape))
-    # prod: the zeros of src at each place decide how the products are taken
-    src_zero = src_part == 0
-    zeros_at = np.zeros(reached.shape, dtype=np.int64)
-    np.add.at(zeros_at, pos, src_zero)
-    lone_zero = src_zero & (zeros_at[pos] == 1)
-    return (_as_float_tensor(~reached, dtype).reshape(x.shape), x, src, result,
-            _wrap(src_zero.reshape(index.shape)),
-            _as_float_tensor(lone_zero, dtype).reshape(index.shape))
+    weights = _k("scatter_reduce_weights", x)(x, dim, index, src, result, reduce, include_self)
+    if reduce == "prod":
+        not_reached, src_zero, lone_zero = weights
+        return not_reached, x, src, result, src_zero, lone_zero
+    return weights
 
 
 def _scatter_reduce_vjp(ctx, saved, grad):
@@ -168,7 +131,7 @@ def _scatter_reduce_vjp(ctx, saved, grad):
 def _shared_src_zeros(saved):
     """Do two zeros of src meet at one place (``prod``; see ``_scatter_reduce_saved``)?"""
     src_zero, lone_zero = saved[5], saved[6]
-    return bool((_np(src_zero) & (_np(lone_zero) == 0)).any())
+    return bool((src_zero & (lone_zero == 0)).any())
 
 
 class _NoDoubleBackward(Function):
@@ -200,7 +163,7 @@ def _scatter_prod_vjp(ctx, saved, grad):
     # a nonzero value: (product of all) / value; zeros are replaced by 1 before dividing
     safe_src = masked_fill(src, src_zero, 1.0)
     grad_src = gather(grad * result, dim, index) / safe_src
-    if bool(_np(lone_zero).any()):
+    if bool((lone_zero != 0).any()):
         # the only zero of src at its place: its partial derivative is the product of the
         # others (input included: a zero there is kept, as its derivative is needed)
         others = scatter_reduce(x, dim, index, safe_src, "prod", include_self=include_self)

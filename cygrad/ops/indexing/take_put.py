@@ -6,16 +6,13 @@ Examples
 >>> cygrad.take(cygrad.tensor([[1, 2], [3, 4]]), cygrad.tensor([3, 0])).tolist()
 [4, 1]
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg
-from ._common import (_check_no_internal_overlap, _empty, _first_out_of_bounds, _np,
-                      _require_tensor, _tname)
+from ._common import _check_no_internal_overlap, _first_out_of_bounds, _k, _require_tensor, _tname
 from ._autograd import _check_inplace_target, _copy, _keep_mask, _write_back, _zeros
 
 __all__ = ["take", "put"]
@@ -26,15 +23,8 @@ def _take_kernel(input, index):
     if index.dtype != _dt.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{_tname(index.dtype)}")
-    arr, idx = _np(input), _np(index)
-    n = arr.size
-    bad = _first_out_of_bounds(idx, -n, n)
-    if bad is not None:
-        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    result = _empty(idx.shape, input.dtype, input)
-    if idx.size:
-        _np(result)[...] = arr[np.unravel_index(idx % n, arr.shape)] if arr.ndim else arr
-    return result
+    _check_flat_bounds(input, index)
+    return _k("take", input)(input, index)
 
 
 class Take(Function):
@@ -75,16 +65,12 @@ def take(input, index):
     return _take_kernel(input, index)
 
 
-def _flat_places(input, index):
-    """``(array, positions)``: NumPy indices of the flat (row-major) places ``index``
-    names in ``input``, bounds-checked."""
-    arr, idx = _np(input), _np(index).reshape(-1)
-    n = arr.size
-    bad = _first_out_of_bounds(idx, -n, n)
+def _check_flat_bounds(input, index):
+    """PyTorch's error for an index outside the flat (row-major) ``input``."""
+    n = input.numel()
+    bad = _first_out_of_bounds(index, -n, n)
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    target = arr.reshape(1) if arr.ndim == 0 else arr
-    return target, np.unravel_index(idx % n, target.shape)
 
 
 def _put_kernel(input, index, source, accumulate):
@@ -102,21 +88,13 @@ def _put_kernel(input, index, source, accumulate):
         raise IndexError(f"put_(): Expected source and index to have the same number of "
                          f"elements, but got source.numel() = {source.numel()}, index.numel() = "
                          f"{index.numel()}")
-    target, pos = _flat_places(input, index)
-    if index.numel():
-        vals = _np(source).reshape(-1)
-        if np.may_share_memory(vals, target):
-            vals = vals.copy()
-        if accumulate:
-            np.add.at(target, pos, vals)
-        else:
-            target[pos] = vals
-    return input
+    _check_flat_bounds(input, index)
+    return _k("put", input)(input, index, source, accumulate)
 
 
 def _clear_flat(mask, index):
-    target, pos = _flat_places(mask, index)
-    target[pos] = 0
+    _check_flat_bounds(mask, index)
+    _k("put", mask)(mask, index, 0, False)
 
 
 class Put(Function):

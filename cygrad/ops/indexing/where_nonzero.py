@@ -7,17 +7,16 @@ Examples
 >>> cygrad.nonzero(cygrad.tensor([0, 3, 0, 4])).tolist()
 [[1], [3]]
 """
-import numpy as np
-
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
-from ..._core.tensor import TensorBase, from_numpy
+from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
-from .._argcheck import bool_arg
-from ._common import _broadcast_shapes, _finish, _np, _require_tensor, _tname, _wrap
-from ._select import select_into
+from .._argcheck import bool_arg, check_scalar_fits
+from ._common import BOOL_TYPES, INT_TYPES, NUMBER_TYPES, _broadcast_shapes, _finish, _k, \
+    _require_tensor, _tname
+from .masked import _select_kernel
 from ._autograd import _no_out
 
 __all__ = ["where", "nonzero", "argwhere"]
@@ -29,7 +28,7 @@ def nonzero(input, *, out=None, as_tuple=False):
 
     ``as_tuple=False``: an int64 tensor of shape ``(n, input.dim())``, one row per
     element in row-major order. ``as_tuple=True``: one 1-D int64 tensor per dim, as
-    ``np.nonzero`` (a 0-dim input counts as 1-D).
+    NumPy's ``nonzero`` (a 0-dim input counts as 1-D).
 
     Examples
     --------
@@ -41,14 +40,12 @@ def nonzero(input, *, out=None, as_tuple=False):
     [[0, 1], [1, 0]]
     """
     _require_tensor(input, "nonzero", "input", 1)
-    arr = _np(input)
     if bool_arg(as_tuple, "nonzero", "as_tuple"):
-        return tuple(_wrap(a.astype(np.int64, copy=False)) for a in np.nonzero(np.atleast_1d(arr)))
+        return _k("nonzero", input)(input, True)
     if isinstance(out, TensorBase) and out.dtype != _dt.int64:
         raise RuntimeError(f"nonzero: Expected out tensor to have scalar type Long but got scalar "
                            f"type {_tname(out.dtype)}")
-    result = _wrap(np.argwhere(arr).astype(np.int64, copy=False))
-    return _finish(result, out)
+    return _finish(_k("nonzero", input)(input, False), out)
 
 
 @tensor_method
@@ -64,40 +61,49 @@ def argwhere(input):
     return nonzero(input)
 
 
-def _where_operand(x):
-    """A NumPy view of a ``where`` branch; a Python number becomes a 0-d array of its
-    default dtype (the promotion is decided separately, with scalars as weak types)."""
-    if isinstance(x, TensorBase):
-        return _np(x)
-    if isinstance(x, (bool, np.bool_)):
-        dtype = _dt.bool_
-    elif isinstance(x, np.generic):
-        dtype = _dt.as_dtype(x.dtype)
-    elif isinstance(x, int):
-        dtype = _dt.int64
-    elif isinstance(x, float):
-        dtype = _dt.get_default_dtype()
-    else:
-        raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
-    return np.asarray(x, dtype=dtype.np_dtype)
+def _number_dtype(x):
+    """The dtype a ``where`` branch given as a number has on its own (promotion treats
+    it as a weak type next to a tensor)."""
+    if isinstance(x, BOOL_TYPES):
+        return _dt.bool_
+    if isinstance(x, NUMBER_TYPES) and hasattr(x, "dtype"):      # a NumPy scalar
+        return _dt.as_dtype(x.dtype)
+    if isinstance(x, int):
+        return _dt.int64
+    if isinstance(x, float):
+        return _dt.get_default_dtype()
+    raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
 
 
 def _where_kernel(condition, input, other):
-    x, y = _where_operand(input), _where_operand(other)
-    if isinstance(input, TensorBase) or isinstance(other, TensorBase):
+    tx, ty = isinstance(input, TensorBase), isinstance(other, TensorBase)
+    if tx and ty:
         dtype = _C.result_type(input, other)
-        like = input if isinstance(input, TensorBase) else other
+        like = input
+        shape = condition.shape
+        if input.shape != shape or other.shape != shape:
+            shape = _broadcast_shapes(tuple(shape), tuple(input.shape), tuple(other.shape))
     else:
-        # two numbers: both count as 0-dim tensors of their default dtypes
-        dtype = _C.result_type(from_numpy(x), from_numpy(y))
-        like = condition
-    shape = condition.shape
-    if x.shape != shape or y.shape != shape:
-        shape = _broadcast_shapes(tuple(shape), x.shape, y.shape)
+        for x in (input, other):
+            if not isinstance(x, TensorBase):
+                _number_dtype(x)        # refuses what is no number
+        if tx or ty:
+            dtype = _C.result_type(input, other)
+            like = input if tx else other
+        else:
+            # two numbers: both count as 0-dim tensors of their default dtypes
+            dtype = _C.result_type(_C.zeros((), dtype=_number_dtype(input)),
+                                   _C.zeros((), dtype=_number_dtype(other)))
+            like = condition
+        if not dtype.is_floating_point and dtype != _dt.bool_:
+            for x in (input, other):
+                # an integer number must fit an integer result (PyTorch's checked cast)
+                if isinstance(x, INT_TYPES) and not isinstance(x, BOOL_TYPES):
+                    check_scalar_fits(x, dtype)
+        shape = _broadcast_shapes(*(tuple(x.shape) for x in (condition, input, other)
+                                    if isinstance(x, TensorBase)))
     result = _C._empty(tuple(shape), dtype, like.device)
-    cond = _np(condition)
-    select_into(_np(result), cond if cond.dtype == np.bool_ else cond.astype(bool), x, y)
-    return result
+    return _select_kernel(result)(result, condition, input, other)
 
 
 class Where(Function):
