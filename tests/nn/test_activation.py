@@ -349,3 +349,12 @@ def test_relu_keeps_its_old_call_forms():
     assert F.relu(x).tolist() == [0.0, 2.0]
     assert F.sigmoid is cygrad.sigmoid and F.tanh is cygrad.tanh
     assert F.softmax(x, 0).tolist() == cygrad.softmax(x, 0).tolist()
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_without_dim_picks_pytorchs_implicit_dim(name):
+    # nn.functional's forms (not cygrad.softmax) still accept a missing dim, with a warning
+    x = cygrad.tensor(np.random.default_rng(0).standard_normal((2, 3)))
+    with pytest.warns(UserWarning, match="Implicit dimension"):
+        got = getattr(F, name)(x)
+    np.testing.assert_allclose(got.numpy(), getattr(F, name)(x, dim=1).numpy())

@@ -19,6 +19,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...ops import elementwise as _ew
 from ...ops import reduction as _red
+from ...ops.reduction.softmax import implicit_dim
 from ...ops.creation import zeros_like
 from ...ops.indexing import where
 
@@ -747,6 +748,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     [0.5, 0.5]
     """
     _check_softmax_input(input, dim, dtype, "softmax")
+    if dim is None:        # F.softmax(x) still picks a dim, with PyTorch's warning
+        dim = implicit_dim(input, "softmax", _stacklevel)
     return _red.softmax(input, dim, dtype)
 
 
@@ -761,6 +764,8 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     [-0.6931, -0.6931]
     """
     _check_softmax_input(input, dim, dtype, "log_softmax")
+    if dim is None:
+        dim = implicit_dim(input, "log_softmax", _stacklevel)
     return _red.log_softmax(input, dim, dtype)
 
 
@@ -775,6 +780,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     [0.7311, 0.2689]
     """
     _check_softmax_input(input, dim, dtype, "softmax")
+    if dim is None:
+        dim = implicit_dim(input, "softmin", _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
     return _red.softmax(-input, dim)
