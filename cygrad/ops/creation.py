@@ -69,8 +69,9 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     global _from_data
     if _from_data is None:
         _from_data = kernel("tensor_from_data", "cpu")
-    out = _from_data(data, dt)
-    out = _C._convert_tensor(out, out.dtype, device if device is not None else CPU)
+    out = _from_data(data, dt)           # a new CPU tensor
+    if device is not None:
+        out = _C._convert_tensor(out, out.dtype, device)
     return _finish(out, requires_grad)
 
 

@@ -31,6 +31,10 @@ def _method_ints(args, keyword, opname, argname):
         return int_list_arg(keyword, opname, argname, allow_int=False)
     if not args:
         raise TypeError(f'{opname}() missing 1 required positional arguments: "{argname}"')
+    if len(args) == 1:
+        a = args[0]
+        if type(a) is int and -(1 << 63) <= a < (1 << 63):
+            return (a,)             # the common ``t.flip(0)``
     if len(args) == 1 and not _is_single_int(args[0]):
         return int_list_arg(args[0], opname, argname, 1)
     # ``t.f(2**63)`` fails as the varargs list it is: "failed to unpack ... at pos 1"
