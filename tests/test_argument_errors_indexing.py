@@ -150,6 +150,45 @@ CASES = {
         0, _long(L, [[1]]), L.ones(1, 1))),
     "scatter_reduce__expanded": (RuntimeError, lambda L: _expanded(L).scatter_reduce_(
         0, _long(L, [[1]]), L.ones(1, 1), "sum")),
+    # fuzz classes of issue 6: the number `other` of an in-place binary op
+    "hypot__number": (TypeError, lambda L: L.ones(1, 4).expand(3, 4).hypot_(2.5)),
+    "logical_or__number": (TypeError, lambda L: L.ones(3, 1).expand(3, 4).logical_or_(3)),
+    "logical_xor__number": (TypeError, lambda L: L.ones(1, 4).expand(3, 4).logical_xor_(3)),
+    # take_along_dim flattens with view; a 0-dim input has no dim to take along
+    "take_along_dim_flat_not_viewable": (RuntimeError, lambda L: L.take_along_dim(
+        L.zeros(4, 3).transpose(1, 0), _long(L, [5, 8]))),
+    "take_along_dim_0dim_dim": (IndexError, lambda L: L.take_along_dim(
+        L.tensor(1.0), _long(L, 0), 0)),
+    "take_along_dim_0dim_negative_dim": (IndexError, lambda L: L.take_along_dim(
+        L.tensor(1.0), _long(L, 0), -1)),
+    "take_along_dim_ndim_before_dtype": (RuntimeError, lambda L: L.take_along_dim(
+        L.tensor(1.0), L.tensor(0, dtype=L.int32), 0)),
+    # an integer number must fit the integer result of where
+    "where_number_overflows_uint8": (RuntimeError, lambda L: L.where(
+        L.tensor([True, False]), L.ones(2, dtype=L.uint8), 1099511627776)),
+    "where_number_overflows_int8": (RuntimeError, lambda L: L.where(
+        L.tensor([True, False]), L.ones(2, dtype=L.int8), -129)),
+    # the error types of PyTorch's CPU kernels
+    "index_add_last_dim_alpha": (IndexError, lambda L: L.index_add(
+        L.zeros(2, 3, 2), 2, _long(L, 8), L.ones(2, 3, 1), alpha=2)),
+    "index_add_middle_dim": (IndexError, lambda L: L.index_add(
+        L.zeros(2, 3, 2), 1, _long(L, [9]), L.ones(2, 1, 2))),
+    "index_add_first_dim": (RuntimeError, lambda L: L.index_add(
+        L.zeros(2, 3, 2), 0, _long(L, [9]), L.ones(1, 3, 2))),
+    "index_select_empty_input": (RuntimeError, lambda L: L.index_select(
+        L.zeros(2, 0, dtype=L.float16), 0, _long(L, [2]))),
+    "index_select_empty_dim": (RuntimeError, lambda L: L.index_select(
+        L.zeros(2, 0), 1, _long(L, [0]))),
+    "index_select_1d_empty": (IndexError, lambda L: L.index_select(L.zeros(0), 0, _long(L, [2]))),
+    # t[idx] = v: the value's dtype is checked before the index values
+    "setitem_dtype_before_bounds": (RuntimeError, lambda L: L.zeros(1, 1, 5, 3, dtype=L.bfloat16)
+                                    .__setitem__((None, slice(-1, 1), [-5]),
+                                                 L.zeros(1, 1, 5, 3))),
+    "setitem_shape_before_dtype": (RuntimeError, lambda L: L.zeros(2, 3).__setitem__(
+        ([5],), L.ones(4, dtype=L.int64))),
+    "setitem_empty_dim_before_value_shape": (IndexError, lambda L: L.zeros(0, 0, 3).__setitem__(
+        ([0],), L.ones(2))),
+    "getitem_two_ellipses_too_many": (IndexError, lambda L: L.zeros(2, 3)[..., ..., [0, 1]]),
 }
 
 
@@ -197,6 +236,16 @@ ACCEPTED = {
                                               L.ones(2, dtype=L.int8),
                                               L.full((2,), 7, dtype=L.int16),
                                               out=L.zeros(2, dtype=L.int16)),
+    # fuzz classes of issue 6
+    "getitem_two_ellipses_0dim": lambda L: L.tensor(1.5)[..., ..., True],
+    "getitem_ellipsis_twice": lambda L: L.arange(6.0).reshape(2, 3)[..., [0, 1], ...],
+    "index_fill_empty_input": lambda L: L.index_fill(L.zeros(2, 0), 0,
+                                                     _long(L, [1099511627776]), 1),
+    "index_add_empty_input": lambda L: L.index_add(L.zeros(2, 0), 0, _long(L, [8]), L.ones(1, 0)),
+    "where_uint8_wraps_negative": lambda L: L.where(L.tensor([True, False]),
+                                                    L.ones(2, dtype=L.uint8), -1),
+    "take_along_dim_flat_int32": lambda L: L.take_along_dim(
+        L.arange(6.0).reshape(2, 3), L.tensor([4], dtype=L.int32)),
 }
 
 # NumPy's answer for each accepted call (the value reference).
@@ -215,6 +264,12 @@ EXPECTED = {
     "masked_fill_bool_any_number": np.array([True, False, True]),
     "where_number_branches": np.array([2.5, 3.0], dtype=np.float32),
     "where_out_same_dtype": np.array([1, 7], dtype=np.int16),
+    "getitem_two_ellipses_0dim": np.array([1.5], dtype=np.float32),
+    "getitem_ellipsis_twice": np.arange(6.0, dtype=np.float32).reshape(2, 3)[:, [0, 1]],
+    "index_fill_empty_input": np.zeros((2, 0), dtype=np.float32),
+    "index_add_empty_input": np.zeros((2, 0), dtype=np.float32),
+    "where_uint8_wraps_negative": np.array([1, 255], dtype=np.uint8),
+    "take_along_dim_flat_int32": np.array([4.0], dtype=np.float32),
 }
 
 

@@ -58,9 +58,10 @@ def _along(arr):
 def _number(value, npdt):
     """A number the op validated, as a 0-d array of ``npdt`` (converted like a C cast:
     floats truncate toward zero into integers, negative integers wrap into unsigned)."""
-    if npdt == np.bool_:
+    kind = npdt.kind
+    if kind == "b":
         return np.asarray(bool(value))
-    if npdt.kind in "iu":
+    if kind == "i" or kind == "u":
         return np.asarray(int(value)).astype(npdt)
     if (type(value) is float or type(value) is int) and -65504.0 <= value <= 65504.0:
         # fits every float dtype: no overflow to silence (errstate costs a microsecond)
@@ -99,6 +100,10 @@ def first_bad_index(indices, sizes, shape):
     """``(k, value)`` for the first index out of range among the int tensors
     ``indices`` (the k-th indexes a dim of ``sizes[k]``) broadcast to ``shape``: the
     first broadcast position in C order, the first tensor within it; None if all fit."""
+    if len(indices) == 1:       # the common t[idx]: one index tensor
+        a, n = _nd(indices[0]), sizes[0]
+        if a.size == 0 or (a.min() >= -n and a.max() < n):
+            return None
     arrays = [_nd(i) for i in indices]
     if all(a.size == 0 or (a.min() >= -n and a.max() < n) for a, n in zip(arrays, sizes)):
         return None
@@ -152,6 +157,8 @@ def _basic_view(arr, basic):
 
 
 def _advanced(advanced):
+    if len(advanced) == 1:
+        return (_nd(advanced[0]),)
     return tuple(_nd(a) if isinstance(a, _C.TensorBase) else a for a in advanced)
 
 
@@ -162,7 +169,7 @@ def index_get(x, basic, advanced, shape):
     dim of that view and ``slice(None)`` elsewhere (empty: a copy of the view)."""
     if 0 in shape:
         return _C._empty(tuple(shape), x.dtype, x.device)
-    view = _basic_view(_nd(x), basic)
+    view = _basic_view(_nd(x), basic) if basic else _nd(x)
     return _wrap(view[_advanced(advanced)] if advanced else view.copy())
 
 
@@ -416,6 +423,12 @@ def masked_select(input, mask, shape):
     return _wrap(np.broadcast_to(_nd(input), shape)[m])
 
 
+@register("count_true", "cpu")
+def count_true(mask):
+    """How many elements of the bool tensor ``mask`` are True (a Python int)."""
+    return int(np.count_nonzero(_nd(mask)))
+
+
 @register("nonzero", "cpu")
 def nonzero(input, as_tuple=False):
     """Positions of the non-zero elements: an ``(n, ndim)`` int64 tensor, or one 1-D
@@ -465,7 +478,7 @@ def where_select(out, cond, x, y=None):
     keeps ``out``'s values where ``cond`` is False (an in-place masked fill)."""
     res = _nd(out)
     c = _nd(cond)
-    if c.dtype != np.bool_:
+    if c.dtype.kind != "b":
         c = c.astype(bool)
     npdt = res.dtype
     select_into(res, c, _operand(x, npdt), None if y is None else _operand(y, npdt))

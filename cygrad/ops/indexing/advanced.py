@@ -252,6 +252,10 @@ def _plan_index(t, index, defer_bounds=False):
 
 
 def _planned(basic, advanced, shape, bounds, defer_bounds):
+    adv, bshape, _ = bounds
+    if 0 not in bshape and any(size == 0 for _, _, size in adv):
+        # refused before anything else, a write's value included (PyTorch's order)
+        raise IndexError("index is out of bounds for dimension with size 0")
     plan = _IndexPlan(basic, advanced, shape, bounds)
     if not defer_bounds:
         plan.check_bounds()
@@ -271,7 +275,7 @@ def _plan_single(t, kind, item, defer_bounds=False):
                                  f"does not match the shape of the indexed tensor "
                                  f"{_shape_str(shape)} at index {j}")
         # a leading mask alone: a mask index of the kernel has the same meaning
-        return _IndexPlan((), (item,), (int(item.sum()),) + shape[k:])
+        return _IndexPlan((), (item,), (_k("count_true", item)(item),) + shape[k:])
     result_shape = tuple(item.shape) + shape[1:]
     return _planned((), (item,), result_shape, ([(0, item, shape[0])], tuple(item.shape),
                                                  result_shape), defer_bounds)

@@ -85,7 +85,7 @@ def _where_kernel(condition, input, other):
             shape = _broadcast_shapes(tuple(shape), tuple(input.shape), tuple(other.shape))
     else:
         for x in (input, other):
-            if not isinstance(x, TensorBase):
+            if not isinstance(x, (TensorBase,) + NUMBER_TYPES):
                 _number_dtype(x)        # refuses what is no number
         if tx or ty:
             dtype = _C.result_type(input, other)
@@ -100,8 +100,10 @@ def _where_kernel(condition, input, other):
                 # an integer number must fit an integer result (PyTorch's checked cast)
                 if isinstance(x, INT_TYPES) and not isinstance(x, BOOL_TYPES):
                     check_scalar_fits(x, dtype)
-        shape = _broadcast_shapes(*(tuple(x.shape) for x in (condition, input, other)
-                                    if isinstance(x, TensorBase)))
+        shape = condition.shape
+        wide = input if tx else other if ty else None
+        if wide is not None and wide.shape != shape:
+            shape = _broadcast_shapes(tuple(shape), tuple(wide.shape))
     result = _C._empty(tuple(shape), dtype, like.device)
     return _select_kernel(result)(result, condition, input, other)
 
