@@ -16,10 +16,11 @@ differentiable ops.
 from ...autograd.function import Function
 from ...autograd.grad_mode import enable_grad
 from ..._core import tensor as _C
-from ...ops.creation import empty, ones, zeros
+from ...ops.creation import empty, zeros
 from ...ops.elementwise import mul, sigmoid, tanh
 from ...ops.linalg import addmm
-from ...ops.shape import cat, stack
+from ...ops.shape import stack
+from .linear import _column_sums
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "lstm_layer",
            "rnn_layer", "LSTMLayer"]
@@ -304,11 +305,6 @@ def _hidden_weight_grad(D, out, h0, reverse):
     if L > 1:
         g = g.add_(D[rest].reshape(-1, G).t().mm(out[prev].reshape(-1, H)))
     return g
-
-
-def _column_sums(m):
-    """``m.sum(0)`` of a 2-D tensor as one BLAS matrix-vector product."""
-    return m.t().mv(ones(m.shape[0], dtype=m.dtype, device=m.device))
 
 
 def _lstm_backward_by_recompute(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, g_out, g_h, g_c):
