@@ -92,7 +92,9 @@ def _check_scalar_fits_slow(value, dtype):
         return value
     if isinstance(value, numbers.Integral):
         value = int(value)
-        if not _INT64_MIN <= value <= _UINT64_MAX:
+        if value < _INT64_MIN:
+            raise OverflowError("can't convert negative int to unsigned")    # PyTorch's words
+        if value > _UINT64_MAX:
             raise OverflowError("int too big to convert")
     elif isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         return value

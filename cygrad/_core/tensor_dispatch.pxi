@@ -152,7 +152,9 @@ cdef object _number_operand(object x, DType ct, DType tensor_dt):
         x = int(x)
     v = PyLong_AsLongLongAndOverflow(x, &overflow)
     if overflow:
-        if overflow < 0 or x >= _UINT64_END:
+        if overflow < 0:
+            raise OverflowError("can't convert negative int to unsigned")    # PyTorch's words
+        if x >= _UINT64_END:
             raise OverflowError("int too big to convert")
         if tensor_dt is not None and tensor_dt.kind == KIND_BOOL:
             # PyTorch types such an int uint64, which it cannot promote with bool

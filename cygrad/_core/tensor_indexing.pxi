@@ -144,7 +144,13 @@ cdef void _setitem(TensorBase t, object index, object value) except *:
         if cg_grad_mode_enabled and target._requires_grad:
             target.copy_(_scalar_tensor(value, target._dtype))
         else:
-            if target._numel:
+            if target._numel and (t._dtype.code == DT_FLOAT16 or t._dtype.code == DT_BFLOAT16):
+                token = _quiet_enter()     # too big for a half type is inf, without a warning
+                try:
+                    as_ndarray(target)[...] = value
+                finally:
+                    _quiet_exit(token)
+            elif target._numel:
                 as_ndarray(target)[...] = value
             t._storage.version += 1
     else:

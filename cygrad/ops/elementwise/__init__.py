@@ -95,7 +95,8 @@ def _int_operand(value, other, wrap):
     dtype the way PyTorch does before computing (``int8 + 1000`` adds -24,
     ``uint8 // 256`` divides by zero)."""
     if not _INT64_MIN <= value <= _UINT64_MAX:
-        raise OverflowError("int too big to convert")
+        raise OverflowError("int too big to convert" if value > 0 else
+                            "can't convert negative int to unsigned")
     if not isinstance(other, TensorBase):
         return value
     dt = other.dtype
