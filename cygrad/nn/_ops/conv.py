@@ -19,6 +19,7 @@ from differentiable ops and double backward works.
 import math
 import numbers
 
+from ..._core import dispatch
 from ..._core.tensor import TensorBase
 from ...autograd.forward_ad import saved_for_jvp
 from ...autograd.function import Function
@@ -44,6 +45,9 @@ class Im2Col(Function):
     def forward(ctx, input, kernel, dilation, pads, stride, blocks):
         ctx.geom = (tuple(input.shape[2:]), kernel, dilation, pads, stride, blocks)
         ctx.channels = input.shape[1]
+        fast = dispatch.lookup("im2col", input.device, input.dtype)
+        if fast is not None:
+            return fast(input, kernel, dilation, tuple(b for b, _ in pads), stride, blocks)
         return S.im2col(S.pad_zero(input, pads), kernel, dilation, stride, blocks)
 
     @staticmethod
@@ -66,6 +70,10 @@ class Col2Im(Function):
     def forward(ctx, cols, channels, size, kernel, dilation, pads, stride, blocks, compact):
         ctx.geom = (kernel, dilation, pads, stride, blocks)
         ctx.args = (channels, size)
+        fast = dispatch.lookup("col2im", cols.device, cols.dtype)
+        if fast is not None:
+            return fast(cols, channels, size, kernel, dilation, tuple(b for b, _ in pads), stride,
+                        blocks)
         padded = tuple(s + b + a for s, (b, a) in zip(size, pads))
         res = S.crop(S.col2im(cols, channels, padded, kernel, dilation, stride, blocks), pads, size)
         return res.contiguous() if compact else res

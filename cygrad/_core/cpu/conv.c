@@ -1,0 +1,384 @@
+/* Sliding-window kernels: im2col / col2im (convolution, unfold, fold) and max
+ * pooling with its gradient scatter, over any number of spatial dims.
+ *
+ * Every kernel works plane by plane (one (n, c) pair of an (N, C, *spatial)
+ * tensor): planes never share output memory, so chunks of planes run on the
+ * pool's threads without locks, and the result does not depend on how they
+ * were split.
+ *
+ * Padding is never materialised: a window position outside the input reads as
+ * zero (im2col), is dropped (col2im) or is skipped (max pooling). Along the
+ * innermost spatial dim the in-bounds range of window positions is computed
+ * once per row, so the inner loops have no bounds tests. All offsets are
+ * computed as integers and only in-bounds ones become pointers. */
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+#include "kernels.h"
+
+static cg_conv_pool_fn pool_run = NULL;
+cg_index cg_conv_parallel_min = 1 << 15;
+
+void cg_conv_set_pool(cg_conv_pool_fn run) { pool_run = run; }
+
+/* ------------------------------------------------------------ plane chunks */
+
+typedef void (*plane_fn)(const void* ctx, cg_index plane);
+
+typedef struct {
+    plane_fn fn;
+    const void* ctx;
+    cg_index planes;
+    int nchunks;
+} plane_job;
+
+static void plane_chunk(void* p, int chunk) {
+    const plane_job* j = (const plane_job*)p;
+    cg_index begin = j->planes * chunk / j->nchunks;
+    cg_index end = j->planes * (chunk + 1) / j->nchunks;
+    for (cg_index q = begin; q < end; q++) j->fn(j->ctx, q);
+}
+
+/* fn(ctx, q) for every plane q; on the pool when there is `work` enough. */
+static void for_planes(cg_index planes, cg_index work, plane_fn fn, const void* ctx) {
+    plane_job job = {fn, ctx, planes, 1};
+    if (pool_run != NULL && work >= cg_conv_parallel_min && planes > 1)
+        job.nchunks = planes < 64 ? (int)planes : 64;
+    if (job.nchunks == 1) {
+        for (cg_index q = 0; q < planes; q++) fn(ctx, q);
+    } else {
+        pool_run(job.nchunks, plane_chunk, &job);
+    }
+}
+
+static cg_index prod(int n, const cg_index* v) {
+    cg_index p = 1;
+    for (int i = 0; i < n; i++) p *= v[i];
+    return p;
+}
+
+/* Window positions o in [lo, hi) of one dim whose read o * stride + off lies in
+ * [0, size) (off = k * dilation - pad_before). */
+static inline void inner_range(cg_index size, cg_index stride, cg_index off, cg_index out,
+                               cg_index* lo, cg_index* hi) {
+    cg_index l = off < 0 ? (-off + stride - 1) / stride : 0;
+    cg_index h = size - off <= 0 ? 0 : (size - off + stride - 1) / stride;
+    if (h > out) h = out;
+    if (l > h) l = h;
+    *lo = l;
+    *hi = h;
+}
+
+/* Advance a row-major counter over dims [0, n) of `shape`. */
+static inline void bump(int n, cg_index* cnt, const cg_index* shape) {
+    for (int d = n - 1; d >= 0; d--) {
+        if (++cnt[d] < shape[d]) return;
+        cnt[d] = 0;
+    }
+}
+
+/* Offset (along the outer dims, all but the last) of the row whose outer window
+ * positions are oo, or -1 when a read falls outside the input. `st` are the
+ * strides of those dims in the source or destination. */
+static inline cg_index row_base(const cg_window* w, const cg_index* oo, const cg_index* off,
+                                const cg_index* st) {
+    cg_index base = 0;
+    for (int d = 0; d < w->nsp - 1; d++) {
+        cg_index pos = oo[d] * w->stride[d] + off[d];
+        if (pos < 0 || pos >= w->size[d]) return -1;
+        base += pos * st[d];
+    }
+    return base;
+}
+
+/* ------------------------------------------------------------------ im2col */
+
+typedef struct {
+    const cg_window* w;
+    int itemsize;
+    const char* x;
+    const cg_index* xs;      /* strides of x, (N, C, *spatial), in elements */
+    char* cols;
+} im2col_ctx;
+
+#define IM2COL_ROW(T)                                                                  \
+    do {                                                                               \
+        T* d = (T*)dst;                                                                \
+        const T* s = (const T*)src;                                                    \
+        for (cg_index o = 0; o < lo; o++) d[o] = 0;                                    \
+        if (step == 1) {                                                               \
+            if (hi > lo) memcpy(d + lo, s + base + lo + first, (size_t)(hi - lo) * sizeof(T)); \
+        } else {                                                                       \
+            for (cg_index o = lo; o < hi; o++) d[o] = s[base + o * step + first];     \
+        }                                                                              \
+        for (cg_index o = hi; o < olast; o++) d[o] = 0;                                \
+    } while (0)
+
+static void im2col_plane(const void* p, cg_index q) {
+    const im2col_ctx* c = (const im2col_ctx*)p;
+    const cg_window* w = c->w;
+    const int nd = w->nsp, last = nd - 1, isz = c->itemsize;
+    const cg_index K = prod(nd, w->kernel), L = prod(nd, w->out), olast = w->out[last];
+    const cg_index rows = L / olast;
+    const cg_index* sst = c->xs + 2;
+    const char* src = c->x + ((q / w->c) * c->xs[0] + (q % w->c) * c->xs[1]) * isz;
+    char* dst = c->cols + q * K * L * isz;
+    const cg_index step = w->stride[last] * sst[last];
+    cg_index kk[CG_MAX_DIMS] = {0}, oo[CG_MAX_DIMS], off[CG_MAX_DIMS];
+    for (cg_index k = 0; k < K; k++, bump(nd, kk, w->kernel)) {
+        for (int d = 0; d < nd; d++) off[d] = kk[d] * w->dilation[d] - w->pad[d];
+        cg_index lo, hi;
+        inner_range(w->size[last], w->stride[last], off[last], olast, &lo, &hi);
+        const cg_index first = off[last] * sst[last];
+        memset(oo, 0, sizeof oo);
+        for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), dst += olast * isz) {
+            cg_index base = row_base(w, oo, off, sst);
+            if (base < 0) {
+                memset(dst, 0, (size_t)(olast * isz));
+                continue;
+            }
+            switch (isz) {
+                case 1: IM2COL_ROW(uint8_t); break;
+                case 2: IM2COL_ROW(uint16_t); break;
+                case 4: IM2COL_ROW(uint32_t); break;
+                default: IM2COL_ROW(uint64_t); break;
+            }
+        }
+    }
+}
+
+void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs, char* cols) {
+    im2col_ctx c = {w, itemsize, x, xs, cols};
+    cg_index planes = w->n * w->c;
+    cg_index work = planes * prod(w->nsp, w->kernel) * prod(w->nsp, w->out);
+    if (work == 0) return;
+    for_planes(planes, work, im2col_plane, &c);
+}
+
+/* ------------------------------------------------------------------ col2im */
+
+typedef struct {
+    const cg_window* w;
+    const char* cols;        /* contiguous (N, C * K, L) */
+    char* out;               /* contiguous (N, C, *size) */
+} col2im_ctx;
+
+#define COL2IM_PLANE(T)                                                                \
+    do {                                                                               \
+        T* restrict dst = (T*)c->out + q * P;                                          \
+        const T* restrict src = (const T*)c->cols + q * K * L;                         \
+        memset(dst, 0, (size_t)P * sizeof(T));                                         \
+        cg_index kk[CG_MAX_DIMS] = {0}, oo[CG_MAX_DIMS], off[CG_MAX_DIMS];             \
+        for (cg_index k = 0; k < K; k++, bump(nd, kk, w->kernel)) {                    \
+            for (int d = 0; d < nd; d++) off[d] = kk[d] * w->dilation[d] - w->pad[d];  \
+            cg_index lo, hi;                                                           \
+            inner_range(w->size[last], st, off[last], olast, &lo, &hi);                \
+            memset(oo, 0, sizeof oo);                                                  \
+            for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), src += olast) { \
+                cg_index base = row_base(w, oo, off, ps);                              \
+                if (base < 0) continue;                                                \
+                base += off[last];                                                     \
+                if (st == 1) {                                                         \
+                    T* restrict d = dst + base;                                        \
+                    for (cg_index o = lo; o < hi; o++) d[o] += src[o];                 \
+                } else {                                                               \
+                    for (cg_index o = lo; o < hi; o++) dst[base + o * st] += src[o];   \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
+#define DEF_COL2IM(NAME, T)                                                            \
+    static void NAME(const void* p, cg_index q) {                                      \
+        const col2im_ctx* c = (const col2im_ctx*)p;                                    \
+        const cg_window* w = c->w;                                                     \
+        const int nd = w->nsp, last = nd - 1;                                          \
+        const cg_index K = prod(nd, w->kernel), L = prod(nd, w->out);                  \
+        const cg_index P = prod(nd, w->size), olast = w->out[last];                    \
+        const cg_index rows = olast ? L / olast : 0, st = w->stride[last];             \
+        cg_index ps[CG_MAX_DIMS];                                                      \
+        ps[last] = 1;                                                                  \
+        for (int d = last - 1; d >= 0; d--) ps[d] = ps[d + 1] * w->size[d + 1];        \
+        COL2IM_PLANE(T);                                                               \
+    }
+
+DEF_COL2IM(col2im_plane_f32, float)
+DEF_COL2IM(col2im_plane_f64, double)
+
+int cg_col2im(int dtype, const cg_window* w, const char* cols, char* out) {
+    col2im_ctx c = {w, cols, out};
+    plane_fn fn;
+    if (dtype == CG_FLOAT32) fn = col2im_plane_f32;
+    else if (dtype == CG_FLOAT64) fn = col2im_plane_f64;
+    else return -1;
+    cg_index planes = w->n * w->c;
+    cg_index work = planes * (prod(w->nsp, w->kernel) * prod(w->nsp, w->out) + prod(w->nsp, w->size));
+    if (planes == 0) return 0;
+    for_planes(planes, work, fn, &c);
+    return 0;
+}
+
+/* ---------------------------------------------------------- max pooling */
+
+typedef struct {
+    const cg_window* w;
+    const char* x;
+    const cg_index* xs;      /* strides of x, (N, C, *spatial) */
+    char* values;            /* contiguous (N, C, *out) */
+    int64_t* idx;            /* contiguous (N, C, *out): positions in the flattened plane */
+} maxpool_ctx;
+
+/* As PyTorch: the first maximum of the window, except that a NaN always wins (so
+ * the last NaN does); a window with no element inside the input gives -inf at
+ * position 0. */
+#define MAXPOOL_PLANE(T)                                                               \
+    do {                                                                               \
+        const T* src = (const T*)c->x + (q / w->c) * c->xs[0] + (q % w->c) * c->xs[1]; \
+        T* val = (T*)c->values + q * L;                                                \
+        int64_t* arg = c->idx + q * L;                                                 \
+        cg_index oo[CG_MAX_DIMS] = {0}, kk[CG_MAX_DIMS], start[CG_MAX_DIMS];           \
+        for (cg_index j = 0; j < L; j++, bump(nd, oo, w->out)) {                       \
+            for (int d = 0; d < nd; d++) start[d] = oo[d] * w->stride[d] - w->pad[d];  \
+            T best = -INFINITY;                                                        \
+            int64_t bi = -1;                                                           \
+            memset(kk, 0, sizeof(cg_index) * nd);                                      \
+            for (cg_index k = 0; k < K; k++, bump(nd, kk, w->kernel)) {                \
+                cg_index so = 0, po = 0;                                               \
+                int inside = 1;                                                        \
+                for (int d = 0; d < nd; d++) {                                         \
+                    cg_index pos = start[d] + kk[d] * w->dilation[d];                  \
+                    if (pos < 0 || pos >= w->size[d]) { inside = 0; break; }           \
+                    so += pos * sst[d];                                                \
+                    po += pos * ps[d];                                                 \
+                }                                                                      \
+                if (!inside) continue;                                                 \
+                T v = src[so];                                                         \
+                if (bi < 0 || v > best || isnan(v)) { best = v; bi = po; }             \
+            }                                                                          \
+            val[j] = best;                                                             \
+            arg[j] = bi < 0 ? 0 : bi;                                                  \
+        }                                                                              \
+    } while (0)
+
+/* The common 2-d case (1-d runs as height 1): the loop over a row of windows is
+ * innermost, so the compare-and-select vectorises (a branch per element would
+ * mispredict on random data). Each window still sees its kernel offsets in
+ * row-major order, so the first maximum wins as above. */
+#define MAXPOOL_PLANE_2D(T)                                                            \
+    do {                                                                               \
+        const T* restrict src = (const T*)c->x + (q / w->c) * c->xs[0] + (q % w->c) * c->xs[1]; \
+        const cg_index H = w->size[0], W = w->size[1], sh = sst[0], sw = sst[1];       \
+        const cg_index OH = w->out[0], OW = w->out[1], KH = w->kernel[0], KW = w->kernel[1]; \
+        const cg_index th = w->stride[0], tw = w->stride[1], ph = w->pad[0], pw = w->pad[1]; \
+        const cg_index dh = w->dilation[0], dw = w->dilation[1];                       \
+        for (cg_index oh = 0; oh < OH; oh++) {                                         \
+            T* restrict val = (T*)c->values + q * L + oh * OW;                         \
+            int64_t* restrict arg = c->idx + q * L + oh * OW;                          \
+            for (cg_index ow = 0; ow < OW; ow++) { val[ow] = -INFINITY; arg[ow] = -1; } \
+            for (cg_index a = 0; a < KH; a++) {                                        \
+                const cg_index h = oh * th - ph + a * dh;                              \
+                if (h < 0 || h >= H) continue;                                         \
+                const T* restrict row = src + h * sh;                                  \
+                for (cg_index b = 0; b < KW; b++) {                                    \
+                    const cg_index off = b * dw - pw;                                  \
+                    cg_index lo, hi;                                                   \
+                    inner_range(W, tw, off, OW, &lo, &hi);                             \
+                    for (cg_index ow = lo; ow < hi; ow++) {                            \
+                        const cg_index u = ow * tw + off;                              \
+                        const T v = row[u * sw];                                       \
+                        const int take = (arg[ow] < 0) | (v > val[ow]) | (v != v);     \
+                        val[ow] = take ? v : val[ow];                                  \
+                        arg[ow] = take ? h * W + u : arg[ow];                          \
+                    }                                                                  \
+                }                                                                      \
+            }                                                                          \
+            for (cg_index ow = 0; ow < OW; ow++) arg[ow] = arg[ow] < 0 ? 0 : arg[ow];  \
+        }                                                                              \
+    } while (0)
+
+#define DEF_MAXPOOL(NAME, T)                                                           \
+    static void NAME(const void* p, cg_index q) {                                      \
+        const maxpool_ctx* c = (const maxpool_ctx*)p;                                  \
+        const cg_window* w = c->w;                                                     \
+        const int nd = w->nsp;                                                         \
+        const cg_index K = prod(nd, w->kernel), L = prod(nd, w->out);                  \
+        const cg_index* sst = c->xs + 2;                                               \
+        cg_index ps[CG_MAX_DIMS];                                                      \
+        ps[nd - 1] = 1;                                                                \
+        for (int d = nd - 2; d >= 0; d--) ps[d] = ps[d + 1] * w->size[d + 1];          \
+        if (nd == 2) MAXPOOL_PLANE_2D(T);                                              \
+        else MAXPOOL_PLANE(T);                                                         \
+    }
+
+DEF_MAXPOOL(maxpool_plane_f32, float)
+DEF_MAXPOOL(maxpool_plane_f64, double)
+
+int cg_max_pool(int dtype, const cg_window* w, const char* x, const cg_index* xs,
+                char* values, int64_t* idx) {
+    maxpool_ctx c = {w, x, xs, values, idx};
+    plane_fn fn;
+    if (dtype == CG_FLOAT32) fn = maxpool_plane_f32;
+    else if (dtype == CG_FLOAT64) fn = maxpool_plane_f64;
+    else return -1;
+    cg_index planes = w->n * w->c;
+    cg_index work = planes * prod(w->nsp, w->out) * prod(w->nsp, w->kernel);
+    if (work == 0) return 0;
+    for_planes(planes, work, fn, &c);
+    return 0;
+}
+
+/* ------------------------------------------------- max pooling's gradient */
+
+typedef struct {
+    const cg_window* w;      /* only n, c, nsp, size and out are used */
+    const char* grad;
+    const cg_index* gs;      /* strides of grad, (N, C, *out) */
+    const int64_t* idx;
+    const cg_index* is;      /* strides of idx, (N, C, *out) */
+    char* out;               /* contiguous (N, C, *size), zeroed here */
+    atomic_int bad;          /* set when an index lies outside its plane */
+} spread_ctx;
+
+#define DEF_SPREAD(NAME, T)                                                            \
+    static void NAME(const void* p, cg_index q) {                                      \
+        spread_ctx* c = (spread_ctx*)p;                                                \
+        const cg_window* w = c->w;                                                     \
+        const int nd = w->nsp;                                                         \
+        const cg_index L = prod(nd, w->out), P = prod(nd, w->size);                    \
+        const cg_index n = q / w->c, ch = q % w->c;                                    \
+        const T* g = (const T*)c->grad + n * c->gs[0] + ch * c->gs[1];                 \
+        const int64_t* ix = c->idx + n * c->is[0] + ch * c->is[1];                     \
+        T* dst = (T*)c->out + q * P;                                                   \
+        memset(dst, 0, (size_t)P * sizeof(T));                                         \
+        cg_index cnt[CG_MAX_DIMS] = {0}, go = 0, io = 0;                               \
+        for (cg_index j = 0; j < L; j++) {                                             \
+            int64_t i = ix[io];                                                        \
+            if (i < 0 || i >= P) atomic_store_explicit(&c->bad, 1, memory_order_relaxed); \
+            else dst[i] += g[go];                                                      \
+            for (int d = nd - 1; d >= 0; d--) {                                        \
+                go += c->gs[2 + d];                                                    \
+                io += c->is[2 + d];                                                    \
+                if (++cnt[d] < w->out[d]) break;                                       \
+                go -= c->gs[2 + d] * w->out[d];                                        \
+                io -= c->is[2 + d] * w->out[d];                                        \
+                cnt[d] = 0;                                                            \
+            }                                                                          \
+        }                                                                              \
+    }
+
+DEF_SPREAD(spread_plane_f32, float)
+DEF_SPREAD(spread_plane_f64, double)
+
+int cg_max_pool_backward(int dtype, const cg_window* w, const char* grad, const cg_index* gs,
+                         const int64_t* idx, const cg_index* is, char* out) {
+    spread_ctx c = {w, grad, gs, idx, is, out, 0};
+    plane_fn fn;
+    if (dtype == CG_FLOAT32) fn = spread_plane_f32;
+    else if (dtype == CG_FLOAT64) fn = spread_plane_f64;
+    else return -1;
+    cg_index planes = w->n * w->c;
+    cg_index work = planes * (prod(w->nsp, w->out) + prod(w->nsp, w->size));
+    if (planes == 0) return 0;
+    for_planes(planes, work, (plane_fn)fn, &c);
+    return atomic_load(&c.bad) ? -2 : 0;
+}
