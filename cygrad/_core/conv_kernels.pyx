@@ -41,8 +41,9 @@ cdef extern from "kernels.h" nogil:
     void cg_conv_set_pool(cg_conv_pool_fn run)
     cg_index cg_conv_parallel_min
     void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs,
-                   char* cols)
-    int cg_col2im(int dtype, const cg_window* w, const char* cols, char* out)
+                   char* cols, cg_index cn, cg_index cck)
+    int cg_col2im(int dtype, const cg_window* w, const char* cols, const cg_index* cs,
+                  char* out)
     int cg_max_pool(int dtype, const cg_window* w, const char* x, const cg_index* xs,
                     char* values, int64_t* idx)
     int cg_max_pool_backward(int dtype, const cg_window* w, const char* grad,
@@ -133,9 +134,13 @@ cdef DType _float_dtype(TensorBase t, str what):
     return dt
 
 
-def im2col(TensorBase x not None, kernel, dilation, pads, stride, out):
+def im2col(TensorBase x not None, kernel, dilation, pads, stride, out, bint channel_major=False):
     """Window columns of ``x`` (``(N, C, *size)``, any strides, any dtype):
     ``(N, C * prod(kernel), prod(out))``; positions in the padding read as zero.
+
+    ``channel_major`` lays the same tensor out in memory as ``(C * prod(kernel), N,
+    prod(out))`` (the result is then a permuted view): what one matrix product over
+    the whole batch wants.
 
     Examples
     --------
@@ -152,8 +157,15 @@ def im2col(TensorBase x not None, kernel, dilation, pads, stride, out):
         raise RuntimeError(f"im2col: expected an (N, C, *spatial) tensor, got {x._ndim} dims")
     shape = tuple(x.shape)
     _window(&w, shape, shape[2:], kernel, dilation, pads, stride, out, "im2col")
-    cdef TensorBase res = _empty(x._dtype, (shape[0], shape[1] * _prod(tuple(kernel)),
-                                            _prod(tuple(out))), x.device)
+    cdef Py_ssize_t ck = shape[1] * _prod(tuple(kernel)), L = _prod(tuple(out))
+    cdef Py_ssize_t cn, cck
+    cdef TensorBase res
+    if channel_major:
+        res = _empty(x._dtype, (ck, shape[0], L), x.device)
+        cn, cck = L, shape[0] * L
+    else:
+        res = _empty(x._dtype, (shape[0], ck, L), x.device)
+        cn, cck = ck * L, L
     for i in range(x._ndim):
         xs[i] = x._strides[i]
     cdef Storage keep_x = x._storage, keep_res = res._storage
@@ -162,17 +174,17 @@ def im2col(TensorBase x not None, kernel, dilation, pads, stride, out):
     cdef int itemsize = x._dtype.itemsize
     if res._numel >= GIL_RELEASE_MIN:
         with nogil:
-            cg_im2col(itemsize, &w, src, xs, dst)
+            cg_im2col(itemsize, &w, src, xs, dst, cn, cck)
     else:
-        cg_im2col(itemsize, &w, src, xs, dst)
-    return res
+        cg_im2col(itemsize, &w, src, xs, dst, cn, cck)
+    return res.permute(1, 0, 2) if channel_major else res
 
 
 def col2im(TensorBase cols not None, Py_ssize_t channels, size, kernel, dilation, pads, stride,
            out):
     """The adjoint of :func:`im2col`: ``(N, channels * prod(kernel), prod(out))``
-    columns summed back onto a contiguous ``(N, channels, *size)`` tensor
-    (float32/float64).
+    columns (any strides) summed back onto a contiguous ``(N, channels, *size)``
+    tensor (float32/float64).
 
     Examples
     --------
@@ -182,6 +194,7 @@ def col2im(TensorBase cols not None, Py_ssize_t channels, size, kernel, dilation
     [[[1.0, 2.0, 2.0, 1.0]]]
     """
     cdef cg_window w
+    cdef int i
     _cpu(cols, "col2im")
     cdef DType dt = _float_dtype(cols, "col2im")
     size = tuple(int(s) for s in size)
@@ -194,8 +207,9 @@ def col2im(TensorBase cols not None, Py_ssize_t channels, size, kernel, dilation
     if tuple(cols.shape) != want:
         raise RuntimeError(f"col2im: columns of shape {list(cols.shape)} do not match the "
                            f"geometry (expected {list(want)})")
-    if not cols._is_contig:
-        cols = cols.contiguous()
+    cdef cg_index cs[3]
+    for i in range(3):
+        cs[i] = cols._strides[i]
     cdef TensorBase res = _empty(dt, (n, channels) + size, cols.device)
     cdef Storage keep_c = cols._storage, keep_res = res._storage
     cdef const char* src = cols.ptr()
@@ -203,9 +217,9 @@ def col2im(TensorBase cols not None, Py_ssize_t channels, size, kernel, dilation
     cdef int code = dt.code
     if cols._numel + res._numel >= GIL_RELEASE_MIN:
         with nogil:
-            cg_col2im(code, &w, src, dst)
+            cg_col2im(code, &w, src, cs, dst)
     else:
-        cg_col2im(code, &w, src, dst)
+        cg_col2im(code, &w, src, cs, dst)
     return res
 
 

@@ -99,92 +99,133 @@ typedef struct {
     const char* x;
     const cg_index* xs;      /* strides of x, (N, C, *spatial), in elements */
     char* cols;
+    cg_index cn, cck;        /* strides of cols along N and C * K (L's is 1) */
+    cg_index nblocks;        /* 0, or image blocks per channel-major job */
 } im2col_ctx;
 
-#define IM2COL_ROW(T)                                                                  \
-    do {                                                                               \
-        T* d = (T*)dst;                                                                \
-        const T* s = (const T*)src;                                                    \
-        for (cg_index o = 0; o < lo; o++) d[o] = 0;                                    \
-        if (step == 1) {                                                               \
-            if (hi > lo) memcpy(d + lo, s + base + lo + first, (size_t)(hi - lo) * sizeof(T)); \
-        } else {                                                                       \
-            for (cg_index o = lo; o < hi; o++) d[o] = s[base + o * step + first];     \
-        }                                                                              \
-        for (cg_index o = hi; o < olast; o++) d[o] = 0;                                \
-    } while (0)
-
-static void im2col_plane(const void* p, cg_index q) {
-    const im2col_ctx* c = (const im2col_ctx*)p;
-    const cg_window* w = c->w;
-    const int nd = w->nsp, last = nd - 1, isz = c->itemsize;
-    const cg_index K = prod(nd, w->kernel), L = prod(nd, w->out), olast = w->out[last];
-    const cg_index rows = L / olast;
-    const cg_index* sst = c->xs + 2;
-    const char* src = c->x + ((q / w->c) * c->xs[0] + (q % w->c) * c->xs[1]) * isz;
-    char* dst = c->cols + q * K * L * isz;
-    const cg_index step = w->stride[last] * sst[last];
-    cg_index kk[CG_MAX_DIMS] = {0}, oo[CG_MAX_DIMS], off[CG_MAX_DIMS];
-    for (cg_index k = 0; k < K; k++, bump(nd, kk, w->kernel)) {
-        for (int d = 0; d < nd; d++) off[d] = kk[d] * w->dilation[d] - w->pad[d];
-        cg_index lo, hi;
-        inner_range(w->size[last], w->stride[last], off[last], olast, &lo, &hi);
-        const cg_index first = off[last] * sst[last];
-        memset(oo, 0, sizeof oo);
-        for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), dst += olast * isz) {
-            cg_index base = row_base(w, oo, off, sst);
-            if (base < 0) {
-                memset(dst, 0, (size_t)(olast * isz));
-                continue;
-            }
-            switch (isz) {
-                case 1: IM2COL_ROW(uint8_t); break;
-                case 2: IM2COL_ROW(uint16_t); break;
-                case 4: IM2COL_ROW(uint32_t); break;
-                default: IM2COL_ROW(uint64_t); break;
-            }
-        }
+/* The images [n0, n1) and the channel c of job q. A job is one (n, c) plane,
+ * or, when the columns are channel-major ((C * K, N, L) in memory), one channel
+ * of every image: then each kernel offset's rows for all images are one
+ * contiguous block, written (or read) in order as a single stream, while the N
+ * input planes of that channel stay in cache across the kernel offsets. */
+static inline void job_planes(const cg_window* w, cg_index nblocks, cg_index q, cg_index* n0,
+                              cg_index* n1, cg_index* c) {
+    if (nblocks) {       /* channel-major: the images in nblocks blocks per channel */
+        cg_index b = q % nblocks;
+        *c = q / nblocks;
+        *n0 = w->n * b / nblocks;
+        *n1 = w->n * (b + 1) / nblocks;
+    } else {
+        *n0 = q / w->c;
+        *n1 = *n0 + 1;
+        *c = q % w->c;
     }
 }
 
-void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs, char* cols) {
-    im2col_ctx c = {w, itemsize, x, xs, cols};
-    cg_index planes = w->n * w->c;
-    cg_index work = planes * prod(w->nsp, w->kernel) * prod(w->nsp, w->out);
+/* Blocks of images per channel for channel-major jobs: enough jobs (8) to share
+ * among threads even when there are few channels. */
+static cg_index image_blocks(const cg_window* w) {
+    cg_index b = w->c >= 8 ? 1 : (8 + w->c - 1) / w->c;
+    return b < w->n ? b : (w->n > 0 ? w->n : 1);
+}
+
+/* One typed copy per element size: the rows are short (a feature map's width), so
+ * plain loops the compiler vectorises beat a memcpy call per row. */
+#define DEF_IM2COL(NAME, T)                                                            \
+    static void NAME(const void* p, cg_index q) {                                      \
+        const im2col_ctx* c = (const im2col_ctx*)p;                                    \
+        const cg_window* w = c->w;                                                     \
+        const int nd = w->nsp, last = nd - 1;                                          \
+        const cg_index K = prod(nd, w->kernel), L = prod(nd, w->out), olast = w->out[last]; \
+        const cg_index rows = L / olast;                                               \
+        const cg_index* sst = c->xs + 2;                                               \
+        cg_index n0, n1, ch;                                                           \
+        job_planes(w, c->nblocks, q, &n0, &n1, &ch);                                   \
+        const cg_index step = w->stride[last] * sst[last];                             \
+        cg_index kk[CG_MAX_DIMS] = {0}, oo[CG_MAX_DIMS], off[CG_MAX_DIMS];             \
+        for (cg_index k = 0; k < K; k++, bump(nd, kk, w->kernel)) {                    \
+          for (int d = 0; d < nd; d++) off[d] = kk[d] * w->dilation[d] - w->pad[d];    \
+          cg_index lo, hi;                                                             \
+          inner_range(w->size[last], w->stride[last], off[last], olast, &lo, &hi);     \
+          const cg_index first = off[last] * sst[last];                                \
+          for (cg_index n = n0; n < n1; n++) {                                         \
+            const T* restrict src = (const T*)c->x + n * c->xs[0] + ch * c->xs[1];     \
+            T* restrict dst = (T*)c->cols + n * c->cn + (ch * K + k) * c->cck;         \
+            memset(oo, 0, sizeof oo);                                                  \
+            for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), dst += olast) { \
+                const cg_index base = row_base(w, oo, off, sst);                       \
+                if (base < 0) {                                                        \
+                    for (cg_index o = 0; o < olast; o++) dst[o] = 0;                   \
+                    continue;                                                          \
+                }                                                                      \
+                const T* restrict s = src + base + first;                              \
+                for (cg_index o = 0; o < lo; o++) dst[o] = 0;                          \
+                if (step == 1) {                                                       \
+                    for (cg_index o = lo; o < hi; o++) dst[o] = s[o];                  \
+                } else {                                                               \
+                    for (cg_index o = lo; o < hi; o++) dst[o] = s[o * step];           \
+                }                                                                      \
+                for (cg_index o = hi; o < olast; o++) dst[o] = 0;                      \
+            }                                                                          \
+          }                                                                            \
+        }                                                                              \
+    }
+
+DEF_IM2COL(im2col_plane_1, uint8_t)
+DEF_IM2COL(im2col_plane_2, uint16_t)
+DEF_IM2COL(im2col_plane_4, uint32_t)
+DEF_IM2COL(im2col_plane_8, uint64_t)
+
+void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs, char* cols,
+               cg_index cn, cg_index cck) {
+    cg_index work = w->n * w->c * prod(w->nsp, w->kernel) * prod(w->nsp, w->out);
     if (work == 0) return;
-    for_planes(planes, work, im2col_plane, &c);
+    cg_index nb = cn < cck ? image_blocks(w) : 0;
+    im2col_ctx c = {w, itemsize, x, xs, cols, cn, cck, nb};
+    cg_index jobs = nb ? w->c * nb : w->n * w->c;
+    plane_fn fn = itemsize == 1 ? im2col_plane_1 : itemsize == 2 ? im2col_plane_2
+                : itemsize == 4 ? im2col_plane_4 : im2col_plane_8;
+    for_planes(jobs, work, fn, &c);
 }
 
 /* ------------------------------------------------------------------ col2im */
 
 typedef struct {
     const cg_window* w;
-    const char* cols;        /* contiguous (N, C * K, L) */
+    const char* cols;        /* (N, C * K, L) */
+    const cg_index* cs;      /* its strides */
     char* out;               /* contiguous (N, C, *size) */
+    cg_index nblocks;        /* 0, or image blocks per channel-major job */
 } col2im_ctx;
 
 #define COL2IM_PLANE(T)                                                                \
     do {                                                                               \
-        T* restrict dst = (T*)c->out + q * P;                                          \
-        const T* restrict src = (const T*)c->cols + q * K * L;                         \
-        memset(dst, 0, (size_t)P * sizeof(T));                                         \
+        cg_index n0, n1, ch;                                                           \
+        job_planes(w, c->nblocks, q, &n0, &n1, &ch);                                   \
+        const cg_index cl = c->cs[2];                                                  \
+        for (cg_index n = n0; n < n1; n++)                                             \
+            memset((T*)c->out + (n * w->c + ch) * P, 0, (size_t)P * sizeof(T));        \
         cg_index kk[CG_MAX_DIMS] = {0}, oo[CG_MAX_DIMS], off[CG_MAX_DIMS];             \
         for (cg_index k = 0; k < K; k++, bump(nd, kk, w->kernel)) {                    \
-            for (int d = 0; d < nd; d++) off[d] = kk[d] * w->dilation[d] - w->pad[d];  \
-            cg_index lo, hi;                                                           \
-            inner_range(w->size[last], st, off[last], olast, &lo, &hi);                \
+          for (int d = 0; d < nd; d++) off[d] = kk[d] * w->dilation[d] - w->pad[d];    \
+          cg_index lo, hi;                                                             \
+          inner_range(w->size[last], st, off[last], olast, &lo, &hi);                  \
+          for (cg_index n = n0; n < n1; n++) {                                         \
+            T* restrict dst = (T*)c->out + (n * w->c + ch) * P;                        \
+            const T* restrict src = (const T*)c->cols + n * c->cs[0] + (ch * K + k) * c->cs[1]; \
             memset(oo, 0, sizeof oo);                                                  \
-            for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), src += olast) { \
+            for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), src += olast * cl) { \
                 cg_index base = row_base(w, oo, off, ps);                              \
                 if (base < 0) continue;                                                \
                 base += off[last];                                                     \
-                if (st == 1) {                                                         \
+                if (st == 1 && cl == 1) {                                              \
                     T* restrict d = dst + base;                                        \
                     for (cg_index o = lo; o < hi; o++) d[o] += src[o];                 \
                 } else {                                                               \
-                    for (cg_index o = lo; o < hi; o++) dst[base + o * st] += src[o];   \
+                    for (cg_index o = lo; o < hi; o++) dst[base + o * st] += src[o * cl]; \
                 }                                                                      \
             }                                                                          \
+          }                                                                            \
         }                                                                              \
     } while (0)
 
@@ -205,8 +246,9 @@ typedef struct {
 DEF_COL2IM(col2im_plane_f32, float)
 DEF_COL2IM(col2im_plane_f64, double)
 
-int cg_col2im(int dtype, const cg_window* w, const char* cols, char* out) {
-    col2im_ctx c = {w, cols, out};
+int cg_col2im(int dtype, const cg_window* w, const char* cols, const cg_index* cs, char* out) {
+    cg_index nb = cs[0] < cs[1] ? image_blocks(w) : 0;
+    col2im_ctx c = {w, cols, cs, out, nb};
     plane_fn fn;
     if (dtype == CG_FLOAT32) fn = col2im_plane_f32;
     else if (dtype == CG_FLOAT64) fn = col2im_plane_f64;
@@ -214,7 +256,7 @@ int cg_col2im(int dtype, const cg_window* w, const char* cols, char* out) {
     cg_index planes = w->n * w->c;
     cg_index work = planes * (prod(w->nsp, w->kernel) * prod(w->nsp, w->out) + prod(w->nsp, w->size));
     if (planes == 0) return 0;
-    for_planes(planes, work, fn, &c);
+    for_planes(nb ? w->c * nb : planes, work, fn, &c);
     return 0;
 }
 
@@ -296,6 +338,46 @@ typedef struct {
         }                                                                              \
     } while (0)
 
+/* 2-d without padding and with every window inside the input (floor mode):
+ * no bounds tests, and for the usual kernel sizes a loop the compiler unrolls.
+ * The first element seeds the maximum; the rest replace it when larger or NaN. */
+#define MAXPOOL_INTERIOR(T, KH, KW)                                                    \
+    do {                                                                               \
+        const T* restrict src = (const T*)c->x + (q / w->c) * c->xs[0] + (q % w->c) * c->xs[1]; \
+        T* restrict val = (T*)c->values + q * L;                                       \
+        int64_t* restrict arg = c->idx + q * L;                                        \
+        const cg_index W = w->size[1], sh = sst[0], sw = sst[1];                       \
+        const cg_index OH = w->out[0], OW = w->out[1];                                 \
+        const cg_index th = w->stride[0], tw = w->stride[1];                           \
+        const cg_index dh = w->dilation[0], dw = w->dilation[1];                       \
+        for (cg_index oh = 0; oh < OH; oh++) {                                         \
+            for (cg_index ow = 0; ow < OW; ow++) {                                     \
+                const cg_index h0 = oh * th, w0 = ow * tw;                             \
+                const T* restrict s = src + h0 * sh + w0 * sw;                         \
+                T best = s[0];                                                         \
+                int64_t bi = h0 * W + w0;                                              \
+                for (cg_index a = 0; a < (KH); a++) {                                  \
+                    for (cg_index b = 0; b < (KW); b++) {                              \
+                        const T v = s[a * dh * sh + b * dw * sw];                      \
+                        const int take = (v > best) | (v != v);                        \
+                        best = take ? v : best;                                        \
+                        bi = take ? (h0 + a * dh) * W + w0 + b * dw : bi;              \
+                    }                                                                  \
+                }                                                                      \
+                val[oh * OW + ow] = best;                                              \
+                arg[oh * OW + ow] = bi;                                                \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
+static inline int interior_2d(const cg_window* w) {
+    for (int d = 0; d < 2; d++)
+        if (w->pad[d] != 0 || w->out[d] < 1
+            || (w->out[d] - 1) * w->stride[d] + (w->kernel[d] - 1) * w->dilation[d] >= w->size[d])
+            return 0;
+    return 1;
+}
+
 #define DEF_MAXPOOL(NAME, T)                                                           \
     static void NAME(const void* p, cg_index q) {                                      \
         const maxpool_ctx* c = (const maxpool_ctx*)p;                                  \
@@ -306,8 +388,15 @@ typedef struct {
         cg_index ps[CG_MAX_DIMS];                                                      \
         ps[nd - 1] = 1;                                                                \
         for (int d = nd - 2; d >= 0; d--) ps[d] = ps[d + 1] * w->size[d + 1];          \
-        if (nd == 2) MAXPOOL_PLANE_2D(T);                                              \
-        else MAXPOOL_PLANE(T);                                                         \
+        if (nd == 2 && interior_2d(w)) {                                               \
+            if (w->kernel[0] == 2 && w->kernel[1] == 2) MAXPOOL_INTERIOR(T, 2, 2);     \
+            else if (w->kernel[0] == 3 && w->kernel[1] == 3) MAXPOOL_INTERIOR(T, 3, 3); \
+            else MAXPOOL_INTERIOR(T, w->kernel[0], w->kernel[1]);                      \
+        } else if (nd == 2) {                                                          \
+            MAXPOOL_PLANE_2D(T);                                                       \
+        } else {                                                                       \
+            MAXPOOL_PLANE(T);                                                          \
+        }                                                                              \
     }
 
 DEF_MAXPOOL(maxpool_plane_f32, float)

@@ -78,12 +78,14 @@ typedef void (*cg_conv_pool_fn)(int nchunks, cg_chunk_fn fn, void* ctx);
 void cg_conv_set_pool(cg_conv_pool_fn run);
 extern cg_index cg_conv_parallel_min;
 
-/* cols (contiguous (n, c * prod(kernel), prod(out))) = the windows of x (strides xs
- * over (n, c, *size)); padding reads as zero. Any dtype (moves itemsize bytes). */
-void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs, char* cols);
-/* out (contiguous (n, c, *size)) = the adjoint of cg_im2col applied to contiguous
- * cols. float32/float64; -1 for another dtype. */
-int cg_col2im(int dtype, const cg_window* w, const char* cols, char* out);
+/* cols ((n, c * prod(kernel), prod(out)), strides (cn, cck, 1)) = the windows of x
+ * (strides xs over (n, c, *size)); padding reads as zero. Any dtype (moves
+ * itemsize bytes). */
+void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs, char* cols,
+               cg_index cn, cg_index cck);
+/* out (contiguous (n, c, *size)) = the adjoint of cg_im2col applied to cols (strides
+ * cs). float32/float64; -1 for another dtype. */
+int cg_col2im(int dtype, const cg_window* w, const char* cols, const cg_index* cs, char* out);
 /* Max pooling: values and idx (positions in the flattened plane), both contiguous
  * (n, c, *out). float32/float64; -1 for another dtype. */
 int cg_max_pool(int dtype, const cg_window* w, const char* x, const cg_index* xs,
