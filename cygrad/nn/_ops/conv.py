@@ -120,10 +120,13 @@ def _cols_matrix(cols):
 
 
 def _patch_matrix(patches):
-    """``(N, Cp, *patches)`` as the ``(Cp, N*L)`` matrix (one transposing copy)."""
+    """``(N, Cp, *patches)`` as the contiguous ``(Cp, N*L)`` matrix (one transposing
+    copy; an expanded gradient from ``.sum()`` has zero strides, which BLAS cannot
+    take)."""
     n, cp = patches.shape[:2]
     positions = math.prod(patches.shape[2:])
-    return patches.reshape(n, cp, positions).transpose(0, 1).reshape(cp, n * positions)
+    m = patches.reshape(n, cp, positions).transpose(0, 1).reshape(cp, n * positions)
+    return m.contiguous()
 
 
 def _to_patches(image, weight, g, cols=None):
