@@ -84,6 +84,8 @@ def test_col2im_takes_strided_columns():
     ref = _ref_col2im(cols, 3, (6, 7), *geom)
     for view in (cols.transpose(0, 1).contiguous().transpose(0, 1),        # channel-major
                  _rand((27, 2, 21), seed=3).transpose(0, 1),                # another permutation
+                 cols.transpose(1, 2).contiguous().transpose(1, 2),        # positions strided
+                 _rand((2, 27, 42), seed=4)[:, :, ::2],                     # a step along L
                  cols[:, :, :].contiguous()):
         want = _ref_col2im(view.contiguous(), 3, (6, 7), *geom)
         got = K.col2im(view, 3, (6, 7), *geom)

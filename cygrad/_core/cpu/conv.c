@@ -171,6 +171,55 @@ static cg_index image_blocks(const cg_window* w) {
         }                                                                              \
     }
 
+/* The 2-d case (1-d runs as height 1) without per-row bookkeeping: for each
+ * kernel offset the valid window rows and columns are two ranges, so the rows
+ * outside them are zero blocks and the rest are plain strided copies. Feature
+ * maps are small (rows of 7-32 elements), so this overhead is what counts. */
+#define DEF_IM2COL_2D(NAME, T)                                                         \
+    static void NAME(const void* p, cg_index q) {                                      \
+        const im2col_ctx* c = (const im2col_ctx*)p;                                    \
+        const cg_window* w = c->w;                                                     \
+        const cg_index H = w->size[0], W = w->size[1], OH = w->out[0], OW = w->out[1]; \
+        const cg_index KH = w->kernel[0], KW = w->kernel[1];                           \
+        const cg_index sh = w->stride[0], sw = w->stride[1];                           \
+        const cg_index xh = c->xs[2], xw = c->xs[3], L = OH * OW;                      \
+        cg_index n0, n1, ch;                                                           \
+        job_planes(w, c->nblocks, q, &n0, &n1, &ch);                                   \
+        for (cg_index kh = 0; kh < KH; kh++) {                                         \
+          const cg_index offh = kh * w->dilation[0] - w->pad[0];                       \
+          cg_index hlo, hhi;                                                           \
+          inner_range(H, sh, offh, OH, &hlo, &hhi);                                    \
+          for (cg_index kw = 0; kw < KW; kw++) {                                       \
+            const cg_index offw = kw * w->dilation[1] - w->pad[1];                     \
+            cg_index wlo, whi;                                                         \
+            inner_range(W, sw, offw, OW, &wlo, &whi);                                  \
+            const cg_index k = kh * KW + kw, step = sw * xw;                           \
+            for (cg_index n = n0; n < n1; n++) {                                       \
+              const T* restrict src = (const T*)c->x + n * c->xs[0] + ch * c->xs[1];   \
+              T* restrict dst = (T*)c->cols + n * c->cn + (ch * (KH * KW) + k) * c->cck; \
+              for (cg_index i = 0; i < hlo * OW; i++) dst[i] = 0;                      \
+              for (cg_index i = hhi * OW; i < L; i++) dst[i] = 0;                      \
+              for (cg_index oh = hlo; oh < hhi; oh++) {                                \
+                T* restrict d = dst + oh * OW;                                         \
+                const cg_index base = (oh * sh + offh) * xh + offw * xw;               \
+                for (cg_index o = 0; o < wlo; o++) d[o] = 0;                           \
+                if (step == 1) {                                                       \
+                  for (cg_index o = wlo; o < whi; o++) d[o] = src[base + o];           \
+                } else {                                                               \
+                  for (cg_index o = wlo; o < whi; o++) d[o] = src[base + o * step];    \
+                }                                                                      \
+                for (cg_index o = whi; o < OW; o++) d[o] = 0;                          \
+              }                                                                        \
+            }                                                                          \
+          }                                                                            \
+        }                                                                              \
+    }
+
+DEF_IM2COL_2D(im2col_2d_1, uint8_t)
+DEF_IM2COL_2D(im2col_2d_2, uint16_t)
+DEF_IM2COL_2D(im2col_2d_4, uint32_t)
+DEF_IM2COL_2D(im2col_2d_8, uint64_t)
+
 DEF_IM2COL(im2col_plane_1, uint8_t)
 DEF_IM2COL(im2col_plane_2, uint16_t)
 DEF_IM2COL(im2col_plane_4, uint32_t)
@@ -183,8 +232,13 @@ void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* 
     cg_index nb = cn < cck ? image_blocks(w) : 0;
     im2col_ctx c = {w, itemsize, x, xs, cols, cn, cck, nb};
     cg_index jobs = nb ? w->c * nb : w->n * w->c;
-    plane_fn fn = itemsize == 1 ? im2col_plane_1 : itemsize == 2 ? im2col_plane_2
-                : itemsize == 4 ? im2col_plane_4 : im2col_plane_8;
+    plane_fn fn;
+    if (w->nsp == 2)
+        fn = itemsize == 1 ? im2col_2d_1 : itemsize == 2 ? im2col_2d_2
+           : itemsize == 4 ? im2col_2d_4 : im2col_2d_8;
+    else
+        fn = itemsize == 1 ? im2col_plane_1 : itemsize == 2 ? im2col_plane_2
+           : itemsize == 4 ? im2col_plane_4 : im2col_plane_8;
     for_planes(jobs, work, fn, &c);
 }
 
@@ -243,6 +297,48 @@ typedef struct {
         COL2IM_PLANE(T);                                                               \
     }
 
+/* The 2-d case, as DEF_IM2COL_2D. */
+#define DEF_COL2IM_2D(NAME, T)                                                         \
+    static void NAME(const void* p, cg_index q) {                                      \
+        const col2im_ctx* c = (const col2im_ctx*)p;                                    \
+        const cg_window* w = c->w;                                                     \
+        const cg_index H = w->size[0], W = w->size[1], OH = w->out[0], OW = w->out[1]; \
+        const cg_index KH = w->kernel[0], KW = w->kernel[1], P = H * W;                \
+        const cg_index sh = w->stride[0], sw = w->stride[1], cl = c->cs[2];            \
+        cg_index n0, n1, ch;                                                           \
+        job_planes(w, c->nblocks, q, &n0, &n1, &ch);                                   \
+        for (cg_index n = n0; n < n1; n++)                                             \
+            memset((T*)c->out + (n * w->c + ch) * P, 0, (size_t)P * sizeof(T));        \
+        for (cg_index kh = 0; kh < KH; kh++) {                                         \
+          const cg_index offh = kh * w->dilation[0] - w->pad[0];                       \
+          cg_index hlo, hhi;                                                           \
+          inner_range(H, sh, offh, OH, &hlo, &hhi);                                    \
+          for (cg_index kw = 0; kw < KW; kw++) {                                       \
+            const cg_index offw = kw * w->dilation[1] - w->pad[1];                     \
+            cg_index wlo, whi;                                                         \
+            inner_range(W, sw, offw, OW, &wlo, &whi);                                  \
+            const cg_index k = kh * KW + kw;                                           \
+            for (cg_index n = n0; n < n1; n++) {                                       \
+              T* restrict dst = (T*)c->out + (n * w->c + ch) * P;                      \
+              const T* restrict src = (const T*)c->cols + n * c->cs[0]                 \
+                                      + (ch * (KH * KW) + k) * c->cs[1];               \
+              for (cg_index oh = hlo; oh < hhi; oh++) {                                \
+                const cg_index base = (oh * sh + offh) * W + offw;                     \
+                const T* restrict s = src + oh * OW * cl;                              \
+                if (sw == 1 && cl == 1) {                                              \
+                  for (cg_index o = wlo; o < whi; o++) dst[base + o] += s[o];          \
+                } else {                                                               \
+                  for (cg_index o = wlo; o < whi; o++) dst[base + o * sw] += s[o * cl]; \
+                }                                                                      \
+              }                                                                        \
+            }                                                                          \
+          }                                                                            \
+        }                                                                              \
+    }
+
+DEF_COL2IM_2D(col2im_2d_f32, float)
+DEF_COL2IM_2D(col2im_2d_f64, double)
+
 DEF_COL2IM(col2im_plane_f32, float)
 DEF_COL2IM(col2im_plane_f64, double)
 
@@ -250,8 +346,8 @@ int cg_col2im(int dtype, const cg_window* w, const char* cols, const cg_index* c
     cg_index nb = cs[0] < cs[1] ? image_blocks(w) : 0;
     col2im_ctx c = {w, cols, cs, out, nb};
     plane_fn fn;
-    if (dtype == CG_FLOAT32) fn = col2im_plane_f32;
-    else if (dtype == CG_FLOAT64) fn = col2im_plane_f64;
+    if (dtype == CG_FLOAT32) fn = w->nsp == 2 ? col2im_2d_f32 : col2im_plane_f32;
+    else if (dtype == CG_FLOAT64) fn = w->nsp == 2 ? col2im_2d_f64 : col2im_plane_f64;
     else return -1;
     cg_index planes = w->n * w->c;
     cg_index work = planes * (prod(w->nsp, w->kernel) * prod(w->nsp, w->out) + prod(w->nsp, w->size));
