@@ -14,7 +14,9 @@ position); the weight always has shape ``(Cp, Ci / groups, *kernel)``:
 transpose share these three pieces, only swapping which is forward and which is
 backward (as PyTorch's ``ConvolutionBackward0`` node does).  ``Im2Col`` and
 ``Col2Im`` are Functions (each the other's gradient), so the backward pass is built
-from differentiable ops and double backward works.
+from differentiable ops and double backward works. They run the device's
+``im2col``/``col2im`` kernels (:mod:`cygrad._core.dispatch`) when it has them for the
+dtype, and the tensor-op versions of ``_sliding.py`` otherwise.
 """
 import math
 import numbers
