@@ -98,6 +98,28 @@ def test_col2im_takes_strided_columns():
     del x, ref
 
 
+def test_negative_strides():
+    # from_numpy keeps a reversed array's negative strides (zero-copy)
+    rng = np.random.default_rng(7)
+    for shape, kernel, dilation, pads, stride in (((2, 3, 6, 7), (3, 3), (1, 2), (1, 2), (2, 1)),
+                                                  ((1, 2, 4, 5, 6), (2, 3, 2), (2, 1, 1),
+                                                   (1, 1, 0), (1, 2, 2))):
+        arr = rng.standard_normal(shape)[:, :, ::-1, ..., ::-1]
+        x = cygrad.from_numpy(arr)
+        assert min(x.stride()) < 0
+        out = _out(shape, kernel, dilation, pads, stride)
+        want = _ref_im2col(cygrad.tensor(np.ascontiguousarray(arr)), kernel, dilation, pads,
+                           stride, out)
+        for cm in (False, True):
+            got = K.im2col(x, kernel, dilation, pads, stride, out, cm)
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        v, i = K.max_pool(x, kernel, dilation, pads, stride, out)
+        rv, ri = K.max_pool(cygrad.tensor(np.ascontiguousarray(arr)), kernel, dilation, pads,
+                            stride, out)
+        np.testing.assert_array_equal(v.numpy(), rv.numpy())
+        np.testing.assert_array_equal(i.numpy(), ri.numpy())
+
+
 def test_im2col_non_contiguous_inputs():
     base = _rand((4, 6, 9, 10))
     views = [base.transpose(0, 1),                 # channels first in memory

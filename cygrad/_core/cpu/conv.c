@@ -77,18 +77,19 @@ static inline void bump(int n, cg_index* cnt, const cg_index* shape) {
     }
 }
 
-/* Offset (along the outer dims, all but the last) of the row whose outer window
- * positions are oo, or -1 when a read falls outside the input. `st` are the
- * strides of those dims in the source or destination. */
-static inline cg_index row_base(const cg_window* w, const cg_index* oo, const cg_index* off,
-                                const cg_index* st) {
-    cg_index base = 0;
+/* Whether every read of the row whose outer window positions (all dims but the
+ * last) are oo lies inside the input; if so *base is its offset along those
+ * dims, with `st` their strides in the source or destination (any sign). */
+static inline int row_base(const cg_window* w, const cg_index* oo, const cg_index* off,
+                           const cg_index* st, cg_index* base) {
+    cg_index b = 0;
     for (int d = 0; d < w->nsp - 1; d++) {
         cg_index pos = oo[d] * w->stride[d] + off[d];
-        if (pos < 0 || pos >= w->size[d]) return -1;
-        base += pos * st[d];
+        if (pos < 0 || pos >= w->size[d]) return 0;
+        b += pos * st[d];
     }
-    return base;
+    *base = b;
+    return 1;
 }
 
 /* ------------------------------------------------------------------ im2col */
@@ -105,9 +106,9 @@ typedef struct {
 
 /* The images [n0, n1) and the channel c of job q. A job is one (n, c) plane,
  * or, when the columns are channel-major ((C * K, N, L) in memory), one channel
- * of every image: then each kernel offset's rows for all images are one
- * contiguous block, written (or read) in order as a single stream, while the N
- * input planes of that channel stay in cache across the kernel offsets. */
+ * of a block of images: then each kernel offset's rows for those images are one
+ * contiguous block, written (or read) in order as a single stream, while the
+ * block's input planes of that channel stay in cache across the kernel offsets. */
 static inline void job_planes(const cg_window* w, cg_index nblocks, cg_index q, cg_index* n0,
                               cg_index* n1, cg_index* c) {
     if (nblocks) {       /* channel-major: the images in nblocks blocks per channel */
@@ -153,8 +154,8 @@ static cg_index image_blocks(const cg_window* w) {
             T* restrict dst = (T*)c->cols + n * c->cn + (ch * K + k) * c->cck;         \
             memset(oo, 0, sizeof oo);                                                  \
             for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), dst += olast) { \
-                const cg_index base = row_base(w, oo, off, sst);                       \
-                if (base < 0) {                                                        \
+                cg_index base;                                                         \
+                if (!row_base(w, oo, off, sst, &base)) {                               \
                     for (cg_index o = 0; o < olast; o++) dst[o] = 0;                   \
                     continue;                                                          \
                 }                                                                      \
@@ -269,8 +270,8 @@ typedef struct {
             const T* restrict src = (const T*)c->cols + n * c->cs[0] + (ch * K + k) * c->cs[1]; \
             memset(oo, 0, sizeof oo);                                                  \
             for (cg_index r = 0; r < rows; r++, bump(last, oo, w->out), src += olast * cl) { \
-                cg_index base = row_base(w, oo, off, ps);                              \
-                if (base < 0) continue;                                                \
+                cg_index base;                                                         \
+                if (!row_base(w, oo, off, ps, &base)) continue;                        \
                 base += off[last];                                                     \
                 if (st == 1 && cl == 1) {                                              \
                     T* restrict d = dst + base;                                        \
