@@ -17,6 +17,8 @@ from ._threading import (get_num_threads, set_num_threads, get_num_interop_threa
                          set_num_interop_threads)
 from ._core.tensor import _can_cast as can_cast
 from ._tensor import Tensor
+from . import _wiring
+_wiring.connect_tensor_class()
 from . import memory
 
 # PyTorch's dtype aliases
@@ -31,15 +33,16 @@ from .ops.creation import *       # noqa: E402,F401,F403
 from .ops.elementwise import *    # noqa: E402,F401,F403
 from .ops import _tensor_extras   # noqa: E402,F401  (detach, requires_grad_, ...)
 from . import cuda                 # noqa: E402,F401  (never needs a GPU to import)
-from .ops.printing import set_printoptions, get_printoptions  # noqa: E402,F401
+from ._printing import set_printoptions, get_printoptions  # noqa: E402,F401
 from .ops.reduction import *    # noqa
 from .ops.linalg import *       # noqa: E402,F401,F403
 from .ops.shape import *        # noqa: E402,F401,F403
 from ._core.dlpack import from_dlpack  # noqa: E402,F401  (also adds Tensor.__dlpack__)
 from .ops.indexing import *    # noqa
 from .random import *           # noqa: E402,F401,F403
-from .ops import numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
-from . import autograd          # noqa: E402,F401  (connects the engine to the core)
+from . import _numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
+from . import autograd          # noqa: E402,F401
+_wiring.connect()               # the core's hooks into autograd: see cygrad/_wiring.py
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401
                        is_inference_mode_enabled)
 from ._legacy import *           # noqa: E402,F401,F403  (FloatTensor..., set_default_device, autograd.Variable)
@@ -48,3 +51,4 @@ from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
 from .serialization import save, load  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (Tensor.share_memory_; tensors cross processes in shared memory)
 from . import utils  # noqa: E402,F401  (cygrad.utils.data, as torch.utils.data)
+from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, cdist; Tensor.sum_to_size)

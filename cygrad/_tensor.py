@@ -40,7 +40,7 @@ class Tensor(_C.TensorBase):
         pass
 
     def __repr__(self):
-        from .ops.printing import tensor_repr
+        from ._printing import tensor_repr
         return tensor_repr(self)
 
     def __str__(self):
@@ -51,8 +51,34 @@ class Tensor(_C.TensorBase):
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
+    def __array_namespace__(self, /, *, api_version=None):
+        """The array API namespace of cygrad tensors: :mod:`cygrad.numpy`.
 
-_C._set_tensor_class(Tensor)
+        Examples
+        --------
+        >>> import cygrad
+        >>> xp = cygrad.ones(3).__array_namespace__()
+        >>> xp.__name__, xp.__array_api_version__
+        ('cygrad.numpy', '2024.12')
+        """
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12"):
+            raise ValueError(f"cygrad.numpy does not support array API version {api_version!r}")
+        from . import numpy as cnp
+        return cnp
+
+    def to_device(self, device, /, *, stream=None):
+        """The array API's ``x.to_device(device)``: ``x.to(device)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.ones(2).to_device("cpu").device
+        device(type='cpu')
+        """
+        if stream is not None:
+            raise ValueError("to_device(): cygrad takes no stream argument on the CPU")
+        return self.to(device)
+
 
 
 def tensor_method(fn=None, *, name=None):

@@ -30,7 +30,7 @@ and leave the generator where PyTorch leaves it:
   exponential race without replacement, inverse CDF with replacement), ``poisson``.
 
 Values are computed with NumPy (plus exact fused multiply-add emulation and glibc's
-``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_rng_kernels.py``), so
+``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_core/backend_cpu/random.py``), so
 they match PyTorch's x86-64 builds (AVX2 or AVX-512).  Not matched: CUDA
 generators, and PyTorch builds for other CPUs (their float32 normals use libm).
 Dropout: ``F.dropout(x, p)`` keeps exactly where ``empty_like(x).bernoulli_(1 - p)``
@@ -59,7 +59,7 @@ from ._core.tensor import TensorBase
 from .ops._argcheck import not_tensor
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
-from . import _rng_kernels as _K
+from ._core.backend_cpu import random as _K
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "rand", "randn", "randint", "rand_like",
@@ -302,13 +302,23 @@ def _gen(generator):
     return generator
 
 
-def _size_arg(size, opname):
+def _size_arg(size, opname, required=False):
+    """``size`` (ints, or one list/tuple of ints) checked the way PyTorch's argument
+    parser checks it: type errors name the 1-based position of the bad element."""
+    if required and not size:
+        raise TypeError(f'{opname}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    for s in size:
+    for pos, s in enumerate(size, 1):
+        if s is None:
+            raise TypeError(f"{opname}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos} with error \"type must be tuple of ints,but got NoneType\"")
         if isinstance(s, bool) or not isinstance(s, numbers.Integral):
             raise TypeError(f"{opname}(): argument 'size' must be tuple of ints, but found element "
-                            f"of type {type(s).__name__}")
+                            f"of type {type(s).__name__} at pos {pos}")
+        if not -(1 << 63) <= int(s) < (1 << 63):
+            raise TypeError(f"{opname}(): argument 'size' failed to unpack the object at pos "
+                            f"{pos} with error \"Overflow when unpacking long long\"")
     shape = tuple(int(s) for s in size)
     for s in shape:
         if s < 0:
@@ -477,6 +487,12 @@ def _require_float(dtype, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
+def _require_float_normal(t):
+    # PyTorch's normal kernel checks the dtype only when it has elements to fill.
+    if t.numel():
+        _require_float(t.dtype, "normal_kernel_cpu")
+
+
 def _check_inplace(t):
     if t.requires_grad and t.is_leaf and _C.is_grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -501,7 +517,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     >>> x.shape, bool(((x >= 0) & (x < 1)).all())
     (cygrad.Size([2, 3]), True)
     """
-    t = _target(_size_arg(size, "rand"), dtype, device, out, _dt.get_default_dtype())
+    t = _target(_size_arg(size, "rand", required=True), dtype, device, out, _dt.get_default_dtype())
     _require_float(t.dtype, "check_uniform_bounds")
     _fill_uniform(t, _gen(generator))
     return _finish(t, device, requires_grad, out)
@@ -517,8 +533,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     >>> cygrad.randn(4, dtype=cygrad.float64).dtype
     cygrad.float64
     """
-    t = _target(_size_arg(size, "randn"), dtype, device, out, _dt.get_default_dtype())
-    _require_float(t.dtype, "normal_kernel_cpu")
+    t = _target(_size_arg(size, "randn", required=True), dtype, device, out, _dt.get_default_dtype())
+    _require_float_normal(t)
     _fill_normal(t, _gen(generator))
     return _finish(t, device, requires_grad, out)
 
@@ -587,9 +603,13 @@ def _fill_integers(t, g, low, high, whole_dtype=False):
     _place(t, _integer_values(g, t.numel(), t.dtype, low, high, whole_dtype))
 
 
-def _as_int(v, name):
+def _int_type(v, name):
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise TypeError(f"randint(): argument '{name}' must be int, not {type(v).__name__}")
+
+
+def _as_int(v, name):
+    _int_type(v, name)
     v = int(v)
     if not -(1 << 63) <= v < (1 << 63):
         raise ValueError("Overflow when unpacking long long")
@@ -620,9 +640,20 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
                         "of ints")
     if isinstance(size, numbers.Integral):
         raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not int")
+    # PyTorch's order: the bounds' types, the size's elements, the bounds' range,
+    # and only then a negative size
+    if low is not None:
+        _int_type(low, "low")
+    _int_type(high, "high")
+    try:
+        shape, negative = _size_arg((size,), "randint"), None
+    except RuntimeError as e:
+        negative = e
     low = 0 if low is None else _as_int(low, "low")
     high = _as_int(high, "high")
-    t = _target(_size_arg((size,), "randint"), dtype, device, out, _dt.int64)
+    if negative is not None:
+        raise negative
+    t = _target(shape, dtype, device, out, _dt.int64)
     _int_bounds_check(low, high, t.dtype)
     _fill_integers(t, _gen(generator), low, high)
     return _finish(t, device, requires_grad, out)
@@ -664,7 +695,7 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "randn_like")
     t, dev = _like(input, dtype, device)
-    _require_float(t.dtype, "normal_kernel_cpu")
+    _require_float_normal(t)
     _fill_normal(t, _gen(generator))
     return _finish(t, dev, requires_grad, None)
 
@@ -714,7 +745,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal(): with a float mean and std, 'size' is required")
         _check_std(std)
         t = _target(_size_arg((size,), "normal"), dtype, device, out, _dt.get_default_dtype())
-        _require_float(t.dtype, "normal_kernel_cpu")
+        _require_float_normal(t)
         _fill_normal(t, g, float(mean), float(std))
         return _finish(t, device, requires_grad, out)
     tensors = [x for x in (mean, std) if isinstance(x, TensorBase)]
@@ -771,12 +802,11 @@ def _permutation(g, n):
     """PyTorch's CPU ``randperm``: for n below 2**32 / 20 the swap shuffle
     ``swap(p[i], p[i + draw % (n - i)])`` with 32-bit draws, else the inside-out
     Fisher-Yates shuffle with 64-bit draws."""
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
     if n < 0xFFFFFFFF // 20:
-        offsets = (g._u32(max(n - 1, 0)) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-        perm = list(range(n))
-        for i, z in enumerate(offsets):
-            z += i
-            perm[i], perm[z] = perm[z], perm[i]
+        offsets = g._u32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
+        return _swap_shuffle(offsets.astype(np.int64))
     else:
         picks = (g._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
         perm = [0] * n
@@ -784,6 +814,46 @@ def _permutation(g, n):
             perm[i] = perm[z]
             perm[z] = i
     return np.array(perm, dtype=np.int64)
+
+
+def _swap_shuffle(offsets):
+    """The permutation left by ``for i: swap(p[i], p[i + offsets[i]])`` on the identity,
+    without a Python loop.
+
+    Position i is final after step i, and holds what position ``k = i + offsets[i]``
+    held then: the value moved there by the latest earlier step j aiming at k (which
+    is what position j held at step j), or k itself when no earlier step aimed there.
+    "What position j held at step j" follows a chain of such earlier steps back to an
+    untouched position, resolved for all j at once by pointer jumping.
+    """
+    n = offsets.size + 1
+    idx = np.arange(n, dtype=np.int64)
+    target = idx[:-1] + offsets
+    # Steps sorted by (target, step): each step's predecessor aiming at the same place.
+    keys = np.sort(target * n + idx[:-1])
+    step, aim = keys % n, keys // n
+    same_before = np.full(n - 1, -1, dtype=np.int64)
+    linked = aim[1:] == aim[:-1]
+    same_before[step[1:][linked]] = step[:-1][linked]
+    # The latest step before j aiming at position j: the last of j's group, or the one
+    # before it when that last one is step j itself (a step aims at or after itself,
+    # so no later step can be in j's group).
+    last = np.flatnonzero(np.append(aim[1:] != aim[:-1], True))
+    own = step[last] == aim[last]
+    before = last - own
+    ok = before >= 0
+    ok[ok] = aim[before[ok]] == aim[last[ok]]
+    held = idx.copy()
+    held[aim[last[ok]]] = step[before[ok]]
+    while True:
+        nxt = held[held]
+        if np.array_equal(nxt, held):
+            break
+        held = nxt
+    perm = np.empty(n, dtype=np.int64)
+    perm[:-1] = np.where(same_before >= 0, held[np.maximum(same_before, 0)], target)
+    perm[-1] = held[-1]
+    return perm
 
 
 def _check_probabilities(p):
@@ -1035,7 +1105,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     >>> cygrad.empty(3).normal_(5.0, 0.0).tolist()
     [5.0, 5.0, 5.0]
     """
-    _require_float(self.dtype, "normal_kernel_cpu")
+    _require_float_normal(self)
     _check_std(std)
     _check_inplace(self)
     _fill_normal(self, _gen(generator), float(mean), float(std))

@@ -1,4 +1,4 @@
-"""Gradients of the indexing ops (``cygrad/ops/indexing.py``).
+"""Gradients of the indexing ops (the ``cygrad/ops/indexing`` package).
 
 Three independent references:
 

@@ -147,3 +147,18 @@ def test_ci_runs_the_readme_test_commands():
         if command.startswith(("python3 -m venv", ". ")):
             continue        # CI makes its own venv (.venv-ci) and activates it
         assert _unquote(command) in ran, (command, ran)
+
+
+def test_setup_finds_every_subpackage():
+    # setup.cfg ships ``packages = find:`` (include cygrad*): every directory of the
+    # source tree holding Python modules must be a package it finds (an op family
+    # split into a subpackage, e.g. cygrad/ops/reduction/, must not be left out).
+    setuptools = pytest.importorskip("setuptools")
+    found = set(setuptools.find_packages(REPO, include=["cygrad*"]))
+    root = os.path.join(REPO, "cygrad")
+    for here, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__"))]
+        if any(f.endswith(".py") for f in files):
+            package = os.path.relpath(here, REPO).replace(os.sep, ".")
+            assert package in found, package
+    assert "cygrad.ops.reduction" in found

@@ -234,7 +234,7 @@ def test_get_and_set_printoptions():
 
 
 def test_printoptions_context_manager_restores():
-    from cygrad.ops.printing import printoptions
+    from cygrad._printing import printoptions
 
     _, ct = _pair([0.123456])
     with printoptions(precision=2):

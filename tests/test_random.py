@@ -380,7 +380,7 @@ def test_errors_match_torch(case):
 
 
 # ---------------------------------------------------------------------------
-# the exact arithmetic behind PyTorch parity (cygrad/_rng_kernels.py), checked
+# the exact arithmetic behind PyTorch parity (cygrad/_core/backend_cpu/random.py), checked
 # against rational arithmetic
 # ---------------------------------------------------------------------------
 
@@ -396,7 +396,7 @@ def _exact_round32(q):
 
 def test_fused_multiply_add_emulation_is_exact():
     from fractions import Fraction
-    from cygrad._rng_kernels import fma32, fma64
+    from cygrad._core.backend_cpu.random import fma32, fma64
     rng = np.random.default_rng(7)
     n = 3000
     a = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n)

@@ -281,12 +281,13 @@ def test_logsumexp_of_integers_is_float():
     assert_same(*both("logsumexp", np.array([True, False]), 0))
 
 
-def test_softmax_without_dim_warns_and_picks_torch_default():
+def test_softmax_function_needs_dim():
+    # torch.softmax has no implicit dim (only nn.functional.softmax keeps that rule)
     x = X234[0]
-    with pytest.warns(UserWarning, match="Implicit dimension choice"):
-        got = cygrad.softmax(cy(x))
-    np.testing.assert_allclose(got.numpy(), torch.nn.functional.softmax(th(x), dim=1).numpy(),
-                               rtol=1e-6)
+    with pytest.raises(TypeError):
+        torch.softmax(th(x), None)
+    with pytest.raises(TypeError):
+        cygrad.softmax(cy(x), None)
 
 
 def test_softmax_dtype_kwarg_and_int_error():

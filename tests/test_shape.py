@@ -141,7 +141,7 @@ def test_flip_is_a_copy():
 
 @pytest.mark.parametrize("fn,shape", [("fliplr", (3,)), ("flipud", ())])
 def test_flip_rank_errors_match_torch(fn, shape):
-    raises_like_torch(lambda: getattr(cygrad, fn)(cygrad.ones(*shape)),
+    raises_like_torch(lambda: getattr(cygrad, fn)(cygrad.ones(shape)),
                       lambda: getattr(torch, fn)(torch.ones(shape)))
 
 
@@ -370,7 +370,7 @@ def test_splits_match_torch(name, arg):
 @pytest.mark.parametrize("name,shape,arg", [("hsplit", (4, 3), 2), ("hsplit", (), 2),
                                             ("vsplit", (4,), 2), ("dsplit", (4, 4), 2)], ids=str)
 def test_split_errors_match_torch(name, shape, arg):
-    raises_like_torch(lambda: getattr(cygrad, name)(cygrad.ones(*shape), arg),
+    raises_like_torch(lambda: getattr(cygrad, name)(cygrad.ones(shape), arg),
                       lambda: getattr(torch, name)(torch.ones(shape), arg))
 
 

@@ -14,6 +14,7 @@ import cygrad
 from grad_helpers import leaf, torch_copy, check_jvp, _forward_ad_supported
 from cygrad.autograd import gradcheck, gradgradcheck
 from cygrad.ops import shape as S
+from cygrad.ops.indexing import IndexAdd, IndexSelect
 from cygrad.ops.shape import pad
 
 torch = pytest.importorskip("torch", reason="PyTorch reference not installed")
@@ -340,16 +341,17 @@ def test_stack_jvp(rng):
     ("pad_circular", lambda a: pad(a, (2, -1), mode="circular"), S._pad_function("circular", 1),
      lambda a: (a, [(2, S._pad_source(4, 2, -1, "circular"))]), (2, 3, 4)),
     ("repeat_interleave", lambda a: cygrad.repeat_interleave(a, cygrad.tensor([2, 0, 1]), 0),
-     S.IndexSelect, lambda a: (a, 0, np.array([0, 0, 2])), (3, 2)),
+     IndexSelect, lambda a: (a, 0, cygrad.tensor([0, 0, 2])), (3, 2)),
 ])
 def test_single_input_jvp(rng, name, fn, cls, make_args, shape):
     check_jvp(rng, fn, cls, make_args, [shape])
 
 
 def test_index_add_jvp(rng):
-    index = np.array([1, 1, 0, 2])
-    check_jvp(rng, lambda g: S.IndexAdd.apply(g, 1, index, 3), S.IndexAdd,
-              lambda g: (g, 1, index, 3), [(2, 4)])
+    # the adjoint of repeat_interleave / reflect padding (shared with cygrad.index_add)
+    index, base = cygrad.tensor([1, 1, 0, 2]), cygrad.zeros(2, 3, dtype=cygrad.float64)
+    check_jvp(rng, lambda g: cygrad.index_add(base, 1, index, g), IndexAdd,
+              lambda g: (base, 1, index, g, 1), [(2, 4)])
 
 
 @pytest.mark.skipif(not _forward_ad_supported(),

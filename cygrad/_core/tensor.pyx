@@ -15,6 +15,7 @@ cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
 from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLongMask
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
@@ -56,6 +57,7 @@ from .storage cimport Storage, new_host_storage, wrap_foreign
 from . import dtype as _dtype_mod
 from . import storage as _storage_mod
 from .._device import device as Device, CPU
+from .scalars import check_scalar_fits as _check_scalar_fits
 
 cnp.import_array()
 
@@ -85,6 +87,7 @@ cdef extern from "kernels.h" nogil:
     enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
     cg_index cg_parallel_min[4]
     enum: CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM
+    enum: CG_EQ, CG_NE, CG_LT, CG_LE, CG_GT, CG_GE, CG_LOGICAL_AND, CG_LOGICAL_OR, CG_LOGICAL_XOR
     enum:
         CG_COPY, CG_NEG, CG_ABS, CG_EXP, CG_EXP2, CG_EXPM1, CG_LOG, CG_LOG2, CG_LOG10,
         CG_LOG1P, CG_SQRT, CG_RSQRT, CG_SIN, CG_COS, CG_TAN, CG_ASIN, CG_ACOS, CG_ATAN,
@@ -301,7 +304,7 @@ def _gc_track(TensorBase t):
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device):
     """A fresh contiguous tensor (uninitialised memory) on ``device``."""
     cdef TensorBase t = _alloc_tensor()
-    cdef Py_ssize_t n = 1, nbytes
+    cdef Py_ssize_t n = 1, nbytes, nbytes_stride
     cdef int i
     cdef bint overflow = False
     if ndim > MAX_DIMS:
@@ -314,6 +317,13 @@ cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object de
     # a wrapped size would allocate a tiny block that kernels then overrun (issue 6)
     if overflow or cg_mul_overflow(n, dt.itemsize, &nbytes):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={_shape_str(ndim, shape)}")
+    if n == 0:
+        # an empty tensor's strides still multiply its other sizes (PyTorch: the
+        # product of the sizes behind each dim, sizes 0 read as 1) and may not wrap
+        nbytes_stride = 1
+        for i in range(ndim - 1, 0, -1):
+            if cg_mul_overflow(nbytes_stride, shape[i] if shape[i] > 0 else 1, &nbytes_stride):
+                raise RuntimeError("Stride calculation overflowed")
     t._ndim = ndim
     _contig_strides(ndim, shape, t._strides)
     t._numel = n
@@ -525,767 +535,55 @@ cdef inline void _expand_strides(TensorBase t, int nd, const Py_ssize_t* shape,
         else:
             strides[i] = t._strides[j]
 
-# ------------------------------------------------------------------- op descriptors
-
-cdef enum ResultRule:
-    RES_SAME = 0     # the promoted dtype
-    RES_FLOAT = 1    # the promoted dtype, but integers/bools become the default float
-    RES_BOOL = 2     # always bool (comparisons, logical ops)
-
-cdef enum InputRule:
-    IN_ANY = 0
-    IN_NO_BOOL = 1   # e.g. subtraction/negation of bools is an error in PyTorch
-    IN_INTEGRAL = 2  # bitwise ops: integers and bools only
-    IN_FLOAT = 3     # floating point only (frac, hypot)
-
-_TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                     "int32": "Int", "int64": "Long", "float16": "Half",
-                     "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-
-def _torch_type_name(DType d):
-    return _TORCH_TYPE_NAMES[d.name]
+include "tensor_dispatch.pxi"
 
 
-cdef class ElementwiseOp:
-    """Describes one elementwise op for the dispatcher: its C kernel (or -1), the NumPy
-    ufunc that serves dtypes without one, and its dtype rules. ``function`` is the
-    op's ``autograd.Function`` (set by ``cygrad.ops``), used when grad is needed."""
-    cdef readonly str name
-    cdef readonly int arity
-    cdef readonly int c_op
-    cdef readonly object ufunc
-    cdef readonly int result
-    cdef readonly int inputs
-    cdef readonly bint zero_check
-    cdef public object function
-
-    def __init__(self, name, arity, c_op, ufunc, result=RES_SAME, inputs=IN_ANY, zero_check=False):
-        self.name = name
-        self.arity = arity
-        self.c_op = c_op
-        self.ufunc = ufunc
-        self.result = result
-        self.inputs = inputs
-        self.zero_check = zero_check
-
-    def __repr__(self):
-        return f"<elementwise op {self.name}>"
-
-    cdef int check_dtype(self, DType ct) except -1:
-        if ct.kind == KIND_BOOL and self.name in ("bitwise_left_shift", "bitwise_right_shift"):
-            raise NotImplementedError(f"\"{self.name[8:]}_cpu\" not implemented for 'Bool'")
-        # PyTorch reports a dtype an op has no kernel for as NotImplementedError.
-        if self.inputs == IN_INTEGRAL and ct.kind == KIND_FLOAT:
-            raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
-        if self.inputs == IN_FLOAT and ct.kind != KIND_FLOAT:
-            raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
-        if self.inputs == IN_NO_BOOL and ct.kind == KIND_BOOL:
-            if self.name == "sub":
-                raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                                   "supported. Use the `^` or `logical_xor()` operator instead.")
-            if self.name == "neg":
-                raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
-                                   "If you are trying to invert a mask, use the `~` or "
-                                   "`logical_not()` operator instead.")
-            raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for 'Bool'")
-        return 0
+include "tensor_views.pxi"
 
 
-cdef inline bint _on_cpu(TensorBase t):
-    return t._storage.device is CPU
+# the most views chunk() hands back (PyTorch's vector of results fails to allocate)
+cdef Py_ssize_t _MAX_VIEWS = (1 << 31) - 1
+_INT64_MAX = (1 << 63) - 1
 
-cdef inline bint _tracked(TensorBase t):
-    """Must an op on t go through autograd (reverse-mode recording or a forward-mode
-    tangent)? Fast paths only run when it need not."""
-    return (t._requires_grad and cg_grad_mode_enabled) or (t._fw_grad is not None and cg_fw_mode_enabled)
+# squeeze()'s default: PyTorch refuses an explicit None
+cdef object _ALL_DIMS = object()
 
-cdef inline bint _dual(object x):
-    """Does x carry a forward-mode tangent that ops must see?"""
-    return (isinstance(x, TensorBase) and (<TensorBase>x)._fw_grad is not None
-            and cg_fw_mode_enabled)
-
-cdef inline bint _same_shape(TensorBase a, TensorBase b):
-    cdef int i
-    if a._ndim != b._ndim:
-        return False
-    for i in range(a._ndim):
-        if a._shape[i] != b._shape[i]:
-            return False
-    return True
-
-cdef union ScalarBuf:
-    double f64
-    float f32
-    int64_t i64
-    int32_t i32
-
-cdef int _fill_scalar(ScalarBuf* buf, object x, DType dt) except -1:
-    if dt.code == DT_FLOAT32:
-        buf.f32 = <float>float(x)
-    elif dt.code == DT_FLOAT64:
-        buf.f64 = float(x)
-    elif dt.code == DT_INT64:
-        buf.i64 = <int64_t>int(x)
-    elif dt.code == DT_INT32:
-        buf.i32 = <int32_t>int(x)
-    else:
-        return -1
-    return 0
-
-cdef object _np_operand(object x, DType ct):
-    """A NumPy operand of dtype ``ct`` (a view when x is a tensor of that dtype)."""
-    if isinstance(x, TensorBase):
-        arr = as_ndarray(<TensorBase>x)
-        if (<TensorBase>x)._dtype is not ct:
-            arr = arr.astype(ct.np_dtype)
-        return arr
-    # Python scalars wrap around like a cast in C (int8 tensor + 1000), as in PyTorch.
-    return np.asarray(x).astype(ct.np_dtype)
-
-cdef object _call_ufunc(ElementwiseOp op, tuple args, object nout, DType ct):
-    with np.errstate(all="ignore"):   # IEEE results (inf, nan) are the answer, not a warning
-        _call_ufunc_raw(op, args, nout, ct)
-
-cdef object _call_ufunc_raw(ElementwiseOp op, tuple args, object nout, DType ct):
-    try:
-        op.ufunc(*args, out=nout, casting="unsafe")
-    except TypeError:
-        if ct.code not in (DT_BFLOAT16, DT_FLOAT16):
-            raise
-        # ml_dtypes does not register every ufunc for bfloat16: compute in float32.
-        f32 = [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]
-        nout[...] = op.ufunc(*f32)
-
-cdef inline bint _overlaps(TensorBase out, TensorBase x):
-    """Out and input share memory but are not the exact same view."""
-    cdef int i
-    if x._storage is not out._storage:
-        return False
-    if x._offset != out._offset or x._ndim != out._ndim:
-        return True
-    for i in range(x._ndim):
-        if x._shape[i] != out._shape[i] or x._strides[i] != out._strides[i]:
-            return True
-    return False
-
-cdef int _check_no_internal_overlap(TensorBase t) except -1:
-    """Refuse to write into a tensor whose elements alias each other (an expanded view):
-    the result would depend on the order the kernel writes in. PyTorch's check and
-    message; stride 0 on a dim of size > 1 is the case it can always detect."""
-    cdef int i
-    for i in range(t._ndim):
-        if t._strides[i] == 0 and t._shape[i] > 1:
-            raise RuntimeError("unsupported operation: more than one element of the written-to "
-                               "tensor refers to a single memory location. Please clone() the "
-                               "tensor before performing the operation.")
-    return 0
-
-cdef TensorBase _prepare_out(object out, str opname, DType res_dt, int nd, const Py_ssize_t* shape):
-    cdef TensorBase o
-    cdef int i
-    if not isinstance(out, TensorBase):
-        raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    o = <TensorBase>out
-    if not can_cast(res_dt, o._dtype):
-        raise RuntimeError(f"result type {_torch_type_name(res_dt)} can't be cast to the desired "
-                           f"output type {_torch_type_name(o._dtype)}")
-    if o._ndim != nd or any([o._shape[i] != shape[i] for i in range(nd)]):
-        if o._numel != 0:
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
-                          f"{_shape_str(o._ndim, o._shape)}, which does not match the required "
-                          f"output shape {_shape_str(nd, shape)}.", UserWarning, stacklevel=3)
-        _resize(o, nd, shape)
-    _check_no_internal_overlap(o)
-    return o
-
-cdef void _resize(TensorBase t, int nd, const Py_ssize_t* shape) except *:
-    cdef TensorBase fresh = new_empty(t._dtype, nd, shape, t._storage.device)
-    t._storage = fresh._storage
-    t._shape_obj = None
-    t._ndim = nd
-    t._offset = 0
-    for i in range(nd):
-        t._shape[i] = fresh._shape[i]
-        t._strides[i] = fresh._strides[i]
-    _finish_meta(t)
-
-
-cdef object binary(ElementwiseOp op, object a, object b, object out):
-    """Dispatch ``op(a, b)``: the fast path is two same-dtype contiguous CPU tensors
-    of one shape with a C kernel and no autograd; everything else goes the long way."""
-    cdef TensorBase ta, tb, to
-    cdef Py_ssize_t n
-    cdef cg_index one = 1
-    if out is None and type(a) is _TensorCls and type(b) is _TensorCls:
-        ta = <TensorBase>a
-        tb = <TensorBase>b
-        if (ta._dtype is tb._dtype and ta._is_contig and tb._is_contig
-                and not (_tracked(ta) or _tracked(tb))
-                and op.result != RES_BOOL and (op.result == RES_SAME or ta._dtype.kind == KIND_FLOAT)
-                and _same_shape(ta, tb) and _on_cpu(ta) and _on_cpu(tb)
-                and cg_has_binary(op.c_op, ta._dtype.code)):
-            to = new_empty(ta._dtype, ta._ndim, ta._shape, CPU)
-            n = ta._numel
-            run_binary(op.c_op, ta._dtype.code, 1, &n, n, to.ptr(), &one, ta.ptr(), &one,
-                       tb.ptr(), &one, to._storage, ta._storage, tb._storage)
-            return to
-    if out is None:
-        if (type(a) is _TensorCls and type(b) is _TensorCls and op.function is not None
-                and (_tracked(<TensorBase>a) or _tracked(<TensorBase>b)) and _apply_c != NULL
-                and (<TensorBase>a)._storage.device is (<TensorBase>b)._storage.device):
-            return _apply_c(op.function, (a, b), None)     # straight to autograd
-        if type(a) is _TensorCls and (type(b) is float or type(b) is int):
-            res = _binary_scalar_fast(op, <TensorBase>a, b, False)
-            if res is not None:
-                return res
-        elif type(b) is _TensorCls and (type(a) is float or type(a) is int):
-            res = _binary_scalar_fast(op, <TensorBase>b, a, True)
-            if res is not None:
-                return res
-    return _binary_general(op, a, b, out)
-
-
-cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, bint scalar_first):
-    """``t op 2.0`` / ``2.0 op t`` when the scalar keeps t's dtype (torch's rule for
-    Python numbers): the scalar becomes a stride-0 operand. None if not applicable."""
-    cdef ScalarBuf buf
-    cdef TensorBase to
-    cdef Py_ssize_t n
-    cdef cg_index one = 1, zero = 0
-    cdef int kind = t._dtype.kind
-    if not (t._is_contig and _on_cpu(t) and not _tracked(t) and op.result != RES_BOOL
-            and (cg_has_binary(op.c_op, t._dtype.code) or
-                 (op is POW and cg_has_binary(CG_MUL, t._dtype.code)))):
-        return None
-    if op is POW and (scalar_first or scalar != 2):
-        return None
-    if kind == KIND_INT and (type(scalar) is float or op.result == RES_FLOAT):
-        return None
-    to = new_empty(t._dtype, t._ndim, t._shape, CPU)
-    n = t._numel
-    if op is POW and not scalar_first and scalar == 2:
-        # x ** 2 is common (losses, variances): square with the multiply kernel
-        run_binary(CG_MUL, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one, t.ptr(), &one,
-                   to._storage, t._storage, t._storage)
-        return to
-    _fill_scalar(&buf, scalar, t._dtype)
-    if scalar_first:
-        run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, <char*>&buf, &zero,
-                   t.ptr(), &one, to._storage, None, t._storage)
-    else:
-        run_binary(op.c_op, t._dtype.code, 1, &n, n, to.ptr(), &one, t.ptr(), &one,
-                   <char*>&buf, &zero, to._storage, t._storage, None)
-    return to
-
-
-cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
-    cdef TensorBase ta = None, tb = None, to
-    cdef DType ct, res_dt
+cdef object _expand(TensorBase self, tuple sizes):
+    """``self.expand(*sizes)`` once the sizes are read (a tuple of ints)."""
     cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t so[MAX_DIMS]
-    cdef Py_ssize_t sa[MAX_DIMS]
-    cdef Py_ssize_t sb[MAX_DIMS]
-    cdef ScalarBuf bufa, bufb
-    cdef char* pa
-    cdef char* pb
-    cdef int nd = 0, i
-    if isinstance(a, np.ndarray):
-        a = _from_ndarray(a, False)
-    if isinstance(b, np.ndarray):
-        b = _from_ndarray(b, False)
-    if isinstance(a, TensorBase):
-        ta = <TensorBase>a
-    elif not _is_scalar(a):
-        raise TypeError(f"{op.name}(): expected Tensor or number, got {type(a).__name__}")
-    if isinstance(b, TensorBase):
-        tb = <TensorBase>b
-    elif not _is_scalar(b):
-        raise TypeError(f"{op.name}(): expected Tensor or number, got {type(b).__name__}")
-    if ta is None and tb is None:
-        ta = _scalar_tensor(a, _scalar_dtype(a))
-        a = ta
-    if (ta is not None and tb is not None and ta._storage.device is not tb._storage.device
-            and ta._storage.device != tb._storage.device):
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {ta._storage.device} and {tb._storage.device}!")
-    if (ta is not None and _tracked(ta)) or (tb is not None and _tracked(tb)):
-        if out is not None:
-            raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires grad.")
-        if op.function is not None and _apply_c != NULL:
-            return _apply_c(op.function, (a, b), None)
-    ct = _result_type_seq((a, b))
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
-        ct = default_float()
-    op.check_dtype(ct)
-    if op is SUB and ((ta is not None and ta._dtype.kind == KIND_BOOL) or
-                      (tb is not None and tb._dtype.kind == KIND_BOOL) or
-                      isinstance(a, bool) or isinstance(b, bool)):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
-    res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
-    if ta is not None and tb is not None:
-        nd = _broadcast(ta._ndim, ta._shape, tb._ndim, tb._shape, shape)
-    elif ta is not None:
-        nd = ta._ndim
-        memcpy(shape, ta._shape, nd * sizeof(Py_ssize_t))
-    else:
-        nd = tb._ndim
-        memcpy(shape, tb._shape, nd * sizeof(Py_ssize_t))
-    if out is None:
-        to = new_empty(res_dt, nd, shape, (ta if ta is not None else tb)._storage.device)
-    else:
-        to = _prepare_out(out, op.name, res_dt, nd, shape)
-        # Reading an input that the output partly overwrites would give garbage.
-        if ta is not None and _overlaps(to, ta):
-            ta = ta.clone()
-            a = ta
-        if tb is not None and _overlaps(to, tb):
-            tb = tb.clone()
-            b = tb
-    if to._numel == 0:
-        if out is not None:
-            to._storage.version += 1
-        return to
-    if op is POW and ct.kind != KIND_FLOAT and tb is None and b < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if op.zero_check and ct.kind != KIND_FLOAT:
-        divisor = as_ndarray(tb) if tb is not None else b
-        if not np.all(divisor):
-            raise RuntimeError("ZeroDivisionError")
-    if (op.c_op >= 0 and cg_has_binary(op.c_op, ct.code) and res_dt is ct and to._dtype is ct
-            and (ta is None or ta._dtype is ct) and (tb is None or tb._dtype is ct)
-            and _on_cpu(to)):
-        _expand_strides(to, nd, shape, so)
-        if ta is not None:
-            _expand_strides(ta, nd, shape, sa)
-            pa = ta.ptr()
-        else:
-            _fill_scalar(&bufa, a, ct)
-            memset(sa, 0, nd * sizeof(Py_ssize_t))
-            pa = <char*>&bufa
-        if tb is not None:
-            _expand_strides(tb, nd, shape, sb)
-            pb = tb.ptr()
-        else:
-            _fill_scalar(&bufb, b, ct)
-            memset(sb, 0, nd * sizeof(Py_ssize_t))
-            pb = <char*>&bufb
-        run_binary(op.c_op, ct.code, nd, shape, to._numel, to.ptr(), so, pa, sa, pb, sb,
-                   to._storage, ta._storage if ta is not None else None,
-                   tb._storage if tb is not None else None)
-    else:
-        if not _on_cpu(to):
-            raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
-        _call_ufunc(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
-    if out is not None:
-        to._storage.version += 1
-    return to
-
-
-cdef object unary(ElementwiseOp op, object x, object out):
-    """Dispatch ``op(x)``; same shape as ``binary``."""
-    cdef TensorBase tx, to
-    cdef DType ct
-    cdef Py_ssize_t so[MAX_DIMS]
-    cdef Py_ssize_t n
-    cdef cg_index one = 1
-    if out is None and type(x) is _TensorCls:
-        tx = <TensorBase>x
-        if _tracked(tx) and op.function is not None and _apply_c != NULL:
-            return _apply_c(op.function, (tx,), None)     # straight to autograd
-        if (tx._is_contig and not _tracked(tx) and _on_cpu(tx)
-                and cg_has_unary(op.c_op, tx._dtype.code) and op.c_op >= 0):
-            to = new_empty(tx._dtype, tx._ndim, tx._shape, CPU)
-            n = tx._numel
-            run_unary(op.c_op, tx._dtype.code, 1, &n, n, to.ptr(), &one, tx.ptr(), &one,
-                      to._storage, tx._storage)
-            return to
-    if isinstance(x, np.ndarray):
-        x = _from_ndarray(x, False)
-    if not isinstance(x, TensorBase):
-        if _is_scalar(x):
-            x = _scalar_tensor(x, _scalar_dtype(x))
-        else:
-            raise TypeError(f"{op.name}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    tx = <TensorBase>x
-    if _tracked(tx):
-        if out is not None:
-            raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
-                               "automatic differentiation, but one of the arguments requires grad.")
-        if op.function is not None and _apply_c != NULL:
-            return _apply_c(op.function, (tx,), None)
-    ct = tx._dtype
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
-        ct = default_float()
-    elif op is SQUARE and ct.kind == KIND_BOOL:
-        ct = _dtype_mod.int64          # torch: square promotes bool like pow(x, 2)
-    op.check_dtype(ct)
-    res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
-    if out is None:
-        to = new_empty(res_dt, tx._ndim, tx._shape, tx._storage.device)
-    else:
-        to = _prepare_out(out, op.name, res_dt, tx._ndim, tx._shape)
-        if _overlaps(to, tx):
-            tx = tx.clone()
-    if to._numel == 0:
-        if out is not None:
-            to._storage.version += 1
-        return to
-    if not _on_cpu(to):
-        raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
-    if op.c_op >= 0 and cg_has_unary(op.c_op, ct.code):
-        _unary_c(op.c_op, _cast(tx, ct), to)
-    elif op.ufunc is not None and to._storage is tx._storage:
-        # In place through NumPy: compute into fresh memory, then copy. NumPy 2.4's
-        # negative gives wrong values in place at some negative strides (a -16-byte
-        # stride for 4-byte ints, found by the fuzzer).
-        tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
-        _call_ufunc(op, (_np_operand(tx, ct),), as_ndarray(tmp), ct)
-        copy_into(to, tmp)
-    elif op.ufunc is not None:
-        _call_ufunc(op, (_np_operand(tx, ct),), as_ndarray(to), ct)
-    elif op.c_op >= 0 and ct.kind == KIND_FLOAT and cg_has_unary(op.c_op, DT_FLOAT32):
-        # float16/bfloat16 without a kernel or a ufunc: compute in float32
-        _unary_c(op.c_op, _cast(tx, _dtype_mod.float32), to)
-    else:
-        raise RuntimeError(f"\"{op.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
-    if out is not None:
-        to._storage.version += 1
-    return to
-
-
-cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
-    """``self.op_(other)``: result must keep self's shape and dtype category."""
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef TensorBase to
-    cdef DType ct
-    if isinstance(other, np.ndarray):
-        other = _from_ndarray(other, False)
-    if isinstance(other, TensorBase):
-        to = <TensorBase>other
-        nd = _broadcast(self._ndim, self._shape, to._ndim, to._shape, shape)
-        if nd != self._ndim or any([shape[i] != self._shape[i] for i in range(nd)]):
-            raise RuntimeError(f"output with shape {_shape_str(self._ndim, self._shape)} doesn't "
-                               f"match the broadcast shape {_shape_str(nd, shape)}")
-    elif not _is_scalar(other):
-        return NotImplemented
-    ct = _result_type_seq((self, other))
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
-        ct = default_float()
-    if op.result == RES_BOOL:
-        ct = _dtype_mod.bool_
-    if not can_cast(ct, self._dtype):
-        raise RuntimeError(f"result type {_torch_type_name(ct)} can't be cast to the desired "
-                           f"output type {_torch_type_name(self._dtype)}")
-    if (cg_grad_mode_enabled and (self._requires_grad or
-                                  (isinstance(other, TensorBase) and (<TensorBase>other)._requires_grad))
-            or _dual(self) or _dual(other)):
-        return _inplace_autograd(op, self, other)
-    return binary(op, self, other, self)
-
-
-cdef object unary_inplace(ElementwiseOp op, TensorBase self):
-    cdef DType ct = self._dtype
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
-        raise RuntimeError(f"result type {_torch_type_name(default_float())} can't be cast to the "
-                           f"desired output type {_torch_type_name(ct)}")
-    if (cg_grad_mode_enabled and self._requires_grad) or _dual(self):
-        return _inplace_autograd(op, self, None)
-    return unary(op, self, self)
-
-
-cdef object _inplace_hook = None
-
-def _set_inplace_hook(fn):
-    global _inplace_hook
-    _inplace_hook = fn
-
-cdef object _inplace_autograd(ElementwiseOp op, TensorBase self, object other):
-    if cg_grad_mode_enabled and self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if _inplace_hook is None:
-        raise RuntimeError(f"in-place {op.name} on a tensor that requires grad needs cygrad.autograd")
-    return _inplace_hook(op, self, other)
-
-
-cdef TensorBase _cast(TensorBase t, DType dt):
-    """``t`` itself if it already has dtype ``dt``, else a converted copy."""
-    cdef TensorBase c
-    if t._dtype is dt:
-        return t
-    c = new_empty(dt, t._ndim, t._shape, t._storage.device)
-    copy_into(c, t)
-    return c
-
-cdef void _unary_c(int c_op, TensorBase src, TensorBase dst) except *:
-    """Run C unary kernel ``c_op`` from src (its dtype) into dst, casting if needed."""
-    cdef Py_ssize_t so[MAX_DIMS]
-    cdef TensorBase target = dst if dst._dtype is src._dtype else new_empty(src._dtype, dst._ndim, dst._shape, CPU)
-    _expand_strides(target, src._ndim, src._shape, so)
-    run_unary(c_op, src._dtype.code, src._ndim, src._shape, target._numel, target.ptr(), so,
-              src.ptr(), src._strides, target._storage, src._storage)
-    if target is not dst:
-        copy_into(dst, target)
-
-cdef void copy_into(TensorBase dst, TensorBase src) except *:
-    """dst[...] = src, broadcasting src and converting its dtype (no version bump)."""
-    cdef Py_ssize_t ss[MAX_DIMS]
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef int nd = _broadcast(dst._ndim, dst._shape, src._ndim, src._shape, shape)
-    if nd != dst._ndim or any([shape[i] != dst._shape[i] for i in range(nd)]):
-        raise RuntimeError(f"The size of tensor a ({dst._shape[dst._ndim - 1] if dst._ndim else 1}) must match the "
-                           f"size of tensor b ({src._shape[src._ndim - 1] if src._ndim else 1}): cannot copy a tensor "
-                           f"of shape {_shape_str(src._ndim, src._shape)} into one of shape "
-                           f"{_shape_str(dst._ndim, dst._shape)}")
-    if dst._numel == 0:
-        return
-    _check_no_internal_overlap(dst)
-    if not (_on_cpu(dst) and _on_cpu(src)):
-        _device_copy(dst, src)
-        return
-    if _overlaps(dst, src):
-        src = src.clone()
-    if src._dtype is dst._dtype:
-        _expand_strides(src, dst._ndim, dst._shape, ss)
-        run_unary(CG_COPY, dst._dtype.code, dst._ndim, dst._shape, dst._numel, dst.ptr(),
-                  dst._strides, src.ptr(), ss, dst._storage, src._storage)
-    else:
-        np.copyto(as_ndarray(dst), as_ndarray(src), casting="unsafe")
-
-cdef object _device_copy_hook = None
-
-def _set_device_copy_hook(fn):
-    global _device_copy_hook
-    _device_copy_hook = fn
-
-cdef void _device_copy(TensorBase dst, TensorBase src) except *:
-    if _device_copy_hook is None:
-        from ..cuda import _lazy_init
-        _lazy_init()
-    _device_copy_hook(dst, src)
-
-def _copy_into(TensorBase dst, TensorBase src):
-    copy_into(dst, src)
-
-cdef TensorBase _scalar_tensor(object x, DType dt):
-    cdef TensorBase t = new_empty(dt, 0, NULL, CPU)
-    as_ndarray(t)[()] = x
-    return t
-
-
-# Public entry points used by cygrad.ops (Python) to reach the dispatcher.
-def needs_autograd(*args):
-    """True if an op on these arguments must go through its autograd ``Function``:
-    some tensor argument requires grad (with grad mode on) or carries a tangent."""
-    for a in args:
-        if isinstance(a, TensorBase) and _tracked(<TensorBase>a):
-            return True
-    return False
-
-def binary_op(ElementwiseOp op, a, b, out=None):
-    return binary(op, a, b, out)
-
-def unary_op(ElementwiseOp op, x, out=None):
-    return unary(op, x, out)
-
-def binary_op_(ElementwiseOp op, TensorBase self, other):
-    return binary_inplace(op, self, other)
-
-def unary_op_(ElementwiseOp op, TensorBase self):
-    return unary_inplace(op, self)
-
-# ------------------------------------------------------------------------ op table
-# One ElementwiseOp per elementwise op. cygrad/ops/elementwise.py gives each its
-# public function and autograd Function; the Tensor dunders below use them directly.
-
-def _relu_ufunc(x, out=None, casting="unsafe"):
-    # where() rather than maximum(): keeps -0.0 and NaN as they are, like torch.relu
-    out[...] = np.where(x < 0, np.zeros((), x.dtype), x)
-    return out
-
-def _sign_ufunc(x, out=None, casting="unsafe"):
-    if x.dtype == np.bool_:
-        out[...] = x
-        return out
-    r = np.sign(x)
-    if r.dtype.kind == "f" or r.dtype.name == "bfloat16":
-        r = np.where(np.isnan(r), np.zeros((), r.dtype), r) + np.zeros((), r.dtype)  # sign(nan)=0, no -0
-    out[...] = r
-    return out
-
-def _frac_ufunc(x, out=None, casting="unsafe"):
-    return np.subtract(x, np.trunc(x), out=out, casting=casting)
-
-def _pow_ufunc(a, b, out=None, casting="unsafe"):
-    """np.power, except that integer bases take negative integer exponents the way
-    PyTorch computes them (1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0)."""
-    if out.dtype.kind not in "iu":
-        return np.power(a, b, out=out, casting=casting)
-    a, b = np.asarray(a), np.asarray(b)
-    result = np.power(a, np.maximum(b, 0), out=out, casting=casting)
-    negative = b < 0
-    if np.any(negative):
-        odd = (b % 2) != 0
-        special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
-        np.copyto(out, special.astype(out.dtype), where=np.broadcast_to(negative, out.shape))
-    return result
-
-def _isfinite(x, out=None, casting="unsafe"):
-    return np.isfinite(x, out=out)
-
-cdef ElementwiseOp ADD = ElementwiseOp("add", 2, CG_ADD, np.add)
-cdef ElementwiseOp SUB = ElementwiseOp("sub", 2, CG_SUB, np.subtract, inputs=IN_NO_BOOL)
-cdef ElementwiseOp MUL = ElementwiseOp("mul", 2, CG_MUL, np.multiply)
-cdef ElementwiseOp DIV = ElementwiseOp("div", 2, CG_DIV, np.true_divide, result=RES_FLOAT)
-cdef ElementwiseOp FLOOR_DIVIDE = ElementwiseOp("floor_divide", 2, -1, np.floor_divide, zero_check=True, inputs=IN_NO_BOOL)
-cdef ElementwiseOp REMAINDER = ElementwiseOp("remainder", 2, -1, np.remainder, zero_check=True, inputs=IN_NO_BOOL)
-cdef ElementwiseOp FMOD = ElementwiseOp("fmod", 2, -1, np.fmod, zero_check=True, inputs=IN_NO_BOOL)
-cdef ElementwiseOp POW = ElementwiseOp("pow", 2, -1, _pow_ufunc, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ATAN2 = ElementwiseOp("atan2", 2, -1, np.arctan2, result=RES_FLOAT)
-cdef ElementwiseOp HYPOT = ElementwiseOp("hypot", 2, -1, np.hypot, inputs=IN_FLOAT)
-cdef ElementwiseOp MAXIMUM = ElementwiseOp("maximum", 2, CG_MAXIMUM, np.maximum)
-cdef ElementwiseOp MINIMUM = ElementwiseOp("minimum", 2, CG_MINIMUM, np.minimum)
-cdef ElementwiseOp FMAX = ElementwiseOp("fmax", 2, -1, np.fmax)
-cdef ElementwiseOp FMIN = ElementwiseOp("fmin", 2, -1, np.fmin)
-cdef ElementwiseOp EQ = ElementwiseOp("eq", 2, -1, np.equal, result=RES_BOOL)
-cdef ElementwiseOp NE = ElementwiseOp("ne", 2, -1, np.not_equal, result=RES_BOOL)
-cdef ElementwiseOp LT = ElementwiseOp("lt", 2, -1, np.less, result=RES_BOOL)
-cdef ElementwiseOp LE = ElementwiseOp("le", 2, -1, np.less_equal, result=RES_BOOL)
-cdef ElementwiseOp GT = ElementwiseOp("gt", 2, -1, np.greater, result=RES_BOOL)
-cdef ElementwiseOp GE = ElementwiseOp("ge", 2, -1, np.greater_equal, result=RES_BOOL)
-cdef ElementwiseOp LOGICAL_AND = ElementwiseOp("logical_and", 2, -1, np.logical_and, result=RES_BOOL)
-cdef ElementwiseOp LOGICAL_OR = ElementwiseOp("logical_or", 2, -1, np.logical_or, result=RES_BOOL)
-cdef ElementwiseOp LOGICAL_XOR = ElementwiseOp("logical_xor", 2, -1, np.logical_xor, result=RES_BOOL)
-cdef ElementwiseOp BITWISE_AND = ElementwiseOp("bitwise_and", 2, -1, np.bitwise_and, inputs=IN_INTEGRAL)
-cdef ElementwiseOp BITWISE_OR = ElementwiseOp("bitwise_or", 2, -1, np.bitwise_or, inputs=IN_INTEGRAL)
-cdef ElementwiseOp BITWISE_XOR = ElementwiseOp("bitwise_xor", 2, -1, np.bitwise_xor, inputs=IN_INTEGRAL)
-cdef ElementwiseOp LSHIFT = ElementwiseOp("bitwise_left_shift", 2, -1, np.left_shift, inputs=IN_INTEGRAL)
-cdef ElementwiseOp RSHIFT = ElementwiseOp("bitwise_right_shift", 2, -1, np.right_shift, inputs=IN_INTEGRAL)
-
-cdef ElementwiseOp NEG = ElementwiseOp("neg", 1, CG_NEG, np.negative, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ABS = ElementwiseOp("abs", 1, CG_ABS, np.abs, inputs=IN_NO_BOOL)
-cdef ElementwiseOp SIGN = ElementwiseOp("sign", 1, -1, _sign_ufunc)
-cdef ElementwiseOp EXP = ElementwiseOp("exp", 1, CG_EXP, np.exp, result=RES_FLOAT)
-cdef ElementwiseOp EXP2 = ElementwiseOp("exp2", 1, CG_EXP2, np.exp2, result=RES_FLOAT)
-cdef ElementwiseOp EXPM1 = ElementwiseOp("expm1", 1, CG_EXPM1, np.expm1, result=RES_FLOAT)
-cdef ElementwiseOp LOG = ElementwiseOp("log", 1, CG_LOG, np.log, result=RES_FLOAT)
-cdef ElementwiseOp LOG2 = ElementwiseOp("log2", 1, CG_LOG2, np.log2, result=RES_FLOAT)
-cdef ElementwiseOp LOG10 = ElementwiseOp("log10", 1, CG_LOG10, np.log10, result=RES_FLOAT)
-cdef ElementwiseOp LOG1P = ElementwiseOp("log1p", 1, CG_LOG1P, np.log1p, result=RES_FLOAT)
-cdef ElementwiseOp SQRT = ElementwiseOp("sqrt", 1, CG_SQRT, np.sqrt, result=RES_FLOAT)
-cdef ElementwiseOp RSQRT = ElementwiseOp("rsqrt", 1, CG_RSQRT, None, result=RES_FLOAT)
-cdef ElementwiseOp SIN = ElementwiseOp("sin", 1, CG_SIN, np.sin, result=RES_FLOAT)
-cdef ElementwiseOp COS = ElementwiseOp("cos", 1, CG_COS, np.cos, result=RES_FLOAT)
-cdef ElementwiseOp TAN = ElementwiseOp("tan", 1, CG_TAN, np.tan, result=RES_FLOAT)
-cdef ElementwiseOp ASIN = ElementwiseOp("asin", 1, CG_ASIN, np.arcsin, result=RES_FLOAT)
-cdef ElementwiseOp ACOS = ElementwiseOp("acos", 1, CG_ACOS, np.arccos, result=RES_FLOAT)
-cdef ElementwiseOp ATAN = ElementwiseOp("atan", 1, CG_ATAN, np.arctan, result=RES_FLOAT)
-cdef ElementwiseOp SINH = ElementwiseOp("sinh", 1, CG_SINH, np.sinh, result=RES_FLOAT)
-cdef ElementwiseOp COSH = ElementwiseOp("cosh", 1, CG_COSH, np.cosh, result=RES_FLOAT)
-cdef ElementwiseOp TANH = ElementwiseOp("tanh", 1, CG_TANH, np.tanh, result=RES_FLOAT)
-cdef ElementwiseOp SIGMOID = ElementwiseOp("sigmoid", 1, CG_SIGMOID, None, result=RES_FLOAT)
-cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ERF = ElementwiseOp("erf", 1, CG_ERF, None, result=RES_FLOAT)
-cdef ElementwiseOp ERFC = ElementwiseOp("erfc", 1, CG_ERFC, None, result=RES_FLOAT)
-cdef ElementwiseOp FLOOR = ElementwiseOp("floor", 1, CG_FLOOR, np.floor, inputs=IN_NO_BOOL)
-cdef ElementwiseOp CEIL = ElementwiseOp("ceil", 1, CG_CEIL, np.ceil, inputs=IN_NO_BOOL)
-cdef ElementwiseOp TRUNC = ElementwiseOp("trunc", 1, CG_TRUNC, np.trunc, inputs=IN_NO_BOOL)
-cdef ElementwiseOp ROUND = ElementwiseOp("round", 1, CG_ROUND, np.rint, inputs=IN_NO_BOOL)
-cdef ElementwiseOp FRAC = ElementwiseOp("frac", 1, CG_FRAC, _frac_ufunc, inputs=IN_FLOAT)
-cdef ElementwiseOp RECIPROCAL = ElementwiseOp("reciprocal", 1, CG_RECIPROCAL, np.reciprocal, result=RES_FLOAT)
-cdef ElementwiseOp SQUARE = ElementwiseOp("square", 1, CG_SQUARE, np.square)
-cdef ElementwiseOp LOGICAL_NOT = ElementwiseOp("logical_not", 1, -1, np.logical_not, result=RES_BOOL)
-cdef ElementwiseOp BITWISE_NOT = ElementwiseOp("bitwise_not", 1, -1, np.invert, inputs=IN_INTEGRAL)
-cdef ElementwiseOp ISNAN = ElementwiseOp("isnan", 1, -1, np.isnan, result=RES_BOOL)
-cdef ElementwiseOp ISINF = ElementwiseOp("isinf", 1, -1, np.isinf, result=RES_BOOL)
-cdef ElementwiseOp ISFINITE = ElementwiseOp("isfinite", 1, -1, _isfinite, result=RES_BOOL)
-
-ELEMENTWISE_OPS = {op.name: op for op in (
-    ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, ATAN2, HYPOT, MAXIMUM, MINIMUM,
-    FMAX, FMIN, EQ, NE, LT, LE, GT, GE, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, BITWISE_AND,
-    BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, NEG, ABS, SIGN, EXP, EXP2, EXPM1, LOG, LOG2,
-    LOG10, LOG1P, SQRT, RSQRT, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, TANH, SIGMOID,
-    RELU, ERF, ERFC, FLOOR, CEIL, TRUNC, ROUND, FRAC, RECIPROCAL, SQUARE, LOGICAL_NOT,
-    BITWISE_NOT, ISNAN, ISINF, ISFINITE)}
-
-
-# ------------------------------------------------------------------------ views
-
-cdef inline int _wrap_dim(object dim, int ndim) except -100:
-    """``dim`` (a Python int) wrapped into ``[0, ndim)``, with PyTorch's errors:
-    IndexError when out of range, ValueError for an int beyond 64 bits."""
-    cdef int n = ndim if ndim > 0 else 1
-    cdef Py_ssize_t d
-    try:
-        d = dim
-    except OverflowError:
-        raise ValueError("Overflow when unpacking long long") from None
-    if d < -n or d >= n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {d})")
-    return <int>(d + n if d < 0 else d)
-
-def _wrap(dim, ndim):
-    return _wrap_dim(dim, ndim)
-
-cdef int _parse_shape(tuple args, Py_ssize_t numel, Py_ssize_t* out, str opname) except -1:
-    """Shape arguments given as ints or one sequence, with at most one -1 inferred."""
-    cdef Py_ssize_t known = 1, v
-    cdef int infer = -1, i, nd
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        args = tuple(args[0])
-    nd = len(args)
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int nd, i, j
+    nd = len(sizes)
+    if nd < self._ndim:
+        raise RuntimeError(f"expand(): the number of sizes provided ({nd}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({self._ndim})")
     if nd > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
     for i in range(nd):
-        try:
-            v = args[i]
-        except OverflowError:
-            raise _size_overflow(opname, "size", i) from None
-        if v == -1:
-            if infer >= 0:
-                raise RuntimeError("only one dimension can be inferred")
-            infer = i
-        elif v < 0:
-            raise RuntimeError(f"invalid shape dimension {v}")
-        elif cg_mul_overflow(known, v, &known):
-            raise RuntimeError("numel: integer multiplication overflow")
-        out[i] = v
-    if infer >= 0:
-        if known == 0 or numel % known != 0:
-            raise RuntimeError(f"shape '{list(args)}' is invalid for input of size {numel}")
-        out[infer] = numel // known
-    elif known != numel:
-        raise RuntimeError(f"shape '{list(args)}' is invalid for input of size {numel}")
-    return nd
-
-cdef bint _view_strides(TensorBase t, int nd, const Py_ssize_t* shape, Py_ssize_t* strides):
-    """Strides that let ``shape`` view t's memory, if any (else False: a copy is needed).
-
-    Walks t's dims from the innermost, grouping runs of dims that are contiguous with
-    each other; each group of the new shape must fit exactly inside one such run."""
-    cdef int vd = nd - 1, td
-    cdef Py_ssize_t base_stride, t_numel = 1, v_numel = 1
-    if t._is_contig or t._numel <= 1:
-        _contig_strides(nd, shape, strides)
-        return True
-    base_stride = t._strides[t._ndim - 1]
-    for td in range(t._ndim - 1, -1, -1):
-        t_numel *= t._shape[td]
-        if td == 0 or (t._shape[td - 1] != 1 and t._strides[td - 1] != t_numel * base_stride):
-            while vd >= 0 and (v_numel < t_numel or shape[vd] == 1):
-                strides[vd] = v_numel * base_stride
-                v_numel *= shape[vd]
-                vd -= 1
-            if v_numel != t_numel:
-                return False
-            if td > 0:
-                base_stride = t._strides[td - 1]
-                t_numel = 1
-                v_numel = 1
-    return vd == -1
+        if not -9223372036854775808 <= sizes[i] <= 9223372036854775807:
+            raise _size_overflow("expand", "size", i)
+    for i in range(nd):
+        j = i - (nd - self._ndim)
+        v = sizes[i]
+        if j < 0:
+            if v < 0:
+                raise RuntimeError(f"expand(): the expanded size of the tensor ({v}) isn't "
+                                   "allowed in a leading, non-existing dimension 0")
+            shape[i] = v
+            strides[i] = 0
+        elif v == -1 or v == self._shape[j]:
+            shape[i] = self._shape[j]
+            strides[i] = self._strides[j]
+        elif self._shape[j] == 1:
+            if v < 0:
+                raise RuntimeError(f"expand(): invalid size {v}")
+            shape[i] = v
+            strides[i] = 0
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({v}) must match the existing "
+                               f"size ({self._shape[j]}) at non-singleton dimension {i}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: {list(self.shape)}")
+    return _make_view(self, nd, shape, strides, self._offset, "ExpandBackward0")
 
 
 # New tensors are untracked by Python's cyclic GC (see _alloc_tensor): an allocation
@@ -1470,6 +768,9 @@ cdef class TensorBase:
         cdef Py_ssize_t new_strides[MAX_DIMS]
         if len(shape) == 1 and isinstance(shape[0], DType):
             return _view_dtype(self, shape[0])
+        if not shape:
+            raise TypeError("view() received an invalid combination of arguments - got (), but "
+                            "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)")
         cdef int nd = _parse_shape(shape, self._numel, new_shape, "view")
         if not _view_strides(self, nd, new_shape, new_strides):
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
@@ -1501,9 +802,11 @@ cdef class TensorBase:
 
     def flatten(self, start_dim=0, end_dim=-1):
         """Merge dims ``start_dim..end_dim`` into one (a view when possible)."""
+        cdef Py_ssize_t sd = _int_arg(start_dim, "flatten", "start_dim", 1)
+        cdef Py_ssize_t ed = _int_arg(end_dim, "flatten", "end_dim", 2)
+        cdef int s = _wrap_idx(sd, self._ndim), e = _wrap_idx(ed, self._ndim)
         if self._ndim == 0:
             return self.reshape(1)
-        cdef int s = _wrap_dim(start_dim, self._ndim), e = _wrap_dim(end_dim, self._ndim)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
@@ -1533,7 +836,8 @@ cdef class TensorBase:
         >>> cygrad.zeros(2, 3).transpose(0, 1).shape
         cygrad.Size([3, 2])
         """
-        return _transpose(self, dim0, dim1, "TransposeBackward0")
+        return _transpose(self, _int_arg(dim0, "transpose", "dim0", 1),
+                          _int_arg(dim1, "transpose", "dim1", 2), "TransposeBackward0")
 
     swapaxes = transpose
     swapdims = transpose
@@ -1552,6 +856,8 @@ cdef class TensorBase:
     @property
     def mT(self):
         """The last two dims swapped (batched matrix transpose)."""
+        if self._ndim == 0:
+            return self.view(())       # PyTorch lets a 0-d tensor through unchanged
         if self._ndim < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._ndim}-D tensor.")
@@ -1568,34 +874,43 @@ cdef class TensorBase:
             raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                                f"not match the length of the desired ordering of dimensions i.e. "
                                f"input.dim() = {self._ndim} is not equal to len(dims) = {len(dims)}")
-        seen = set()
+        seen = []
         for i in range(self._ndim):
             d = _wrap_dim(dims[i], self._ndim)
             if d in seen:
                 raise RuntimeError("permute(): duplicate dims are not allowed.")
-            seen.add(d)
+            seen.append(d)
             shape[i] = self._shape[d]
             strides[i] = self._strides[d]
-        return _make_view(self, self._ndim, shape, strides, self._offset, "PermuteBackward0")
+        return _make_view(self, self._ndim, shape, strides, self._offset, "PermuteBackward0",
+                          (tuple(seen),))
 
     def movedim(self, source, destination):
         """Move dims from ``source`` positions to ``destination`` positions (a view)."""
-        src = [source] if isinstance(source, int) else list(source)
-        dst = [destination] if isinstance(destination, int) else list(destination)
+        if type(source) is int and type(destination) is int:
+            src = [_int_arg(source, "movedim", "source", 1)]
+            dst = [_int_arg(destination, "movedim", "destination", 2)]
+        else:
+            from ..ops.shape.views import _movedim_args
+            src, dst = _movedim_args(source, destination, "movedim", 1)
+            src, dst = list(src), list(dst)
         if len(src) != len(dst):
             raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
                                f"should contain the same number of dims as destination ({dst} dims)")
-        src = [_wrap_dim(d, self._ndim) for d in src]
-        dst = [_wrap_dim(d, self._ndim) for d in dst]
+        wsrc = [_wrap_idx(d, self._ndim) for d in src]
+        wdst = [_wrap_idx(d, self._ndim) for d in dst]
+        if len(set(wsrc)) != len(wsrc):
+            raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+        if len(set(wdst)) != len(wdst):
+            raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
         if self._ndim == 0:
             return self.view(())
-        order = [d for d in range(self._ndim) if d not in src]
+        # the dims not moved keep their order in the places no destination names
+        rest = iter([d for d in range(self._ndim) if d not in wsrc])
         perm = [None] * self._ndim
-        for s, d in zip(src, dst):
+        for s, d in zip(wsrc, wdst):
             perm[d] = s
-        it = iter(order)
-        perm = [p if p is not None else next(it) for p in perm]
-        return self.permute(perm)
+        return self.permute([p if p is not None else next(rest) for p in perm])
 
     moveaxis = movedim
 
@@ -1608,60 +923,34 @@ cdef class TensorBase:
         >>> cygrad.tensor([1, 2]).expand(3, -1).stride()
         (0, 1)
         """
-        cdef Py_ssize_t shape[MAX_DIMS]
-        cdef Py_ssize_t strides[MAX_DIMS]
-        cdef int nd, i, j
-        if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
-            sizes = tuple(sizes[0])
-        nd = len(sizes)
-        if nd < self._ndim:
-            raise RuntimeError(f"expand(): the number of sizes provided ({nd}) must be greater or "
-                               f"equal to the number of dimensions in the tensor ({self._ndim})")
-        if nd > MAX_DIMS:
-            raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
-        for i in range(nd):
-            if not -9223372036854775808 <= sizes[i] <= 9223372036854775807:
-                raise _size_overflow("expand", "size", i)
-        for i in range(nd):
-            j = i - (nd - self._ndim)
-            v = sizes[i]
-            if j < 0:
-                if v < 0:
-                    raise RuntimeError(f"expand(): the expanded size of the tensor ({v}) isn't "
-                                       "allowed in a leading, non-existing dimension 0")
-                shape[i] = v
-                strides[i] = 0
-            elif v == -1 or v == self._shape[j]:
-                shape[i] = self._shape[j]
-                strides[i] = self._strides[j]
-            elif self._shape[j] == 1:
-                if v < 0:
-                    raise RuntimeError(f"expand(): invalid size {v}")
-                shape[i] = v
-                strides[i] = 0
-            else:
-                raise RuntimeError(f"The expanded size of the tensor ({v}) must match the existing "
-                                   f"size ({self._shape[j]}) at non-singleton dimension {i}.  "
-                                   f"Target sizes: {list(sizes)}.  Tensor sizes: {list(self.shape)}")
-        return _make_view(self, nd, shape, strides, self._offset, "ExpandBackward0")
+        return _expand(self, _shape_tuple(sizes, "expand", "size"))
 
     def expand_as(self, other):
         return self.expand(other.shape)
 
     def broadcast_to(self, *shape):
-        return self.expand(*shape)
+        return _expand(self, _shape_tuple(shape, "broadcast_to", "size"))
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim=_ALL_DIMS):
         """Remove size-1 dims (all, or those named in ``dim``)."""
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         cdef int i, n = 0
-        if dim is None:
+        if dim is _ALL_DIMS:
             dims = set(range(self._ndim))
-        elif isinstance(dim, (int, np.integer)):
-            dims = {_wrap_dim(dim, self._ndim)}
+        elif type(dim) is int:
+            dims = {_wrap_idx(_int_arg(dim, "squeeze", "dim", 1), self._ndim)}
         else:
-            dims = {_wrap_dim(d, self._ndim) for d in dim}
+            if dim is None or isinstance(dim, (bool, np.bool_)):
+                raise TypeError(f"squeeze() received an invalid combination of arguments - got "
+                                f"({type(dim).__name__}), but expected one of: (), (int dim), "
+                                f"(tuple of ints dim)")
+            dims = set()
+            for d in _argcheck().int_list_arg(dim, "squeeze", "dim", 1):
+                i = _wrap_idx(d, self._ndim)
+                if i in dims:
+                    raise RuntimeError(f"dim {i} appears multiple times in the list of dims")
+                dims.add(i)
         for i in range(self._ndim):
             if i in dims and self._shape[i] == 1:
                 continue
@@ -1689,7 +978,10 @@ cdef class TensorBase:
 
     def narrow(self, dim, start, length):
         """Elements ``start:start+length`` along ``dim`` (a view)."""
-        # checked in PyTorch's order: 0-dim, length, dim, start
+        # read as PyTorch's parser does, then checked in its order: 0-dim, length, dim, start
+        dim = _int_arg(dim, "narrow", "dim", 1)
+        start = _int_arg(start, "narrow", "start", 2)
+        length = _int_arg(length, "narrow", "length", 3)
         if self._ndim == 0:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
         if length < 0:
@@ -1712,14 +1004,19 @@ cdef class TensorBase:
 
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
-        cdef int d = _wrap_dim(dim, self._ndim)
+        cdef Py_ssize_t dd = _int_arg(dim, "select", "dim", 1)
+        index = _int_arg(index, "select", "index", 2)
+        cdef int d = _wrap_idx(dd, self._ndim)
         if self._ndim == 0:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
         return _select(self, d, index)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The diagonal of the (dim1, dim2) matrices, as the last dim (a view)."""
-        cdef int a = _wrap_dim(dim1, self._ndim), b = _wrap_dim(dim2, self._ndim), i, n = 0
+        offset = _int_arg(offset, "diagonal", "offset", 1)
+        dim1 = _int_arg(dim1, "diagonal", "dim1", 2)
+        dim2 = _int_arg(dim2, "diagonal", "dim2", 3)
+        cdef int a = _wrap_idx(dim1, self._ndim), b = _wrap_idx(dim2, self._ndim), i, n = 0
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         cdef Py_ssize_t off = self._offset, length
@@ -1746,6 +1043,10 @@ cdef class TensorBase:
         """A view with explicit geometry; it must stay inside the storage."""
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
+        size = _argcheck().int_list_arg(size, "as_strided", "size", 1, allow_int=False)
+        stride = _argcheck().int_list_arg(stride, "as_strided", "stride", 2, allow_int=False)
+        if storage_offset is not None:
+            storage_offset = _int_arg(storage_offset, "as_strided", "storage_offset", 3)
         cdef int nd = len(size), i
         cdef Py_ssize_t off = self._offset if storage_offset is None else storage_offset
         cdef Py_ssize_t lo = off, hi = off
@@ -1791,16 +1092,32 @@ cdef class TensorBase:
 
     def split(self, split_size_or_sections, dim=0):
         """Views of consecutive chunks along ``dim``: of a given size, or of listed sizes."""
-        cdef int d = _wrap_dim(dim, self._ndim)
+        sizes = split_size_or_sections
+        if type(dim) is not int or not (type(sizes) is int or (type(sizes) is tuple and all(
+                [type(v) is int for v in <tuple>sizes]))):
+            # read as PyTorch's parser does; it calls back with an int/tuple of ints
+            from ..ops.shape.splitting import split as split_function
+            return split_function(self, sizes, dim)
+        dim = _int_arg(dim, "split", "dim", 2)
+        if type(sizes) is int:
+            step = _int_arg(sizes, "split", "split_size", 1)
+        if self._ndim == 0:
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
+        if type(sizes) is int and step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={step}")
+        cdef int d = _wrap_idx(dim, self._ndim)
         size = self._shape[d]
-        if isinstance(split_size_or_sections, (int, np.integer)):
-            step = int(split_size_or_sections)
-            if step <= 0 and size > 0:
+        if type(sizes) is int:
+            if step == 0 and size > 0:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                    f"dimension size of {size}")
             sections = [min(step, size - s) for s in range(0, size, step)] if size else [0]
         else:
-            sections = list(split_size_or_sections)
+            sections = list(sizes)
+            if any([n < 0 for n in sections]):
+                raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                                   f"entries, but got split_sizes={sections}")
             if sum(sections) != size:
                 raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                                    f"(input tensor's size at dimension {d}), but got "
@@ -1813,13 +1130,24 @@ cdef class TensorBase:
 
     def chunk(self, chunks, dim=0):
         """Split into ``chunks`` nearly equal views along ``dim`` (the last may be smaller)."""
-        if chunks <= 0:
-            raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-        cdef int d = _wrap_dim(dim, self._ndim)
+        cdef Py_ssize_t n = _int_arg(chunks, "chunk", "chunks", 1)
+        cdef Py_ssize_t dd = _int_arg(dim, "chunk", "dim", 2)
+        if self._ndim == 0:
+            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        if n <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {n}")
+        cdef int d = _wrap_idx(dd, self._ndim)
         size = self._shape[d]
-        if size == 0:
-            return tuple([self.narrow(d, 0, 0) for _ in range(chunks)])
-        step = max(1, -(-size // chunks))
+        # PyTorch's int64 ceil-division, wrap-around included (it decides which error a
+        # huge ``chunks`` gets), truncating toward zero
+        total = size + n - 1
+        if total > _INT64_MAX:
+            total -= 1 << 64
+        step = -(-total // n) if total < 0 else total // n
+        if size == 0 and step == 0:
+            if n > _MAX_VIEWS:      # one view object per chunk: PyTorch's vector fails too
+                raise RuntimeError(f"chunk: cannot return {n} chunks (std::bad_alloc)")
+            return tuple([self.narrow(d, 0, 0) for _ in range(n)])
         return self.split(step, d)
 
     # ---- copies
@@ -1887,13 +1215,16 @@ cdef class TensorBase:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{(<TensorBase>value)._ndim} dimensions.")
             value = value.item()
-        value = _int_fill_value(self._dtype, value)
+        value = _int_fill_value(self._dtype, value, self._numel == 1)
         if self._numel:
+            token = _quiet_enter()     # (a one-element half fill may round to inf)
             try:
                 as_ndarray(self)[...] = value
             except OverflowError:
                 raise RuntimeError(f"value cannot be converted to type {self._dtype.name}_t without "
                                    "overflow") from None
+            finally:
+                _quiet_exit(token)
         self._storage.version += 1
         return self
 
@@ -2286,7 +1617,7 @@ cdef class TensorBase:
             dim = axis
         if keepdims is not None:
             keepdim = keepdims
-        if dtype is None:
+        if dtype is None and (keepdim is True or keepdim is False):   # (else: the TypeError)
             if dim is None and not keepdim and _sum_all_function is not None and _tracked(self):
                 return _apply_c(_sum_all_function, (self,), None)    # the common loss.sum()
             res = _reduce_fast(CG_RSUM, self, dim, keepdim)
@@ -2303,16 +1634,18 @@ cdef class TensorBase:
         >>> cygrad.tensor([[1., 5.], [3., 2.]]).amax(1).tolist()
         [5.0, 3.0]
         """
-        res = _reduce_fast(CG_RMAX, self, None if dim == () else dim, keepdim)
-        if res is not None:
-            return res
+        if keepdim is True or keepdim is False:
+            res = _reduce_fast(CG_RMAX, self, None if dim == () else dim, keepdim)
+            if res is not None:
+                return res
         return _py_reduction("amax")(self, dim, keepdim)
 
     def amin(self, dim=(), keepdim=False):
         """Smallest value over ``dim`` (all dims by default); NaN propagates."""
-        res = _reduce_fast(CG_RMIN, self, None if dim == () else dim, keepdim)
-        if res is not None:
-            return res
+        if keepdim is True or keepdim is False:
+            res = _reduce_fast(CG_RMIN, self, None if dim == () else dim, keepdim)
+            if res is not None:
+                return res
         return _py_reduction("amin")(self, dim, keepdim)
 
     def max(self, *args, **kwargs):
@@ -2421,424 +1754,6 @@ def _rebuild_tensor(arr, requires_grad):
     return t
 
 
-cdef object _view_hook = None
+include "tensor_indexing.pxi"
 
-def _set_view_hook(fn):
-    """cygrad.autograd installs a function that records views of tensors requiring grad."""
-    global _view_hook
-    _view_hook = fn
-
-cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
-                       const Py_ssize_t* strides, Py_ssize_t offset, str kind):
-    """A view of base; ``kind`` names its autograd node (``SliceBackward0``...)."""
-    cdef TensorBase v = new_view(base, nd, shape, strides, offset)
-    if _tracked(base) and _view_hook is not None:
-        return _view_hook(base, v, kind)
-    return v
-
-
-cdef object _transpose(TensorBase t, object dim0, object dim1, str kind):
-    cdef int a = _wrap_dim(dim0, t._ndim), b = _wrap_dim(dim1, t._ndim)
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    if t._ndim == 0:
-        return _make_view(t, 0, t._shape, t._strides, t._offset, kind)
-    memcpy(shape, t._shape, t._ndim * sizeof(Py_ssize_t))
-    memcpy(strides, t._strides, t._ndim * sizeof(Py_ssize_t))
-    shape[a], shape[b] = shape[b], shape[a]
-    strides[a], strides[b] = strides[b], strides[a]
-    return _make_view(t, t._ndim, shape, strides, t._offset, kind)
-
-
-cdef object _select(TensorBase t, int d, object index):
-    cdef Py_ssize_t i = index, size = t._shape[d]
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    cdef int k, n = 0
-    if i < -size or i >= size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
-    if i < 0:
-        i += size
-    for k in range(t._ndim):
-        if k != d:
-            shape[n] = t._shape[k]
-            strides[n] = t._strides[k]
-            n += 1
-    return _make_view(t, n, shape, strides, t._offset + i * t._strides[d], "SelectBackward0")
-
-
-cdef object _view_dtype(TensorBase t, DType dt):
-    if dt.itemsize != t._dtype.itemsize:
-        raise RuntimeError("view(dtype): only dtypes of the same size are supported")
-    cdef TensorBase v = new_view(t, t._ndim, t._shape, t._strides, t._offset)
-    v._dtype = dt
-    return v
-
-
-cdef TensorBase _convert(TensorBase t, DType dt, object dev):
-    cdef TensorBase out = new_empty(dt, t._ndim, t._shape, dev)
-    copy_into(out, t)
-    return out
-
-def _convert_tensor(TensorBase t, dt, dev):
-    return _convert(t, to_dtype(dt), Device(dev))
-
-
-cdef TensorBase _as_tensor_like(object value, TensorBase like):
-    if _is_scalar(value):
-        return _scalar_tensor(value, like._dtype)
-    if isinstance(value, np.ndarray):
-        return _from_ndarray(value, False)
-    return _from_ndarray(np.asarray(value), False)
-
-
-# ------------------------------------------------------------------ basic indexing
-
-cdef object _advanced_getitem = None
-cdef object _advanced_setitem = None
-
-def _set_indexing_hooks(getitem, setitem):
-    """cygrad.ops.indexing handles tensor/list/bool-mask indices (advanced indexing)."""
-    global _advanced_getitem, _advanced_setitem
-    _advanced_getitem = getitem
-    _advanced_setitem = setitem
-
-cdef inline bint _is_basic(object idx):
-    return (idx is None or idx is Ellipsis or isinstance(idx, slice)
-            or (isinstance(idx, (int, np.integer)) and not isinstance(idx, (bool, np.bool_))))
-
-cdef object _getitem(TensorBase t, object index):
-    cdef Py_ssize_t start, stop, step, length
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    # Fast path: t[a:b] and t[i] on the first dim.
-    if type(index) is slice and t._ndim > 0:
-        if PySlice_Unpack(index, &start, &stop, &step) < 0:
-            raise
-        length = PySlice_AdjustIndices(t._shape[0], &start, &stop, step)
-        memcpy(shape, t._shape, t._ndim * sizeof(Py_ssize_t))
-        memcpy(strides, t._strides, t._ndim * sizeof(Py_ssize_t))
-        shape[0] = length
-        strides[0] = t._strides[0] * step
-        return _make_view(t, t._ndim, shape, strides,
-                          t._offset + (start * t._strides[0] if length else 0), "SliceBackward0")
-    if type(index) is int:
-        if t._ndim == 0:
-            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-        return _select(t, 0, index)
-    if type(index) is not tuple:
-        index = (index,)
-    for idx in index:
-        if not _is_basic(idx):
-            if _advanced_getitem is None:
-                raise IndexError(f"unsupported index {idx!r}")
-            return _advanced_getitem(t, index)
-    return _basic_index(t, <tuple>index)
-
-cdef object _basic_index(TensorBase t, tuple index):
-    """ints, slices (any step), None and one Ellipsis: always a view."""
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef Py_ssize_t strides[MAX_DIMS]
-    cdef Py_ssize_t offset = t._offset, start, stop, step, length, i
-    cdef int d = 0, n = 0, consumed = 0, k, n_none = 0, n_int = 0
-    for idx in index:
-        if idx is None:
-            n_none += 1
-        elif idx is not Ellipsis:
-            consumed += 1
-            if not isinstance(idx, slice):
-                n_int += 1
-    if consumed > t._ndim:
-        raise IndexError(f"too many indices for tensor of dimension {t._ndim}")
-    # The result's rank is known before any dim is written: check it against the
-    # fixed-size shape arrays here, once (issue 6: a stack overflow past 16 dims).
-    if n_none + t._ndim - n_int > MAX_DIMS:
-        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, but indexing a "
-                           f"{t._ndim}-d tensor with {index!r} would give "
-                           f"{n_none + t._ndim - n_int}")
-    seen_ellipsis = False
-    for idx in index:
-        if idx is None:
-            shape[n] = 1
-            strides[n] = 1
-            n += 1
-        elif idx is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
-            for k in range(t._ndim - consumed):
-                shape[n] = t._shape[d]
-                strides[n] = t._strides[d]
-                n += 1
-                d += 1
-        elif isinstance(idx, slice):
-            if PySlice_Unpack(idx, &start, &stop, &step) < 0:
-                raise
-            length = PySlice_AdjustIndices(t._shape[d], &start, &stop, step)
-            if length:
-                offset += start * t._strides[d]
-            shape[n] = length
-            strides[n] = t._strides[d] * step
-            n += 1
-            d += 1
-        else:
-            i = idx
-            if i < -t._shape[d] or i >= t._shape[d]:
-                raise IndexError(f"index {idx} is out of bounds for dimension {d} with size {t._shape[d]}")
-            if i < 0:
-                i += t._shape[d]
-            offset += i * t._strides[d]
-            d += 1
-    while d < t._ndim:
-        shape[n] = t._shape[d]
-        strides[n] = t._strides[d]
-        n += 1
-        d += 1
-    return _make_view(t, n, shape, strides, offset, "SliceBackward0")
-
-cdef void _setitem(TensorBase t, object index, object value) except *:
-    cdef TensorBase target, src
-    if type(index) is not tuple:
-        index = (index,)
-    for idx in index:
-        if not _is_basic(idx):
-            if _advanced_setitem is None:
-                raise IndexError(f"unsupported index {idx!r}")
-            _advanced_setitem(t, index, value)
-            return
-    target = _basic_index(t, <tuple>index) if not (cg_grad_mode_enabled and t._requires_grad) else t[index]
-    if isinstance(value, TensorBase):
-        target.copy_(value)
-    elif _is_scalar(value):
-        if cg_grad_mode_enabled and target._requires_grad:
-            target.copy_(_scalar_tensor(value, target._dtype))
-        else:
-            if target._numel:
-                as_ndarray(target)[...] = value
-            t._storage.version += 1
-    else:
-        target.copy_(_as_tensor_like(value, t))
-
-
-def _empty(tuple shape, DType dt, device):
-    cdef Py_ssize_t cshape[MAX_DIMS]
-    cdef int i
-    if len(shape) > MAX_DIMS:
-        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {len(shape)}")
-    for i in range(len(shape)):
-        cshape[i] = shape[i]
-    return new_empty(dt, len(shape), cshape, device)
-
-def _fill_zero(TensorBase t):
-    if t._is_contig and _on_cpu(t):
-        memset(t.ptr(), 0, t._numel * t._dtype.itemsize)
-    else:
-        t.fill_(0)
-    return t
-
-
-def _detach(TensorBase t):
-    """A tensor sharing t's memory and version counter, outside the autograd graph."""
-    cdef TensorBase d = new_view(t, t._ndim, t._shape, t._strides, t._offset)
-    d._base = None
-    return d
-
-
-# ------------------------------------------------------------------------ factories
-# The common factories are Cython so that ``cygrad.zeros(100)`` costs about what
-# ``np.zeros(100)`` does; cygrad/ops/creation.py re-exports them.
-
-cdef object _size_overflow(str fn, str arg, int pos):
-    """PyTorch's error for a size that does not fit in 64 bits."""
-    return TypeError(f"{fn}(): argument '{arg}' failed to unpack the object at pos {pos + 1} "
-                     "with error \"Overflow when unpacking long long\"")
-
-cdef int _size_args(tuple size, Py_ssize_t* out) except -1:
-    cdef int i, nd
-    if len(size) == 1 and type(size[0]) is int:     # zeros(100): the common case first
-        try:
-            out[0] = <Py_ssize_t>size[0]
-        except OverflowError:
-            raise _size_overflow("empty", "size", 0) from None
-        if out[0] < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {out[0]}: [{out[0]}]")
-        return 1
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        size = tuple(size[0])
-    nd = len(size)
-    if nd > MAX_DIMS:
-        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
-    for i in range(nd):
-        v = size[i]
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
-            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of "
-                            f"type {type(v).__name__} at pos {i}")
-        try:
-            out[i] = v
-        except OverflowError:
-            raise _size_overflow("empty", "size", i) from None
-    return nd
-
-cdef inline DType _factory_dtype(object dtype):
-    return default_float() if dtype is None else to_dtype(dtype)
-
-cdef inline object _factory_device(object device):
-    if device is None or device is CPU:
-        return CPU
-    return device if isinstance(device, Device) else Device(device)
-
-cdef TensorBase _factory(tuple size, object dtype, object device, bint requires_grad):
-    cdef Py_ssize_t shape[MAX_DIMS]
-    cdef int nd = _size_args(size, shape)
-    cdef TensorBase t = new_empty(_factory_dtype(dtype), nd, shape, _factory_device(device))
-    return t
-
-cdef object _finish_factory(TensorBase t, bint requires_grad, object out):
-    if requires_grad:
-        t.requires_grad = True
-    if out is not None:
-        (<TensorBase?>out).copy_(t)
-        return out
-    return t
-
-cdef object _int_fill_value(DType dt, object value):
-    """A Python int checked against dtype ``dt`` as PyTorch does: signed types need the
-    value in range; uint8 also accepts -255..-1 (wrapping). Other values pass through."""
-    if dt.kind != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, bool):
-        return value
-    info = np.iinfo(dt.np_dtype)
-    lo = -int(info.max) if dt.code == DT_UINT8 else int(info.min)
-    if not lo <= value <= int(info.max):
-        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
-    return int(value) % 256 if dt.code == DT_UINT8 else value
-
-
-cdef void _fill_contig(TensorBase t, object value) except *:
-    """Fill a contiguous CPU tensor; typed loops for the common dtypes."""
-    cdef Py_ssize_t i, n = t._numel
-    cdef float vf
-    cdef double vd
-    cdef int64_t vl
-    cdef int32_t vi
-    cdef int code = t._dtype.code
-    cdef Storage keep = t._storage     # held while the loops run without the GIL
-    cdef char* p = t.ptr()
-    value = _int_fill_value(t._dtype, value)
-    if code == DT_FLOAT32:
-        vf = value
-        with nogil:
-            for i in range(n):
-                (<float*>p)[i] = vf
-    elif code == DT_FLOAT64:
-        vd = value
-        with nogil:
-            for i in range(n):
-                (<double*>p)[i] = vd
-    elif code == DT_INT64 and not isinstance(value, float):
-        vl = value
-        with nogil:
-            for i in range(n):
-                (<int64_t*>p)[i] = vl
-    elif code == DT_INT32 and not isinstance(value, float):
-        vi = value
-        with nogil:
-            for i in range(n):
-                (<int32_t*>p)[i] = vi
-    else:
-        as_ndarray(t)[...] = value
-
-
-def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None, pin_memory=False,
-          memory_format=None):
-    """An uninitialised tensor of the given shape.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.empty(2, 3).shape
-    cygrad.Size([2, 3])
-    """
-    return _finish_factory(_factory(shape if size is None else (size,), dtype, device, requires_grad),
-                           requires_grad, out)
-
-
-def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor of zeros.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.zeros(2, dtype=cygrad.int32)
-    tensor([0, 0], dtype=cygrad.int32)
-    """
-    cdef TensorBase t = _factory(shape if size is None else (size,), dtype, device, requires_grad)
-    if _on_cpu(t):
-        memset(t.ptr(), 0, t._numel * t._dtype.itemsize)
-    else:
-        t.fill_(0)
-    return _finish_factory(t, requires_grad, out)
-
-
-def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor of ones.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.ones(2).tolist()
-    [1.0, 1.0]
-    """
-    cdef TensorBase t = _factory(shape if size is None else (size,), dtype, device, requires_grad)
-    if _on_cpu(t):
-        _fill_contig(t, 1)
-    else:
-        t.fill_(1)
-    return _finish_factory(t, requires_grad, out)
-
-
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
-    """A tensor filled with ``fill_value``; without ``dtype`` it is inferred from the value
-    (bool, int64, or the default float dtype), as ``torch.full``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.full((2,), 7).dtype
-    cygrad.int64
-    """
-    if isinstance(fill_value, TensorBase):
-        fill_value = fill_value.item()
-    if dtype is None:
-        dtype = _scalar_dtype(fill_value)
-    cdef TensorBase t = _factory((size,) if isinstance(size, (int, np.integer)) else tuple(size),
-                                 dtype, device, requires_grad)
-    if _on_cpu(t):
-        _fill_contig(t, fill_value)
-    else:
-        t.fill_(fill_value)
-    return _finish_factory(t, requires_grad, out)
-
-
-def _data_alias(TensorBase t):
-    """``t.data``: the same memory under a *new* version counter and no history, so
-    changes through it are invisible to autograd (PyTorch's documented semantics)."""
-    cdef Storage s = wrap_foreign(t._storage.data, t._storage.nbytes, t._storage, t._storage.device)
-    cdef TensorBase d = new_view(t, t._ndim, t._shape, t._strides, t._offset)
-    d._storage = s
-    d._base = None
-    return d
-
-
-def _set_data(TensorBase t, TensorBase value):
-    """``t.data = value``: t now shows value's memory, shape and dtype (PyTorch's
-    ``set_data``); its autograd identity (requires_grad, grad_fn) is unchanged."""
-    t._storage = value._storage
-    t._dtype = value._dtype
-    t._ndim = value._ndim
-    t._offset = value._offset
-    for i in range(value._ndim):
-        t._shape[i] = value._shape[i]
-        t._strides[i] = value._strides[i]
-    _finish_meta(t)
-    t._shape_obj = None
+include "tensor_factories.pxi"

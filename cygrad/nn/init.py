@@ -20,10 +20,8 @@ import warnings
 
 import numpy as np
 
-from .._core.dtype import float64
 from ..autograd.grad_mode import no_grad
-from ..ops.creation import eye, from_numpy, zeros
-from ..ops.elementwise import erf
+from ..ops.creation import empty_like, eye, from_numpy, full, zeros
 from ..ops.indexing import where
 from ..random import randperm
 
@@ -134,36 +132,14 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
         return tensor.normal_(mean, std, generator=generator)
 
 
-def _erfinv(y):
-    """Inverse error function of a float64 tensor with values in (-1, 1).
-
-    Giles' rational approximation ("Approximating the erfinv function", 2010)
-    followed by two Newton steps on ``erf(x) = y``, which bring it to float64
-    accuracy. Written with cygrad ops; the values never need a gradient.
-    """
-    w = -((1 - y) * (1 + y)).log()
-    central = w - 2.5
-    p = central * 0 + 2.81022636e-08
-    for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-              -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
-        p = c + p * central
-    tail = w.clamp(min=5.0).sqrt() - 3
-    q = tail * 0 - 0.000200214257
-    for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-              -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
-        q = c + q * tail
-    x = where(w < 5.0, p, q) * y
-    two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
-    for _ in range(2):
-        x = x - (erf(x) - y) / (two_over_sqrt_pi * (-x * x).exp())
-    return x
-
-
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Fill with samples from N(mean, std**2) truncated to [a, b].
 
-    Sampled by inverting the normal CDF on a uniform draw over [CDF(a), CDF(b)],
-    so no sample is rejected however narrow the interval.
+    Sampled as PyTorch samples it, so the values match ``torch.nn.init.trunc_normal_``
+    after the same seed: when [a, b] holds more than 30% of the mass, normal draws
+    outside it are redrawn (a whole tensor of fresh draws per round, taken where
+    needed); otherwise uniform proposals on [a, b] are accepted with probability
+    ``pdf(x) / pdf(mode)``, rejected ones proposed again.
 
     Examples
     --------
@@ -180,14 +156,51 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        lo, hi = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
-        u = zeros(tuple(tensor.shape), dtype=float64)
-        u.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        # uniform_ draws in [low, high): keep erfinv's argument strictly inside (-1, 1).
-        u = u.clamp(min=-1 + 1e-16, max=1 - 1e-16)
-        values = _erfinv(u) * (std * math.sqrt(2.0)) + mean
-        tensor.copy_(values.clamp(min=a, max=b))
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            _redraw_outside(tensor, mean, std, a, b, generator)
+        else:
+            _accept_reject(tensor, mean, std, a, b, generator)
     return tensor
+
+
+def _redraw_outside(tensor, mean, std, a, b, generator):
+    # The bounds rounded to the tensor's dtype, so the test agrees with its values.
+    lo = full((), a, dtype=tensor.dtype).item()
+    hi = full((), b, dtype=tensor.dtype).item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            break
+        result = where(outside, empty_like(result).normal_(mean, std, generator=generator),
+                       result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _neg_half_sq(x, mean, std, log_peak):
+    """``-((x - mean) / std)**2 / 2 - log_peak`` in x's dtype, step by step."""
+    return x.sub(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+
+def _accept_reject(tensor, mean, std, a, b, generator):
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    result = tensor.uniform_(a, b, generator=generator)
+    log_ratio = _neg_half_sq(result, mean, std, log_peak)
+    pending = empty_like(tensor).uniform_(generator=generator).log_() > log_ratio
+    if not pending.any():
+        return
+    candidates = empty_like(tensor)
+    while True:
+        candidates.uniform_(a, b, generator=generator)
+        result = where(pending, candidates, result)
+        log_ratio = _neg_half_sq(candidates, mean, std, log_peak)
+        u = empty_like(tensor).uniform_(generator=generator).log_()
+        pending = where(pending, u > log_ratio, pending)
+        if not pending.any():
+            break
+    tensor.copy_(result)
 
 
 def constant_(tensor, val):
@@ -371,11 +384,12 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     with no_grad():
-        flat = zeros(rows, cols, dtype=float64).normal_(0, 1, generator=generator)
+        # Drawn in the tensor's dtype, as PyTorch draws them (same seed, same matrix).
+        flat = zeros(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
         if rows < cols:
             flat = flat.t()
         # cygrad has no QR of its own yet: LAPACK's, through NumPy, on a copy.
-        q, r = np.linalg.qr(flat.numpy())
+        q, r = np.linalg.qr(np.ascontiguousarray(flat.numpy()))
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
@@ -403,6 +417,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
-            zero_rows = randperm(rows, generator=generator)[:num_zeros]
+            # PyTorch draws these permutations from the default generator even when
+            # ``generator`` is given; so do we, to give its numbers.
+            zero_rows = randperm(rows)[:num_zeros]
             tensor[zero_rows, col] = 0
     return tensor

@@ -21,8 +21,6 @@ same thing for the same mistake:
 Call sites test the normal case themselves when they are on a hot path and
 only call these helpers to build the error.
 """
-import math
-import numbers
 import operator
 
 import numpy as np
@@ -109,7 +107,8 @@ def int_list_arg(value, opname, argname, position=None, allow_int=True):
         if type(v) is int and _INT64_MIN <= v <= _INT64_MAX:
             out.append(v)
             continue
-        if isinstance(v, (bool, np.bool_)) or not hasattr(v, "__index__"):
+        # PyTorch picks the overload from the first element: a later bool reads as an int
+        if (i == 0 and isinstance(v, (bool, np.bool_))) or not hasattr(v, "__index__"):
             raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be tuple "
                             f"of ints, but found element of type {_type_name(v)} at pos {i}")
         v = operator.index(v)
@@ -139,64 +138,91 @@ def bool_arg(value, opname, argname, position=None):
                     f"not {_type_name(value)}")
 
 
-# c10's names for the C type behind each dtype, as its overflow message prints them.
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-                 "bfloat16": "c10::BFloat16", "int8": "int8_t", "uint8": "uint8_t",
-                 "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                 "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t"}
+from .._core.scalars import check_scalar_fits  # noqa: E402,F401  (lives in the array layer)
 
 
-def _limits(dtype_name):
-    if dtype_name == "bfloat16":
-        return -3.3895313892515355e38, 3.3895313892515355e38
-    if dtype_name.startswith("float"):
-        info = np.finfo(dtype_name)
-        return float(info.min), float(info.max)
-    info = np.iinfo(dtype_name)
-    return int(info.min), int(info.max)
+# c10::SymInt keeps a plain int inline and reserves the values below -2**62 to
+# tag a pointer to a symbolic int: a list argument holding one is not "concrete".
+_SYMINT_MIN = -(1 << 62)
 
 
-def check_scalar_fits(value, dtype):
-    """Raise as PyTorch does when the number ``value`` cannot be stored in ``dtype``.
-
-    A Python int outside ``[-2**63, 2**64)`` is an ``OverflowError`` whatever the
-    dtype (PyTorch cannot even read it).  Otherwise the value must lie in the
-    dtype's range: NaN and infinity fit only floating dtypes, unsigned integer
-    dtypes also take negatives down to ``-max`` (they wrap), bool takes anything.
-    The value is returned unchanged.
+def symint_list_arg(values):
+    """``values`` (a tuple of ints) refused as PyTorch refuses a ``SymInt[]``
+    argument (shapes, repeats, shifts, pad widths) holding an int below ``-2**62``.
 
     Examples
     --------
-    >>> import cygrad
-    >>> from cygrad.ops._argcheck import check_scalar_fits
-    >>> check_scalar_fits(300, cygrad.int16)
-    300
-    >>> check_scalar_fits(300, cygrad.uint8)
+    >>> from cygrad.ops._argcheck import symint_list_arg
+    >>> symint_list_arg((2, -3))
+    (2, -3)
+    >>> symint_list_arg((1, -2**62 - 1))
     Traceback (most recent call last):
         ...
-    RuntimeError: value cannot be converted to type uint8_t without overflow
+    RuntimeError: SymIntArrayRef expected to contain only concrete integers
     """
-    if isinstance(value, (bool, np.bool_)):
+    for v in values:
+        if v < _SYMINT_MIN:
+            raise RuntimeError("SymIntArrayRef expected to contain only concrete integers")
+    return values
+
+
+def float_arg(value, opname, argname, position=None):
+    """``value`` as PyTorch's parser reads a ``float`` argument: a real Python or
+    NumPy number (bools and ints too) or a 0-d real tensor; anything else is a
+    ``TypeError``.  The value is returned unchanged.
+
+    Examples
+    --------
+    >>> from cygrad.ops._argcheck import float_arg
+    >>> float_arg(2, "pad", "value", 4)
+    2
+    >>> float_arg((), "pad", "value", 4)
+    Traceback (most recent call last):
+        ...
+    TypeError: pad(): argument 'value' (position 4) must be float, not tuple
+    """
+    if isinstance(value, (int, float, np.bool_, np.integer, np.floating)):
         return value
-    if isinstance(value, numbers.Integral):
-        value = int(value)
-        if not _INT64_MIN <= value <= _UINT64_MAX:
-            raise OverflowError("int too big to convert")
-    elif isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+    from .._core.tensor import TensorBase
+    if isinstance(value, TensorBase) and value.dim() == 0 and not value.dtype.is_complex:
         return value
-    name = str(dtype).rsplit(".", 1)[-1]
-    if name == "bool" or name not in _C_TYPE_NAMES:
+    raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be float, "
+                    f"not {_type_name(value)}")
+
+
+def number_arg(value, opname, argname, position=None):
+    """``value`` as PyTorch's parser reads a ``Scalar`` (Number) argument: a Python
+    or NumPy bool/int/float or a 0-d tensor (given back as a Python number).  A
+    Python int outside ``[-2**63, 2**64)`` is an ``OverflowError``, anything that
+    is not a number a ``TypeError``.
+
+    Examples
+    --------
+    >>> from cygrad.ops._argcheck import number_arg
+    >>> number_arg(2.5, "arange", "end", 1)
+    2.5
+    >>> number_arg(2**64, "arange", "end", 1)
+    Traceback (most recent call last):
+        ...
+    OverflowError: int too big to convert
+    >>> number_arg("x", "arange", "end", 1)
+    Traceback (most recent call last):
+        ...
+    TypeError: arange(): argument 'end' (position 1) must be Number, not str
+    """
+    if type(value) is float or type(value) is bool:
         return value
-    lo, hi = _limits(name)
-    if name.startswith(("float", "bfloat")):
-        v = float(value)
-        if math.isnan(v) or math.isinf(v) or lo <= v <= hi:
+    if type(value) is int:
+        if _INT64_MIN <= value <= _UINT64_MAX:
             return value
-    elif isinstance(value, int):
-        if lo <= value <= hi or (lo == 0 and -hi <= value < 0):
-            return value
-    else:
-        v = float(value)
-        if not (math.isnan(v) or math.isinf(v)) and (lo <= v <= hi or (lo == 0 and -hi <= v < 0)):
-            return value
-    raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without overflow")
+        raise OverflowError("int too big to convert")
+    if isinstance(value, (np.bool_, np.integer, np.floating)):
+        return value.item()
+    if getattr(value, "ndim", None) == 0 and not isinstance(value, np.ndarray) \
+            and hasattr(value, "item") and not getattr(value.dtype, "is_complex", False):
+        return value.item()
+    if isinstance(value, (int, float)):      # subclasses (IntEnum, ...)
+        return number_arg(int(value) if isinstance(value, int) else float(value),
+                          opname, argname, position)
+    raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be Number, "
+                    f"not {_type_name(value)}")

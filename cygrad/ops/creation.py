@@ -1,12 +1,12 @@
 """Factories: tensors from data, filled tensors, ranges, identity."""
 import numbers
 
-import numpy as np
-
 from .._core import tensor as _C
 from .._core import dtype as _dt
+from .._core.dispatch import kernel
 from .._core.tensor import TensorBase, from_numpy, empty, zeros, ones, full
-from ._argcheck import not_tensor
+from ._argcheck import not_tensor, int_arg, number_arg, float_arg, check_scalar_fits
+from ._ranges import arange_values, linspace_values, logspace_values
 from .._device import device as Device, CPU
 from .._tensor import Tensor
 
@@ -28,30 +28,6 @@ def _finish(t, requires_grad):
     if requires_grad:
         t.requires_grad_(True) if hasattr(t, "requires_grad_") else setattr(t, "requires_grad", True)
     return t
-
-
-def _infer_dtype(data):
-    """dtype PyTorch infers for nested Python data: bool, int64, or the default float."""
-    arr = np.asarray(data)
-    if arr.dtype == np.bool_:
-        return _dt.bool_
-    if arr.dtype.kind in "iu":
-        return _dt.int64
-    if arr.dtype.kind == "f":
-        return _dt.get_default_dtype()
-    if arr.dtype.kind == "c":
-        raise TypeError("cygrad does not support complex numbers")
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-
-
-def _to_ndarray(data, dtype):
-    if isinstance(data, TensorBase):
-        return data.detach().numpy() if data.requires_grad else data.numpy()
-    if isinstance(data, np.ndarray):
-        return data
-    if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
-        data = _nested_items(data)
-    return np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype.np_dtype)
 
 
 def _flat(seq):
@@ -86,17 +62,19 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         out = data.detach().clone() if hasattr(data, "detach") else data.clone()
         out = out.to(dtype=dt, device=device) if (dt or device) else out
         return _finish(out, requires_grad)
-    arr = _to_ndarray(data, None)
-    if dt is None:
-        dt = _dt.as_dtype(arr.dtype) if isinstance(data, (np.ndarray, np.generic)) else _infer_dtype(arr)
-    if arr.dtype == np.uint64 and not isinstance(data, (np.ndarray, np.generic)):
-        # NumPy reads Python ints >= 2**63 as uint64; int64 can't hold them
-        raise ValueError(f"Overflow when unpacking long long: {arr.max()} does not fit in int64")
-    # np.array(..., order="C") keeps 0-d data 0-d (np.ascontiguousarray would make it 1-d)
-    src = arr if arr.dtype != object else np.asarray(arr.tolist())
-    out = _C._convert_tensor(from_numpy(np.array(src, dtype=dt.np_dtype, order="C", copy=True)),
-                             dt, device if device is not None else CPU)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, (list, tuple)) and any(isinstance(x, TensorBase) for x in _flat(data)):
+        data = _nested_items(data)
+    global _from_data
+    if _from_data is None:
+        _from_data = kernel("tensor_from_data", "cpu")
+    out = _from_data(data, dt)
+    out = _C._convert_tensor(out, out.dtype, device if device is not None else CPU)
     return _finish(out, requires_grad)
+
+
+_from_data = None       # the CPU "tensor_from_data" kernel, looked up on first use
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -112,8 +90,8 @@ def as_tensor(data, dtype=None, device=None):
     dt = None if dtype is None else _dt.as_dtype(dtype)
     if isinstance(data, TensorBase):
         return data.to(dtype=dt, device=device) if (dt or device) else data
-    if isinstance(data, np.ndarray) and data.dtype in _dt._BY_NP:
-        t = from_numpy(data)
+    t = kernel("tensor_sharing", "cpu")(data)
+    if t is not None:
         return t.to(dtype=dt, device=device) if (dt or device) else t
     return tensor(data, dtype=dt, device=device)
 
@@ -127,14 +105,38 @@ def _new(size, dtype, device):
     return _C._empty(shape, dt, Device(device) if device is not None else CPU)
 
 
+def _fill_number(value, dt, opname, argname, position, single=False):
+    """A fill value checked as PyTorch's parser and c10 check it, in the form the
+    array layer stores: an int bound for a floating dtype is read as a double
+    first, as c10 does (so 2**63 fills a bfloat16 tensor).  PyTorch fills a
+    ``single``-element float16/bfloat16 tensor without the range check (a plain
+    rounding, so 70000 becomes inf): that value is rounded here."""
+    value = number_arg(value, opname, argname, position)
+    if single and (dt is _dt.float16 or dt is _dt.bfloat16):
+        return kernel("round_scalar", "cpu")(value, dt)
+    check_scalar_fits(value, dt)
+    if dt.is_floating_point and type(value) is int:
+        return float(value)
+    return value
+
+
 def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
-    """A 0-dim tensor holding ``s`` (default float dtype)."""
-    return full((), s, dtype=dtype or _dt.get_default_dtype(), device=device,
+    """A 0-dim tensor holding ``s`` (default float dtype).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.scalar_tensor(3)
+    tensor(3.)
+    """
+    dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
+    return full((), _fill_number(s, dt, "scalar_tensor", "s", 1, single=True), dtype=dt, device=device,
                 requires_grad=requires_grad)
 
 
 def _like(t, dtype, device):
-    return _new((tuple(t.shape),), dtype or t.dtype, device or t.device)
+    return _new((tuple(t.shape),), t.dtype if dtype is None else dtype,
+                t.device if device is None else device)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
@@ -169,10 +171,19 @@ def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_for
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    """``fill_value`` everywhere, with ``input``'s shape, dtype and device."""
+    """``fill_value`` everywhere, with ``input``'s shape, dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.full_like(cygrad.zeros(2, dtype=cygrad.int32), 7)
+    tensor([7, 7], dtype=cygrad.int32)
+    """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "full_like")
-    return _finish(_like(input, dtype, device).fill_(fill_value), requires_grad)
+    t = _like(input, dtype, device)
+    value = _fill_number(fill_value, t.dtype, "full_like", "fill_value", 2, single=t.numel() == 1)
+    return _finish(t.fill_(value), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -187,33 +198,23 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     [0.0, 0.25, 0.5, 0.75]
     """
     if end is None:
-        start, end = 0, start
-    vals = [v.item() if isinstance(v, TensorBase) else v for v in (start, end, step)]
+        start, end = 0, number_arg(start, "arange", "end", 1)
+    else:
+        start, end = number_arg(start, "arange", "start", 1), number_arg(end, "arange", "end", 2)
+    step = number_arg(step, "arange", "step", 3)
     if dtype is None and out is not None:
         dtype = out.dtype
     if dtype is None:
-        dtype = _dt.int64 if all(isinstance(v, numbers.Integral) for v in vals) else _dt.get_default_dtype()
-    dt = _dt.as_dtype(dtype)
-    if not dt.is_floating_point:
-        # integer ranges take integer bounds, as PyTorch casts them (0.5 -> 0)
-        vals = [int(v) for v in vals]
-    start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0:
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    n = int(np.ceil((end - start) / step))
-    # Compute in float64 (or int64) and convert once, as PyTorch does for accuracy.
-    if dt.is_floating_point:
-        arr = start + np.arange(n, dtype=np.float64) * step
+        integral = all(isinstance(v, int) for v in (start, end, step))   # bools count, as in torch
+        dt = _dt.int64 if integral else _dt.get_default_dtype()
     else:
-        arr = np.arange(start, end, step, dtype=np.int64)[:n]
-    return _finish(_result_into(_from_values(arr, dt, device), out, "arange"), requires_grad)
+        dt = _dt.as_dtype(dtype)
+    res = _on_device(arange_values(start, end, step, dt), device)
+    return _finish(_result_into(res, out, "arange"), requires_grad)
 
 
-def _from_values(arr, dt, device):
-    return _C._convert_tensor(from_numpy(np.array(arr, order="C", copy=True)), dt,
-                              Device(device) if device is not None else CPU)
+def _on_device(t, device):
+    return t if device is None else _C._convert_tensor(t, t.dtype, Device(device))
 
 
 def _result_into(res, out, opname):
@@ -229,6 +230,17 @@ def _result_into(res, out, opname):
     return out
 
 
+def _space_args(opname, start, end, steps, dtype, out):
+    # a steps that is no int fails the parse before a bound's value is converted
+    steps = int_arg(steps, opname, "steps", 3)
+    start, end = number_arg(start, opname, "start", 1), number_arg(end, opname, "end", 2)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None and out is not None:
+        dtype = out.dtype
+    return start, end, steps, _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
+
+
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
@@ -238,28 +250,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     >>> cygrad.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if dtype is None and out is not None:
-        dtype = out.dtype
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    res = _from_values(_spaced(start, end, steps), dt, device)
+    start, end, steps, dt = _space_args("linspace", start, end, steps, dtype, out)
+    res = _on_device(linspace_values(start, end, steps, dt), device)
     return _finish(_result_into(res, out, "linspace"), requires_grad)
-
-
-def _spaced(start, end, steps):
-    """PyTorch's linspace values in float64: the first half counted up from ``start``,
-    the second down from ``end`` (so NaN/inf ends spread as in PyTorch)."""
-    steps = int(steps)
-    if steps > (1 << 60):
-        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
-    start, end = float(start), float(end)
-    if steps == 1:
-        return np.array([start])
-    i = np.arange(steps, dtype=np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        step = (end - start) / (steps - 1)
-        return np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -272,14 +265,11 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     >>> cygrad.logspace(0, 2, 3).tolist()
     [1.0, 10.0, 100.0]
     """
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    if dtype is None and out is not None:
-        dtype = out.dtype
-    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        vals = np.power(float(base), _spaced(start, end, steps))
-    return _finish(_result_into(_from_values(vals, dt, device), out, "logspace"), requires_grad)
+    start, end, steps, dt = _space_args("logspace", start, end, steps, dtype, out)
+    base = float_arg(base, "logspace", "base", 4)
+    base = float(base.item() if isinstance(base, TensorBase) else base)
+    res = _on_device(logspace_values(start, end, steps, base, dt), device)
+    return _finish(_result_into(res, out, "logspace"), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -291,6 +281,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
     >>> cygrad.eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    n = int_arg(n, "eye", "n", 1)
+    if m is not None:
+        m = int_arg(m, "eye", "m", 2)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -309,3 +302,88 @@ def _legacy_constructor(*args, **kwargs):
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
         return tensor(args[0], dtype=_dt.float32)
     return empty(*args, dtype=_dt.float32)
+
+
+# ----------------------------------------------------------------- Tensor.new_* factories
+# PyTorch's ``t.new_zeros(size)`` & co.: a new tensor with ``t``'s dtype and device
+# unless given, handy in code that must not hard-code either (backward formulas).
+
+def _new_size(size, name):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        size = tuple(size[0])
+    return size
+
+
+def _new_kwargs(self, dtype, device):
+    return {"dtype": self.dtype if dtype is None else dtype,
+            "device": self.device if device is None else device}
+
+
+def _tensor_new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2, dtype=cygrad.int32).new_zeros(3)
+    tensor([0, 0, 0], dtype=cygrad.int32)
+    """
+    return zeros(_new_size(size, "new_zeros"), requires_grad=requires_grad,
+                 **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.float64).new_ones((2,))
+    tensor([1., 1.], dtype=cygrad.float64)
+    """
+    return ones(_new_size(size, "new_ones"), requires_grad=requires_grad,
+                **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1).new_empty(2, 3).shape
+    cygrad.Size([2, 3])
+    """
+    return empty(_new_size(size, "new_empty"), requires_grad=requires_grad,
+                 **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor filled with ``fill_value``, with this tensor's dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.int64).new_full((2,), 7)
+    tensor([7, 7])
+    """
+    return full(size, fill_value, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``data`` copied into a new tensor with this tensor's dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.float64).new_tensor([1, 2])
+    tensor([1., 2.], dtype=cygrad.float64)
+    """
+    return tensor(data, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+for _name, _fn in (("new_zeros", _tensor_new_zeros), ("new_ones", _tensor_new_ones),
+                   ("new_empty", _tensor_new_empty), ("new_full", _tensor_new_full),
+                   ("new_tensor", _tensor_new_tensor)):
+    _fn.__name__ = _fn.__qualname__ = _name
+    setattr(Tensor, _name, _fn)

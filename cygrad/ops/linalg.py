@@ -1,12 +1,12 @@
 """Matrix products: matmul and its special cases (mm, bmm, mv, dot), outer, einsum,
 tensordot, and the ``addmm`` family.
 
-Every product ends in one kernel, ``_product_into``: NumPy's ``matmul`` run on
-zero-copy views of the inputs, writing straight into the output tensor.  For
-float32/float64 NumPy hands the work to BLAS (OpenBLAS), so there is no copy and
-BLAS speed; integer products use NumPy's own loop, as PyTorch supports them too.
-float16/bfloat16 have no BLAS: they are multiplied in float32 and rounded once at
-the end, which is also how PyTorch accumulates half-precision products on CPU.
+Every product ends in one primitive, ``matmul_into`` (through ``_product_into``),
+which writes straight into the output tensor; its CPU kernel
+(``cygrad/_core/backend_cpu/linalg.py``) runs NumPy's ``matmul`` on zero-copy views:
+BLAS for float32/float64, NumPy's own loop for integers (PyTorch supports them too),
+float32 for float16/bfloat16, rounded once at the end (how PyTorch accumulates
+half-precision products on CPU).  ``einsum`` has a primitive of its own.
 
 The functions here only check arguments the way PyTorch does (same exception types,
 same messages) and work out the output shape.
@@ -23,16 +23,15 @@ PyTorch.
 import math
 import numbers
 
-import numpy as np
-
 from .._core import tensor as _C
 from .._core import dtype as _dt
-from .. import _threading
+from .._core.dispatch import kernel
 from .._core.tensor import TensorBase
 from .._device import CPU
 from .._tensor import Tensor, tensor_method
 from ..autograd.function import Function
 from ..autograd.forward_ad import saved_for_jvp
+from ._argcheck import check_scalar_fits, not_tensor
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum",
            "tensordot", "addmm", "addmv", "addbmm", "baddbmm", "addr"]
@@ -65,6 +64,8 @@ def _check_tensor(x, opname, argname):
 
 
 def _check_same_device(a, b):
+    if a.is_cpu and b.is_cpu:
+        return
     if a.device != b.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                            f"devices, {a.device} and {b.device}!")
@@ -138,28 +139,35 @@ def _scale(t, factor):
 
 # ----------------------------------------------------------------------- the kernel
 
+_matmul_into_cpu = None          # the CPU kernel, looked up once (small products are hot)
+
+
 def _product_into(a, b, result):
     """``result[...] = a @ b`` with NumPy's matmul rules, on views (no copies for
     float32/float64/integers).  ``result`` must already have the right shape."""
+    global _matmul_into_cpu
     if result.numel() == 0:
         return result
-    if a.device.type != "cpu":
-        # Until a device kernel exists: compute on the host, copy back.
-        host = _C._empty(tuple(result.shape), result.dtype, CPU)
-        _product_into(a.cpu(), b.cpu(), host)
-        result.copy_(host)
-        return result
-    rv = _C._ndarray(result)
-    if a.dtype.name in _HALF_TYPES:
-        av = _C._ndarray(a).astype(np.float32)
-        bv = _C._ndarray(b).astype(np.float32)
-        rv[...] = np.matmul(av, bv)
-    elif a.numel() == 0 or b.numel() == 0:
-        rv[...] = 0          # an empty sum
-    else:
-        av = _C._ndarray(a)
-        _threading.matmul_into(av, _C._ndarray(b), rv, rv.size * av.shape[-1])
+    if a.is_cpu:
+        if _matmul_into_cpu is None:
+            _matmul_into_cpu = kernel("matmul_into", "cpu")
+        return _matmul_into_cpu(a, b, result)
+    device_kernel = _device_kernel("matmul_into", a.device)
+    if device_kernel is not None:
+        return device_kernel(a, b, result)
+    # Until a device kernel exists: compute on the host, copy back.
+    host = _C._empty(tuple(result.shape), result.dtype, CPU)
+    _product_into(a.cpu(), b.cpu(), host)
+    result.copy_(host)
     return result
+
+
+def _device_kernel(primitive, device):
+    """The kernel of ``primitive`` on ``device``, or None where it has none yet."""
+    try:
+        return kernel(primitive, device.type)
+    except NotImplementedError:
+        return None
 
 
 def _product(a, b, shape, out):
@@ -281,7 +289,8 @@ def _mm_checked(a, b, out, shape_for_error=None):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_cname(a.dtype)} != {_cname(b.dtype)}")
-    _check_not_bool(a.dtype, "addmm_impl_cpu_")
+    if a.shape[0] * b.shape[1]:             # an empty result needs no kernel
+        _check_not_bool(a.dtype, "addmm_impl_cpu_")
     _check_same_device(a, b)
     if _records("mm", out, a, b):
         return Mm.apply(a, b)
@@ -326,7 +335,16 @@ def mv(input, vec, *, out=None):
     return _mv_checked(input, vec, out)
 
 
+def _size_at(t, d):
+    """``t.shape[d]`` with PyTorch's IndexError where ``t`` has no dim ``d`` (a 0-d
+    tensor has none at all: ``size(0)`` of a scalar is refused)."""
+    if t.dim() == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return t.shape[_C._wrap(d, t.dim())]
+
+
 def _mv_checked(mat, vec, out):
+    _size_at(mat, 0)            # PyTorch sizes its result from mat before checking ranks
     if mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.dim()}, {vec.dim()}")
     if mat.shape[1] != vec.shape[0]:
@@ -336,7 +354,8 @@ def _mv_checked(mat, vec, out):
         # PyTorch names the dtypes of (bias, matrix, vector) of its addmv kernel.
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_tname(vec.dtype)}, {_tname(mat.dtype)}, and {_tname(vec.dtype)}")
-    _check_not_bool(mat.dtype, "addmv_impl_cpu")
+    if mat.shape[0]:
+        _check_not_bool(mat.dtype, "addmv_impl_cpu")
     _check_same_device(mat, vec)
     if _records("mv", out, mat, vec):
         return Mv.apply(mat, vec)
@@ -391,9 +410,10 @@ def _check_batched(a, b, batch):
     if a.shape[-1] != b.shape[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{batch}, {a.shape[-1]}] but got: [{batch}, {b.shape[-2]}].")
+    if a.shape[0] * a.shape[-2] * b.shape[-1]:     # an empty result needs no kernel
+        _check_not_bool(a.dtype, "bmm")
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a.dtype)} but found {_tname(b.dtype)}")
-    _check_not_bool(a.dtype, "bmm")
     _check_same_device(a, b)
 
 
@@ -730,15 +750,20 @@ def einsum(*args):
     >>> cygrad.einsum("bij,bjk->bik", [cygrad.ones(5, 2, 3), cygrad.ones(5, 3, 4)]).shape
     cygrad.Size([5, 2, 4])
     """
-    if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, "
-                        "or at least one operand and its subscripts list")
-    if isinstance(args[0], str):
+    if args and not isinstance(args[0], (str, TensorBase)) and len(args) > 1:
+        raise TypeError(f"einsum(): argument 'equation' (position 1) must be str, not "
+                        f"{type(args[0]).__name__}")
+    if isinstance(args[0] if args else None, str):
         equation, operands = args[0], list(args[1:])
         if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
             operands = list(operands[0])
-    else:
+    elif len(args) > 1:
         equation, operands = _sublist_equation(args)
+    else:
+        operands = []
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
     for i, op in enumerate(operands):
         if not isinstance(op, TensorBase):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(op).__name__}")
@@ -806,29 +831,36 @@ def _einsum_compute(terms, out_labels, operands):
     dtype = operands[0].dtype
     terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
     sizes = _label_sizes(terms, operands)
-    views = [_broadcast_labels(_C._ndarray(op.cpu()), labels, sizes)
-             for op, labels in zip(operands, terms)]
-    spec = ",".join("".join(t) for t in terms) + "->" + "".join(out_labels)
     reduces = any(x not in out_labels for t in terms for x in t)
     result_dtype, compute_dtype = dtype, None
     if dtype.name in _HALF_TYPES:
-        compute_dtype = np.float32
-    elif not dtype.is_floating_point and reduces and len(operands) == 1:
-        # A one-operand reduction is a sum, and torch.sum of integers/bools is int64.
-        result_dtype, compute_dtype = _dt.int64, np.int64
+        compute_dtype = _dt.float32
+    elif not dtype.is_floating_point and _sums_a_label(terms, out_labels, operands):
+        # PyTorch sums a label away with torch.sum, which turns integers/bools into int64.
+        result_dtype, compute_dtype = _dt.int64, _dt.int64
     elif dtype is _dt.bool_ and reduces:
         _check_not_bool(dtype, "bmm")
-    if compute_dtype is not None:
-        views = [v.astype(compute_dtype) for v in views]
-    # optimize=True lets NumPy contract pairwise through BLAS (tensordot) when it helps.
-    res = np.asarray(np.einsum(spec, *views, optimize=len(views) > 1))
-    if any(np.may_share_memory(res, v) for v in views) or res.dtype != result_dtype.np_dtype:
-        # A pure relabelling ("ij->ji") gives a view of the input; return new memory.
-        res = res.astype(result_dtype.np_dtype)
-    # (not np.ascontiguousarray: it turns a 0-dim result into shape (1,))
-    t = _C.from_numpy(res if res.flags.c_contiguous else res.copy())
     dev = operands[0].device
-    return t if dev.type == "cpu" else t.to(dev)
+    device_kernel = _device_kernel("einsum", dev)
+    if device_kernel is not None:
+        return device_kernel(terms, out_labels, operands, sizes, result_dtype, compute_dtype)
+    # Until a device kernel exists: contract on the host, move the result back.
+    host = kernel("einsum", "cpu")(terms, out_labels, [op.cpu() for op in operands], sizes,
+                                   result_dtype, compute_dtype)
+    return host.to(dev)
+
+
+def _sums_a_label(terms, out_labels, operands):
+    """Does PyTorch's einsum reduce some label with a sum rather than a product?
+
+    It does for a label missing from the output that only one operand holds with
+    a size above 1 (the others lack it or broadcast it): that operand is summed over
+    it before any product.  A lone operand's reduction is a sum too."""
+    sized = [dict(zip(labels, op.shape)) for labels, op in zip(terms, operands)]
+    reduced = {x for labels in terms for x in labels if x not in out_labels}
+    if len(operands) == 1:
+        return bool(reduced)
+    return any(sum(s.get(x, 1) > 1 for s in sized) == 1 for x in reduced)
 
 
 def _spec(terms, out_labels):
@@ -974,13 +1006,6 @@ def _label_sizes(terms, operands):
     return sizes
 
 
-def _broadcast_labels(view, labels, sizes):
-    """Expand size-1 dims to their label's size (a stride-0 view): NumPy's einsum
-    does not broadcast named labels, PyTorch's does."""
-    target = tuple(sizes[x] if n == 1 else n for x, n in zip(labels, view.shape))
-    return view if target == view.shape else np.broadcast_to(view, target)
-
-
 # ----------------------------------------------------------------------- tensordot
 
 def _tensordot_dims(a, b, dims):
@@ -992,9 +1017,10 @@ def _tensordot_dims(a, b, dims):
         if dims > a.dim() or dims > b.dim():
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         return list(range(-dims, 0)), list(range(dims))
-    if not isinstance(dims, (list, tuple)) or len(dims) != 2:
-        raise TypeError("tensordot(): dims must be an int, a tensor or a pair of lists of ints")
-    da, db = dims
+    if not isinstance(dims, (list, tuple)):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    da, db = dims           # (a ValueError for a sequence of another length, as PyTorch)
     if isinstance(da, numbers.Integral) or isinstance(db, numbers.Integral):
         raise TypeError("tensordot(): argument 'dims_self' must be tuple of ints, not int")
     da, db = list(da), list(db)
@@ -1023,9 +1049,12 @@ def tensordot(a, b, dims=2, out=None):
     given_a, given_b = _tensordot_dims(a, b, dims)
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    ca = [_C._wrap(d, a.dim()) for d in given_a]
-    cb = [_C._wrap(d, b.dim()) for d in given_b]
-    for x, y, gx, gy in zip(ca, cb, given_a, given_b):
+    ca, cb = [], []
+    for gx, gy in zip(given_a, given_b):
+        # pair by pair, as PyTorch: a size mismatch is found before a later bad dim
+        x, y = _C._wrap(gx, a.dim()), _C._wrap(gy, b.dim())
+        ca.append(x)
+        cb.append(y)
         if a.shape[x] != b.shape[y] and a.shape[x] != 1 and b.shape[y] != 1:
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
                                f"{a.shape[x]} in dim {gx} and second has size {b.shape[y]} in "
@@ -1069,7 +1098,7 @@ def _expand_contracted(a, b, ca, cb):
     for x, y in zip(ca, cb):
         size = max(sa[x], sb[y])
         sa[x], sb[y] = size, size
-    return a.expand(*sa), b.expand(*sb)
+    return a.expand(tuple(sa)), b.expand(tuple(sb))
 
 
 # ----------------------------------------------------------------------- add* family
@@ -1160,7 +1189,65 @@ class Addr(_ScaledProductSum):
     grad_y = staticmethod(lambda g, x, y: mv(g.mT, x))
 
 
-def _add_product(fn, opname, input, x, y, beta, alpha, out):
+# The names PyTorch gives the two factors of each op (its error messages use them).
+_FACTOR_NAMES = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+                 "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2")}
+
+
+def _check_add_dtypes(opname, input, x, y):
+    """addmm & co. multiply without promoting: all three dtypes must agree (addr
+    promotes, like an elementwise op)."""
+    if opname in ("addmm", "addbmm"):
+        if x.dtype is not y.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_tname(x.dtype)} and {_tname(y.dtype)}")
+        if input.dtype is not y.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                               f"{_tname(input.dtype)} and {_tname(y.dtype)}")
+    elif input.dtype is not x.dtype or x.dtype is not y.dtype:
+        if opname == "addmv":
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                               f"{_tname(input.dtype)}, {_tname(x.dtype)}, and {_tname(y.dtype)}")
+        if opname == "baddbmm":
+            raise RuntimeError(f"Input dtypes must be the same, got: input {_cname(input.dtype)}, "
+                               f"batch1: {_cname(x.dtype)}, batch2: {_cname(y.dtype)}")
+
+
+def _add_scalars(opname, dtype, beta, alpha):
+    """``beta`` and ``alpha`` as the op will use them on a result of ``dtype``.
+
+    They must fit ``dtype``.  An integer result takes them converted to integers
+    (truncated: ``addmm`` of int8 with ``beta=0.5`` ignores ``input``) -- except in
+    ``addr``, which refuses a float for an integral result."""
+    scalars = []
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if not isinstance(value, numbers.Number):
+            raise TypeError(f"{opname}(): argument '{name}' must be Number, not "
+                            f"{type(value).__name__}")
+        check_scalar_fits(value, dtype)
+        if not dtype.is_floating_point and not isinstance(value, numbers.Integral):
+            if opname == "addr":
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be "
+                                   f"a floating point number.")
+            value = int(value.real)
+        scalars.append(value)
+    return scalars
+
+
+def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None):
+    """Shared body of addmm, addmv, baddbmm, addbmm and addr: PyTorch's argument
+    checks (``check_shapes(x, y)`` for the op's own), then
+    ``beta * input + alpha * product(x, y)``."""
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, opname)
+    for position, (name, value) in enumerate(zip(_FACTOR_NAMES[opname], (x, y)), 2):
+        if not isinstance(value, TensorBase):
+            raise not_tensor(value, opname, name, position)
+    if check_shapes is not None:
+        check_shapes(x, y)
+    _check_add_dtypes(opname, input, x, y)
+    dtype = _C.result_type(input, x, y) if opname == "addr" else x.dtype
+    beta, alpha = _add_scalars(opname, dtype, beta, alpha)
     if _records(opname, out, input, x, y):
         return fn.apply(input, x, y, beta, alpha)
     return _scaled_sum(input, fn.product(x, y), beta, alpha, out)
@@ -1202,7 +1289,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     >>> cygrad.baddbmm(cygrad.zeros(1), cygrad.ones(2, 2, 3), cygrad.ones(2, 3, 2)).shape
     cygrad.Size([2, 2, 2])
     """
-    return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, out)
+    return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, out,
+                        _check_batches)
 
 
 @tensor_method
@@ -1215,15 +1303,28 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     >>> cygrad.addbmm(cygrad.zeros(2, 2), cygrad.ones(3, 2, 4), cygrad.ones(3, 4, 2)).tolist()
     [[12.0, 12.0], [12.0, 12.0]]
     """
-    _check_tensor(batch1, "addbmm", "batch1")
-    _check_tensor(batch2, "addbmm", "batch2")
-    if batch1.dim() != 3 or batch2.dim() != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if batch1.dim() != 3
-                           else "batch2 must be a 3D tensor")
+    return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, out,
+                        _check_same_batches)
+
+
+def _check_batches(batch1, batch2):
+    """Both factors of baddbmm/addbmm are 3-D.  PyTorch reads the result's sizes
+    (``batch1.size(0)``, ``batch1.size(1)``, ``batch2.size(2)``) before checking the
+    ranks: a factor of too few dims is an IndexError."""
+    _size_at(batch1, 0)                 # (raises PyTorch's IndexError on too few dims)
+    _size_at(batch1, 1)
+    _size_at(batch2, 2)
+    if batch1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+
+
+def _check_same_batches(batch1, batch2):
+    _check_batches(batch1, batch2)
     if batch1.shape[0] != batch2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got "
                            f"{batch1.shape[0]} and {batch2.shape[0]}")
-    return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, out)
 
 
 def _batch_product_sum(batch1, batch2):

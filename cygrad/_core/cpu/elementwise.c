@@ -179,8 +179,9 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
 
 /* ------------------------------------------------------------ binary loops */
 
-#define BIN_BODY(T, EXPR)                                                        \
-    T* o = (T*)p[0]; const T* a = (const T*)p[1]; const T* b = (const T*)p[2];  \
+/* TO is the output's C type: T itself, or uint8_t for the bool-valued ops. */
+#define BIN_BODY_TO(TO, T, EXPR)                                                 \
+    TO* o = (TO*)p[0]; const T* a = (const T*)p[1]; const T* b = (const T*)p[2]; \
     cg_index so = s[0], sa = s[1], sb = s[2], i;                                 \
     if (so == 1 && sa == 1 && sb == 1) {                                         \
         for (i = 0; i < n; i++) { T x = a[i], y = b[i]; o[i] = (EXPR); }         \
@@ -193,6 +194,7 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
     } else {                                                                     \
         for (i = 0; i < n; i++) { T x = a[i * sa], y = b[i * sb]; o[i * so] = (EXPR); } \
     }
+#define BIN_BODY(T, EXPR) BIN_BODY_TO(T, T, EXPR)
 
 /* NaN-propagating max/min, as torch.maximum/minimum */
 #define CG_MAXF(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) > (y) ? (x) : (y))))
@@ -217,8 +219,24 @@ DEF_BINARY(f64, double)
 DEF_BINARY(i32, int32_t)
 DEF_BINARY(i64, int64_t)
 
+/* Comparisons and logical ops: a bool (0/1 byte) result. C's float comparisons are
+ * IEEE's: every comparison with a NaN is false but `!=`, which is true; a NaN is
+ * "true" for the logical ops (it is not zero). */
+#define CMP_BODY(T, EXPR) BIN_BODY_TO(uint8_t, T, (uint8_t)(EXPR))
+#define DEF_COMPARE(SUFFIX, T)                                                       static void cmp_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {          switch (op) {                                                                    case CG_EQ: { CMP_BODY(T, x == y) break; }                                       case CG_NE: { CMP_BODY(T, x != y) break; }                                       case CG_LT: { CMP_BODY(T, x < y) break; }                                        case CG_LE: { CMP_BODY(T, x <= y) break; }                                       case CG_GT: { CMP_BODY(T, x > y) break; }                                        case CG_GE: { CMP_BODY(T, x >= y) break; }                                       case CG_LOGICAL_AND: { CMP_BODY(T, (x != 0) & (y != 0)) break; }                 case CG_LOGICAL_OR: { CMP_BODY(T, (x != 0) | (y != 0)) break; }                  case CG_LOGICAL_XOR: { CMP_BODY(T, (x != 0) ^ (y != 0)) break; }                 }                                                                            }
+
+DEF_COMPARE(b8, uint8_t)      /* bool and uint8: bools are stored as 0/1 bytes */
+DEF_COMPARE(i8, int8_t)
+DEF_COMPARE(i16, int16_t)
+DEF_COMPARE(i32, int32_t)
+DEF_COMPARE(i64, int64_t)
+DEF_COMPARE(f32, float)
+DEF_COMPARE(f64, double)
+
 int cg_has_binary(int op, int dtype) {
     if (op < 0 || op >= CG_NUM_BINARY) return 0;
+    if (CG_BINARY_BOOL_RESULT(op))
+        return dtype >= CG_BOOL && dtype <= CG_FLOAT64 && dtype != CG_FLOAT16 && dtype != CG_BFLOAT16;
     switch (dtype) {
     case CG_FLOAT32: case CG_FLOAT64: return 1;
     case CG_INT32: case CG_INT64: return op != CG_DIV;
@@ -233,6 +251,21 @@ void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
     const cg_index* strides[3] = {so, sa, sb};
     cg_inner_fn fn;
     cg_index isz;
+    if (CG_BINARY_BOOL_RESULT(op)) {
+        switch (dtype) {
+        case CG_BOOL: case CG_UINT8: fn = cmp_b8; isz = 1; break;
+        case CG_INT8: fn = cmp_i8; isz = 1; break;
+        case CG_INT16: fn = cmp_i16; isz = 2; break;
+        case CG_INT32: fn = cmp_i32; isz = 4; break;
+        case CG_INT64: fn = cmp_i64; isz = 8; break;
+        case CG_FLOAT32: fn = cmp_f32; isz = 4; break;
+        case CG_FLOAT64: fn = cmp_f64; isz = 8; break;
+        default: return;
+        }
+        cg_index itemsize[3] = {1, isz, isz};
+        cg_run(3, base, itemsize, ndim, shape, strides, fn, op, CG_PAR_BINARY);
+        return;
+    }
     switch (dtype) {
     case CG_FLOAT32: fn = bin_f32; isz = 4; break;
     case CG_FLOAT64: fn = bin_f64; isz = 8; break;

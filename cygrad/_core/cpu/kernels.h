@@ -17,7 +17,11 @@ typedef ptrdiff_t cg_index;
 enum { CG_BOOL, CG_UINT8, CG_INT8, CG_INT16, CG_INT32, CG_INT64,
        CG_FLOAT16, CG_BFLOAT16, CG_FLOAT32, CG_FLOAT64 };
 
-enum cg_binary_op { CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM, CG_NUM_BINARY };
+/* From CG_EQ on, the result is bool (one byte, 0 or 1) whatever the inputs' dtype. */
+enum cg_binary_op { CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM,
+                    CG_EQ, CG_NE, CG_LT, CG_LE, CG_GT, CG_GE,
+                    CG_LOGICAL_AND, CG_LOGICAL_OR, CG_LOGICAL_XOR, CG_NUM_BINARY };
+#define CG_BINARY_BOOL_RESULT(op) ((op) >= CG_EQ)
 
 enum cg_unary_op {
     CG_COPY, CG_NEG, CG_ABS, CG_EXP, CG_EXP2, CG_EXPM1, CG_LOG, CG_LOG2, CG_LOG10,
@@ -33,7 +37,8 @@ int cg_has_binary(int op, int dtype);
 int cg_has_unary(int op, int dtype);
 int cg_has_reduce(int op, int dtype);
 
-/* out = a OP b over `shape`; strides are per operand, in elements. */
+/* out = a OP b over `shape`; strides are per operand, in elements. a and b have
+ * `dtype`; out has it too, or is bool for the ops CG_BINARY_BOOL_RESULT names. */
 void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
                char* out, const cg_index* so, const char* a, const cg_index* sa,
                const char* b, const cg_index* sb);

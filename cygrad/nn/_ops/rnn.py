@@ -16,7 +16,8 @@ differentiable ops.
 from ...autograd.function import Function
 from ...autograd.grad_mode import enable_grad
 from ..._core import tensor as _C
-from ...ops.creation import zeros
+from ...ops.creation import empty, ones, zeros
+from ...ops.elementwise import mul, sigmoid, tanh
 from ...ops.linalg import addmm
 from ...ops.shape import cat, stack
 
@@ -167,12 +168,14 @@ def _lstm_reference(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
 class LSTMLayer(Function):
     """One direction of one LSTM layer over a whole sequence: ``(output, h_n, c_n)``.
 
-    Saved per step (stacked over time): the gate activations ``A = sigmoid(gates)``
-    (the ``g`` slot unused), ``G = tanh(g-gates)``, the cell states ``C`` and
-    ``T = tanh(C)``.  With ``dc`` and ``dh`` the gradients reaching a step's cell
-    and hidden state, the gradient of its pre-activation gates is
-    ``[dc, dc, dc, dh] * P`` where ``P = [G i(1-i), c_prev f(1-f), i (1-G^2),
-    T o(1-o)]`` is computed for all steps at once before the loop.
+    The forward pass writes each step's results straight into preallocated
+    ``(L, N, .)`` buffers (``out=`` views, no per-step allocation or final stack):
+    ``A`` holds the gate activations ``[i, f, g, o]`` (sigmoid, with ``tanh`` in
+    the ``g`` slot), ``C`` the cell states and ``T = tanh(C)``.  With ``dc`` and
+    ``dh`` the gradients reaching a step's cell and hidden state, the gradient of
+    its pre-activation gates is ``[dc, dc, dc, dh] * P`` where ``P = [g i(1-i),
+    c_prev f(1-f), i (1-g^2), T o(1-o)]`` is computed for all steps at once before
+    the loop; each step of the loop is then five small ops and one product.
     """
     _node_name = "LSTMLayerBackward"
 
@@ -185,63 +188,58 @@ class LSTMLayer(Function):
         # BLAS runs the per-step product ~1.5x faster on a contiguous right operand
         # than on the transposed view; one copy up front pays for itself in 2 steps.
         whT = w_hh.t().contiguous()
+        out, A = _empty((L, N, H), x), _empty((L, N, 4 * H), x)
+        C, T = _empty((L, N, H), x), _empty((L, N, H), x)
         h, c = h0, c0
-        hs, acts, gs, cs, tcs = ([None] * L for _ in range(5))
         for t in _steps(L, reverse):
-            gates = addmm(xp[t], h, whT)
-            a = gates.sigmoid()
-            g = gates[:, 2 * H:3 * H].tanh()
-            c = a[:, H:2 * H] * c + a[:, :H] * g
-            tc = c.tanh()
-            h = a[:, 3 * H:] * tc
-            hs[t], acts[t], gs[t], cs[t], tcs[t] = h, a, g, c, tc
-        out = stack(hs)
+            gates = h.mm(whT).add_(xp[t])
+            a, c_t, tc = A[t], C[t], T[t]
+            sigmoid(gates, out=a)
+            tanh(gates[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H])
+            mul(a[:, H:2 * H], c, out=c_t).add_(a[:, :H] * a[:, 2 * H:3 * H])
+            tanh(c_t, out=tc)
+            h, c = mul(a[:, 3 * H:], tc, out=out[t]), c_t
         ctx.reverse = reverse
-        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, stack(acts), stack(gs),
-                              stack(cs), stack(tcs))
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, C, T)
         return out, h, c
 
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, G, C, T = ctx.saved_tensors
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, C, T = ctx.saved_tensors
         reverse = ctx.reverse
         if _C.is_grad_enabled():
             return _lstm_backward_by_recompute(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, g_out,
                                                g_h, g_c)
         L, N, _ = x.shape
         H = h0.size(-1)
-        # the state each step started from, in position order
-        if reverse:
-            c_prev = cat([C[1:], c0.unsqueeze(0)])
-            h_prev = cat([out[1:], h0.unsqueeze(0)])
-        else:
-            c_prev = cat([c0.unsqueeze(0), C[:-1]])
-            h_prev = cat([h0.unsqueeze(0), out[:-1]])
-        i, f, o = A[..., :H], A[..., H:2 * H], A[..., 3 * H:]
-        P = cat([G * (i - i * i), c_prev * (f - f * f), i * (1 - G * G), T * (o - o * o)], 2)
-        Q = o * (1 - T * T)
+        P = _gate_factors(A, C, T, c0, reverse)
+        Q = A[..., 3 * H:] * (1 - T * T)
+        f = A[..., H:2 * H]
         dh = g_h if g_h is not None else zeros(N, H, dtype=x.dtype)
         dc = g_c if g_c is not None else zeros(N, H, dtype=x.dtype)
-        dpre = [None] * L
+        D = _empty((L, N, 4 * H), x)
+        # [dc, dc, dc] * P[:3] as one broadcast product over a (N, 3, H) view
+        D_ifg, P_ifg = D[..., :3 * H].unflatten(2, (3, H)), P[..., :3 * H].unflatten(2, (3, H))
         for t in _steps(L, not reverse):
             if g_out is not None:
                 dh = dh + g_out[t]
             dc = dc + dh * Q[t]
-            dp = dpre[t] = cat([dc, dc, dc, dh], 1) * P[t]
-            dh = dp.matmul(w_hh)
+            mul(dc.unsqueeze(1), P_ifg[t], out=D_ifg[t])
+            mul(dh, P[t, :, 3 * H:], out=D[t, :, 3 * H:])
+            dh = D[t].mm(w_hh)
             dc = dc * f[t]
-        D = stack(dpre).reshape(L * N, 4 * H)
+        D2 = D.reshape(L * N, 4 * H)
         needs = ctx.needs_input_grad
-        gx = D.matmul(w_ih).reshape(x.shape) if needs[0] else None
-        gw_ih = D.t().matmul(x.reshape(L * N, x.size(2))) if needs[3] else None
-        gw_hh = D.t().matmul(h_prev.reshape(L * N, H)) if needs[4] else None
-        gb = D.sum(0) if (needs[5] or needs[6]) else None
+        gx = D2.mm(w_ih).reshape(x.shape) if needs[0] else None
+        gw_ih = D2.t().mm(x.reshape(L * N, x.size(2))) if needs[3] else None
+        gw_hh = _hidden_weight_grad(D, out, h0, reverse) if needs[4] else None
+        gb = _column_sums(D2) if (needs[5] or needs[6]) else None
         return (gx, dh if needs[1] else None, dc if needs[2] else None, gw_ih, gw_hh,
                 gb if needs[5] else None, gb if needs[6] else None, None)
 
     @staticmethod
     def jvp(ctx, tx, th0, tc0, tw_ih, tw_hh, tb_ih, tb_hh, _):
-        x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, G, C, T = ctx._to_save
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, C, T = ctx._to_save
         L, N, _ = x.shape
         H = h0.size(-1)
         # tangent of the projected input: dx W^T + x dW^T + db
@@ -261,14 +259,56 @@ class LSTMLayer(Function):
             dg = addmm(dxp[t], dh, w_hh.t())
             if tw_hh is not None:
                 dg = addmm(dg, h, tw_hh.t())
-            a, g = A[t], G[t]
-            i, f, o = a[:, :H], a[:, H:2 * H], a[:, 3 * H:]
-            da = dg * (a - a * a)
+            a = A[t]
+            i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
+            da = dg * (a - a * a)          # the g slot of da is unused
             ddg = dg[:, 2 * H:3 * H] * (1 - g * g)
             dc = da[:, H:2 * H] * c + f * dc + da[:, :H] * g + i * ddg
             dh = douts[t] = da[:, 3 * H:] * T[t] + o * (1 - T[t] * T[t]) * dc
             h, c = out[t], C[t]
         return stack(douts), dh, dc
+
+
+def _empty(shape, like):
+    return empty(shape, dtype=like.dtype, device=like.device)
+
+
+def _gate_factors(A, C, T, c0, reverse):
+    """``P = [g i(1-i), c_prev f(1-f), i (1-g^2), T o(1-o)]`` for every step, built in
+    one buffer: ``A(1-A)`` for all four slots, then each slot's own factor in place
+    (``c_prev`` is ``C`` shifted by one step, with ``c0`` at the sequence start)."""
+    H = C.size(-1)
+    P = A - A * A
+    i, g = A[..., :H], A[..., 2 * H:3 * H]
+    P[..., :H].mul_(g)
+    Pf = P[..., H:2 * H]
+    if reverse:
+        Pf[:-1].mul_(C[1:])
+        Pf[-1].mul_(c0)
+    else:
+        Pf[1:].mul_(C[:-1])
+        Pf[0].mul_(c0)
+    mul(i, 1 - g * g, out=P[..., 2 * H:3 * H])
+    P[..., 3 * H:].mul_(T)
+    return P
+
+
+def _hidden_weight_grad(D, out, h0, reverse):
+    """``sum_t D[t].T @ h_prev[t]`` as two products, without building ``h_prev``:
+    every step but the first starts from the previous step's output."""
+    L, N, G = D.shape
+    H = h0.size(-1)
+    first, rest = (L - 1, slice(0, L - 1)) if reverse else (0, slice(1, L))
+    prev = slice(1, L) if reverse else slice(0, L - 1)
+    g = D[first].t().mm(h0)
+    if L > 1:
+        g = g.add_(D[rest].reshape(-1, G).t().mm(out[prev].reshape(-1, H)))
+    return g
+
+
+def _column_sums(m):
+    """``m.sum(0)`` of a 2-D tensor as one BLAS matrix-vector product."""
+    return m.t().mv(ones(m.shape[0], dtype=m.dtype, device=m.device))
 
 
 def _lstm_backward_by_recompute(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, g_out, g_h, g_c):

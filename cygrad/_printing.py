@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from .._core import tensor as _C
-from .._core.dtype import get_default_dtype, int64 as _int64, bool_ as _bool
+from ._core import tensor as _C
+from ._core.dtype import get_default_dtype, int64 as _int64, bool_ as _bool
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions", "tensor_repr"]
 
@@ -116,7 +116,7 @@ def printoptions(**kwargs):
     Examples
     --------
     >>> import cygrad
-    >>> with cygrad.ops.printing.printoptions(precision=1):
+    >>> with cygrad._printing.printoptions(precision=1):
     ...     print(cygrad.tensor([0.25]))
     tensor([0.2])
     """
@@ -289,7 +289,7 @@ def _join_suffixes(body, suffixes, indent):
 
 
 def _prefix(t):
-    from .._tensor import Tensor
+    from ._tensor import Tensor
     cls = type(t)
     if cls is Tensor or cls.__name__ == "Parameter":
         return "tensor("

@@ -21,10 +21,10 @@ import warnings
 
 import numpy as np
 
-from .._core import tensor as _C
-from .._core.tensor import TensorBase
-from .._core.dtype import as_dtype
-from .._tensor import Tensor
+from ._core import tensor as _C
+from ._core.tensor import TensorBase
+from ._core.dtype import as_dtype
+from ._tensor import Tensor
 
 __all__ = []
 

@@ -14,7 +14,7 @@ differ from glibc's in the last bit.
 Examples
 --------
 >>> import numpy as np
->>> from cygrad._rng_kernels import fma64
+>>> from cygrad._core.backend_cpu.random import fma64
 >>> float(fma64(np.array([0.1]), np.array([10.0]), np.array([-1.0]))[0]) != 0.1 * 10.0 - 1.0
 True
 """

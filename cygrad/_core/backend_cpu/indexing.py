@@ -1,0 +1,480 @@
+"""CPU kernels of the indexing ops (``cygrad/ops/indexing``): gathers, scatters,
+``index_*`` slices, ``take``/``put``, masks, ``nonzero``, the ``where`` select and
+advanced ``t[idx]`` reads and writes.
+
+Each kernel runs NumPy on zero-copy views of the tensors (``_C._ndarray``) and
+writes into tensors cygrad allocated (or returns fresh ones).  The ops have checked
+every argument before calling; the few checks that need the index *values*
+(``first_out_of_bounds``, ``first_bad_index``) are kernels too, returning the
+offending value so that the op raises PyTorch's error.  A number given where a
+tensor could be (a fill value, ``alpha``) has been validated by the op and is
+converted here like a C cast.
+
+Examples
+--------
+>>> import cygrad
+>>> from cygrad._core.dispatch import kernel
+>>> x = cygrad.tensor([[1, 2], [3, 4]])
+>>> out = cygrad.empty(2, 1, dtype=cygrad.int64)
+>>> kernel("gather", "cpu")(x, 1, cygrad.tensor([[1], [0]]), out).tolist()
+[[2], [3]]
+>>> kernel("first_out_of_bounds", "cpu")(cygrad.tensor([0, 5, -1]), 0, 3)
+5
+"""
+import numpy as np
+
+from .. import dtype as _dt
+from .. import tensor as _C
+from ..dispatch import register
+
+# Python-side types the indexing ops accept (NumPy's scalars and arrays included),
+# named here so that the ops need not import NumPy to recognise them.
+NUMBER_TYPES = (bool, int, float, complex, np.generic)
+BOOL_TYPES = (bool, np.bool_)
+INT_TYPES = (int, np.integer)
+ARRAY_TYPES = (np.ndarray,)
+
+_nd = _C._ndarray
+
+# Below this many elements the branchy masked copy is as fast as the blend and needs
+# no scratch buffer.
+BLEND_MIN = 2048
+
+_BITS = {1: (np.int8, _dt.int8), 2: (np.int16, _dt.int16), 4: (np.int32, _dt.int32),
+         8: (np.int64, _dt.int64)}
+
+
+def _wrap(arr):
+    """Tensor owning a fresh NumPy result (C-contiguous, writable)."""
+    arr = np.asarray(arr)       # NumPy returns some 0-dim results as scalars
+    return _C.from_numpy(arr if arr.flags.c_contiguous else arr.copy())
+
+
+def _along(arr):
+    """``arr`` seen as at least 1-D (gather/scatter treat 0-dim tensors as 1-D)."""
+    return arr.reshape(1) if arr.ndim == 0 else arr
+
+
+def _number(value, npdt):
+    """A number the op validated, as a 0-d array of ``npdt`` (converted like a C cast:
+    floats truncate toward zero into integers, negative integers wrap into unsigned)."""
+    if npdt == np.bool_:
+        return np.asarray(bool(value))
+    if npdt.kind in "iu":
+        return np.asarray(int(value)).astype(npdt)
+    if (type(value) is float or type(value) is int) and -65504.0 <= value <= 65504.0:
+        # fits every float dtype: no overflow to silence (errstate costs a microsecond)
+        return np.asarray(value, dtype=np.float64).astype(npdt)
+    with np.errstate(over="ignore"):
+        return np.asarray(value, dtype=np.float64).astype(npdt)
+
+
+def _operand(value, npdt):
+    """A tensor's view, or a number as a 0-d array of ``npdt``."""
+    return _nd(value) if isinstance(value, _C.TensorBase) else _number(value, npdt)
+
+
+def _private(vals, target):
+    """``vals``, copied when it shares memory with ``target`` (a write must not read
+    its own partial results)."""
+    return vals.copy() if np.may_share_memory(vals, target) else vals
+
+
+# ---------------------------------------------------------------- checks on index values
+
+@register("first_out_of_bounds", "cpu")
+def first_out_of_bounds(index, low, high):
+    """The first value of ``index`` (C order) outside ``[low, high)``, or None."""
+    idx = _nd(index)
+    if idx.size == 0:
+        return None
+    bad = (idx < low) | (idx >= high)
+    if not bad.any():
+        return None
+    return int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+
+
+@register("first_bad_index", "cpu")
+def first_bad_index(indices, sizes, shape):
+    """``(k, value)`` for the first index out of range among the int tensors
+    ``indices`` (the k-th indexes a dim of ``sizes[k]``) broadcast to ``shape``: the
+    first broadcast position in C order, the first tensor within it; None if all fit."""
+    arrays = [_nd(i) for i in indices]
+    if all(a.size == 0 or (a.min() >= -n and a.max() < n) for a, n in zip(arrays, sizes)):
+        return None
+    bad = [(a < -n) | (a >= n) for a, n in zip(arrays, sizes)]
+    any_bad = np.zeros(shape, dtype=bool)
+    for b in bad:
+        any_bad |= b
+    pos = np.unravel_index(np.argmax(any_bad), shape)
+    for k, (a, b) in enumerate(zip(arrays, bad)):
+        if np.broadcast_to(b, shape)[pos]:
+            return k, int(np.broadcast_to(a, shape)[pos])
+    return None
+
+
+# ---------------------------------------------------------------- Python index objects
+
+def _nested_to_list(seq):
+    return [(_nested_to_list(x) if isinstance(x, (list, tuple)) else
+             (x.tolist() if isinstance(x, _C.TensorBase) else x)) for x in seq]
+
+
+@register("index_from_sequence", "cpu")
+def index_from_sequence(seq):
+    """A list/tuple/ndarray index as ``(kind, tensor)``: kind ``"bool"`` (a bool
+    tensor), ``"uint8"`` (a uint8 ndarray, the deprecated mask), ``"int"`` (int64;
+    floats truncate, as PyTorch reads numeric lists) or ``"bad"`` (no numbers)."""
+    arr = seq if isinstance(seq, np.ndarray) else np.asarray(_nested_to_list(seq))
+    if arr.dtype == np.bool_:
+        return "bool", _wrap(arr)
+    if arr.dtype == np.uint8 and isinstance(seq, np.ndarray):
+        return "uint8", _wrap(arr.astype(bool))
+    if arr.dtype.kind not in "iuf":
+        return "bad", None
+    return "int", _wrap(arr.astype(np.int64))
+
+
+@register("as_tensor_of", "cpu")
+def as_tensor_of(value, dtype):
+    """A list or ndarray written into a tensor (``t[idx] = [...]``) as a ``dtype``
+    tensor (converted as NumPy's ``astype``)."""
+    return _wrap(np.asarray(value).astype(dtype.np_dtype))
+
+
+# ---------------------------------------------------------------- advanced indexing
+
+def _basic_view(arr, basic):
+    """``arr[basic]``, always an ndarray view (ints alone would give a NumPy scalar)."""
+    if any(item is Ellipsis for item in basic):
+        return arr[basic]
+    return arr[basic + (Ellipsis,)]
+
+
+def _advanced(advanced):
+    return tuple(_nd(a) if isinstance(a, _C.TensorBase) else a for a in advanced)
+
+
+@register("index_get", "cpu")
+def index_get(x, basic, advanced, shape):
+    """A new tensor ``x[basic][advanced]`` of ``shape``: ``basic`` a tuple of ints,
+    slices, None and ``...``; ``advanced`` one int64 (or bool mask) tensor per indexed
+    dim of that view and ``slice(None)`` elsewhere (empty: a copy of the view)."""
+    if 0 in shape:
+        return _C._empty(tuple(shape), x.dtype, x.device)
+    view = _basic_view(_nd(x), basic)
+    return _wrap(view[_advanced(advanced)] if advanced else view.copy())
+
+
+@register("index_put", "cpu")
+def index_put(x, basic, advanced, values, accumulate):
+    """In place: ``x[basic][advanced] = values`` (``+=`` with repeats counted when
+    ``accumulate``); ``values`` a tensor of ``x``'s dtype broadcastable to the indexed
+    shape, or a number."""
+    target = _basic_view(_nd(x), basic)
+    if target.size == 0:
+        return x
+    vals = _private(_operand(values, target.dtype), target)
+    if not advanced:            # a plain view: nothing can repeat
+        if accumulate:
+            target += vals
+        else:
+            target[...] = vals
+        return x
+    index = _advanced(advanced)
+    if accumulate:
+        if len(index) == 1 and index[0].dtype == np.bool_:
+            index = np.nonzero(index[0])     # ufunc.at takes integer positions
+        np.add.at(target, index, vals)
+    else:
+        target[index] = vals
+    return x
+
+
+# ---------------------------------------------------------------- gather / scatter
+
+@register("gather", "cpu")
+def gather(input, dim, index, out):
+    """``out[...] = take_along_axis(input, index, dim)`` (0-dim as 1-D); ``index``
+    no larger than ``input`` off ``dim`` and within bounds (checked)."""
+    a1, i1 = _along(_nd(input)), _along(_nd(index))
+    if i1.size:
+        src = a1[tuple(slice(None) if d == dim else slice(0, i1.shape[d])
+                       for d in range(a1.ndim))]
+        _nd(out).reshape(i1.shape)[...] = np.take_along_axis(src, i1, axis=dim)
+    return out
+
+
+@register("gather_broadcast", "cpu")
+def gather_broadcast(input, dim, indices, out):
+    """``out = take_along_axis(input, indices, dim)`` with both broadcast to ``out``'s
+    shape off ``dim``; negative indices count from the end (bounds checked)."""
+    res = _nd(out)
+    if res.size:
+        arr, idx = _nd(input), _nd(indices)
+        shape = list(res.shape)
+        shape[dim] = arr.shape[dim]
+        src = np.broadcast_to(arr, shape)
+        np.copyto(res, np.take_along_axis(src, np.broadcast_to(idx, res.shape), axis=dim))
+    return out
+
+
+def _scatter_positions(idx, dim):
+    """Index arrays addressing ``out[..., idx[...], ...]``: ``idx`` along ``dim`` and
+    the position itself along every other dim."""
+    grid = list(np.indices(idx.shape, sparse=True))
+    grid[dim] = idx
+    return tuple(grid)
+
+
+# reduce name -> ufunc applied with .at
+_SCATTER_UFUNCS = {"add": np.add, "sum": np.add, "mean": np.add, "multiply": np.multiply,
+                   "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
+def _reduce_identity(reduce, npdt):
+    if reduce in ("sum", "mean"):
+        return np.zeros((), npdt)
+    if reduce == "prod":
+        return np.ones((), npdt)
+    if npdt == np.bool_:
+        return np.asarray(reduce == "amin")
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        return np.asarray(info.min if reduce == "amax" else info.max, npdt)
+    return np.asarray(-np.inf if reduce == "amax" else np.inf).astype(npdt)
+
+
+@register("scatter", "cpu")
+def scatter(self, dim, index, src, value, reduce=None, include_self=True):
+    """In place: write ``src`` (a tensor) or ``value`` (a number) into ``self`` at
+    ``index`` along ``dim`` (all checked, 0-dim as 1-D).  ``reduce``: None (plain
+    writes), "add"/"sum", "multiply"/"prod", "mean", "amax", "amin"; every write to a
+    repeated position counts; ``include_self=False`` leaves the old values out."""
+    a1, i1 = _along(_nd(self)), _along(_nd(index))
+    if src is not None:
+        vals = _private(_along(_nd(src))[tuple(slice(0, n) for n in i1.shape)], a1)
+    else:
+        vals = _number(value, a1.dtype)
+    pos = _scatter_positions(i1, dim)
+    if reduce is None:
+        a1[pos] = vals
+        return self
+    if not include_self:
+        a1[pos] = _reduce_identity(reduce, a1.dtype)
+    _SCATTER_UFUNCS[reduce].at(a1, pos, np.broadcast_to(vals, i1.shape))
+    if reduce == "mean":
+        # divide by how many values met at each place (self counting as one)
+        count = np.zeros(a1.shape, dtype=np.int64)
+        np.add.at(count, pos, 1)
+        count += 1 if include_self else (count == 0)
+        if a1.dtype.kind in "iu":
+            a1[...] = np.floor_divide(a1, count).astype(a1.dtype)
+        else:
+            a1[...] = (a1 / count).astype(a1.dtype)
+    return self
+
+
+def _float_tensor(arr, dtype, shape):
+    return _wrap(np.asarray(arr).astype(dtype.np_dtype)).reshape(shape)
+
+
+@register("scatter_reduce_weights", "cpu")
+def scatter_reduce_weights(x, dim, index, src, result, reduce, include_self):
+    """The constant weights of ``scatter_reduce``'s derivative (floating ``x``), as
+    tensors of ``x``'s dtype: ``sum``: (not reached,); ``mean``: (1/count, not
+    reached); ``amax``/``amin``: (share of self, 1/ties, src hit); ``prod``: (not
+    reached, src == 0 (bool), src is the only zero at its place)."""
+    dtype, shape, ishape = x.dtype, tuple(x.shape), tuple(index.shape)
+    i1 = _along(_nd(index))
+    pos = _scatter_positions(i1, dim)
+    reached = np.zeros(_along(_nd(x)).shape, dtype=bool)
+    reached[pos] = True
+    if reduce == "sum":
+        return (_float_tensor(~reached, dtype, shape),)
+    if reduce == "mean":
+        count = np.zeros(reached.shape, dtype=np.int64)
+        np.add.at(count, pos, 1)
+        count += 1 if include_self else 0
+        inv = 1.0 / np.maximum(count, 1)
+        return _float_tensor(inv, dtype, shape), _float_tensor(~reached, dtype, shape)
+    src_part = _along(_nd(src))[tuple(slice(0, n) for n in i1.shape)]
+    res = _along(_nd(result))
+    if reduce in ("amax", "amin"):
+        self_hit = res == _along(_nd(x))
+        if not include_self:
+            self_hit &= ~reached
+        src_hit = src_part == res[pos]
+        hits = self_hit.astype(np.int64)
+        np.add.at(hits, pos, src_hit)
+        inv = 1.0 / np.maximum(hits, 1)
+        return (_float_tensor(self_hit * inv, dtype, shape), _float_tensor(inv, dtype, shape),
+                _float_tensor(src_hit, dtype, ishape))
+    src_zero = src_part == 0
+    zeros_at = np.zeros(reached.shape, dtype=np.int64)
+    np.add.at(zeros_at, pos, src_zero)
+    lone_zero = src_zero & (zeros_at[pos] == 1)
+    return (_float_tensor(~reached, dtype, shape), _wrap(src_zero.reshape(ishape)),
+            _float_tensor(lone_zero, dtype, ishape))
+
+
+# ---------------------------------------------------------------- index_* along one dim
+
+def _moved(arr, dim):
+    """``arr`` with ``dim`` moved first (a view); 0-dim arrays as 1-D."""
+    return np.moveaxis(arr.reshape(1) if arr.ndim == 0 else arr, dim, 0)
+
+
+def _moved_source(source, dim, target):
+    src = _nd(source)
+    src = _moved(src, dim) if src.ndim else src.reshape(1)
+    return _private(src, target)
+
+
+@register("index_select", "cpu")
+def index_select(input, dim, index, out):
+    """``out = take(input, index, axis=dim)`` (a 0-dim input: its value); ``index``
+    1-D or 0-dim, within bounds (checked)."""
+    arr, idx = _nd(input), _nd(index).reshape(-1)
+    if arr.ndim == 0:
+        _nd(out)[...] = arr
+    else:
+        np.take(arr, idx, axis=dim, out=_nd(out))
+    return out
+
+
+@register("index_fill", "cpu")
+def index_fill(input, dim, index, value):
+    """In place: the slices of ``input`` at ``index`` along ``dim`` set to ``value``
+    (a number or a 0-dim tensor); negative indices count from the end."""
+    arr = _moved(_nd(input), dim)
+    fill = _nd(value).astype(arr.dtype) if isinstance(value, _C.TensorBase) else \
+        _number(value, arr.dtype)
+    arr[_nd(index).reshape(-1)] = fill
+    return input
+
+
+@register("index_copy", "cpu")
+def index_copy(input, dim, index, source):
+    """In place: ``input``'s slices at ``index`` along ``dim`` set to ``source``'s."""
+    arr = _moved(_nd(input), dim)
+    arr[_nd(index).reshape(-1)] = _moved_source(source, dim, arr)
+    return input
+
+
+@register("index_add", "cpu")
+def index_add(input, dim, index, source, alpha):
+    """In place: ``alpha * source``'s slices added to ``input``'s at ``index`` along
+    ``dim``; repeated indices all add up."""
+    arr = _moved(_nd(input), dim)
+    src = _moved_source(source, dim, arr)
+    if alpha != 1:
+        src = (src * _number(alpha, arr.dtype)).astype(arr.dtype)
+    np.add.at(arr, _nd(index).reshape(-1), src)
+    return input
+
+
+# ---------------------------------------------------------------- flat take / put
+
+def _flat(arr, idx):
+    target = arr.reshape(1) if arr.ndim == 0 else arr
+    return target, np.unravel_index(idx % max(arr.size, 1), target.shape)
+
+
+@register("take", "cpu")
+def take(input, index):
+    """``input`` read as flat at ``index`` (negative from the end; checked)."""
+    arr, idx = _nd(input), _nd(index)
+    if idx.size == 0:
+        return _C._empty(tuple(index.shape), input.dtype, input.device)
+    target, pos = _flat(arr, idx)
+    return _wrap(target[pos])
+
+
+@register("put", "cpu")
+def put(input, index, source, accumulate):
+    """In place: ``source`` written (added when ``accumulate``) at the flat positions
+    ``index`` of ``input`` (negative from the end; checked)."""
+    idx = _nd(index).reshape(-1)
+    if idx.size:
+        target, pos = _flat(_nd(input), idx)
+        vals = _operand(source, target.dtype)
+        vals = _private(vals.reshape(-1), target) if vals.ndim else vals
+        if accumulate:
+            np.add.at(target, pos, vals)
+        else:
+            target[pos] = vals
+    return input
+
+
+# ---------------------------------------------------------------- masks, nonzero, where
+
+@register("masked_select", "cpu")
+def masked_select(input, mask, shape):
+    """The elements of ``input`` where ``mask`` is True, both broadcast to ``shape``."""
+    m = np.broadcast_to(_nd(mask), shape)
+    return _wrap(np.broadcast_to(_nd(input), shape)[m])
+
+
+@register("nonzero", "cpu")
+def nonzero(input, as_tuple=False):
+    """Positions of the non-zero elements: an ``(n, ndim)`` int64 tensor, or one 1-D
+    int64 tensor per dim (a 0-dim input counts as 1-D) when ``as_tuple``."""
+    arr = _nd(input)
+    if as_tuple:
+        return tuple(_wrap(a.astype(np.int64, copy=False))
+                     for a in np.nonzero(np.atleast_1d(arr)))
+    return _wrap(np.argwhere(arr).astype(np.int64, copy=False))
+
+
+def select_into(res, cond, x, y=None):
+    """Write ``where(cond, x, y)`` into the NumPy array ``res``.
+
+    ``cond`` is a bool array, ``x`` and ``y`` arrays (0-d for numbers); all broadcast
+    to ``res``'s shape and are cast to its dtype as by ``casting="unsafe"``.
+    ``y=None`` means ``res`` already holds ``y`` (an in-place masked fill).
+
+    NumPy's masked copy branches on every element: with a mask that is not sorted, a
+    branch mispredicted half the time costs ~10 ns per element.  Above ``BLEND_MIN``
+    elements the choice is made without branches instead, on the bits of the values:
+    ``y ^ ((x ^ y) * cond)`` over integers of the elements' width picks ``x``'s bits
+    where ``cond`` is 1 and ``y``'s where it is 0, exactly (NaN payloads, -0.0 and all).
+    """
+    if res.size == 0:
+        return
+    bits = _BITS.get(res.dtype.itemsize) if res.size >= BLEND_MIN else None
+    if bits is None:
+        if y is not None:
+            np.copyto(res, y, casting="unsafe")
+        np.copyto(res, x, casting="unsafe", where=cond)
+        return
+    np_int, dt_int = bits
+    y = res if y is None else y.astype(res.dtype, copy=False)
+    yi = y.view(np_int)
+    # scratch from cygrad's allocator: a fresh NumPy buffer of this size costs page faults
+    tmp = _nd(_C._empty(res.shape, dt_int, _C.CPU))
+    np.bitwise_xor(x.astype(res.dtype, copy=False).view(np_int), yi, out=tmp)
+    np.multiply(tmp, cond, out=tmp)
+    np.bitwise_xor(yi, tmp, out=res.view(np_int))
+
+
+@register("where_select", "cpu")
+def where_select(out, cond, x, y=None):
+    """``out[...] = where(cond, x, y)``: ``cond`` a bool or uint8 tensor, ``x``/``y``
+    tensors or numbers, all broadcast to ``out`` and cast to its dtype; ``y=None``
+    keeps ``out``'s values where ``cond`` is False (an in-place masked fill)."""
+    res = _nd(out)
+    c = _nd(cond)
+    if c.dtype != np.bool_:
+        c = c.astype(bool)
+    npdt = res.dtype
+    select_into(res, c, _operand(x, npdt), None if y is None else _operand(y, npdt))
+    return out
+
+
+@register("copy_cast", "cpu")
+def copy_cast(x, out=None, casting="unsafe"):
+    """NumPy-style copy of the array ``x`` into ``out`` (the fallback of the core's
+    elementwise ``copy`` entry used for ``out=`` arguments)."""
+    np.copyto(out, x, casting=casting)
+    return out

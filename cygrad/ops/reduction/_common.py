@@ -1,0 +1,233 @@
+"""Shared by the reduction modules: the ``cygrad.return_types`` named tuples, how
+``dim``/``keepdim`` arguments are checked (as PyTorch's parser checks them) and
+wrapped, result dtypes, which kernel an op calls, and how its result fills ``out=``.
+"""
+import builtins as _builtins
+import collections
+import math
+import sys
+import types
+import warnings
+
+from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._core.dispatch import kernel
+from ..._core.tensor import TensorBase
+from .._argcheck import bool_arg, int_arg, int_list_arg
+
+
+return_types = types.ModuleType(
+    "cygrad.return_types",
+    "Named tuples returned by ops with several results (``values``, ``indices``).")
+# Registered so that pickle finds the classes by their module name.
+sys.modules["cygrad.return_types"] = return_types
+
+
+def _result_type(name, fields=("values", "indices")):
+    cls = collections.namedtuple(name, fields, module="cygrad.return_types")
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"cygrad.return_types.{name}(\n{body})"
+
+    cls.__repr__ = __repr__
+    setattr(return_types, name, cls)
+    return cls
+
+
+_MaxResult = _result_type("max")
+_MinResult = _result_type("min")
+_SortResult = _result_type("sort")
+_TopkResult = _result_type("topk")
+_MedianResult = _result_type("median")
+_KthvalueResult = _result_type("kthvalue")
+_ModeResult = _result_type("mode")
+_AminmaxResult = _result_type("aminmax", ("min", "max"))
+
+
+# C++ spellings PyTorch uses in "Expected out tensor to have dtype ..." messages.
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int",
+              "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double"}
+
+
+def _check_tensor(input, opname):
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"{opname}(): argument 'input' (position 1) must be Tensor, "
+                        f"not {type(input).__name__}")
+
+
+class _Unset:
+    """The default of an argument whose absence PyTorch tells apart from an explicit
+    None, because its overloads differ: ``max(x)`` is the whole tensor's max but
+    ``max(x, None)`` matches no overload; ``var(x, unbiased=False, out=o)`` is refused
+    but ``var(x, None, False, out=o)`` is not.  It means what None means."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"       # what help() should say leaving the argument out means
+
+
+_UNSET = _Unset()
+
+
+def _alias(value, alias):
+    """Resolve a NumPy alias (``axis``/``keepdims``) against PyTorch's name."""
+    return value if alias is None else alias
+
+
+def _keepdim(value, opname):
+    """``keepdim`` must be a Python bool (PyTorch refuses 1, None, ...)."""
+    return value if value is True or value is False else bool_arg(value, opname, "keepdim")
+
+
+def _parse_dims(dim, opname):
+    """``dim`` checked as PyTorch's parser checks it, before the op looks at the
+    input: an int, or a tuple/list of ints (returned as a tuple), or None.
+
+    PyTorch reads a bool after the first element of a dim list as an int (only the
+    first element decides which overload matches)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        if len(dim) > 1 and _builtins.any(type(d) is bool for d in dim[1:]):
+            dim = (dim[0],) + tuple(int(d) if type(d) is bool else d for d in dim[1:])
+        return int_list_arg(dim, opname, "dim", allow_int=False)
+    return int_arg(dim, opname, "dim")
+
+
+def _wrap_dims(input, dim):
+    """Parsed ``dim`` as a sorted tuple of wrapped ints, or None for "all dims" (an
+    empty tuple/list also means every dim, as in PyTorch)."""
+    if dim is None:
+        return None
+    if type(dim) is not tuple:
+        return (_C._wrap(dim, input.dim()),)
+    if not dim:
+        return None
+    dims = [_C._wrap(d, input.dim()) for d in dim]
+    for d in dims:
+        if dims.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def _dims(input, dim, opname):
+    """Reduction dims as a sorted tuple of wrapped ints, or None for "all dims"."""
+    return _wrap_dims(input, _parse_dims(dim, opname))
+
+
+def _axes(input, dims):
+    """The kernels' ``axes`` for wrapped ``dims`` (a 0-d array only takes axis=None)."""
+    return None if dims is None or input.dim() == 0 else dims
+
+
+def _reduced_count(input, dims):
+    """How many input elements fold into each output element."""
+    if dims is None or input.dim() == 0:
+        return input.numel()
+    return math.prod(input.shape[d] for d in dims)
+
+
+def _kernel(primitive, t):
+    """The kernel of ``primitive`` for the device ``t`` lives on."""
+    return kernel(primitive, t.device.type)
+
+
+def _emit(result, dt, out, opname, exact=False):
+    """Return ``result`` (a kernel's fresh tensor of dtype ``dt``), or write it into
+    ``out``.
+
+    ``exact`` demands ``out.dtype == dt`` (PyTorch's rule for max/sort/argmax...);
+    otherwise the result only has to be castable to ``out``'s dtype."""
+    if out is None:
+        return result
+    if not isinstance(out, TensorBase):
+        raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if exact and out.dtype != dt:
+        raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[dt.name]}, but got "
+                           f"{_CPP_NAMES[out.dtype.name]} instead")
+    if not _C._can_cast(dt, out.dtype):
+        raise RuntimeError(f"result type {_C._torch_type_name(dt)} can't be cast to the desired "
+                           f"output type {_C._torch_type_name(out.dtype)}")
+    if tuple(out.shape) != tuple(result.shape):
+        _resize_out(out, result.shape, opname)
+    _C._copy_into(out, result)
+    out._bump_version()
+    return out
+
+
+def _resize_out(out, shape, opname):
+    # PyTorch resizes a mismatched out= (warning when it held elements).  The core
+    # has no Python-visible resize yet, so a mismatch is an error until it does.
+    resize = getattr(out, "resize_", None)
+    if resize is None:
+        raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
+                           f"shape {list(shape)}; pass an out tensor of the result's shape")
+    if out.numel() != 0:
+        warnings.warn(f"An output with one or more elements was resized since it had shape "
+                      f"{list(out.shape)}, which does not match the required output shape "
+                      f"{list(shape)}.", UserWarning, stacklevel=4)
+    resize(tuple(shape))
+
+
+def _emit_pair(cls, values, indices, dt, out, opname):
+    """(values, indices) named tuple; ``out`` is an optional (values, indices) pair."""
+    if out is None:
+        return cls(values, indices)
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"{opname}(): argument 'out' must be a tuple of two Tensors")
+    return cls(_emit(values, dt, out[0], opname, exact=True),
+               _emit(indices, _dt.int64, out[1], opname, exact=True))
+
+
+def _int_result(dt):
+    """Integer and bool inputs sum/multiply/scan into int64 (PyTorch's rule)."""
+    return dt if dt.is_floating_point else _dt.int64
+
+
+def _accumulate_dtype(input, dtype, out, opname):
+    """Result dtype of sum/prod/cumsum/cumprod: ``dtype=``, else ``out``'s, else the
+    input's with integers widened to int64."""
+    if dtype is not None:
+        dt = _dt.as_dtype(dtype)
+        if out is not None and isinstance(out, TensorBase) and out.dtype != dt:
+            raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[dt.name]}, "
+                               f"but got {_CPP_NAMES[out.dtype.name]} instead")
+        return dt
+    if isinstance(out, TensorBase):
+        return out.dtype
+    return _int_result(input.dtype)
+
+
+def _require_float(input, opname, message=None):
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(message or f"{opname}(): expected a floating point tensor as input, "
+                                      f"got {_C._torch_type_name(input.dtype)}")
+
+
+def _check_nonempty(input, dims, opname, raw_dim=None):
+    """max/min-style reductions have no identity: an empty reduction is an error."""
+    if input.numel() != 0:
+        return
+    if dims is None or input.dim() == 0:
+        raise RuntimeError(f"{opname}(): Expected reduction dim to be specified for "
+                           f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           f"argument.")
+    for d in dims:
+        if input.shape[d] == 0:
+            shown = d if raw_dim is None else raw_dim
+            raise IndexError(f"{opname}(): Expected reduction dim {shown} to have "
+                             f"non-zero size.")
+
+
+def _single_dim(input, dim, opname):
+    """A single wrapped dim for ops that take exactly one (max(dim), sort, cumsum...)."""
+    return _C._wrap(int_arg(dim, opname, "dim"), input.dim())
+
+
+def _no_overload(opname, args):
+    """PyTorch's error for arguments that match none of an op's overloads."""
+    got = ", ".join(type(a).__name__ for a in args)
+    return TypeError(f"{opname}() received an invalid combination of arguments - got ({got})")

@@ -1,0 +1,344 @@
+"""Extremes: ``max``, ``min``, ``amax``, ``amin``, ``aminmax``, ``argmax``, ``argmin``.
+
+NaN propagates (it counts as larger than every number).  ``max()``/``amax`` split
+their gradient among tied elements; ``max(dim)`` sends it to ``indices``.
+"""
+import numbers
+
+from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._core.tensor import TensorBase
+from ..._tensor import tensor_method
+from ...autograd.function import Function
+from .._argcheck import bool_arg
+from .. import elementwise as _ew
+from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _dims, _emit,
+                      _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
+                      _parse_dims, _single_dim, _UNSET)
+from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
+
+
+_RESULT = {"max": _MaxResult, "min": _MinResult}
+
+
+def _extreme(input, dim, keepdim, out, opname):
+    """max/min (no ``other``) through their kernels: the whole tensor's extreme, or
+    ``(values, indices)`` along ``dim``.  NaN propagates in both: the value is NaN
+    and the index the first NaN's."""
+    if dim is None:
+        _check_nonempty(input, None, opname)
+        res = _kernel("reduce_extreme", input)(input, None, False, opname == "max")
+        return _emit(res, input.dtype, out, opname, exact=True)
+    d = _single_dim(input, dim, opname)
+    _check_nonempty(input, (d,), opname)
+    values, idx = _kernel("extreme_dim", input)(input, d, keepdim, opname == "max")
+    return _emit_pair(_RESULT[opname], values, idx, input.dtype, out, opname)
+
+
+def _extreme_entry(input, dim, keepdim, out, opname):
+    """Shared body of max/min: the three PyTorch call forms, with or without autograd."""
+    if dim is _UNSET or isinstance(dim, TensorBase):
+        if keepdim is not False:                # only max(input, dim) takes keepdim
+            raise _no_overload(opname, (input, dim, keepdim))
+        if dim is _UNSET:
+            dim = None
+    elif dim is None:
+        raise _no_overload(opname, (input, dim))
+    else:
+        bool_arg(keepdim, opname, "keepdim")
+    if isinstance(dim, TensorBase):
+        # max(input, other): elementwise maximum/minimum with broadcasting
+        other_fn = _ew.maximum if opname == "max" else _ew.minimum
+        return other_fn(input, dim, out=out)
+    if not _C.needs_autograd(input):
+        return _extreme(input, dim, keepdim, out, opname)
+    _no_out(out, opname)
+    whole, along = (MaxAll, MaxDim) if opname == "max" else (MinAll, MinDim)
+    if dim is None:
+        return whole.apply(input)
+    return _RESULT[opname](*along.apply(input, dim, keepdim))
+
+
+@tensor_method
+def max(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None):
+    """Largest element; or ``(values, indices)`` along ``dim``; or, given a tensor
+    ``other`` in place of ``dim``, the elementwise maximum.
+
+    NaN propagates: a row holding NaN has max NaN and the NaN's index.  Gradients:
+    ``max()`` splits its gradient evenly among tied maxima; along ``dim`` it goes to
+    the element at ``indices``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    >>> x.max().item()
+    7.0
+    >>> values, indices = cygrad.max(x, dim=1)
+    >>> values.tolist(), indices.tolist()
+    ([5.0, 7.0], [1, 0])
+    >>> cygrad.max(x, cygrad.tensor(4.0)).tolist()
+    [[4.0, 5.0, 4.0], [7.0, 4.0, 4.0]]
+    """
+    _check_tensor(input, "max")
+    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    return _extreme_entry(input, dim, keepdim, out, "max")
+
+
+@tensor_method
+def min(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None):
+    """Smallest element; or ``(values, indices)`` along ``dim``; or, given a tensor
+    ``other`` in place of ``dim``, the elementwise minimum.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    >>> x.min().item()
+    0.0
+    >>> cygrad.min(x, 0).indices.tolist()
+    [0, 1, 0]
+    """
+    _check_tensor(input, "min")
+    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    return _extreme_entry(input, dim, keepdim, out, "min")
+
+
+class MaxAll(_TieSplit):
+    """``max()`` of the whole tensor."""
+    _node_name = "MaxBackward1"
+
+    @staticmethod
+    def forward(ctx, input):
+        return MaxAll._chosen(ctx, input, None, False, _extreme(input, None, False, None, "max"))
+
+
+class MinAll(_TieSplit):
+    """``min()`` of the whole tensor."""
+    _node_name = "MinBackward1"
+
+    @staticmethod
+    def forward(ctx, input):
+        return MinAll._chosen(ctx, input, None, False, _extreme(input, None, False, None, "min"))
+
+
+class MaxDim(_Selection):
+    """``max(dim)``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "MaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _extreme(input, dim, keepdim, None, "max")
+        d = _single_dim(input, dim, "max")
+        return MaxDim._selected(ctx, input, values, indices, d, not keepdim)
+
+
+class MinDim(_Selection):
+    """``min(dim)``: each value's gradient goes to the element ``indices`` names."""
+    _node_name = "MinBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        values, indices = _extreme(input, dim, keepdim, None, "min")
+        d = _single_dim(input, dim, "min")
+        return MinDim._selected(ctx, input, values, indices, d, not keepdim)
+
+
+def _amax_amin(input, dim, keepdim, out, opname):
+    dims = _dims(input, dim, opname)
+    raw = dim if isinstance(dim, numbers.Integral) else None
+    _check_nonempty(input, dims, opname, raw)
+    res = _kernel("reduce_extreme", input)(input, _axes(input, dims), bool(keepdim),
+                                           opname == "amax")
+    if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got "
+                           f"{_C._torch_type_name(input.dtype)} for input's dtype and "
+                           f"{_C._torch_type_name(out.dtype)} for out's dtype.")
+    return _emit(res, input.dtype, out, opname)
+
+
+def _amax_amin_entry(input, dim, keepdim, out, opname):
+    dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
+    if _C.needs_autograd(input):
+        _no_out(out, opname)
+        return (Amax if opname == "amax" else Amin).apply(input, dim, keepdim)
+    return _amax_amin(input, dim, keepdim, out, opname)
+
+
+@tensor_method
+def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
+    """Largest value over ``dim`` (an int or a tuple; ``()`` means every dim).
+
+    The gradient is split evenly among tied maxima.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1, 5], [7, 0]])
+    >>> cygrad.amax(x, 0).tolist()
+    [7, 5]
+    >>> x.amax((0, 1)).item()
+    7
+    """
+    _check_tensor(input, "amax")
+    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    if out is None:
+        # the method's C path where it applies; it comes back to _amax_entry otherwise
+        return TensorBase.amax(input, dim, keepdim)
+    return _amax_amin_entry(input, dim, keepdim, out, "amax")
+
+
+def _amax_entry(input, dim=(), keepdim=False):
+    """``amax`` when the core's C fast path does not apply (registered with the core)."""
+    return _amax_amin_entry(input, dim, keepdim, None, "amax")
+
+
+@tensor_method
+def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
+    """Smallest value over ``dim`` (an int or a tuple; ``()`` means every dim).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.amin(cygrad.tensor([[1, 5], [7, 0]]), 1).tolist()
+    [1, 0]
+    """
+    _check_tensor(input, "amin")
+    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    if out is None:
+        return TensorBase.amin(input, dim, keepdim)
+    return _amax_amin_entry(input, dim, keepdim, out, "amin")
+
+
+def _amin_entry(input, dim=(), keepdim=False):
+    """``amin`` when the core's C fast path does not apply (registered with the core)."""
+    return _amax_amin_entry(input, dim, keepdim, None, "amin")
+
+
+class Amax(_TieSplit):
+    """``amax``: the gradient is shared evenly by the tied maxima of each slice."""
+    _node_name = "AmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        result = _amax_amin(input, dim, keepdim, None, "amax")
+        return Amax._chosen(ctx, input, _dims(input, dim, "amax"), keepdim, result, False)
+
+
+class Amin(_TieSplit):
+    """``amin``: the gradient is shared evenly by the tied minima of each slice."""
+    _node_name = "AminBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        result = _amax_amin(input, dim, keepdim, None, "amin")
+        return Amin._chosen(ctx, input, _dims(input, dim, "amin"), keepdim, result, False)
+
+
+@tensor_method
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """``(min, max)`` in one call, over ``dim`` or every element.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> r = cygrad.aminmax(cygrad.tensor([3, 1, 4]))
+    >>> r.min.item(), r.max.item()
+    (1, 4)
+    """
+    _check_tensor(input, "aminmax")
+    _keepdim(keepdim, "aminmax")
+    if _C.needs_autograd(input):
+        _no_out(out, "aminmax")
+        return _AminmaxResult(*Aminmax.apply(input, dim, keepdim))
+    lo, hi = _aminmax(input, dim, keepdim)
+    if out is None:
+        return _AminmaxResult(lo, hi)
+    return _AminmaxResult(_emit(lo, input.dtype, out[0], "aminmax", exact=True),
+                          _emit(hi, input.dtype, out[1], "aminmax", exact=True))
+
+
+def _aminmax(input, dim, keepdim):
+    """(min, max) as tensors."""
+    dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+    _check_nonempty(input, dims, "aminmax")
+    return _kernel("aminmax", input)(input, _axes(input, dims), bool(keepdim))
+
+
+class Aminmax(Function):
+    """Both results split their gradients among their ties, like amin and amax."""
+    _node_name = "AminmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, keepdim):
+        lo, hi = _aminmax(input, dim, keepdim)
+        dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+        ctx.red = _Reduced(input, dims, keepdim)
+        ctx.save_for_backward(input, lo, hi)
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        x, lo, hi = ctx.saved_tensors
+        red = ctx.red
+        return (red.unreduce(grad_min) * _tie_weights(x, lo, red, False)
+                + red.unreduce(grad_max) * _tie_weights(x, hi, red, False)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *unused):
+        x, lo, hi = _saved(ctx)
+        red = ctx.red
+        return (red.sum(t * _tie_weights(x, lo, red, False)),
+                red.sum(t * _tie_weights(x, hi, red, False)))
+
+
+def _arg_extreme(input, dim, keepdim, out, opname):
+    _keepdim(keepdim, opname)
+    if input.dtype == _dt.bool_:
+        raise RuntimeError(f"{opname}(): does not support bool input")
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{opname}(): Expected reduction dim to be specified for "
+                             f"input.numel() == 0.")
+        d = None
+    else:
+        d = _single_dim(input, dim, opname)
+        if input.dim() and input.shape[d] == 0:
+            raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
+    res = _kernel("arg_extreme", input)(input, d, bool(keepdim), opname == "argmax")
+    return _emit(res, _dt.int64, out, opname, exact=True)
+
+
+@tensor_method
+def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    """Index of the largest element (of the flattened tensor when ``dim`` is None).
+
+    The first maximum wins ties; a NaN counts as the maximum.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1.0, 9.0], [7.0, 3.0]])
+    >>> x.argmax().item()
+    1
+    >>> cygrad.argmax(x, dim=0).tolist()
+    [1, 0]
+    """
+    _check_tensor(input, "argmax")
+    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    return _arg_extreme(input, dim, keepdim, out, "argmax")
+
+
+@tensor_method
+def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    """Index of the smallest element (of the flattened tensor when ``dim`` is None).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.argmin(cygrad.tensor([[1.0, 9.0], [7.0, 3.0]]), dim=1).tolist()
+    [0, 1]
+    """
+    _check_tensor(input, "argmin")
+    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    return _arg_extreme(input, dim, keepdim, out, "argmin")

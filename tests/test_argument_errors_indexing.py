@@ -1,0 +1,235 @@
+"""Argument errors of the indexing ops (gather/scatter family, index_*, masks, where,
+take, put, nonzero): each case must raise PyTorch's exception type.
+
+Regression tests for the fuzz failure classes of ``cygrad/ops/indexing`` (issue 6).
+Every case is written once against a library ``L`` and run on cygrad; where PyTorch
+is installed the same call must raise the same type there.
+"""
+import numpy as np
+import pytest
+
+import cygrad
+
+
+def _expanded(L):
+    """A (5, 3) view whose rows all share one memory row."""
+    return L.zeros(1, 3).expand(5, 3)
+
+
+def _long(L, values):
+    return L.tensor(values, dtype=L.int64)
+
+
+CASES = {
+    # a non-tensor input
+    "gather_input": (TypeError, lambda L: L.gather(1e300, 1, _long(L, [[0]]))),
+    "index_select_input": (TypeError, lambda L: L.index_select(-9, 0, _long(L, [0]))),
+    "index_add_input": (TypeError, lambda L: L.index_add(255, 0, _long(L, [0]), L.ones(1))),
+    "index_fill_input": (TypeError, lambda L: L.index_fill(300, 0, _long(L, [0]), 2.5)),
+    "masked_select_input": (TypeError, lambda L: L.masked_select(0, L.tensor([True]))),
+    "put_input": (TypeError, lambda L: L.put(0, _long(L, [0]), L.ones(1))),
+    "scatter_input": (TypeError, lambda L: L.scatter(1, 0, _long(L, [0]), L.ones(1))),
+    "scatter_add_input": (TypeError, lambda L: L.scatter_add(1, 0, _long(L, [0]), L.ones(1))),
+    "scatter_reduce_input": (TypeError, lambda L: L.scatter_reduce(2.0, 0, _long(L, [0]),
+                                                                   L.ones(1), "sum")),
+    "take_along_dim_input": (TypeError, lambda L: L.take_along_dim(255, _long(L, [0]), dim=0)),
+    "take_input": (TypeError, lambda L: L.take(1, _long(L, [0]))),
+    "index_put_input": (TypeError, lambda L: L.index_put(1, (_long(L, [0]),), L.ones(1))),
+    # a bool or float where an int dim belongs
+    "gather_bool_dim": (TypeError, lambda L: L.gather(L.zeros(3), False, _long(L, [0]))),
+    "index_select_bool_dim": (TypeError, lambda L: L.index_select(L.zeros(2, 3), True,
+                                                                  _long(L, [0]))),
+    "scatter_add_bool_dim": (TypeError, lambda L: L.scatter_add(L.zeros(3), False,
+                                                                _long(L, [0]), L.ones(1))),
+    "index_copy_bool_dim": (TypeError, lambda L: L.index_copy(L.zeros(5, 3), True,
+                                                              _long(L, [1]), L.ones(5, 1))),
+    "index_fill__bool_dim": (TypeError, lambda L: L.zeros(3).index_fill_(False, _long(L, [0]),
+                                                                         1)),
+    "take_along_dim_bool_dim": (TypeError, lambda L: L.take_along_dim(L.zeros(3, 4),
+                                                                      _long(L, [[1]]), dim=True)),
+    "take_along_dim_float_dim": (TypeError, lambda L: L.take_along_dim(L.zeros(3, 4),
+                                                                       _long(L, [[1]]), dim=1.0)),
+    # bool and str arguments
+    "nonzero_as_tuple_str": (TypeError, lambda L: L.nonzero(L.zeros(2), as_tuple="x")),
+    "nonzero_as_tuple_int": (TypeError, lambda L: L.nonzero(L.zeros(2), as_tuple=1)),
+    "gather_sparse_grad_int": (TypeError, lambda L: L.gather(L.zeros(3), 0, _long(L, [0]),
+                                                             sparse_grad=1)),
+    "put_accumulate_str": (TypeError, lambda L: L.put(L.zeros(3), _long(L, [0]), L.ones(1),
+                                                      accumulate="x")),
+    "index_put__accumulate_str": (TypeError, lambda L: L.zeros(3).index_put_(
+        (_long(L, [0]),), L.ones(1), accumulate="x")),
+    "index_put_number_values": (TypeError, lambda L: L.index_put(L.zeros(3), (_long(L, [0]),),
+                                                                 1.0)),
+    "scatter_reduce_include_self_str": (TypeError, lambda L: L.scatter_reduce(
+        L.zeros(3), 0, _long(L, [0]), L.ones(1), "prod", include_self="x")),
+    "scatter_reduce_reduce_int": (TypeError, lambda L: L.scatter_reduce(
+        L.zeros(3), 0, _long(L, [0]), L.ones(1), 3)),
+    "scatter_explicit_reduce_none": (TypeError, lambda L: L.scatter(
+        L.zeros(3), 0, _long(L, [0]), L.ones(1), reduce=None)),
+    "index_add_alpha_list": (TypeError, lambda L: L.index_add(L.zeros(3), 0, _long(L, [0]),
+                                                              L.ones(1), alpha=[1, 2])),
+    # fill values that are not numbers, or do not fit the dtype
+    "index_fill_none": (TypeError, lambda L: L.index_fill(L.zeros(3), 0, _long(L, [0]), None)),
+    "index_fill_tuple": (TypeError, lambda L: L.index_fill(L.zeros(3), 0, _long(L, [0]), ())),
+    "masked_fill_none": (TypeError, lambda L: L.masked_fill(L.zeros(3), L.ones(3) > 0, None)),
+    "masked_fill_tuple": (TypeError, lambda L: L.masked_fill(L.zeros(3), L.ones(3) > 0, ())),
+    "index_fill_half_overflow": (RuntimeError, lambda L: L.index_fill(
+        L.zeros(3, dtype=L.float16), 0, _long(L, [0]), 2147483648)),
+    "masked_fill_half_overflow": (RuntimeError, lambda L: L.masked_fill(
+        L.zeros((), dtype=L.float16), L.tensor(True), 1e308)),
+    "masked_fill_tensor_value_overflow": (RuntimeError, lambda L: L.masked_fill(
+        L.zeros(3, dtype=L.int32), L.ones(3) > 0, L.tensor(2 ** 40))),
+    "masked_fill_int_beyond_64_bits": (OverflowError, lambda L: L.masked_fill(
+        L.zeros((), dtype=L.int16), L.tensor(True), 2 ** 64)),
+    "masked_fill_complex": (RuntimeError, lambda L: L.masked_fill(L.zeros(3), L.ones(3) > 0,
+                                                                  1 + 1j)),
+    "scatter_value_beyond_64_bits": (OverflowError, lambda L: L.scatter(
+        L.zeros(3, dtype=L.int8), 0, _long(L, [0]), 2 ** 64)),
+    "scatter_value_float_overflow": (RuntimeError, lambda L: L.scatter(
+        L.zeros(3), 0, _long(L, [0]), 1e300)),
+    "index_add_alpha_overflow": (RuntimeError, lambda L: L.index_add(
+        L.zeros(3, dtype=L.int8), 0, _long(L, [0]), L.ones(1, dtype=L.int8), alpha=300)),
+    # dims are wrapped before the index is looked at
+    "scatter_dim_out_of_range": (IndexError, lambda L: L.scatter(
+        L.zeros(2), -2, L.zeros(2, 5, 4, dtype=L.int64), 3)),
+    "scatter_add_dim_out_of_range_0d": (IndexError, lambda L: L.scatter_add(
+        L.zeros(()), 1, L.zeros(2, 3, dtype=L.int64), L.ones(3, 4))),
+    "scatter_reduce_dim_out_of_range_0d": (IndexError, lambda L: L.scatter_reduce(
+        L.zeros(()), 1, L.zeros(3, 5, dtype=L.int64), L.ones(3, 5), "sum", include_self=False)),
+    # index_add_ / index_copy_ shape rules, in PyTorch's order
+    "index_add_dim_beyond_source": (RuntimeError, lambda L: L.index_add(
+        L.zeros(2, 3, 2), 2, _long(L, [1]), L.ones(1))),
+    "index_add_dim_beyond_0d_source": (RuntimeError, lambda L: L.index_add(
+        L.zeros(4, 3), 1, _long(L, [0, 1, 2]), L.ones(()))),
+    "index_add_count": (RuntimeError, lambda L: L.index_add(
+        L.zeros(5, 3), 0, _long(L, [1, 2]), L.ones(1, 3))),
+    "index_add_slice_shape": (RuntimeError, lambda L: L.index_add(
+        L.zeros(5, 3), 0, _long(L, [1, 2]), L.ones(2, 2))),
+    "index_add_1d_out_of_range": (IndexError, lambda L: L.index_add(
+        L.zeros(5), 0, _long(L, [-7]), L.ones(1))),
+    "index_add_2d_out_of_range": (RuntimeError, lambda L: L.index_add(
+        L.zeros(5, 3), 0, _long(L, [7]), L.ones(1, 3))),
+    "index_copy_slice_shape_first": (RuntimeError, lambda L: L.index_copy(
+        L.zeros(3, 4), 0, _long(L, [2, 0]), L.ones(3, 2))),
+    "index_copy_dimensionality": (IndexError, lambda L: L.index_copy(
+        L.zeros(5, 5), 0, _long(L, [4]), L.ones(1))),
+    "index_copy_scalar_source": (IndexError, lambda L: L.index_copy(
+        L.zeros(5, 3), 0, _long(L, [1, 2]), L.ones(()))),
+    "index_copy_int32_index": (RuntimeError, lambda L: L.index_copy(
+        L.zeros(5, 3), 0, L.tensor([1], dtype=L.int32), L.ones(1, 3))),
+    # out= of another dtype
+    "index_add_out_dtype": (RuntimeError, lambda L: L.index_add(
+        L.zeros(3), 0, _long(L, [0]), L.ones(1), out=L.zeros(3, dtype=L.float16))),
+    "scatter_add_out_dtype": (RuntimeError, lambda L: L.scatter_add(
+        L.zeros(3, dtype=L.int16), 0, _long(L, [0]), L.ones(1, dtype=L.int16),
+        out=L.zeros(3, dtype=L.uint8))),
+    "scatter_reduce_out_dtype": (RuntimeError, lambda L: L.scatter_reduce(
+        L.zeros(3, dtype=L.float16), 0, _long(L, [0]), L.ones(1, dtype=L.float16), "mean",
+        out=L.zeros(3, dtype=L.bfloat16))),
+    "scatter_out_dtype": (RuntimeError, lambda L: L.scatter(
+        L.zeros(3), 0, _long(L, [0]), 1.0, out=L.zeros(3, dtype=L.float64))),
+    "take_along_dim_out_dtype": (RuntimeError, lambda L: L.take_along_dim(
+        L.zeros(3, 4, dtype=L.uint8), _long(L, [[1]]), dim=0, out=L.zeros(1, dtype=L.int8))),
+    "where_out_dtype": (RuntimeError, lambda L: L.where(
+        L.tensor(False), L.tensor(1, dtype=L.int8), L.tensor(2, dtype=L.int8),
+        out=L.zeros(2, dtype=L.bfloat16))),
+    "where_out_with_number_other": (TypeError, lambda L: L.where(
+        L.tensor([True]), L.ones(1), 3, out=L.zeros(1))),
+    "where_out_with_number_input": (TypeError, lambda L: L.where(
+        L.tensor([True]), 2, L.ones(1), out=L.zeros(1))),
+    # in-place writes into a tensor whose elements share memory
+    "index_copy__expanded": (RuntimeError, lambda L: _expanded(L).index_copy_(
+        0, _long(L, [1]), L.ones(1, 3))),
+    "index_add__expanded": (RuntimeError, lambda L: _expanded(L).index_add_(
+        0, _long(L, [1]), L.ones(1, 3))),
+    "put__expanded": (RuntimeError, lambda L: _expanded(L).put_(
+        _long(L, [1]), L.ones(1), accumulate=True)),
+    "scatter__expanded": (RuntimeError, lambda L: _expanded(L).scatter_(
+        0, _long(L, [[1]]), L.ones(1, 1), reduce="multiply")),
+    "scatter_add__expanded": (RuntimeError, lambda L: _expanded(L).scatter_add_(
+        0, _long(L, [[1]]), L.ones(1, 1))),
+    "scatter_reduce__expanded": (RuntimeError, lambda L: _expanded(L).scatter_reduce_(
+        0, _long(L, [[1]]), L.ones(1, 1), "sum")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_raises(name):
+    error, call = CASES[name]
+    with pytest.raises(error):
+        call(cygrad)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_torch_raises_the_same(name):
+    torch = pytest.importorskip("torch")
+    error, call = CASES[name]
+    with pytest.raises(error):
+        call(torch)
+
+
+# Calls PyTorch accepts (cygrad used to refuse or to differ): same dtype, shape and values.
+ACCEPTED = {
+    # an empty index skips the shape checks of gather/scatter
+    "gather_empty_index_other_ndim": lambda L: L.gather(L.arange(5.0), 0,
+                                                        L.zeros(0, 3, 3, dtype=L.int64)),
+    "gather_empty_float_index": lambda L: L.gather(L.arange(5.0), 0, L.zeros(0, 2)),
+    "scatter_empty_index_other_ndim": lambda L: L.scatter(L.arange(24.0).reshape(3, 2, 4), -2,
+                                                          L.zeros(0, 1, dtype=L.int64), 2.5),
+    "scatter_reduce_empty_index": lambda L: L.scatter_reduce(
+        L.arange(12.0).reshape(4, 3), 1, L.zeros(0, dtype=L.int64), L.ones(3, 5), "mean",
+        include_self=False),
+    # out-of-place ops copy an expanded input first
+    "scatter_expanded": lambda L: L.scatter(_expanded(L), 0, _long(L, [[1]]), 1.0),
+    "index_copy_expanded": lambda L: L.index_copy(_expanded(L), 0, _long(L, [1]), L.ones(1, 3)),
+    "put_expanded": lambda L: L.put(_expanded(L), _long(L, [1, 4]), L.ones(2)),
+    # Scalar arguments: a 0-dim tensor alpha; inf and wrapping negatives fit
+    "index_add_tensor_alpha": lambda L: L.index_add(L.zeros(3), 0, _long(L, [0, 0]),
+                                                    L.ones(2), alpha=L.tensor(3.0)),
+    "index_fill_half_inf": lambda L: L.index_fill(L.zeros(3, dtype=L.float16), 0,
+                                                  _long(L, [1]), float("inf")),
+    "index_fill_uint8_wraps": lambda L: L.index_fill(L.zeros(3, dtype=L.uint8), 0,
+                                                     _long(L, [0]), -200),
+    "masked_fill_bool_any_number": lambda L: L.masked_fill(L.zeros(3, dtype=L.bool),
+                                                           L.tensor([True, False, True]), 5),
+    "where_number_branches": lambda L: L.where(L.tensor([True, False]), 2.5, 3),
+    "where_out_same_dtype": lambda L: L.where(L.tensor([True, False]),
+                                              L.ones(2, dtype=L.int8),
+                                              L.full((2,), 7, dtype=L.int16),
+                                              out=L.zeros(2, dtype=L.int16)),
+}
+
+# NumPy's answer for each accepted call (the value reference).
+EXPECTED = {
+    "gather_empty_index_other_ndim": np.zeros((0, 3, 3), dtype=np.float32),
+    "gather_empty_float_index": np.zeros((0, 2), dtype=np.float32),
+    "scatter_empty_index_other_ndim": np.arange(24.0, dtype=np.float32).reshape(3, 2, 4),
+    "scatter_reduce_empty_index": np.arange(12.0, dtype=np.float32).reshape(4, 3),
+    "scatter_expanded": np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]],
+                                 dtype=np.float32),
+    "index_copy_expanded": np.array([[0], [1], [0], [0], [0]], dtype=np.float32).repeat(3, 1),
+    "put_expanded": np.array([0, 1, 0, 0, 1] + [0] * 10, dtype=np.float32).reshape(5, 3),
+    "index_add_tensor_alpha": np.array([6, 0, 0], dtype=np.float32),
+    "index_fill_half_inf": np.array([0, np.inf, 0], dtype=np.float16),
+    "index_fill_uint8_wraps": np.array([56, 0, 0], dtype=np.uint8),
+    "masked_fill_bool_any_number": np.array([True, False, True]),
+    "where_number_branches": np.array([2.5, 3.0], dtype=np.float32),
+    "where_out_same_dtype": np.array([1, 7], dtype=np.int16),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_accepted(name):
+    result = ACCEPTED[name](cygrad).numpy()
+    expected = EXPECTED[name]
+    assert result.dtype == expected.dtype and result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_torch_accepts_the_same(name):
+    torch = pytest.importorskip("torch")
+    result = ACCEPTED[name](torch).numpy()
+    expected = EXPECTED[name]
+    assert result.dtype == expected.dtype and result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)
