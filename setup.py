@@ -70,6 +70,7 @@ extensions = [
     ext("tensor", CPU_SOURCES),
     ext("engine"),
     ext("dlpack"),
+    ext("conv_kernels", ["cygrad/_core/cpu/conv.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

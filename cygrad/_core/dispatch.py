@@ -26,12 +26,15 @@ NotImplementedError: no 'cuda' kernel for primitive 'demo_double' (devices that 
 """
 
 _TABLE = {}          # (primitive, device type) -> callable
+_DTYPES = {}         # (primitive, device type) -> dtype names, for kernels that cover only some
 
 
-def register(primitive, device):
+def register(primitive, device, dtypes=None):
     """Decorator: make ``fn`` the kernel of ``primitive`` on ``device`` (a device type
     such as ``"cpu"`` or ``"cuda"``).  Registering twice replaces the first entry,
-    so a faster kernel can override a generic one.
+    so a faster kernel can override a generic one.  ``dtypes`` (names such as
+    ``"float32"``) limits the kernel to those dtypes: :func:`lookup` finds it only
+    for them, and the op takes its fallback path for the others.
 
     Examples
     --------
@@ -42,8 +45,45 @@ def register(primitive, device):
     """
     def add(fn):
         _TABLE[(primitive, device)] = fn
+        if dtypes is None:
+            _DTYPES.pop((primitive, device), None)
+        else:
+            _DTYPES[(primitive, device)] = frozenset(dtypes)
         return fn
     return add
+
+
+def lookup(primitive, device, dtype):
+    """The kernel of ``primitive`` for tensors of ``dtype`` on ``device``, or None
+    when there is none (no entry, or one that does not cover ``dtype``): the op
+    then computes with its fallback, built from other ops.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.dispatch import register, lookup
+    >>> _ = register("demo_half", "cpu", dtypes=("float64",))(lambda x: x / 2)
+    >>> lookup("demo_half", "cpu", cygrad.float64)(4.0)
+    2.0
+    >>> lookup("demo_half", "cpu", cygrad.float32) is None
+    True
+    >>> lookup("demo_half", "cuda", cygrad.float64) is None
+    True
+    """
+    device = getattr(device, "type", device)
+    key = (primitive, device)
+    fn = _TABLE.get(key)
+    if fn is None:
+        if _loaded:
+            return None
+        _load_backends()
+        fn = _TABLE.get(key)
+        if fn is None:
+            return None
+    allowed = _DTYPES.get(key)
+    if allowed is not None and dtype.name not in allowed:
+        return None
+    return fn
 
 
 def kernel(primitive, device):

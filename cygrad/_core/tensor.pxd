@@ -31,6 +31,14 @@ cdef class TensorBase:
     cdef inline char* ptr(self) noexcept nogil:
         return self._storage.data + self._offset * self._dtype.itemsize
 
+cdef extern from "kernels.h" nogil:
+    ctypedef void (*cg_chunk_fn)(void* ctx, int chunk) noexcept nogil
+    void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx)
+
+# The intra-op thread pool (cpu/parallel.c, linked into this extension), for the
+# kernels of other extension modules: one pool per process, one set_num_threads.
+cdef void pool_run(int nchunks, cg_chunk_fn fn, void* ctx) noexcept nogil
+
 ctypedef object (*apply_fn_t)(object cls, tuple args, dict kwargs)
 cdef void set_apply_hook(apply_fn_t fn) noexcept
 

@@ -160,6 +160,10 @@ cdef extern from *:
     int cg_grad_mode_enabled
     int cg_fw_mode_enabled
 
+cdef void pool_run(int nchunks, cg_chunk_fn fn, void* ctx) noexcept nogil:
+    cg_parallel_chunks(nchunks, fn, ctx)
+
+
 cdef bint grad_enabled() noexcept nogil:
     return cg_grad_mode_enabled != 0
 

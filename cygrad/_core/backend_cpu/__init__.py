@@ -16,3 +16,4 @@ from . import creation  # noqa: F401
 from . import indexing  # noqa: F401
 from . import reduction  # noqa: F401
 from . import linalg  # noqa: F401
+from . import conv  # noqa: F401

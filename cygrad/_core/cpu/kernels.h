@@ -64,4 +64,40 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx);
 enum { CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES };
 extern cg_index cg_parallel_min[CG_PAR_NUM_FAMILIES];
 
+
+/* Sliding windows (conv.c) over the nsp spatial dims of an (n, c, *size) tensor:
+ * window position o reads o * stride + k * dilation - pad along each dim, for
+ * kernel offsets k; `out` window positions per dim. Reads outside [0, size) are
+ * padding. */
+typedef struct {
+    int nsp;
+    cg_index n, c;
+    cg_index size[CG_MAX_DIMS], kernel[CG_MAX_DIMS], dilation[CG_MAX_DIMS];
+    cg_index stride[CG_MAX_DIMS], pad[CG_MAX_DIMS], out[CG_MAX_DIMS];
+} cg_window;
+
+/* The pool the window kernels split their planes over (set once by their
+ * wrapper module: the pool itself is linked into the tensor extension), and the
+ * work (elements) from which they use it. */
+typedef void (*cg_conv_pool_fn)(int nchunks, cg_chunk_fn fn, void* ctx);
+void cg_conv_set_pool(cg_conv_pool_fn run);
+extern cg_index cg_conv_parallel_min;
+
+/* cols ((n, c * prod(kernel), prod(out)), strides (cn, cck, 1)) = the windows of x
+ * (strides xs over (n, c, *size)); padding reads as zero. Any dtype (moves
+ * itemsize bytes). */
+void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs, char* cols,
+               cg_index cn, cg_index cck);
+/* out (contiguous (n, c, *size)) = the adjoint of cg_im2col applied to cols (strides
+ * cs). float32/float64; -1 for another dtype. */
+int cg_col2im(int dtype, const cg_window* w, const char* cols, const cg_index* cs, char* out);
+/* Max pooling: values and idx (positions in the flattened plane), both contiguous
+ * (n, c, *out). float32/float64; -1 for another dtype. */
+int cg_max_pool(int dtype, const cg_window* w, const char* x, const cg_index* xs,
+                char* values, int64_t* idx);
+/* out (contiguous (n, c, *size)) = zeros with grad[..., o] added at idx[..., o];
+ * -2 (after doing the valid ones) when an index lies outside its plane. */
+int cg_max_pool_backward(int dtype, const cg_window* w, const char* grad, const cg_index* gs,
+                         const int64_t* idx, const cg_index* is, char* out);
+
 #endif

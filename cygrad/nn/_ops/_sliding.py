@@ -15,7 +15,10 @@ so the asymmetric padding of ``padding='same'`` with an even kernel fits too).
   offsets only (9 tensor ops for a 3x3 kernel), never over the batch or pixels.
 
 These helpers are plain tensor code (no autograd); the Functions in ``conv.py`` and
-``pooling.py`` wrap them with their gradients.
+``pooling.py`` wrap them with their gradients. They are the fallback: where the
+device has ``im2col``/``col2im`` kernels for the dtype (the CPU's, in
+``cygrad/_core/cpu/conv.c``: ``im2col`` for every dtype, ``col2im`` for float32 and
+float64), the Functions call those instead.
 """
 import itertools
 import math

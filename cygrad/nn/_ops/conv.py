@@ -14,11 +14,14 @@ position); the weight always has shape ``(Cp, Ci / groups, *kernel)``:
 transpose share these three pieces, only swapping which is forward and which is
 backward (as PyTorch's ``ConvolutionBackward0`` node does).  ``Im2Col`` and
 ``Col2Im`` are Functions (each the other's gradient), so the backward pass is built
-from differentiable ops and double backward works.
+from differentiable ops and double backward works. They run the device's
+``im2col``/``col2im`` kernels (:mod:`cygrad._core.dispatch`) when it has them for the
+dtype, and the tensor-op versions of ``_sliding.py`` otherwise.
 """
 import math
 import numbers
 
+from ..._core import dispatch
 from ..._core.tensor import TensorBase
 from ...autograd.forward_ad import saved_for_jvp
 from ...autograd.function import Function
@@ -34,25 +37,31 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 
 class Im2Col(Function):
     """``(N, C, *spatial)`` -> ``(N, C * prod(kernel), prod(blocks))`` window columns
-    (``F.unfold``); ``blocks`` is the grid of window positions.
+    (``F.unfold``); ``blocks`` is the grid of window positions. ``channel_major``
+    asks for the memory layout ``(C * prod(kernel), N, prod(blocks))`` (a permuted
+    view; a hint, which the fallback ignores).
 
     Linear in its input: the gradient is :class:`Col2Im` of the output gradient and
     the tangent is the same map applied to the input tangent."""
     _node_name = "Im2ColBackward0"
 
     @staticmethod
-    def forward(ctx, input, kernel, dilation, pads, stride, blocks):
+    def forward(ctx, input, kernel, dilation, pads, stride, blocks, channel_major=False):
         ctx.geom = (tuple(input.shape[2:]), kernel, dilation, pads, stride, blocks)
-        ctx.channels = input.shape[1]
+        ctx.channels, ctx.channel_major = input.shape[1], channel_major
+        fast = dispatch.lookup("im2col", input.device, input.dtype)
+        if fast is not None:
+            return fast(input, kernel, dilation, tuple(b for b, _ in pads), stride, blocks,
+                        channel_major)
         return S.im2col(S.pad_zero(input, pads), kernel, dilation, stride, blocks)
 
     @staticmethod
     def backward(ctx, grad):
-        return (Col2Im.apply(grad, ctx.channels, *ctx.geom, False),) + (None,) * 5
+        return (Col2Im.apply(grad, ctx.channels, *ctx.geom, False),) + (None,) * 6
 
     @staticmethod
     def jvp(ctx, tangent, *unused):
-        return Im2Col.apply(tangent, *ctx.geom[1:])
+        return Im2Col.apply(tangent, *ctx.geom[1:], ctx.channel_major)
 
 
 class Col2Im(Function):
@@ -66,6 +75,10 @@ class Col2Im(Function):
     def forward(ctx, cols, channels, size, kernel, dilation, pads, stride, blocks, compact):
         ctx.geom = (kernel, dilation, pads, stride, blocks)
         ctx.args = (channels, size)
+        fast = dispatch.lookup("col2im", cols.device, cols.dtype)
+        if fast is not None:
+            return fast(cols, channels, size, kernel, dilation, tuple(b for b, _ in pads), stride,
+                        blocks)
         padded = tuple(s + b + a for s, (b, a) in zip(size, pads))
         res = S.crop(S.col2im(cols, channels, padded, kernel, dilation, stride, blocks), pads, size)
         return res.contiguous() if compact else res
@@ -94,46 +107,77 @@ class _Geometry:
 
     def im2col(self, image):
         return Im2Col.apply(image, self.kernel, self.dilation, self.pads, self.stride,
-                            self.patches)
+                            self.patches, self.groups == 1)
+
+
+# With one group, each map is a single matrix product over the whole batch: the
+# columns as a (Ci*K, N*L) matrix (Im2Col lays them out so in memory: a view here),
+# the patches as a (Cp, N*L) one. One large product keeps BLAS busy where N small
+# ones per image would each pay its start-up (and its threads' wake-up).
+
+def _cols_matrix(cols):
+    """``(N, Ci*K, L)`` columns as the ``(Ci*K, N*L)`` matrix."""
+    n, ck, positions = cols.shape
+    return cols.transpose(0, 1).reshape(ck, n * positions)
+
+
+def _patch_matrix(patches):
+    """``(N, Cp, *patches)`` as the contiguous ``(Cp, N*L)`` matrix (one transposing
+    copy; an expanded gradient from ``.sum()`` has zero strides, which BLAS cannot
+    take)."""
+    n, cp = patches.shape[:2]
+    positions = math.prod(patches.shape[2:])
+    m = patches.reshape(n, cp, positions).transpose(0, 1).reshape(cp, n * positions)
+    return m.contiguous()
 
 
 def _to_patches(image, weight, g, cols=None):
     """conv: ``(N, Ci, *image)`` -> ``(N, Cp, *patches)`` (``cols``: ``im2col(image)`` if
-    already known)."""
+    already known). With one group the result is a view of a ``(Cp, N, ...)`` buffer."""
     n = image.shape[0]
     cp = weight.shape[0]
     if cols is None:
         cols = g.im2col(image)
     if g.groups == 1:
-        res = matmul(weight.reshape(cp, -1), cols)
-    else:
-        w = weight.reshape(g.groups, cp // g.groups, -1)
-        res = matmul(w, cols.reshape(n, g.groups, -1, cols.shape[2]))
+        res = matmul(weight.reshape(cp, -1), _cols_matrix(cols))
+        return res.reshape(cp, n, cols.shape[2]).transpose(0, 1).reshape((n, cp) + g.patches)
+    w = weight.reshape(g.groups, cp // g.groups, -1)
+    res = matmul(w, cols.reshape(n, g.groups, -1, cols.shape[2]))
     return res.reshape((n, cp) + g.patches)
 
 
-def _to_image(patches, weight, g, compact):
-    """The adjoint of :func:`_to_patches`: ``(N, Cp, *patches)`` -> ``(N, Ci, *image)``."""
+def _to_image(patches, weight, g, compact, pm=None):
+    """The adjoint of :func:`_to_patches`: ``(N, Cp, *patches)`` -> ``(N, Ci, *image)``
+    (``pm``: ``_patch_matrix(patches)`` if already known)."""
     n, cp = patches.shape[:2]
     ci = weight.shape[1] * g.groups
     positions = math.prod(g.patches)
     if g.groups == 1:
-        cols = matmul(weight.reshape(cp, -1).t(), patches.reshape(n, cp, positions))
+        if pm is None:
+            pm = _patch_matrix(patches)
+        cm = matmul(weight.reshape(cp, -1).t(), pm)
+        cols = cm.reshape(cm.shape[0], n, positions).transpose(0, 1)
     else:
         w = weight.reshape(g.groups, cp // g.groups, -1).transpose(1, 2)
         cols = matmul(w, patches.reshape(n, g.groups, cp // g.groups, positions))
-    return Col2Im.apply(cols.reshape(n, -1, positions), ci, g.image, g.kernel, g.dilation,
-                        g.pads, g.stride, g.patches, compact)
+        cols = cols.reshape(n, -1, positions)
+    return Col2Im.apply(cols, ci, g.image, g.kernel, g.dilation, g.pads, g.stride, g.patches,
+                        compact)
 
 
-def _weight_grad(image, patches, weight_shape, g, cols=None):
+def _weight_grad(image, patches, weight_shape, g, cols=None, pm=None):
     """``d<patches, conv(image)>/dW``: ``patches @ cols^T`` summed over the batch."""
     n, cp = patches.shape[:2]
     if cols is None:
         cols = g.im2col(image)
+    if g.groups == 1:
+        if pm is None:
+            pm = _patch_matrix(patches)
+        # The transposed columns are a transposed view: BLAS reads it as is.
+        return matmul(pm, _cols_matrix(cols).t()).reshape(weight_shape)
     positions = cols.shape[2]
-    # Batched products on the transposed view (BLAS reads it as is), then a sum over
-    # the small (N, Cp, Ci*K) result: no transposing copy of the large columns.
+    # Batched products on the transposed view, then a sum over the small
+    # (N, Cp, Ci*K) result: no transposing copy of the large columns.
     p = patches.reshape(n, g.groups, cp // g.groups, positions)
     c = cols.reshape(n, g.groups, -1, positions)
     return matmul(p, c.transpose(2, 3)).sum(0).reshape(weight_shape)
@@ -170,34 +214,45 @@ class Convolution(Function):
             out = _to_patches(input, weight, g, cols)
         ctx.out_shape = tuple(out.shape)
         if bias is not None:
-            out.add_(_bias_shape(bias, out.dim() - 2))
+            b = _bias_shape(bias, out.dim() - 2)
+            # Out of place on a view: the sum is the contiguous result, in one pass.
+            out = out.add_(b) if out.is_contiguous() else out + b
+        elif not out.is_contiguous():
+            out = out.contiguous()
         return out
 
     @staticmethod
     def backward(ctx, grad):
         input, weight = ctx.saved_tensors
         g = ctx.g
-        # An expanded gradient (from .sum()) has zero strides, which BLAS cannot take:
-        # one copy here saves a slow generic matrix product below.
-        grad = grad.contiguous()
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         gx = gw = gb = None
         if g.transposed:
+            grad = grad.contiguous()
+            pm = _patch_matrix(input) if g.groups == 1 and need_w else None
             if need_x:
                 gx = _to_patches(grad, weight, g)
             if need_w:
-                gw = _weight_grad(grad, input, weight.shape, g)
+                gw = _weight_grad(grad, input, weight.shape, g, pm=pm)
         else:
+            # The (Cp, N*L) gradient matrix, shared by both products; this copy also
+            # turns an expanded gradient (zero strides, from .sum()) into one BLAS
+            # can take.
+            pm = _patch_matrix(grad) if g.groups == 1 else None
+            if pm is None:
+                grad = grad.contiguous()
             if need_x:
-                gx = _to_image(grad, weight, g, False)
+                gx = _to_image(grad, weight, g, False, pm)
             if need_w:
                 # Under create_graph the columns must come from a recorded im2col of
                 # the input, so that the weight gradient is differentiable in it.
                 cols = None if is_grad_enabled() else ctx.cols
-                gw = _weight_grad(input, grad, weight.shape, g, cols)
+                gw = _weight_grad(input, grad, weight.shape, g, cols, pm)
         ctx.cols = None
         if need_b and ctx.has_bias:
-            gb = grad.sum([0] + list(range(2, grad.dim())))
+            # Row sums of the gradient matrix when there is one: a contiguous reduction.
+            gb = pm.sum(1) if pm is not None and not g.transposed \
+                else grad.sum([0] + list(range(2, grad.dim())))
         return gx, gw, gb, None
 
     @staticmethod

@@ -1,12 +1,15 @@
 """Pooling: ``max_pool1d/2d/3d``, ``avg_pool1d/2d/3d``, adaptive average and max
 pooling, ``max_unpool1d/2d``.
 
-Max pooling reads the (``-inf``-padded) input through one strided slice per kernel
-offset (``_sliding.window_slices``): the maximum is a chain of ``maximum`` over
-those ``prod(kernel)`` views, and the window-local position of the maximum (the
-first one, as PyTorch) comes from comparing each view with it. The gradient sends
-each output gradient to its window's maximum with the same slices (``_MaxSpread``);
-its adjoint, the gather ``_MaxGather``, gives the jvp and the double backward.
+Max pooling runs the device's ``max_pool_nd`` kernel (C on the CPU) when it has one
+for the dtype. The fallback reads the (``-inf``-padded) input through one strided
+slice per kernel offset (``_sliding.window_slices``): the maximum is a chain of
+``maximum`` over those ``prod(kernel)`` views, and the window-local position of the
+maximum (the first one, as PyTorch) comes from comparing each view with it. Either
+way the op keeps each maximum's position in the flattened spatial plane; the
+gradient adds each output gradient there (``_MaxSpread``: the
+``max_pool_nd_backward`` kernel, or a ``scatter_add``), and its adjoint, the gather
+``_MaxGather``, gives the jvp and the double backward.
 
 Average pooling and adaptive average pooling are separable weighted sums along each
 spatial dim (``_taps.py``). The 1-d ops are the 2-d ones on a height-1 input, as in
@@ -14,6 +17,7 @@ PyTorch.
 """
 import math
 
+from ..._core import dispatch
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ...autograd.function import Function
@@ -52,55 +56,39 @@ class _Windows:
         return res
 
 
-def _pick(v, arg, a, exact):
-    """``v`` where the window's maximum sat at offset ``a``, 0 elsewhere. A mask product
-    is much faster than ``where``; it is exact unless ``v`` holds inf/NaN."""
-    mask = arg == a
-    if exact:
-        return v * mask
-    return v.where(mask, zeros((), dtype=v.dtype, device=v.device))
+def _gather_plane(x, idx):
+    """``x`` (``(N, C, *size)``) at the flattened-plane positions ``idx`` (``(N, C, *out)``)."""
+    n, c = idx.shape[:2]
+    return x.reshape(n, c, -1).gather(2, idx.reshape(n, c, -1)).reshape(idx.shape)
 
 
-def _all_finite(t):
-    return not t.dtype.is_floating_point or bool(t.isfinite().all())
-
-
-def _gather_max(x, arg, w):
-    """``x`` (input-shaped) at each window's maximum: ``(N, C, *out)``."""
-    xp = w.padded(x, 0)
-    exact = _all_finite(x)
-    res = None
-    for a, (_, where) in enumerate(w.slices()):
-        v = _pick(xp[_LEAD + where], arg, a, exact)
-        res = v if res is None else res + v
-    return res
-
-
-def _spread_max(g, arg, w):
-    """The adjoint: each output gradient added at its window's maximum."""
-    padded = tuple(s + b + a for s, (b, a) in zip(w.size, w.pads))
-    res = zeros(tuple(g.shape[:2]) + padded, dtype=g.dtype, device=g.device)
-    exact = _all_finite(g)
-    for a, (_, where) in enumerate(w.slices()):
-        res[_LEAD + where].add_(_pick(g, arg, a, exact))
-    return S.crop(res, w.pads, w.size)
+def _spread_plane(g, idx, size):
+    """The adjoint of :func:`_gather_plane`: a zero ``(N, C, *size)`` tensor with each
+    ``g[n, c, o]`` added at plane position ``idx[n, c, o]``."""
+    fast = dispatch.lookup("max_pool_nd_backward", g.device, g.dtype)
+    if fast is not None:
+        return fast(g, idx, size)
+    n, c = g.shape[:2]
+    flat = zeros((n, c, math.prod(size)), dtype=g.dtype, device=g.device)
+    res = flat.scatter_add(2, idx.reshape(n, c, -1), g.reshape(n, c, -1))
+    return res.reshape((n, c) + tuple(size))
 
 
 class _MaxGather(Function):
     """Linear in its input; the adjoint of :class:`_MaxSpread`."""
 
     @staticmethod
-    def forward(ctx, x, arg, w):
-        ctx.arg, ctx.w = arg, w
-        return _gather_max(x, arg, w)
+    def forward(ctx, x, idx, size):
+        ctx.idx, ctx.size = idx, size
+        return _gather_plane(x, idx)
 
     @staticmethod
     def backward(ctx, grad):
-        return _MaxSpread.apply(grad, ctx.arg, ctx.w), None, None
+        return _MaxSpread.apply(grad, ctx.idx, ctx.size), None, None
 
     @staticmethod
     def jvp(ctx, t, *unused):
-        return _gather_max(t, ctx.arg, ctx.w)
+        return _gather_plane(t, ctx.idx)
 
 
 class _MaxSpread(Function):
@@ -108,17 +96,17 @@ class _MaxSpread(Function):
     _node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, g, arg, w):
-        ctx.arg, ctx.w = arg, w
-        return _spread_max(g, arg, w)
+    def forward(ctx, g, idx, size):
+        ctx.idx, ctx.size = idx, size
+        return _spread_plane(g, idx, size)
 
     @staticmethod
     def backward(ctx, grad):
-        return _MaxGather.apply(grad, ctx.arg, ctx.w), None, None
+        return _MaxGather.apply(grad, ctx.idx, ctx.size), None, None
 
     @staticmethod
     def jvp(ctx, t, *unused):
-        return _spread_max(t, ctx.arg, ctx.w)
+        return _spread_plane(t, ctx.idx, ctx.size)
 
 
 def _window_max(x, w):
@@ -155,23 +143,32 @@ def _int_min(dtype):
 
 class MaxPool(Function):
     """Max pooling over the spatial dims of ``(N, C, *spatial)``; returns the values and
-    the window-local offsets of the maxima (not differentiable)."""
+    the positions of the maxima in the flattened spatial plane (not differentiable).
+
+    The device's ``max_pool_nd`` kernel computes both when it has one for the dtype;
+    otherwise the window views above do, and the offsets become plane positions."""
     _node_name = "MaxPool2DWithIndicesBackward0"
 
     @staticmethod
     def forward(ctx, input, w):
-        values, arg = _window_max(input, w)
-        ctx.arg, ctx.w = arg, w
-        ctx.mark_non_differentiable(arg)
-        return values, arg
+        fast = dispatch.lookup("max_pool_nd", input.device, input.dtype)
+        if fast is not None:
+            values, idx = fast(input, w.kernel, w.dilation, tuple(b for b, _ in w.pads),
+                               w.stride, w.out)
+        else:
+            values, arg = _window_max(input, w)
+            idx = _plane_indices(arg, w)
+        ctx.idx, ctx.size = idx, w.size
+        ctx.mark_non_differentiable(idx)
+        return values, idx
 
     @staticmethod
     def backward(ctx, grad, _unused):
-        return _MaxSpread.apply(grad, ctx.arg, ctx.w), None
+        return _MaxSpread.apply(grad, ctx.idx, ctx.size), None
 
     @staticmethod
     def jvp(ctx, t, _w):
-        return _gather_max(t, ctx.arg, ctx.w), None
+        return _gather_plane(t, ctx.idx), None
 
 
 class _MaxPool3D(MaxPool):
@@ -271,12 +268,11 @@ def _max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode, retur
               opname):
     x, unbatched = _check_input(input, n, opname)
     w = _windows(x, n, kernel_size, stride, padding, dilation, ceil_mode, opname)
-    values, arg = (_MaxPool3D if n == 3 else MaxPool).apply(x, w)
+    values, idx = (_MaxPool3D if n == 3 else MaxPool).apply(x, w)
     if unbatched:
         values = values.squeeze(0)
     if not return_indices:
         return values
-    idx = _plane_indices(arg, w)
     return values, (idx.squeeze(0) if unbatched else idx)
 
 

@@ -1,0 +1,33 @@
+"""CPU kernels of the sliding-window ops (``cygrad/nn/_ops/conv.py``, ``pooling.py``):
+C loops in ``cygrad/_core/cpu/conv.c`` behind :mod:`cygrad._core.conv_kernels`,
+each over any number of spatial dims of an ``(N, C, *spatial)`` tensor, with the
+GIL released and large sizes split over the thread pool:
+
+* ``im2col(x, kernel, dilation, pads, stride, out, channel_major=False)``: window
+  columns, any dtype;
+* ``col2im(cols, channels, size, kernel, dilation, pads, stride, out)``: its adjoint;
+* ``max_pool_nd(x, kernel, dilation, pads, stride, out)``: ``(values, indices)``,
+  indices into the flattened spatial plane;
+* ``max_pool_nd_backward(grad, indices, size)``: the gradient scatter.
+
+The last three cover float32 and float64 (``dispatch.lookup`` finds them only for
+those); the ops compute other dtypes with tensor ops.
+
+Examples
+--------
+>>> import cygrad
+>>> from cygrad._core import dispatch
+>>> x = cygrad.arange(4.0).reshape(1, 1, 4)
+>>> dispatch.kernel("im2col", "cpu")(x, (2,), (1,), (0,), (2,), (2,)).tolist()
+[[[0.0, 2.0], [1.0, 3.0]]]
+>>> dispatch.lookup("col2im", "cpu", cygrad.float16) is None
+True
+"""
+from .. import conv_kernels
+from ..dispatch import register
+
+register("im2col", "cpu")(conv_kernels.im2col)
+register("col2im", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.col2im)
+register("max_pool_nd", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool)
+register("max_pool_nd_backward", "cpu",
+         dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool_backward)

@@ -1,0 +1,343 @@
+"""CPU sliding-window kernels (cpu/conv.c): im2col, col2im, max pooling and its
+gradient, for any number of spatial dims.
+
+Each function checks its arguments with the GIL held (shapes, dtypes, devices,
+geometry that fits in 64-bit offsets), raising a Python exception, then runs the
+C loop without the GIL, split over cygrad's thread pool for large sizes. They
+are the CPU entries of the kernel table (``backend_cpu.py``); the ops above call
+them through :func:`cygrad._core.dispatch.lookup`.
+
+Geometry arguments are tuples with one int per spatial dim: ``kernel``,
+``dilation``, ``pads`` (zero/-inf padding before each dim; the padding after it
+is implied by ``out``), ``stride`` and ``out`` (window positions per dim).
+
+Examples
+--------
+>>> import cygrad
+>>> from cygrad._core import conv_kernels as K
+>>> x = cygrad.arange(4.0).reshape(1, 1, 4)
+>>> K.im2col(x, (2,), (1,), (0,), (2,), (2,)).tolist()
+[[[0.0, 2.0], [1.0, 3.0]]]
+"""
+from libc.stdint cimport int64_t
+from libc.string cimport memcpy
+
+from .dtype cimport dtype as DType, DT_FLOAT32, DT_FLOAT64, DT_INT64, dtype_from_code
+from .storage cimport Storage
+from .tensor cimport TensorBase, new_empty, pool_run, MAX_DIMS, cg_chunk_fn
+
+cdef extern from "kernels.h" nogil:
+    ctypedef Py_ssize_t cg_index
+    ctypedef struct cg_window:
+        int nsp
+        cg_index n, c
+        cg_index size[16]
+        cg_index kernel[16]
+        cg_index dilation[16]
+        cg_index stride[16]
+        cg_index pad[16]
+        cg_index out[16]
+    ctypedef void (*cg_conv_pool_fn)(int nchunks, cg_chunk_fn fn, void* ctx) noexcept nogil
+    void cg_conv_set_pool(cg_conv_pool_fn run)
+    cg_index cg_conv_parallel_min
+    void cg_im2col(int itemsize, const cg_window* w, const char* x, const cg_index* xs,
+                   char* cols, cg_index cn, cg_index cck)
+    int cg_col2im(int dtype, const cg_window* w, const char* cols, const cg_index* cs,
+                  char* out)
+    int cg_max_pool(int dtype, const cg_window* w, const char* x, const cg_index* xs,
+                    char* values, int64_t* idx)
+    int cg_max_pool_backward(int dtype, const cg_window* w, const char* grad,
+                             const cg_index* gs, const int64_t* idx, const cg_index* is_,
+                             char* out)
+
+cg_conv_set_pool(pool_run)
+
+# Releasing the GIL costs a mutex round trip: only worth it for real work.
+cdef enum:
+    GIL_RELEASE_MIN = 16384
+
+# Offsets are products of sizes, strides and geometry; keeping every factor below
+# this bound (and checking the sums in Python ints) keeps them inside int64.
+cdef object _LIMIT = 1 << 62
+
+#: dtypes with a C kernel, per primitive (im2col moves bytes: every dtype).
+FLOAT_DTYPES = ("float32", "float64")
+
+
+cdef _cpu(TensorBase t, str what):
+    if t.device.type != "cpu":
+        raise RuntimeError(f"{what}: expected a CPU tensor, got one on {t.device}")
+
+
+cdef tuple _ints(object values, int n, str name, str what, long low):
+    cdef tuple res
+    try:
+        res = tuple(int(v) for v in values)
+    except TypeError:
+        raise TypeError(f"{what}: {name} must be a tuple of {n} ints, got {values!r}") from None
+    if len(res) != n:
+        raise RuntimeError(f"{what}: {name} must have {n} values (one per spatial dim), "
+                           f"got {list(res)}")
+    for v in res:
+        if v < low or v >= _LIMIT:
+            raise RuntimeError(f"{what}: {name} must be at least {low}, got {list(res)}")
+    return res
+
+
+cdef int _window(cg_window* w, tuple shape, tuple size, kernel, dilation, pads, stride,
+                 out, str what) except -1:
+    """Fill ``w`` for an ``(N, C, *size)`` tensor; ``shape`` gives N and C."""
+    cdef int n = len(size), d
+    if n < 1 or n > MAX_DIMS - 2:
+        raise RuntimeError(f"{what}: expected 1 to {MAX_DIMS - 2} spatial dims, got {n}")
+    k = _ints(kernel, n, "kernel", what, 1)
+    dl = _ints(dilation, n, "dilation", what, 1)
+    p = _ints(pads, n, "pads", what, 0)
+    s = _ints(stride, n, "stride", what, 1)
+    o = _ints(out, n, "out", what, 0)
+    _ints(size, n, "size", what, 0)
+    for d in range(n):
+        if (o[d] * s[d] + k[d] * dl[d] + p[d] + size[d]) >= _LIMIT:
+            raise RuntimeError(f"{what}: window geometry too large")
+    w.nsp = n
+    w.n = shape[0]
+    w.c = shape[1]
+    for d in range(n):
+        w.size[d] = size[d]
+        w.kernel[d] = k[d]
+        w.dilation[d] = dl[d]
+        w.pad[d] = p[d]
+        w.stride[d] = s[d]
+        w.out[d] = o[d]
+    return 0
+
+
+cdef TensorBase _empty(DType dt, tuple shape, object device):
+    cdef Py_ssize_t dims[MAX_DIMS]
+    cdef int i
+    for i in range(len(shape)):
+        dims[i] = shape[i]
+    return new_empty(dt, len(shape), dims, device)
+
+
+cdef inline Py_ssize_t _prod(tuple v):
+    cdef Py_ssize_t p = 1
+    for x in v:
+        p *= <Py_ssize_t>x
+    return p
+
+
+cdef DType _float_dtype(TensorBase t, str what):
+    cdef DType dt = t._dtype
+    if dt.code != DT_FLOAT32 and dt.code != DT_FLOAT64:
+        raise TypeError(f"{what}: no CPU kernel for dtype {dt.name} (float32 and float64 only)")
+    return dt
+
+
+def im2col(TensorBase x not None, kernel, dilation, pads, stride, out, bint channel_major=False):
+    """Window columns of ``x`` (``(N, C, *size)``, any strides, any dtype):
+    ``(N, C * prod(kernel), prod(out))``; positions in the padding read as zero.
+
+    ``channel_major`` lays the same tensor out in memory as ``(C * prod(kernel), N,
+    prod(out))`` (the result is then a permuted view): what one matrix product over
+    the whole batch wants.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import im2col
+    >>> im2col(cygrad.ones(1, 1, 2), (2,), (1,), (1,), (1,), (3,)).tolist()
+    [[[0.0, 1.0, 1.0], [1.0, 1.0, 0.0]]]
+    """
+    cdef cg_window w
+    cdef cg_index xs[MAX_DIMS]
+    cdef int i
+    _cpu(x, "im2col")
+    if x._ndim < 3:
+        raise RuntimeError(f"im2col: expected an (N, C, *spatial) tensor, got {x._ndim} dims")
+    shape = tuple(x.shape)
+    _window(&w, shape, shape[2:], kernel, dilation, pads, stride, out, "im2col")
+    cdef Py_ssize_t ck = shape[1] * _prod(tuple(kernel)), L = _prod(tuple(out))
+    cdef Py_ssize_t cn, cck
+    cdef TensorBase res
+    if channel_major:
+        res = _empty(x._dtype, (ck, shape[0], L), x.device)
+        cn, cck = L, shape[0] * L
+    else:
+        res = _empty(x._dtype, (shape[0], ck, L), x.device)
+        cn, cck = ck * L, L
+    for i in range(x._ndim):
+        xs[i] = x._strides[i]
+    cdef Storage keep_x = x._storage, keep_res = res._storage
+    cdef const char* src = x.ptr()
+    cdef char* dst = res.ptr()
+    cdef int itemsize = x._dtype.itemsize
+    if res._numel >= GIL_RELEASE_MIN:
+        with nogil:
+            cg_im2col(itemsize, &w, src, xs, dst, cn, cck)
+    else:
+        cg_im2col(itemsize, &w, src, xs, dst, cn, cck)
+    return res.permute(1, 0, 2) if channel_major else res
+
+
+def col2im(TensorBase cols not None, Py_ssize_t channels, size, kernel, dilation, pads, stride,
+           out):
+    """The adjoint of :func:`im2col`: ``(N, channels * prod(kernel), prod(out))``
+    columns (any strides) summed back onto a contiguous ``(N, channels, *size)``
+    tensor (float32/float64).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import col2im
+    >>> col2im(cygrad.ones(1, 2, 3), 1, (4,), (2,), (1,), (0,), (1,), (3,)).tolist()
+    [[[1.0, 2.0, 2.0, 1.0]]]
+    """
+    cdef cg_window w
+    cdef int i
+    _cpu(cols, "col2im")
+    cdef DType dt = _float_dtype(cols, "col2im")
+    size = tuple(int(s) for s in size)
+    if cols._ndim != 3 or channels < 0:
+        raise RuntimeError(f"col2im: expected (N, C * prod(kernel), L) columns, got shape "
+                           f"{list(cols.shape)}")
+    n = cols.shape[0]
+    _window(&w, (n, channels), size, kernel, dilation, pads, stride, out, "col2im")
+    want = (n, channels * _prod(tuple(kernel)), _prod(tuple(out)))
+    if tuple(cols.shape) != want:
+        raise RuntimeError(f"col2im: columns of shape {list(cols.shape)} do not match the "
+                           f"geometry (expected {list(want)})")
+    cdef cg_index cs[3]
+    for i in range(3):
+        cs[i] = cols._strides[i]
+    cdef TensorBase res = _empty(dt, (n, channels) + size, cols.device)
+    cdef Storage keep_c = cols._storage, keep_res = res._storage
+    cdef const char* src = cols.ptr()
+    cdef char* dst = res.ptr()
+    cdef int code = dt.code
+    if cols._numel + res._numel >= GIL_RELEASE_MIN:
+        with nogil:
+            cg_col2im(code, &w, src, cs, dst)
+    else:
+        cg_col2im(code, &w, src, cs, dst)
+    return res
+
+
+def max_pool(TensorBase x not None, kernel, dilation, pads, stride, out):
+    """Max pooling of ``x`` (``(N, C, *size)``, float32/float64, any strides):
+    ``(values, indices)``, both ``(N, C, *out)``; an index is the position of the
+    window's maximum in the flattened ``size`` plane (PyTorch's convention: the
+    first maximum, a NaN always wins; padding is never chosen).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import max_pool
+    >>> v, i = max_pool(cygrad.tensor([[[1.0, 3.0, 2.0]]]), (2,), (1,), (1,), (2,), (2,))
+    >>> v.tolist(), i.tolist()
+    ([[[1.0, 3.0]]], [[[0, 1]]])
+    """
+    cdef cg_window w
+    cdef cg_index xs[MAX_DIMS]
+    cdef int i
+    _cpu(x, "max_pool")
+    cdef DType dt = _float_dtype(x, "max_pool")
+    if x._ndim < 3:
+        raise RuntimeError(f"max_pool: expected an (N, C, *spatial) tensor, got {x._ndim} dims")
+    shape = tuple(x.shape)
+    _window(&w, shape, shape[2:], kernel, dilation, pads, stride, out, "max_pool")
+    oshape = shape[:2] + tuple(int(o) for o in out)
+    cdef TensorBase values = _empty(dt, oshape, x.device)
+    cdef TensorBase idx = _empty(dtype_from_code(DT_INT64), oshape, x.device)
+    for i in range(x._ndim):
+        xs[i] = x._strides[i]
+    cdef Storage keep_x = x._storage, keep_v = values._storage, keep_i = idx._storage
+    cdef const char* src = x.ptr()
+    cdef char* vp = values.ptr()
+    cdef int64_t* ip = <int64_t*>idx.ptr()
+    cdef int code = dt.code
+    if values._numel * _prod(w_kernel(&w)) >= GIL_RELEASE_MIN:
+        with nogil:
+            cg_max_pool(code, &w, src, xs, vp, ip)
+    else:
+        cg_max_pool(code, &w, src, xs, vp, ip)
+    return values, idx
+
+
+cdef tuple w_kernel(cg_window* w):
+    return tuple(w.kernel[d] for d in range(w.nsp))
+
+
+def max_pool_backward(TensorBase grad not None, TensorBase idx not None, size):
+    """Max pooling's gradient: a contiguous ``(N, C, *size)`` zero tensor with each
+    ``grad[n, c, o]`` added at plane position ``idx[n, c, o]`` (``grad`` and ``idx``:
+    ``(N, C, *out)``, any strides). An index outside the plane raises
+    ``RuntimeError``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import max_pool_backward
+    >>> g = cygrad.tensor([[[1.0, 2.0]]])
+    >>> max_pool_backward(g, cygrad.tensor([[[2, 2]]]), (3,)).tolist()
+    [[[0.0, 0.0, 3.0]]]
+    """
+    cdef cg_window w
+    cdef cg_index gs[MAX_DIMS]
+    cdef cg_index is_[MAX_DIMS]
+    cdef int i
+    _cpu(grad, "max_pool_backward")
+    _cpu(idx, "max_pool_backward")
+    cdef DType dt = _float_dtype(grad, "max_pool_backward")
+    if idx._dtype.code != DT_INT64:
+        raise TypeError(f"max_pool_backward: indices must be int64, got {idx._dtype.name}")
+    if grad._ndim < 3 or tuple(grad.shape) != tuple(idx.shape):
+        raise RuntimeError(f"max_pool_backward: gradient {list(grad.shape)} and indices "
+                           f"{list(idx.shape)} must have one (N, C, *out) shape")
+    shape = tuple(grad.shape)
+    size = tuple(int(s) for s in size)
+    nsp = len(shape) - 2
+    _window(&w, shape, size, (1,) * nsp, (1,) * nsp, (0,) * nsp, (1,) * nsp, shape[2:],
+            "max_pool_backward")
+    cdef TensorBase res = _empty(dt, shape[:2] + size, grad.device)
+    for i in range(grad._ndim):
+        gs[i] = grad._strides[i]
+        is_[i] = idx._strides[i]
+    cdef Storage keep_g = grad._storage, keep_i = idx._storage, keep_r = res._storage
+    cdef const char* gp = grad.ptr()
+    cdef const int64_t* ip = <const int64_t*>idx.ptr()
+    cdef char* rp = res.ptr()
+    cdef int code = dt.code, rc
+    if grad._numel + res._numel >= GIL_RELEASE_MIN:
+        with nogil:
+            rc = cg_max_pool_backward(code, &w, gp, gs, ip, is_, rp)
+    else:
+        rc = cg_max_pool_backward(code, &w, gp, gs, ip, is_, rp)
+    if rc == -2:
+        raise RuntimeError(f"max_pool_backward: an index lies outside the plane of "
+                           f"{_prod(size)} elements")
+    return res
+
+
+def _get_parallel_min():
+    """Elements of work from which these kernels use the thread pool.
+
+    Examples
+    --------
+    >>> from cygrad._core.conv_kernels import _get_parallel_min
+    >>> _get_parallel_min() > 0
+    True
+    """
+    return cg_conv_parallel_min
+
+
+def _set_parallel_min(Py_ssize_t n):
+    """Change :func:`_get_parallel_min` (bench/thresholds.py, tests).
+
+    Examples
+    --------
+    >>> from cygrad._core.conv_kernels import _get_parallel_min, _set_parallel_min
+    >>> old = _get_parallel_min(); _set_parallel_min(1); _set_parallel_min(old)
+    """
+    global cg_conv_parallel_min
+    cg_conv_parallel_min = max(n, 1)
