@@ -56,7 +56,11 @@ def check_scalar_fits(value, dtype):
         if not _INT64_MIN <= value <= _UINT64_MAX:
             raise OverflowError("int too big to convert")
     elif isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
-        return value
+        name = str(dtype).rsplit(".", 1)[-1]
+        if value.imag == 0 or name not in _C_TYPE_NAMES:     # (complex dtypes take it)
+            return value
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without "
+                           "overflow")
     name = str(dtype).rsplit(".", 1)[-1]
     if name == "bool" or name not in _C_TYPE_NAMES:
         return value

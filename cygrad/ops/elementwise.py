@@ -528,6 +528,8 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "clamp")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     min, max = _clamp_bounds(min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

@@ -124,6 +124,12 @@ def _records(opname, out, *tensors):
     return True
 
 
+def _conj_saved(ctx):
+    """The saved operands, conjugated: a product's gradients use conj(A), conj(B)
+    (PyTorch's convention for complex tensors; real ones pass unchanged)."""
+    return tuple(x.conj() for x in ctx.saved_tensors)
+
+
 def _add_terms(*terms):
     """Sum of the terms that are not None (None if all are: a zero tangent)."""
     total = None
@@ -216,7 +222,7 @@ class Dot(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         grad_a = grad * b if ctx.needs_input_grad[0] else None
         grad_b = grad * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -236,7 +242,7 @@ class Vdot(Dot):
 @tensor_method
 def vdot(input, other, *, out=None):
     """Dot product of two 1-D tensors, conjugating the first (the same as ``dot`` for
-    real tensors, the only kind cygrad has).
+    real tensors).
 
     Examples
     --------
@@ -247,6 +253,8 @@ def vdot(input, other, *, out=None):
     _check_tensor(input, "vdot", "input")
     _check_tensor(other, "vdot", "other")
     _check_dot_args(input, other)
+    if input.is_complex():
+        return dot(input.conj(), other, out=out)
     if _records("vdot", out, input, other):
         return Vdot.apply(input, other)
     return _product(input, other, (), out)
@@ -301,7 +309,7 @@ class Mm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         grad_a = mm(grad, b.mT) if ctx.needs_input_grad[0] else None
         grad_b = mm(a.mT, grad) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -357,7 +365,7 @@ class Mv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        mat, vec = ctx.saved_tensors
+        mat, vec = _conj_saved(ctx)
         grad_mat = outer(grad, vec) if ctx.needs_input_grad[0] else None
         grad_vec = mv(mat.mT, grad) if ctx.needs_input_grad[1] else None
         return grad_mat, grad_vec
@@ -422,7 +430,7 @@ class Bmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         grad_a = bmm(grad, b.mT) if ctx.needs_input_grad[0] else None
         grad_b = bmm(a.mT, grad) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -568,7 +576,7 @@ class Matmul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         a_vec, b_vec = a.dim() == 1, b.dim() == 1
         # Put back the size-1 dims matmul removed for vectors: g becomes batch + (n, m).
         a2 = a.unsqueeze(0) if a_vec else a

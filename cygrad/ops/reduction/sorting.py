@@ -32,6 +32,11 @@ def _as_1d(input):
     return a.reshape(1) if input.dim() == 0 else a
 
 
+def _no_complex_sort(input, what):
+    if input.dtype.is_complex:       # (PyTorch's message, leading space included)
+        raise RuntimeError(f" {what} does not support complex dtypes on CPU")
+
+
 @tensor_method
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     """Sort along ``dim``; returns ``(values, indices)``.
@@ -49,6 +54,7 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     [3, 2, 1]
     """
     _check_tensor(input, "sort")
+    _no_complex_sort(input, "Sort")
     bool_arg(descending, "sort", "descending")
     if stable is not None:
         bool_arg(stable, "sort", "stable")
@@ -88,6 +94,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     [1, 2, 0]
     """
     _check_tensor(input, "argsort")
+    _no_complex_sort(input, "Sort")
     bool_arg(descending, "argsort", "descending")
     bool_arg(stable, "argsort", "stable")
     d = _single_dim(input, dim, "argsort")
@@ -105,6 +112,7 @@ def msort(input, *, out=None):
     [[1, 1], [2, 3]]
     """
     _check_tensor(input, "msort")
+    _no_complex_sort(input, "Sort")
     if _C.needs_autograd(input):
         _no_out(out, "msort")
         return Sort.apply(input, 0, False)[0]
@@ -128,6 +136,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     ([5.0, 4.0], [1, 3])
     """
     _check_tensor(input, "topk")
+    _no_complex_sort(input, "topk")
     k = int_arg(k, "topk", "k", 2)
     bool_arg(largest, "topk", "largest")
     bool_arg(sorted, "topk", "sorted")
