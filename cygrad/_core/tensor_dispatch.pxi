@@ -424,7 +424,15 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
     else:
         if not _on_cpu(to):
             raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
-        _call_ufunc(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
+        if ct.kind == KIND_COMPLEX and ((ta is not None and ta._storage is to._storage)
+                                        or (tb is not None and tb._storage is to._storage)):
+            # NumPy rounds a complex64 0-d product written over its own input differently
+            # (another loop): compute apart so that x.mul_(y) equals x * y
+            tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
+            _call_ufunc(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(tmp), ct)
+            copy_into(to, tmp)
+        else:
+            _call_ufunc(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
     if out is not None:
         to._storage.version += 1
     return to
@@ -543,6 +551,8 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
 
 cdef object unary_inplace(ElementwiseOp op, TensorBase self):
     cdef DType ct = self._dtype
+    if op is ABS and ct.kind == KIND_COMPLEX:       # |z| is real: it cannot go back into z
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
     if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
         raise RuntimeError(f"result type {_torch_type_name(default_float())} can't be cast to the "
                            f"desired output type {_torch_type_name(ct)}")

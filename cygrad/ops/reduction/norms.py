@@ -36,6 +36,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     4.0
     """
     _check_tensor(input, "norm")
+    if input.is_complex():          # the norm of complex values is the norm of |z|
+        dt = None if dtype is None else _dt.as_dtype(dtype).to_real()
+        return norm(input.abs(), p, dim, keepdim, out=out, dtype=dt)
     if p is None:
         p = "fro"
     # (linalg_vector_norm takes a dim list only: a bool there is not read as an int)
