@@ -143,11 +143,93 @@ def make_cases(quick=False):
     for size in matmul_sizes:
         cases.append(Case(f"matmul {size}x{size} @ {size}x{size}", "matrix products (float32)",
                           square_pair(size), same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3))
+    cases.extend(small_op_cases(cygrad, torch))
+    cases.extend(_numpy_api_cases())
     cases.extend(_recurrent_cases(cygrad, torch))
     cases.extend(_conv_cases(cygrad, torch))
     cases.extend(_training_cases(cygrad, torch, quick))
     cases += loop_cases(cygrad, torch, quick)
     return cases
+
+
+def small_op_cases(cygrad, torch):
+    """Small calls beyond arithmetic (selection, joining, reductions along a dim, a
+    small matrix product), then where/masked_fill on 100k elements with a random mask
+    beside the mask multiply they compete with.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cases import small_op_cases
+    >>> [c.name for c in small_op_cases(cygrad, None)][:3]
+    ['where(c, a, b)', 'cat([a, b])', 'x.amax(dim=1)']
+    """
+    from harness import Case
+    small = "small ops beyond arithmetic: 100 float32, or 10x10 (time per call)"
+    medium = "selection on 1000x100 float32 with a random mask"
+
+    def per_lib(cy, npy, th):
+        ops = {"cygrad": cy, "numpy": npy}
+        if torch is not None:
+            ops["torch"] = th
+        return ops
+
+    def masked(shape):
+        def setup(rng):
+            a = _uniform(rng, shape)
+            return rng.random(shape) < 0.5, a, _uniform(rng, shape)
+        return setup
+
+    def one(rng):
+        return (_uniform(rng, 100),)
+
+    def two(rng):
+        return (_uniform(rng, 100), _uniform(rng, 100))
+
+    def mat(rng):
+        return (_uniform(rng, (10, 10)),)
+
+    def mat8(rng):
+        return (_uniform(rng, (8, 8)),)
+
+    zero = np.float32(0)
+    where_ops = per_lib(lambda c, a, b: cygrad.where(c, a, b), np.where,
+                        lambda c, a, b: torch.where(c, a, b))
+    fill_ops = per_lib(lambda c, a, b: a.masked_fill(c, 0.0), lambda c, a, b: np.where(c, zero, a),
+                       lambda c, a, b: a.masked_fill(c, 0.0))
+    return [
+        Case("where(c, a, b)", small, masked(100), ops=where_ops, timing="per_call"),
+        Case("cat([a, b])", small, two, timing="per_call",
+             ops=per_lib(lambda a, b: cygrad.cat([a, b]), lambda a, b: np.concatenate([a, b]),
+                         lambda a, b: torch.cat([a, b]))),
+        Case("x.amax(dim=1)", small, mat, timing="per_call",
+             ops=per_lib(lambda x: cygrad.amax(x, dim=1), lambda x: x.max(axis=1),
+                         lambda x: torch.amax(x, dim=1))),
+        # values and indices in every library (the values are what is compared)
+        Case("x.max(dim=1)", small, mat, timing="per_call",
+             ops=per_lib(lambda x: x.max(dim=1).values,
+                         lambda x: (x.argmax(axis=1), x.max(axis=1))[1],
+                         lambda x: x.max(dim=1).values)),
+        Case("x.mean(0)", small, mat, timing="per_call",
+             ops=per_lib(lambda x: x.mean(0), lambda x: x.mean(0), lambda x: x.mean(0))),
+        Case("a.std()", small, one, timing="per_call",
+             ops=per_lib(lambda a: a.std(), lambda a: a.std(ddof=1), lambda a: a.std())),
+        Case("clamp(a, -1, 1)", small, one, timing="per_call",
+             ops=per_lib(lambda a: cygrad.clamp(a, -1.0, 1.0), lambda a: np.clip(a, -1.0, 1.0),
+                         lambda a: torch.clamp(a, -1.0, 1.0))),
+        Case("a.masked_fill(c, 0)", small, masked(100), ops=fill_ops, timing="per_call"),
+        Case("x @ x (8x8)", small, mat8, same=lambda x: x @ x, timing="per_call"),
+        Case("where(c, a, b)  [1000x100]", medium, masked((1000, 100)), ops=where_ops),
+        Case("a.masked_fill(c, 0)  [1000x100]", medium, masked((1000, 100)), ops=fill_ops),
+        Case("a * c  (mask multiply)  [1000x100]", medium, masked((1000, 100)),
+             same=lambda c, a, b: a * c),
+    ]
+
+
+def _numpy_api_cases():
+    """bench/numpy_api.py's cases (cygrad.numpy vs NumPy), in the main table too."""
+    import numpy_api
+    return numpy_api.make_cases()
 
 
 def loop_cases(cygrad, torch, quick=False):

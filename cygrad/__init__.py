@@ -18,6 +18,8 @@ from ._threading import (get_num_threads, set_num_threads, get_num_interop_threa
                          set_num_interop_threads)
 from ._core.tensor import _can_cast as can_cast
 from ._tensor import Tensor
+from . import _wiring
+_wiring.connect_tensor_class()
 from . import memory
 
 # PyTorch's dtype aliases
@@ -42,7 +44,8 @@ from ._core.dlpack import from_dlpack  # noqa: E402,F401  (also adds Tensor.__dl
 from .ops.indexing import *    # noqa
 from .random import *           # noqa: E402,F401,F403
 from .ops import numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
-from . import autograd          # noqa: E402,F401  (connects the engine to the core)
+from . import autograd          # noqa: E402,F401
+_wiring.connect()               # the core's hooks into autograd: see cygrad/_wiring.py
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401
                        is_inference_mode_enabled)
 from ._legacy import *           # noqa: E402,F401,F403  (FloatTensor..., set_default_device, autograd.Variable)

@@ -80,8 +80,6 @@ class Tensor(_C.TensorBase):
         return self.to(device)
 
 
-_C._set_tensor_class(Tensor)
-
 
 def tensor_method(fn=None, *, name=None):
     """Decorator: also make ``fn`` a method of ``cygrad.Tensor`` (``t.fn(...)``).

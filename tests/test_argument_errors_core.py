@@ -117,6 +117,8 @@ def test_fill_number_that_does_not_fit(dtype, value, exc):
     (((2,), 300), {"dtype": "uint8"}, RuntimeError),
     (((2,), math.nan), {"dtype": "int64"}, RuntimeError),
     (((2,), 65519.0), {"dtype": "float16"}, RuntimeError),
+    (((2,), -0.5), {"dtype": "uint8"}, RuntimeError),      # only integers wrap into unsigned
+    (((2,), -256), {"dtype": "uint8"}, RuntimeError),
 ])
 def test_full_argument_errors(args, kwargs, exc):
     def call(T):

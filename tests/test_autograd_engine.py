@@ -1,10 +1,11 @@
-"""The backward engine, checked against PyTorch on the same programs.
+"""The backward engine, checked against hand-computed gradients and PyTorch.
 
-Most tests write one program as ``def program(lib)`` and run it with ``lib=cygrad``
-and ``lib=torch`` (same API: porting a script is changing the import), then compare
-gradients. Only elementwise ops, arithmetic and views are used, and
-``y.backward(lib.ones_like(y))`` instead of ``.sum()``: other op families are made
-differentiable elsewhere.
+Most tests write one program as ``def program(lib)`` and give the gradients it must
+produce, worked out by hand (the chain rule on paper, written with NumPy).
+``_agree`` runs the program with ``lib=cygrad`` against them and, when PyTorch is
+installed, with ``lib=torch`` too (same API: porting a script is changing the import),
+so the expectations are themselves checked against PyTorch. Without torch every test
+still runs; only the comparisons of exact error messages with torch's are skipped.
 """
 import gc
 import re
@@ -19,30 +20,45 @@ import pytest
 import cygrad
 from cygrad import autograd
 
-torch = pytest.importorskip("torch", reason="PyTorch reference not installed")
+try:
+    import torch
+except ImportError:       # the hand-computed expectations still run
+    torch = None
+
+# the libraries a program runs with: cygrad, and torch as a second reference
+LIBS = (cygrad,) if torch is None else (cygrad, torch)
 
 f64 = cygrad.float64
 
 
 def _np(t):
-    if t is None:
-        return None
-    if isinstance(t, torch.Tensor):
-        return t.detach().numpy()
-    return t.detach().numpy()
+    return None if t is None else t.detach().numpy()
 
 
-def _same(a, b, **kw):
-    """cygrad result a equals torch result b (None == None)."""
-    if a is None or b is None:
-        assert a is None and b is None, (a, b)
-        return
-    np.testing.assert_allclose(_np(a), _np(b), rtol=1e-12, atol=1e-12, **kw)
+def _match(got, expected, what="result"):
+    """A program's result equals the expectation: tensors/numbers vs arrays/numbers
+    (rtol 1e-12), None is None, strings and nested tuples/lists element by element."""
+    if expected is None:
+        assert got is None, f"{what}: {got!r} is not None"
+    elif isinstance(expected, str):
+        assert got == expected, f"{what}: {got!r} != {expected!r}"
+    elif isinstance(expected, (tuple, list)) and not hasattr(got, "detach"):
+        assert isinstance(got, (tuple, list)) and len(got) == len(expected), \
+            f"{what}: {got!r} vs {expected!r}"
+        for i, (g, e) in enumerate(zip(got, expected)):
+            _match(g, e, f"{what}[{i}]")
+    else:
+        assert got is not None, f"{what}: got None, expected {expected!r}"
+        value = _np(got) if hasattr(got, "detach") else np.asarray(got)
+        np.testing.assert_allclose(value, np.asarray(expected, dtype=np.float64),
+                                   rtol=1e-12, atol=1e-12, err_msg=what)
 
 
-def _both(program):
-    """Run program(lib) with cygrad and torch; return both results."""
-    return program(cygrad), program(torch)
+def _agree(program, expected):
+    """program(cygrad) gives ``expected`` (worked out by hand); so does program(torch)
+    when torch is installed, which checks the expectation itself."""
+    for lib in LIBS:
+        _match(program(lib), expected, f"{lib.__name__}")
 
 
 def _leaf(lib, values):
@@ -65,9 +81,9 @@ def test_reuse_accumulates_like_torch():
         y = x * x * w + x.exp() * x - x / w + (x * 3).sin() * w
         _backward(y, lib)
         return x.grad, w.grad
-    (cx, cw), (tx, tw) = _both(program)
-    _same(cx, tx)
-    _same(cw, tw)
+    x, w = ARR, np.array([2.0, -1.0, 0.5])
+    _agree(program, (2 * x * w + np.exp(x) * (1 + x) - 1 / w + 3 * np.cos(3 * x) * w,
+                     (x * x + x / w ** 2 + np.sin(3 * x)).sum(axis=0)))
 
 
 def test_diamond_graph():
@@ -79,7 +95,8 @@ def test_diamond_graph():
         y = b * c + a
         _backward(y, lib)
         return x.grad
-    _same(*_both(program))
+    a = np.exp([0.3, 0.7])
+    _agree(program, (2 * np.sin(a) + 2 * a * np.cos(a) + 1) * a)
 
 
 def test_grad_accumulates_across_backward_calls_and_can_be_reset():
@@ -95,9 +112,7 @@ def test_grad_accumulates_across_backward_calls_and_can_be_reset():
         y = x * 5
         _backward(y, lib)
         return grads + [x.grad]
-    c, t = _both(program)
-    for a, b in zip(c, t):
-        _same(a, b)
+    _agree(program, [[2.0, 4.0], [4.0, 8.0], [6.0, 12.0], [5.0, 5.0]])
 
 
 def test_grad_settable_to_tensor():
@@ -120,18 +135,18 @@ def test_backward_scalar_implicit_and_errors():
     y = x * 2
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
         y.backward()
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
-        torch.tensor([1.0, 2.0], requires_grad=True).mul(2).backward()
+    if torch is not None:
+        with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+            torch.tensor([1.0, 2.0], requires_grad=True).mul(2).backward()
     s = x[0] * x[1]
     s.backward()
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 1.0])
 
 
 def test_backward_on_tensor_without_grad_raises_like_torch():
-    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
-        cygrad.tensor([1.0]).backward(cygrad.ones(1))
-    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
-        torch.tensor([1.0]).backward(torch.ones(1))
+    for lib in LIBS:
+        with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+            lib.tensor([1.0]).backward(lib.ones(1))
 
 
 def test_grad_output_shape_mismatch():
@@ -144,7 +159,7 @@ def test_grad_output_shape_mismatch():
 
 def test_second_backward_without_retain_graph_raises_torch_message():
     msgs = []
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0, 2.0])
         y = x.exp() * x         # saves tensors
         _backward(y, lib)
@@ -152,7 +167,7 @@ def test_second_backward_without_retain_graph_raises_torch_message():
             _backward(y, lib)
         msgs.append(str(info.value))
     assert msgs[0].startswith("Trying to backward through the graph a second time")
-    assert msgs[0] == msgs[1]
+    assert len(set(msgs)) == 1, msgs      # torch's message, word for word
 
 
 def test_retain_graph_allows_second_backward():
@@ -163,10 +178,8 @@ def test_retain_graph_allows_second_backward():
         first = x.grad.clone()
         y.backward(lib.ones_like(y))
         return first, x.grad
-    (c1, c2), (t1, t2) = _both(program)
-    _same(c1, t1)
-    _same(c2, t2)
-    np.testing.assert_allclose(_np(c2), 2 * _np(c1))
+    d = np.exp([1.0, 2.0]) * (1 + np.array([1.0, 2.0]))
+    _agree(program, (d, 2 * d))
 
 
 # ---------------------------------------------------------------- create_graph
@@ -182,11 +195,9 @@ def test_hessian_vector_product():
         gv = g * v
         (hv,) = lib.autograd.grad(gv[0] + gv[1] + gv[2], x)
         return g, hv
-    (cg, ch), (tg, th) = _both(program)
-    _same(cg, tg)
-    _same(ch, th)
     x = np.array([0.5, 1.0, -2.0])
-    np.testing.assert_allclose(_np(ch), (6 * x + 2 * np.cos(x) - x * np.sin(x)) * [1, -1, 2])
+    _agree(program, (3 * x * x + np.sin(x) + x * np.cos(x),
+                     (6 * x + 2 * np.cos(x) - x * np.sin(x)) * [1, -1, 2]))
 
 
 def test_gradient_penalty():
@@ -199,9 +210,12 @@ def test_gradient_penalty():
         loss = out + penalty
         _backward(loss, lib)
         return w.grad, x.grad
-    (cw, cx), (tw, tx) = _both(program)
-    _same(cw, tw)
-    _same(cx, tx)
+    # out = tanh(u), u = x w, s = 1 - out^2 = tanh'(u), ds/du = -2 out s; penalty = s^2 w^2
+    w, x = np.array([0.5, -1.5]), np.array([1.0, 2.0])
+    t = np.tanh(x * w)
+    s = 1 - t * t
+    _agree(program, (s * x - 4 * t * s * s * w * w * x + 2 * s * s * w,
+                     s * w - 4 * t * s * s * w ** 3))
 
 
 def test_third_derivative():
@@ -215,7 +229,7 @@ def test_third_derivative():
 # ---------------------------------------------------------------- autograd.grad
 
 def test_grad_allow_unused():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0])
         unused = _leaf(lib, [2.0])
         y = x * 3
@@ -240,7 +254,7 @@ def test_grad_does_not_touch_dot_grad_and_handles_grad_outputs():
         (g,) = lib.autograd.grad(y, x, grad_outputs=go)
         assert x.grad is None
         return g
-    _same(*_both(program))
+    _agree(program, np.arange(6.0).reshape(2, 3) * np.exp(ARR) * (1 + ARR))
 
 
 def test_grad_wrt_non_leaf_and_several_outputs():
@@ -251,9 +265,9 @@ def test_grad_wrt_non_leaf_and_several_outputs():
         y2 = h.exp()
         gh, gx = lib.autograd.grad((y1, y2), (h, x), (lib.ones_like(y1), lib.ones_like(y2) * 2))
         return gh, gx
-    (ch, cx), (th, tx) = _both(program)
-    _same(ch, th)
-    _same(cx, tx)
+    h = 2 * np.array([1.0, 2.0])
+    gh = 2 * h + 2 * np.exp(h)
+    _agree(program, (gh, 2 * gh))
 
 
 def test_grad_input_not_requiring_grad():
@@ -270,9 +284,7 @@ def test_backward_inputs_restricts_accumulation():
         y = a * b
         y.backward(lib.ones_like(y), inputs=[a])
         return a.grad, b.grad
-    (ca, cb), (ta, tb) = _both(program)
-    _same(ca, ta)
-    assert cb is None and tb is None
+    _agree(program, ([3.0, 4.0], None))
 
 
 def test_backward_inputs_non_leaf():
@@ -282,9 +294,7 @@ def test_backward_inputs_non_leaf():
         y = h * h
         y.backward(lib.ones_like(y), inputs=[h])
         return a.grad, h.grad
-    (ca, ch), (ta, th) = _both(program)
-    assert ca is None and ta is None
-    _same(ch, th)
+    _agree(program, (None, [6.0, 12.0]))
 
 
 def test_backward_inputs_empty_raises():
@@ -304,7 +314,8 @@ def test_hook_replaces_gradient_leaf_and_non_leaf():
         y = h * 3
         _backward(y, lib)
         return x.grad
-    _same(*_both(program))
+    # dy/dh = 3, +1 by h's hook; dh/dx = 2x; x's hook multiplies by 10
+    _agree(program, (3 + 1) * 2 * np.array([1.0, 2.0]) * 10)
 
 
 def test_hook_returning_none_keeps_gradient_and_sees_values():
@@ -315,9 +326,7 @@ def test_hook_returning_none_keeps_gradient_and_sees_values():
         h.register_hook(lambda g: seen.append(g.tolist()))
         _backward(h * h, lib)
         return seen, x.grad
-    (cs, cx), (ts, tx) = _both(program)
-    assert cs == ts
-    _same(cx, tx)
+    _agree(program, ([[8.0, 16.0]], [32.0, 64.0]))      # 2h = 8x, then * 4
 
 
 def test_hook_order_with_retain_grad_matches_torch():
@@ -334,9 +343,7 @@ def test_hook_order_with_retain_grad_matches_torch():
         _backward(h * 3, lib)
         return h.grad, x.grad
     for first in (True, False):
-        (ch, cx), (th, tx) = program(cygrad, first), program(torch, first)
-        _same(ch, th)
-        _same(cx, tx)
+        _agree(lambda lib: program(lib, first), ([300.0, 300.0], [600.0, 600.0]))
 
 
 def test_several_hooks_run_in_registration_order():
@@ -348,9 +355,7 @@ def test_several_hooks_run_in_registration_order():
         h.register_hook(lambda g: order.append("b") or g + 1)
         _backward(h, lib)
         return order, x.grad
-    (co, cx), (to, tx) = _both(program)
-    assert co == to == ["a", "b"]
-    _same(cx, tx)
+    _agree(program, (["a", "b"], [3.0]))                # (1 * 2) + 1
 
 
 def test_hook_handle_remove():
@@ -363,13 +368,11 @@ def test_hook_handle_remove():
         x.grad = None
         _backward(x * 1, lib)
         return first, x.grad
-    (c1, c2), (t1, t2) = _both(program)
-    _same(c1, t1)
-    _same(c2, t2)
+    _agree(program, ([10.0, 10.0], [1.0, 1.0]))
 
 
 def test_register_hook_on_tensor_without_grad_raises():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         with pytest.raises(RuntimeError, match="doesn't require gradient"):
             lib.tensor([1.0]).register_hook(lambda g: g)
 
@@ -378,7 +381,7 @@ def test_register_hook_on_tensor_without_grad_raises():
 
 @pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "uint8"])
 def test_integer_tensors_cannot_require_grad(dtype):
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         t = lib.zeros(2, dtype=getattr(lib, dtype))
         with pytest.raises(RuntimeError, match="only Tensors of floating point"):
             t.requires_grad_()
@@ -389,7 +392,7 @@ def test_integer_tensors_cannot_require_grad(dtype):
 
 
 def test_setting_requires_grad_on_non_leaf_raises():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         y = _leaf(lib, [1.0]) * 2
         with pytest.raises(RuntimeError, match="you can only change requires_grad flags of "
                                                "leaf variables"):
@@ -397,7 +400,7 @@ def test_setting_requires_grad_on_non_leaf_raises():
 
 
 def test_requires_grad_propagation_and_is_leaf():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0])
         c = lib.tensor([2.0], dtype=lib.float64)
         y = x * c
@@ -432,10 +435,10 @@ def test_next_functions_structure_and_names():
         assert acc.variable is x
         assert root.next_functions[1][0] is acc      # one AccumulateGrad per leaf
         return root.name(), add_next, exp_node.name(), mul_node.name(), mul_next
-    c, t = structure(cygrad), structure(torch)
-    assert c == t
-    assert c[0] == "AddBackward0" and c[3] == "MulBackward0"
-    assert c[4] == [("AccumulateGrad", 0), (None, 0)]
+    for lib in LIBS:
+        assert structure(lib) == ("AddBackward0", ["ExpBackward0", "AccumulateGrad"],
+                                  "ExpBackward0", "MulBackward0",
+                                  [("AccumulateGrad", 0), (None, 0)]), lib.__name__
 
 
 def test_node_repr_is_readable():
@@ -444,14 +447,12 @@ def test_node_repr_is_readable():
 
 
 def test_output_nr_of_multiple_outputs_view():
-    x = _leaf(cygrad, [[1.0, 2.0], [3.0, 4.0]])
-    a, b = x.unbind(0)
-    y = a * b
-    _backward(y, cygrad)
-    tx = _leaf(torch, [[1.0, 2.0], [3.0, 4.0]])
-    ta, tb = tx.unbind(0)
-    _backward(ta * tb, torch)
-    _same(x.grad, tx.grad)
+    def program(lib):
+        x = _leaf(lib, [[1.0, 2.0], [3.0, 4.0]])
+        a, b = x.unbind(0)
+        _backward(a * b, lib)
+        return x.grad
+    _agree(program, [[3.0, 4.0], [1.0, 2.0]])          # d(ab)/da = b, d(ab)/db = a
 
 
 # ---------------------------------------------------------------- detach / data
@@ -467,7 +468,7 @@ def test_detach_shares_memory_and_cuts_graph():
 
 
 def test_detach_inplace():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0])
         y = x * 2
         y.detach_()
@@ -475,7 +476,7 @@ def test_detach_inplace():
 
 
 def test_detach_inplace_on_view_raises():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [[1.0, 2.0]])
         v = (x * 1)[0]
         with pytest.raises(RuntimeError, match="Can't detach views in-place"):
@@ -489,7 +490,8 @@ def test_data_is_detached_and_invisible_to_version_checks():
         y.data.mul_(0)                     # torch: .data changes are not tracked
         _backward(y * x, lib)
         return x.grad
-    _same(*_both(program))
+    # d(y x)/dx = y + x * exp'(x), where exp' reads the saved output y: zeroed, unnoticed
+    _agree(program, [0.0, 0.0])
     x = _leaf(cygrad, [1.0])
     assert not x.data.requires_grad and x.data.grad_fn is None
 
@@ -497,7 +499,7 @@ def test_data_is_detached_and_invisible_to_version_checks():
 # ---------------------------------------------------------------- versions & in-place
 
 def test_modified_saved_tensor_error_names_op_and_versions():
-    for lib, name in ((cygrad, "ExpBackward0"), (torch, "Exp")):
+    for lib, name in zip(LIBS, ("ExpBackward0", "Exp")):
         x = _leaf(lib, [1.0, 2.0])
         y = x.exp()
         y.mul_(2)
@@ -510,7 +512,7 @@ def test_modified_saved_tensor_error_names_op_and_versions():
 
 
 def test_modified_saved_input_error():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0, 2.0])
         h = x * 1
         y = h * h              # saves h (an input)
@@ -520,7 +522,7 @@ def test_modified_saved_input_error():
 
 
 def test_inplace_on_leaf_requiring_grad_raises():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0])
         with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being "
                                                "used in an in-place operation"):
@@ -530,7 +532,7 @@ def test_inplace_on_leaf_requiring_grad_raises():
 
 
 def test_inplace_on_leaf_under_no_grad_is_allowed():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0])
         with lib.no_grad():
             x.mul_(2)
@@ -547,10 +549,10 @@ def test_inplace_on_non_leaf():
         y.exp_()
         _backward(y * x, lib)
         return x.grad, y.grad_fn.name(), y._version
-    (cg, cname, cv), (tg, tname, tv) = _both(program)
-    _same(cg, tg)
-    assert cname == tname == "ExpBackward0"
-    assert cv == tv == 4
+    # y = exp(3x^2 / (x^2 + 1)) =: f; d(x f)/dx = f + x f 6x / (x^2 + 1)^2
+    x = ARR
+    f = np.exp(3 * x * x / (x * x + 1))
+    _agree(program, (f + x * f * 6 * x / (x * x + 1) ** 2, "ExpBackward0", 4))
 
 
 def test_setitem_on_non_leaf_column():
@@ -560,7 +562,11 @@ def test_setitem_on_non_leaf_column():
         y[:, 0] = x[:, 1] * 3
         _backward(y * y, lib)
         return x.grad
-    _same(*_both(program))
+    # column 0 no longer depends on x[:, 0]; x[:, 1] reaches y twice: 2x + 2(3x)3
+    expected = 2 * ARR
+    expected[:, 0] = 0
+    expected[:, 1] = 20 * ARR[:, 1]
+    _agree(program, expected)
 
 
 def test_inplace_through_transposed_view():
@@ -569,9 +575,8 @@ def test_inplace_through_transposed_view():
         y = x * 1
         y.t().mul_(2)
         _backward(y * x, lib)
-        return x.grad, y.grad_fn.name()
-    (cg, cn), (tg, tn) = _both(program)
-    _same(cg, tg)
+        return x.grad
+    _agree(program, 4 * ARR)                           # d(2x x)/dx
 
 
 def test_inplace_on_row_view_updates_base_grad_fn():
@@ -583,7 +588,11 @@ def test_inplace_on_row_view_updates_base_grad_fn():
         out = y * y + v[0]
         _backward(out, lib)
         return x.grad
-    _same(*_both(program))
+    # row 1 became exp(x[1]): d y^2 = 2 exp(2 x[1]); v[0] = exp(x[1, 0]) is added to all 6
+    expected = 2 * ARR
+    expected[1] = 2 * np.exp(2 * ARR[1])
+    expected[1, 0] += 6 * np.exp(ARR[1, 0])
+    _agree(program, expected)
 
 
 def test_view_of_leaf_modified_in_place():
@@ -594,7 +603,13 @@ def test_view_of_leaf_modified_in_place():
         y[:, 2].add_(y[:, 0])
         _backward(y.sin(), lib)
         return x.grad
-    _same(*_both(program))
+    x = ARR
+    y = x.copy()
+    y[0] *= 3
+    y[:, 2] += y[:, 0]
+    c = np.cos(y)
+    _agree(program, [[3 * c[0, 0] + 3 * c[0, 2], 3 * c[0, 1], 3 * c[0, 2]],
+                     [c[1, 0] + c[1, 2], c[1, 1], c[1, 2]]])
 
 
 def test_version_counter_shared_by_views():
@@ -741,6 +756,8 @@ def test_anomaly_mode_names_backward_node():
     msg = str(info.value)
     assert msg.startswith("Function 'SqrtBackward0' returned nan values in its 0th output.")
     assert "The forward call that created this node was" in msg
+    if torch is None:
+        return          # the rest compares with torch's message
     # torch's message for the same program names the same node
     tx = _leaf(torch, [0.0, 1.0])
     with warnings.catch_warnings():
@@ -855,9 +872,8 @@ def test_hook_called_once_with_summed_gradient():
         y = h * h + h * 3 + x
         _backward(y, lib)
         return calls, x.grad
-    (cc, cx), (tc, tx) = _both(program)
-    assert cc == tc and len(cc) == 2
-    _same(cx, tx)
+    # dy/dh = 2h + 3 = 4x + 3 (h's hook, once); x gets 2 (4x + 3) + 1 (leaf hook, once)
+    _agree(program, ([("h", [7.0, 11.0]), ("leaf", [15.0, 23.0])], [15.0, 23.0]))
 
 
 def test_hook_registered_before_inplace_sees_old_value_gradient():
@@ -869,9 +885,8 @@ def test_hook_registered_before_inplace_sees_old_value_gradient():
         y.mul_(2)
         _backward(y * y, lib)
         return seen, x.grad
-    (cs, cx), (ts, tx) = _both(program)
-    assert cs == ts
-    _same(cx, tx)
+    # the hook sees the gradient of the old y (= x): 2 y_new * 2 = 8x
+    _agree(program, ([[8.0, 16.0]], [8.0, 16.0]))
 
 
 def test_retain_grad_follows_inplace_modification():
@@ -882,7 +897,7 @@ def test_retain_grad_follows_inplace_modification():
         y.mul_(2)
         _backward(y * y, lib)
         return y.grad
-    _same(*_both(program))
+    _agree(program, [4.0, 8.0])                        # 2 y_new = 4x
 
 
 def test_node_hooks_and_prehooks_match_torch():
@@ -894,7 +909,7 @@ def test_node_hooks_and_prehooks_match_torch():
         z.grad_fn.register_prehook(lambda gout: (gout[0] * 5,))
         _backward(z, lib)
         return x.grad
-    _same(*_both(program))
+    _agree(program, 5 * 2 * np.exp([1.0, 2.0]) * 3)
 
 
 def test_post_accumulate_grad_hook():
@@ -905,8 +920,7 @@ def test_post_accumulate_grad_hook():
         _backward(x * 3, lib)
         _backward(x * 3, lib)
         return seen
-    c, t = _both(program)
-    assert c == t == [[3.0, 3.0], [6.0, 6.0]]
+    _agree(program, [[3.0, 3.0], [6.0, 6.0]])
 
 
 def test_gradients_of_views_match_torch():
@@ -917,11 +931,20 @@ def test_gradients_of_views_match_torch():
         for p in parts:
             p.backward(lib.ones_like(p))
         return x.grad
-    _same(*_both(program))
+    expected = np.full((2, 3), 2.0 + 4.0)              # t() * 2, expand over 4 copies
+    expected[1, ::2] += 3
+    flat = ARR.reshape(6)
+    g = np.zeros(6)
+    g[2:5] += flat[:3]                                 # d(a b) = b da + a db
+    g[:3] += flat[2:5]
+    expected += g.reshape(2, 3)
+    expected[[0, 1], [0, 1]] += 5
+    expected[:, 2] += 7
+    _agree(program, expected)
 
 
 def test_assigning_grad_of_wrong_shape_or_dtype_raises():
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         x = _leaf(lib, [1.0, 2.0])
         with pytest.raises(RuntimeError):
             x.grad = lib.ones(3, dtype=lib.float64)
@@ -935,18 +958,20 @@ def test_view_node_names_match_torch():
         views = [h.t(), h.transpose(0, 1), h[0], h[1:], h.view(3, 2), h.unsqueeze(0),
                  h.permute(1, 0), h.diagonal(), h.expand(2, 2, 3)]
         return [v.grad_fn.name() for v in views]
-    assert names(cygrad) == names(torch)
+    for lib in LIBS:
+        assert names(lib) == ["TBackward0", "TransposeBackward0", "SelectBackward0",
+                              "SliceBackward0", "ViewBackward0", "UnsqueezeBackward0",
+                              "PermuteBackward0", "DiagonalBackward0", "ExpandBackward0"]
 
 
 def test_assigning_data_replaces_values_keeps_autograd_identity():
     """``w.data = t`` (as optimizers and init code do): new memory, shape and values;
     still the same leaf requiring grad; gradients flow to the new values. Same as torch."""
-    results = []
-    for lib in (cygrad, torch):
+    for lib in LIBS:
         w = lib.ones(2, 3, requires_grad=True)
         w.data = lib.arange(4.0)
         (w * w).sum().backward()
-        results.append((tuple(w.shape), w.requires_grad, w.is_leaf, w.grad.tolist()))
+        assert (tuple(w.shape), w.requires_grad, w.is_leaf, w.grad.tolist()) == \
+            ((4,), True, True, [0.0, 2.0, 4.0, 6.0]), lib.__name__
         with pytest.raises(TypeError):
             w.data = [1.0, 2.0]
-    assert results[0] == results[1]

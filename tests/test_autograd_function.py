@@ -1,4 +1,5 @@
-"""The custom ``autograd.Function`` API, checked against PyTorch's behaviour."""
+"""The custom ``autograd.Function`` API: hand-computed gradients and PyTorch's behaviour
+(its error messages and node names, compared only where torch is installed)."""
 import numpy as np
 import pytest
 
@@ -6,7 +7,10 @@ import cygrad
 from cygrad import autograd
 from cygrad.autograd import Function, gradcheck, gradgradcheck, once_differentiable
 
-torch = pytest.importorskip("torch", reason="PyTorch reference not installed")
+try:
+    import torch
+except ImportError:       # the comparisons with torch's messages are left out
+    torch = None
 
 f64 = cygrad.float64
 
@@ -270,6 +274,13 @@ def test_mark_dirty_inplace_custom_op():
         y.backward(lib.ones_like(y))
         return x.grad, type(out.grad_fn).__name__
 
+    cg, cname = program(cygrad, MulTwo_.apply)
+    # y = (2 * 3x)^2 = 36 x^2
+    np.testing.assert_allclose(cg.numpy(), [72.0, 144.0], rtol=1e-12)
+    assert cname == "MulTwo_Backward"
+    if torch is None:
+        return
+
     class TMulTwo_(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -281,10 +292,9 @@ def test_mark_dirty_inplace_custom_op():
         def backward(ctx, grad):
             return grad * 2
 
-    cg, cname = program(cygrad, MulTwo_.apply)
     tg, tname = program(torch, TMulTwo_.apply)
     np.testing.assert_allclose(cg.numpy(), tg.numpy())
-    assert cname == "MulTwo_Backward" and tname == "TMulTwo_Backward"
+    assert tname == "TMulTwo_Backward"
 
 
 def test_mark_dirty_on_leaf_requiring_grad_raises():
@@ -362,7 +372,13 @@ def test_wrong_number_of_gradients():
         def backward(ctx, grad):
             return grad, grad
 
-    class TTooMany(torch.autograd.Function):
+    pattern = r"function {}Backward returned an incorrect number of gradients \(expected 1, got 2\)"
+    with pytest.raises(RuntimeError, match=pattern.format("TooMany")):
+        _ones_backward(TooMany.apply(_leaf([1.0])))
+    if torch is None:
+        return
+
+    class TTooMany(torch.autograd.Function):       # torch's message is the same
         @staticmethod
         def forward(ctx, x):
             return x * 2
@@ -371,9 +387,6 @@ def test_wrong_number_of_gradients():
         def backward(ctx, grad):
             return grad, grad
 
-    pattern = r"function {}Backward returned an incorrect number of gradients \(expected 1, got 2\)"
-    with pytest.raises(RuntimeError, match=pattern.format("TooMany")):
-        _ones_backward(TooMany.apply(_leaf([1.0])))
     ty = TTooMany.apply(torch.tensor([1.0], requires_grad=True))
     with pytest.raises(RuntimeError, match=pattern.format("TTooMany")):
         ty.backward(torch.ones(1))
@@ -404,7 +417,14 @@ def test_wrong_gradient_shape():
         def backward(ctx, grad):
             return cygrad.ones((3, 5), dtype=f64)
 
-    class TBadShape(torch.autograd.Function):
+    msg = r"Function {}Backward returned an invalid gradient at index 0 - got \[3, 5\] but " \
+          r"expected shape compatible with \[2\]"
+    with pytest.raises(RuntimeError, match=msg.format("BadShape")):
+        _ones_backward(BadShape.apply(_leaf([1.0, 2.0])))
+    if torch is None:
+        return
+
+    class TBadShape(torch.autograd.Function):      # torch's message is the same
         @staticmethod
         def forward(ctx, x):
             return x * 2
@@ -413,10 +433,6 @@ def test_wrong_gradient_shape():
         def backward(ctx, grad):
             return torch.ones(3, 5)
 
-    msg = r"Function {}Backward returned an invalid gradient at index 0 - got \[3, 5\] but " \
-          r"expected shape compatible with \[2\]"
-    with pytest.raises(RuntimeError, match=msg.format("BadShape")):
-        _ones_backward(BadShape.apply(_leaf([1.0, 2.0])))
     ty = TBadShape.apply(torch.ones(2, requires_grad=True))
     with pytest.raises(RuntimeError, match=msg.format("TBadShape")):
         ty.backward(torch.ones(2))
@@ -523,7 +539,9 @@ def test_node_class_names():
             return grad
 
     assert Custom.apply(_leaf([1.0])).grad_fn.name() == "CustomNameBackward0"
-    tx = torch.ones(1, requires_grad=True)
+    if torch is None:
+        return
+    tx = torch.ones(1, requires_grad=True)      # torch names a Function's node the same way
 
     class TMulAdd(torch.autograd.Function):
         @staticmethod

@@ -1,409 +1,300 @@
-"""Gradients of every op in the OpInfo table, checked with ``gradcheck`` in float64.
+"""Gradients of every op in the OpInfo table, driven by the rows' declared flags.
 
-Which rows are tested:
+Each row declares ``supports_autograd``, ``supports_forward_ad``, ``supports_gradgrad``
+and ``supports_inplace`` (defaults per family: ``AUTOGRAD_DEFAULTS`` in its
+``tests/opinfo`` module). Nothing is probed at collection; every claim is checked
+both ways at test time:
 
-* A row is **differentiable in cygrad** when calling it on its first float64 sample,
-  with the float inputs requiring grad, gives a float output with a ``grad_fn``
-  (probed once, at collection). Those rows get ``test_gradcheck`` (every sample,
-  contiguous and non-contiguous inputs) and, for the smooth ops in ``GRADGRAD_OPS``,
-  ``test_gradgradcheck``.
-* A row is **expected to be differentiable** when PyTorch says so: the same sample run
-  through the row's torch function gives an output with a ``grad_fn`` — minus the ops
-  whose torch backward raises "not implemented" (``NOT_DIFFERENTIABLE_IN_TORCH``). Rows
-  without a torch function are expected differentiable when they return a float
-  tensor (PyTorch's rule for almost every op), unless listed in that set.
-  ``test_differentiable_coverage`` fails, listing them, for rows expected to be
-  differentiable that are not (yet).
+* ``supports_autograd``: ``test_gradcheck`` (float64, contiguous and non-contiguous
+  inputs) vs finite differences; rows without it get ``test_autograd_refused`` (no
+  ``grad_fn``, or a backward that raises "not implemented", as PyTorch);
+  ``test_declared_autograd_matches_torch`` asks PyTorch (when installed) which rows it
+  can differentiate.
+* ``supports_gradgrad``: ``test_gradgradcheck``; without it, it must raise.
+* ``supports_inplace``: ``test_inplace_autograd``: the in-place variant's gradients,
+  and the version-counter error when it modifies a tensor saved for backward.
+* ``supports_forward_ad``: ``test_forward_ad`` in tests/test_forward_ad.py.
+* ``test_function_class``: the op's node comes from a ``Function`` subclass with
+  ``forward``/``backward`` (and ``jvp``) defined in the op's family module (issue 8).
 
-Samples whose output is not finite (NaN/inf: outside the op's domain) or whose name
-starts with ``special`` are left out: a derivative is only defined on the smooth part.
-Which samples sit on a kink (ties of max, |x| at 0...) is listed in ``SAMPLE_SKIPS``.
+A row or sample that leaves a test with nothing to check fails it.
 """
-import warnings
-import zlib
-
 import numpy as np
 import pytest
 
 import cygrad
-from cygrad._core.tensor import TensorBase
-from cygrad.autograd import gradcheck, gradgradcheck
+from cygrad.autograd import Function, gradcheck, gradgradcheck
 from opinfo import op_db
+from opinfo._autograd import (F64, call, function_of, get, graph_outputs, leaves, outputs,
+                              params, samples, slots, strided, transposed, usable_samples,
+                              arguments)
 
-F64 = cygrad.float64
+AUTOGRAD_ROWS = [op for op in op_db if op.supports_autograd]
+REFUSED_ROWS = [op for op in op_db if F64 in op.dtypes and not op.supports_autograd]
+INPLACE_ROWS = [op for op in AUTOGRAD_ROWS if op.inplace]
 
-# torch has a grad_fn for these but its backward raises "not implemented"
-# (or they are non-differentiable by definition: integer-valued steps of a float).
-NOT_DIFFERENTIABLE_IN_TORCH = {
-    "floor_divide": "torch: derivative for aten::floor_divide is not implemented",
-    "scatter.reduce_add": "torch: derivative for aten::scatter (reduce=) is not implemented",
-    "scatter.reduce_multiply": "torch: derivative for aten::scatter (reduce=) is not implemented",
-    "unique": "torch: the derivative for '_unique2' is not implemented",
-    "tensor": "creation: cygrad.tensor(t) copies into a new leaf, as torch.tensor",
-    "as_tensor": "creation: returns a leaf (or the input itself)",
-    "zeros_like": "creation", "ones_like": "creation", "full_like": "creation",
+# Where each family's Function classes live (issue 8: "in the module of its family").
+FAMILY_MODULES = {
+    "elementwise": ("cygrad.ops.elementwise",),
+    "indexing": ("cygrad.ops.indexing",),
+    "linalg": ("cygrad.ops.linalg",),
+    "reduction": ("cygrad.ops.reduction",),
+    "shape": ("cygrad.ops.shape", "cygrad.ops.views"),
+    "creation": ("cygrad.ops.creation",),
+    "nn": ("cygrad.nn._ops",),
 }
 
-# Smooth ops (on their samples) whose second derivative is checked too.
-GRADGRAD_OPS = {
-    "neg", "abs", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
-    "reciprocal", "square", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-    "tanh", "sigmoid", "erf", "erfc", "add", "sub", "mul", "div", "pow", "atan2", "hypot",
-    "lerp", "matmul", "mm", "mv", "dot", "outer", "addmm", "sum", "mean", "prod", "var",
-    "std", "norm", "logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "cat",
-    "stack", "getitem", "index_select", "gather", "where", "flip", "tril", "pad",
-}
 
-# (row id, sample name) -> why a sample is not checked.
-SAMPLE_SKIPS = {}
-
-# Known bugs in an op's backward: strict xfail, so the mark flips when fixed.
-OP_XFAILS = {}
-
-# Keep the suite fast: inputs larger than this many elements are not gradchecked.
-MAX_NUMEL = 100
-
-
-def _rng(*parts):
-    return np.random.default_rng(zlib.crc32("-".join(parts).encode()))
-
-
-def _samples(op_info):
-    samples = op_info.sample_inputs(op_info, F64, _rng("autograd", op_info.id))
-    return [s for s in samples if not s.name.startswith("special")]
-
-
-# --------------------------------------------------------------- building calls
-
-def _is_float_array(x):
-    return isinstance(x, np.ndarray) and x.dtype.kind == "f"
-
-
-def _slots(sample):
-    """Where the float arrays of a sample sit: ("input",), ("args", i), ("kwargs", k)."""
-    slots = []
-    if _is_float_array(sample.input):
-        slots.append(("input", None))
-    slots += [("args", i) for i, a in enumerate(sample.args) if _is_float_array(a)]
-    slots += [("kwargs", k) for k, v in sample.kwargs.items() if _is_float_array(v)]
-    return slots
-
-
-def _get(sample, slot):
-    kind, key = slot
-    if kind == "input":
-        return sample.input
-    return sample.args[key] if kind == "args" else sample.kwargs[key]
-
-
-def _convert(x, lib=cygrad):
-    """ndarray -> tensor of that library; cygrad dtypes -> torch dtypes for torch."""
-    if isinstance(x, np.ndarray):
-        if lib is cygrad:
-            return cygrad.from_numpy(np.array(x, copy=True))
-        return lib.from_numpy(np.array(x, copy=True))
-    if lib is not cygrad and isinstance(x, cygrad.dtype):
-        return getattr(lib, x.name)
-    return x
-
-
-def _call(op, sample, slots, tensors, lib=cygrad):
-    """op(sample) with the float slots replaced by ``tensors``."""
-    replaced = dict(zip(slots, tensors))
-    inp = replaced.get(("input", None), _convert(sample.input, lib))
-    args = tuple(replaced.get(("args", i), _convert(a, lib)) for i, a in enumerate(sample.args))
-    kwargs = {k: replaced.get(("kwargs", k), _convert(v, lib)) for k, v in sample.kwargs.items()}
-    return op(inp, *args, **kwargs)
-
-
-def _outputs(result):
-    if isinstance(result, (tuple, list)):
-        return [r for r in result if isinstance(r, TensorBase)] + \
-               [x for r in result if isinstance(r, (tuple, list)) for x in _outputs(r)]
-    return [result] if hasattr(result, "grad_fn") else []
-
-
-def _leaves(sample, slots, make=None):
-    """Fresh float64 leaves requiring grad, one per slot (``make`` builds the tensor)."""
-    out = []
-    for slot in slots:
-        arr = np.asarray(_get(sample, slot), dtype=np.float64)
-        t = make(arr) if make is not None else None
-        if t is None:
-            t = cygrad.from_numpy(np.array(arr, copy=True))
-        out.append(t.requires_grad_(True))
-    return out
-
-
-# --------------------------------------------------------------- non-contiguous
-
-def _strided(a):
-    """The values of ``a`` as a non-contiguous view (every other element of a bigger
-    buffer), or None for 0-d and single-element arrays."""
-    if a.ndim == 0 or a.size <= 1:
-        return None
-    big = np.zeros(tuple(2 * n for n in a.shape))
-    sl = tuple(slice(None, None, 2) for _ in a.shape)
-    big[sl] = a
-    return cygrad.from_numpy(big)[sl]
-
-
-def _transposed(a):
-    if a.ndim < 2:
-        return None
-    return cygrad.from_numpy(np.ascontiguousarray(a.T)).permute(*reversed(range(a.ndim)))
-
-
-# --------------------------------------------------------------- classification
-
-def _probe_cygrad(op_info):
-    """True if the op records a graph on float64 inputs requiring grad."""
-    samples = _samples(op_info)
-    for sample in samples[:1]:
-        slots = _slots(sample)
-        if not slots:
-            return False
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")   # deprecation notes of some rows
-                result = _call(op_info.op, sample, slots, _leaves(sample, slots))
-        except Exception:    # noqa: BLE001  (then it is not differentiable)
-            return False
-        return any(o.grad_fn is not None for o in _outputs(result))
-    return False
-
-
-def _probe_torch(op_info, torch):
-    """PyTorch's verdict on the same sample; None if it cannot be asked."""
-    fn = op_info.torch_callable(torch)
-    samples = _samples(op_info)
-    if fn is None or not samples:
-        return None
-    sample = samples[0]
-    slots = _slots(sample)
-    tensors = [torch.from_numpy(np.array(_get(sample, s), dtype=np.float64)).requires_grad_()
-               for s in slots]
-    try:
-        result = _call(fn, sample, slots, tensors, lib=torch)
-    except Exception:
-        return None
-    outs = result if isinstance(result, (tuple, list)) else [result]
-    return any(getattr(o, "grad_fn", None) is not None for o in outs)
-
-
-def _float_output(op_info):
-    samples = _samples(op_info)
-    if not samples:
-        return False
-    sample = samples[0]
-    try:
-        result = _call(op_info.op, sample, [], [])
-    except Exception:
-        return False
-    return any(o.dtype.is_floating_point for o in _outputs(result))
-
-
-F64_ROWS = [op for op in op_db if F64 in op.dtypes]
-_RECORDS_GRAPH = [op for op in F64_ROWS if _probe_cygrad(op)]
-_DIFF_IDS = {op.id for op in _RECORDS_GRAPH}
-DIFFERENTIABLE = [op for op in _RECORDS_GRAPH if op.id not in NOT_DIFFERENTIABLE_IN_TORCH]
-
-
-def _params(rows):
-    return [pytest.param(op, id=op.id, marks=pytest.mark.xfail(strict=True, reason=OP_XFAILS[op.id]))
-            if op.id in OP_XFAILS else pytest.param(op, id=op.id) for op in rows]
-
-
-def _grad_forward_error(op_info, sample):
-    """The exception the op raises when its float inputs require grad, or None."""
-    slots = _slots(sample)
-    try:
-        _call(op_info.op, sample, slots, _leaves(sample, slots))
-    except Exception as e:     # noqa: BLE001  (reported by test_differentiable_coverage)
-        return e
-    return None
+def _ones_backward(outs):
+    for o in outs:
+        o.backward(cygrad.ones_like(o), retain_graph=True)
 
 
 # --------------------------------------------------------------- gradcheck
 
-def _checkable(op_info, sample):
-    """Small, finite, float inputs, and the op accepts inputs requiring grad (samples
-    where it does not are listed by test_differentiable_coverage)."""
-    if (op_info.id, sample.name) in SAMPLE_SKIPS:
-        return False
-    slots = _slots(sample)
-    if not slots:
-        return False
-    if sum(np.size(_get(sample, s)) for s in slots) > MAX_NUMEL:
-        return False
-    try:
-        with cygrad.no_grad():
-            result = _call(op_info.op, sample, [], [])
-    except Exception:
-        return False
-    outs = [o for o in _outputs(result) if o.dtype.is_floating_point]
-    if not outs or not all(np.isfinite(o.numpy()).all() for o in outs):
-        return False
-    return _grad_forward_error(op_info, sample) is None
-
-
-def _check(op_info, sample, make=None):
-    slots = _slots(sample)
-    leaves = _leaves(sample, slots, make)
-
-    def fn(*tensors):
-        return _call(op_info.op, sample, slots, tensors)
-
-    assert gradcheck(fn, tuple(leaves)), f"{op_info.id}[{sample.name}]"
-    return leaves
-
-
-@pytest.mark.parametrize("op_info", _params(DIFFERENTIABLE))
+@pytest.mark.parametrize("op_info", params(AUTOGRAD_ROWS, "test_gradcheck"))
 def test_gradcheck(op_info):
-    checked = 0
-    for sample in _samples(op_info):
-        if not _checkable(op_info, sample):
-            continue
-        _check(op_info, sample)
-        checked += 1
-    if not checked:
-        pytest.skip(f"{op_info.id}: no sample is small, finite and has float inputs")
+    for sample in usable_samples(op_info):
+        where = slots(sample)
+        inputs = leaves(sample, where)
+        graph_outputs(op_info, sample, inputs)
+        assert gradcheck(function_of(op_info, sample, where), tuple(inputs)), \
+            f"{op_info.id}[{sample.name}]"
 
 
-@pytest.mark.parametrize("op_info", _params(DIFFERENTIABLE))
+@pytest.mark.parametrize("op_info", params(AUTOGRAD_ROWS, "test_gradcheck_noncontiguous"))
 def test_gradcheck_noncontiguous(op_info):
-    """Inputs are strided / transposed views: the backward must not assume
-    contiguous memory, and gradients come back in the input's shape."""
+    """Inputs are strided / transposed views: the backward must not assume contiguous
+    memory, and gradients come back in the input's shape."""
     checked = 0
-    for sample in _samples(op_info):
-        if not _checkable(op_info, sample):
-            continue
-        for make in (_strided, _transposed):
-            leaves_made = [make(np.asarray(_get(sample, s), dtype=np.float64))
-                           for s in _slots(sample)]
-            if all(t is None or t.is_contiguous() for t in leaves_made):
+    for sample in usable_samples(op_info):
+        where = slots(sample)
+        for make in (strided, transposed):
+            inputs = leaves(sample, where, make)
+            if all(t.is_contiguous() for t in inputs):
                 continue
-            leaves = _check(op_info, sample, make)
-            assert any(not t.is_contiguous() for t in leaves)
+            assert gradcheck(function_of(op_info, sample, where), tuple(inputs)), \
+                f"{op_info.id}[{sample.name}, {make.__name__}]"
             checked += 1
         if checked >= 2:
-            break       # two samples are enough: the contiguous test covers the rest
+            break       # two samples are enough: test_gradcheck covers the rest
     if not checked:
-        pytest.skip(f"{op_info.id}: no sample with an operand of more than one element")
+        pytest.skip(f"{op_info.id}: every operand of every sample has at most one element "
+                    "(nothing to lay out non-contiguously)")
 
 
-GRADGRAD_ROWS = [op for op in DIFFERENTIABLE if op.name in GRADGRAD_OPS]
-
-
-@pytest.mark.parametrize("op_info", _params(GRADGRAD_ROWS))
+@pytest.mark.parametrize("op_info", params(AUTOGRAD_ROWS, "test_gradgradcheck"))
 def test_gradgradcheck(op_info):
-    checked = 0
-    for sample in _samples(op_info):
-        if not _checkable(op_info, sample):
+    """supports_gradgrad: second derivatives vs finite differences of the first;
+    otherwise differentiating the backward must raise (as PyTorch's ops without a
+    double backward do)."""
+    for sample in usable_samples(op_info, limit=3):
+        where = slots(sample)
+        fn, inputs = function_of(op_info, sample, where), tuple(leaves(sample, where))
+        if op_info.supports_gradgrad:
+            assert gradgradcheck(fn, inputs), f"{op_info.id}[{sample.name}]"
+        else:
+            with pytest.raises(RuntimeError):
+                gradgradcheck(fn, inputs)
+
+
+# --------------------------------------------------------------- in-place variants
+
+def _inplace_samples(op_info):
+    """Samples whose in-place form is legal: the float input is the first slot and the
+    out-of-place result keeps its shape and dtype."""
+    found = []
+    for sample in usable_samples(op_info):
+        if slots(sample)[0] != ("input", None):
             continue
-        slots = _slots(sample)
-        leaves = _leaves(sample, slots)
+        with cygrad.no_grad():
+            result = call(op_info.op, sample, [], [])
+        if (isinstance(result, cygrad.Tensor) and result.dtype == F64
+                and tuple(result.shape) == np.shape(sample.input)):
+            found.append(sample)
+    assert found, f"{op_info.id}: no sample can run in place ({op_info.inplace})"
+    return found
 
-        def fn(*tensors):
-            return _call(op_info.op, sample, slots, tensors)
 
-        assert gradgradcheck(fn, tuple(leaves)), f"{op_info.id}[{sample.name}]"
+def _run_inplace(op_info, sample, target, rest):
+    _, args, kwargs = arguments(sample, slots(sample), [target] + list(rest))
+    return getattr(target, op_info.inplace)(*args, **kwargs)
+
+
+@pytest.mark.parametrize("op_info", params(INPLACE_ROWS, "test_inplace_autograd"))
+def test_inplace_autograd(op_info):
+    """supports_inplace: ``x.clone().op_(...)`` has the out-of-place op's gradients
+    (vs finite differences), and modifying a tensor saved for backward with ``op_``
+    makes that backward raise PyTorch's version error. Without the flag, ``op_`` on
+    a tensor that requires grad must raise."""
+    for sample in _inplace_samples(op_info)[:2]:
+        where = slots(sample)
+        what = f"{op_info.id}[{sample.name}] {op_info.inplace}"
+        if not op_info.supports_inplace:
+            first, *rest = leaves(sample, where)
+            with pytest.raises(RuntimeError):
+                _run_inplace(op_info, sample, first.clone(), rest)
+            continue
+
+        def fn(first, *rest):
+            return _run_inplace(op_info, sample, first.clone(), rest)
+        inputs = leaves(sample, where)
+        assert gradcheck(fn, tuple(inputs)), what
+
+        first, *rest = leaves(sample, where)
+        h = first.clone()
+        saver = h * h                   # saves h at version 0
+        result = _run_inplace(op_info, sample, h, rest)
+        assert result is h and h.grad_fn is not None and h._version >= 1, what
+        with pytest.raises(RuntimeError, match=r"modified by an inplace operation(.|\n)*"
+                                               r"is at version \d+; expected version 0"):
+            saver.backward(cygrad.ones_like(saver))
+
+
+# --------------------------------------------------------------- rows without autograd
+
+@pytest.mark.parametrize("op_info", params(REFUSED_ROWS, "test_autograd_refused"))
+def test_autograd_refused(op_info):
+    """A row without supports_autograd really is not differentiable: with float64 inputs
+    requiring grad it raises, gives no float output with a grad_fn, or (as PyTorch for
+    floor_divide, scatter(reduce=)...) has a node whose backward raises "not implemented"."""
+    checked = 0
+    for sample in samples(op_info):
+        where = slots(sample)
+        if not where:
+            continue
         checked += 1
-        if checked >= 3:
+        try:
+            result = call(op_info.op, sample, where, leaves(sample, where))
+        except Exception:     # noqa: BLE001  (refusing inputs that require grad is fine)
+            continue
+        outs = [o for o in outputs(result) if o.dtype.is_floating_point and o.grad_fn is not None]
+        if outs:
+            with pytest.raises(RuntimeError, match="not implemented|not differentiable"):
+                _ones_backward(outs)
+    assert checked, f"{op_info.id}: no float64 sample with a float input to try"
+
+
+def _torch_differentiates(op_info, torch):
+    """PyTorch's verdict on the row's first usable sample: it gives a float output with
+    a grad_fn whose backward runs. None when torch has no such function or refuses
+    the sample."""
+    fn = op_info.torch_callable(torch)
+    if fn is None:
+        return None
+    for sample in samples(op_info):
+        where = slots(sample)
+        if not where:
+            continue
+        tensors = [torch.from_numpy(np.array(get(sample, s), dtype=np.float64)).requires_grad_()
+                   for s in where]
+        try:
+            result = call(fn, sample, where, tensors, lib=torch)
+        except Exception:      # noqa: BLE001  (torch refuses this sample: try the next)
+            continue
+        flat = result if isinstance(result, (tuple, list)) else [result]
+        outs = [o for o in flat if isinstance(o, torch.Tensor) and o.is_floating_point()
+                and o.grad_fn is not None]
+        if not outs:
+            return False
+        try:
+            for o in outs:
+                o.backward(torch.ones_like(o), retain_graph=True)
+        except RuntimeError as e:
+            # any other error (torch's scatter backward trips over a src larger than
+            # its index) still means torch has a derivative for the op
+            return "not implemented" not in str(e)
+        return True
+    return None
+
+
+def test_declared_autograd_matches_torch():
+    """Every row PyTorch can differentiate is declared supports_autograd, and no row
+    PyTorch refuses to differentiate is."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference here")
+    undeclared, overclaimed, asked = [], [], 0
+    for op_info in op_db:
+        if F64 not in op_info.dtypes:
+            continue
+        verdict = _torch_differentiates(op_info, torch)
+        if verdict is None:
+            continue
+        asked += 1
+        if verdict and not op_info.supports_autograd:
+            undeclared.append(op_info.id)
+        if not verdict and op_info.supports_autograd:
+            overclaimed.append(op_info.id)
+    assert asked > 100, f"torch answered for only {asked} rows"
+    assert not undeclared and not overclaimed, (
+        f"differentiable in torch but not declared supports_autograd: {undeclared}; "
+        f"declared but torch cannot differentiate: {overclaimed}")
+
+
+def test_flags_are_declared_per_family():
+    """The flags are resolved to booleans when the table is collected (no probing), and
+    the families' defaults leave the non-differentiable rows spelled out."""
+    for op_info in op_db:
+        for flag in ("supports_autograd", "supports_forward_ad", "supports_gradgrad",
+                     "supports_inplace"):
+            assert isinstance(getattr(op_info, flag), bool), (op_info.id, flag)
+    ids = {op.id for op in AUTOGRAD_ROWS}
+    assert {"exp", "mul", "sum", "matmul", "gather", "permute", "cat"} <= ids
+    assert not {"eq", "isnan", "argmax", "nonzero", "zeros_like"} & ids
+
+
+# --------------------------------------------------------------- one way to define an op
+
+def _defines(cls, name):
+    """cls (or a base of it below Function) defines the static method ``name``."""
+    return any(name in klass.__dict__ for klass in cls.__mro__
+               if klass is not Function and issubclass(klass, Function))
+
+
+@pytest.mark.parametrize("op_info", params(AUTOGRAD_ROWS, "test_function_class"))
+def test_function_class(op_info):
+    """The node of every output comes from a ``cygrad.autograd.Function`` subclass that
+    defines ``forward`` and ``backward`` (and ``jvp`` where supports_forward_ad), in
+    the op's family module: a built-in op reads like the Function a user writes."""
+    nodes = []
+    for sample in usable_samples(op_info):
+        nodes = [o.grad_fn for o in graph_outputs(op_info, sample, leaves(sample, slots(sample)))
+                 if o.grad_fn is not None]
+        if nodes:
             break
-    if not checked:
-        pytest.skip(f"{op_info.id}: no sample is small, finite and has float inputs")
-
-
-# --------------------------------------------------------------- coverage
-
-# Ops that return their input itself (no new node), as PyTorch's do: a graph node is
-# not expected, whether or not torch is installed to tell.
-RETURNS_INPUT = {"positive": "torch.positive(x) returns x itself for non-bool tensors"}
-
-
-def _expected_differentiable(op_info, torch):
-    if op_info.id in NOT_DIFFERENTIABLE_IN_TORCH or op_info.name in NOT_DIFFERENTIABLE_IN_TORCH:
-        return False
-    if op_info.name in RETURNS_INPUT:
-        return False
-    verdict = _probe_torch(op_info, torch) if torch is not None else None
-    if verdict is not None:
-        return verdict
-    return _float_output(op_info)
-
-
-def test_differentiable_coverage():
-    """Every op PyTorch can differentiate must record a graph in cygrad too."""
-    try:
-        import torch
-    except ImportError:      # the float-output rule still decides
-        torch = None
-    missing = sorted(op.id for op in F64_ROWS
-                     if op.id not in _DIFF_IDS and _expected_differentiable(op, torch))
-    # rows that are differentiable, but refuse inputs requiring grad for some samples
-    refused = []
-    for op in DIFFERENTIABLE:
-        for sample in _samples(op):
-            try:
-                with cygrad.no_grad():
-                    _call(op.op, sample, [], [])
-            except Exception:    # noqa: BLE001  (invalid sample: the value tests judge it)
-                continue
-            if _slots(sample) and _grad_forward_error(op, sample) is not None:
-                refused.append(f"{op.id}[{sample.name}]: {_grad_forward_error(op, sample)}")
-    assert not missing and not refused, (
-        f"{len(missing)} ops are differentiable in PyTorch but produce no grad_fn in "
-        f"cygrad: {', '.join(missing)}\n{len(refused)} samples of differentiable ops raise "
-        f"when their inputs require grad:\n" + "\n".join(refused))
-
-
-@pytest.mark.parametrize("op_info", [op for op in _RECORDS_GRAPH
-                                     if op.id in NOT_DIFFERENTIABLE_IN_TORCH],
-                         ids=lambda op: op.id)
-def test_unimplemented_backward_raises(op_info):
-    """Ops with a graph node but no derivative (as in PyTorch) raise on backward."""
-    sample = _samples(op_info)[0]
-    slots = _slots(sample)
-    out = _outputs(_call(op_info.op, sample, slots, _leaves(sample, slots)))[0]
-    with pytest.raises(RuntimeError, match="not implemented"):
-        out.backward(cygrad.ones_like(out))
-
-
-def test_differentiable_rows_found():
-    # the probe itself works: plain elementwise ops are differentiable
-    assert {"exp", "mul", "add"} <= _DIFF_IDS
-    assert "eq" not in _DIFF_IDS and "isnan" not in _DIFF_IDS
+    assert nodes, f"{op_info.id}: every sample returns its input itself (no node to inspect)"
+    for node in nodes:
+        cls = getattr(type(node), "_forward_cls", None)
+        where = f"{op_info.id}: node {node.name()}"
+        assert isinstance(cls, type) and issubclass(cls, Function), \
+            f"{where} does not come from a Function subclass"
+        missing = [m for m in ("forward", "backward") + ("jvp",) * op_info.supports_forward_ad
+                   if not _defines(cls, m)]
+        assert not missing, f"{where}: {cls.__qualname__} does not define {missing}"
+        allowed = FAMILY_MODULES[op_info.family]
+        assert any(cls.__module__ == m or cls.__module__.startswith(m + ".") for m in allowed), \
+            f"{where}: {cls.__module__}.{cls.__qualname__} is not in {' or '.join(allowed)}"
 
 
 # --------------------------------------------------------------- reference engine
 
-@pytest.mark.parametrize("op_info", _params(DIFFERENTIABLE))
+@pytest.mark.parametrize("op_info", params(AUTOGRAD_ROWS, "test_reference_engine"))
 def test_reference_engine_gives_the_real_engines_gradients(op_info):
     """``cygrad.autograd.reference.backward`` (the one-page engine for teaching) and
     the real engine must agree on every sample: same graph, same algorithm."""
     from cygrad.autograd.reference import backward as reference_backward
-    checked = 0
-    for sample in _samples(op_info):
-        if not _checkable(op_info, sample):
-            continue
-        slots = _slots(sample)
-        leaves = _leaves(sample, slots)
-        outs = [o for o in _outputs(_call(op_info.op, sample, slots, leaves))
-                if o.dtype.is_floating_point and o.grad_fn is not None]
-        rng = np.random.default_rng(checked)
+    for i, sample in enumerate(usable_samples(op_info)):
+        inputs = leaves(sample, slots(sample))
+        outs = graph_outputs(op_info, sample, inputs)
+        rng = np.random.default_rng(i)
         loss = sum((o * cygrad.from_numpy(rng.uniform(-1, 1, tuple(o.shape)))).sum()
                    for o in outs)
         reference_backward(loss)
-        ref = [None if t.grad is None else t.grad.clone() for t in leaves]
-        for t in leaves:
+        ref = [None if t.grad is None else t.grad.clone() for t in inputs]
+        for t in inputs:
             t.grad = None
         loss.backward()
-        for r, t in zip(ref, leaves):
+        for r, t in zip(ref, inputs):
             assert (r is None) == (t.grad is None), f"{op_info.id}[{sample.name}]"
             if r is not None:
                 np.testing.assert_allclose(r.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12,
                                            err_msg=f"{op_info.id}[{sample.name}]")
-        checked += 1
-    if not checked:
-        pytest.skip(reason=f"{op_info.id}: no sample is small, finite and has float inputs")

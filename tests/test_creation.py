@@ -276,3 +276,42 @@ def test_empty_and_shape_errors():
         cygrad.zeros(2.5)
     with pytest.raises(RuntimeError):
         cygrad.linspace(0, 1, -1)
+
+
+@pytest.mark.parametrize("data", [
+    [np.int32(1), np.int32(2)], [np.int8(1)], [np.int8(1), np.uint8(2)], [np.float16(1), 2.5],
+    [np.int64(1), 2.5], [np.int32(1), True], [[np.int16(1)], [np.int16(3)]],
+    [np.float64(1.5), 2.0], [1.5, 2.0], [1, 2]])
+def test_tensor_keeps_numpy_scalar_dtypes_as_pytorch(data):
+    torch = pytest.importorskip("torch")
+    expected = str(torch.tensor(data).dtype).replace("torch.", "")
+    assert str(cygrad.tensor(data).dtype).replace("cygrad.", "") == expected
+    assert str(cygrad.as_tensor(data).dtype).replace("cygrad.", "") == expected
+    np.testing.assert_array_equal(cygrad.tensor(data).numpy(), np.asarray(data, dtype=expected))
+
+
+@pytest.mark.parametrize("method,args", [("new_zeros", ((2, 3),)), ("new_zeros", (2, 3)),
+                                         ("new_ones", ((4,),)), ("new_full", ((2,), 7)),
+                                         ("new_tensor", ([1, 2],)), ("new_empty", (3,))])
+def test_new_factories_follow_self_dtype(method, args):
+    x = cygrad.ones(1, dtype=cygrad.float64)
+    y = getattr(x, method)(*args)
+    assert y.dtype == cygrad.float64 and y.device == x.device and not y.requires_grad
+    if method != "new_empty":
+        expected = {"new_zeros": np.zeros((2, 3)), "new_ones": np.ones(4),
+                    "new_full": np.full(2, 7.0), "new_tensor": np.array([1.0, 2.0])}[method]
+        np.testing.assert_array_equal(y.numpy(), expected)
+    else:
+        assert tuple(y.shape) == (3,)
+    z = getattr(x, method)(*args, dtype=cygrad.int32, requires_grad=False)
+    assert z.dtype == cygrad.int32
+
+
+def test_piecewise_constant_ops_save_nothing():
+    # floor/sign/frac need nothing from their input: changing it afterwards is fine (as torch)
+    leaf = cygrad.tensor([1.5, -2.5], requires_grad=True)
+    h = leaf.clone()
+    y = h.floor() + h.sign() + h.frac()
+    h.add_(1)
+    y.sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), [1.0, 1.0])

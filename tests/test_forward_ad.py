@@ -1,8 +1,10 @@
 """Forward-mode AD (cygrad.autograd.forward_ad).
 
-Tangents are checked against two independent references: the Jacobian built by
-cygrad's reverse mode (J @ v, in float64) and PyTorch's own forward AD on the same
-inputs. Level handling and errors are compared with PyTorch's behaviour.
+Tangents are checked against independent references: the Jacobian built by cygrad's
+reverse mode (J @ v, in float64), finite differences (``gradcheck(check_forward_ad=True)``
+on every op-table row declaring ``supports_forward_ad``) and, when installed, PyTorch's
+own forward AD on the same inputs. Level handling and errors are compared with
+PyTorch's behaviour (those tests skip without torch).
 """
 import numpy as np
 import pytest
@@ -10,9 +12,44 @@ import pytest
 import cygrad
 from cygrad._core import tensor as _C
 from cygrad.autograd import forward_ad as fwAD
+from cygrad.autograd import gradcheck
+from opinfo import op_db
+from opinfo._autograd import call, function_of, leaves, params, slots, usable_samples
 
-torch = pytest.importorskip("torch", reason="PyTorch reference not installed")
-from torch.autograd import forward_ad as tfwAD  # noqa: E402
+try:
+    import torch
+    from torch.autograd import forward_ad as tfwAD
+except ImportError:       # tests whose only reference is torch skip themselves
+    torch = tfwAD = None
+
+
+def _torch():
+    """torch, for a test whose reference it is (skips that test without it)."""
+    return pytest.importorskip("torch", reason="PyTorch is the reference of this test")
+
+
+# ------------------------------------------------------------- the op table, generated
+
+AUTOGRAD_ROWS = [op for op in op_db if op.supports_autograd]
+
+
+@pytest.mark.parametrize("op_info", params(AUTOGRAD_ROWS, "test_forward_ad"))
+def test_forward_ad(op_info):
+    """supports_forward_ad: the Jacobian built from forward mode (jvp per input
+    direction) equals finite differences, on up to three samples. Without the flag,
+    forward mode must refuse the op (PyTorch: 'Trying to use forward AD with ...')."""
+    for sample in usable_samples(op_info, limit=3):
+        where = slots(sample)
+        inputs = tuple(leaves(sample, where))
+        if op_info.supports_forward_ad:
+            assert gradcheck(function_of(op_info, sample, where), inputs,
+                             check_forward_ad=True, check_backward_ad=False), \
+                f"{op_info.id}[{sample.name}]"
+            continue
+        with fwAD.dual_level():
+            duals = [fwAD.make_dual(t.detach(), cygrad.ones_like(t)) for t in inputs]
+            with pytest.raises(RuntimeError, match="forward AD|jvp"):
+                call(op_info.op, sample, where, duals)
 
 
 # ------------------------------------------------------------------------ helpers
@@ -22,7 +59,8 @@ def cg(a, requires_grad=False):
 
 
 def tt(a):
-    return torch.tensor(np.asarray(a, dtype=np.float64))
+    """A torch tensor (None without torch: the torch reference is then not run)."""
+    return None if torch is None else torch.tensor(np.asarray(a, dtype=np.float64))
 
 
 def arr(t):
@@ -66,14 +104,19 @@ def torch_jvp(f, xs, vs):
 
 
 def check_against_references(f, xs, vs, torch_f=None):
+    """Forward-mode tangents vs J @ v from reverse mode, and vs torch when installed."""
     ours = forward_jvp(f, xs, vs)
     rev = reverse_jvp(f, xs, vs)
-    ref = torch_jvp(torch_f or f, xs, vs)
-    assert len(ours) == len(rev) == len(ref)
-    for (primal, tangent), r, t in zip(ours, rev, ref):
+    assert len(ours) == len(rev)
+    for (primal, tangent), r in zip(ours, rev):
         assert tangent is not None
         assert tuple(tangent.shape) == tuple(primal.shape)
         np.testing.assert_allclose(arr(tangent), r, rtol=1e-10, atol=1e-12)
+    if torch is None:
+        return
+    ref = torch_jvp(torch_f or f, xs, vs)
+    assert len(ref) == len(ours)
+    for (_, tangent), t in zip(ours, ref):
         np.testing.assert_allclose(arr(tangent), t.numpy(), rtol=1e-10, atol=1e-12)
 
 
@@ -154,6 +197,7 @@ def test_binary_with_python_number(name, rng):
 
 
 def test_maximum_tie_takes_mean_of_tangents():
+    _torch()
     with fwAD.dual_level():
         a = fwAD.make_dual(cg([1.0, 2.0]), cg([1.0, 1.0]))
         b = fwAD.make_dual(cg([1.0, 3.0]), cg([3.0, 3.0]))
@@ -241,6 +285,9 @@ def test_view_tangent_matches_references(name, rng):
     # the tangent of the view itself (no op after it)
     with fwAD.dual_level():
         t = fwAD.unpack_dual(view(fwAD.make_dual(cg(x), cg(v)))).tangent
+    np.testing.assert_array_equal(arr(t), arr(view(cg(v))))   # the view of the tangent
+    if torch is None:
+        return
     with tfwAD.dual_level():
         ref = tfwAD.unpack_dual(view(tfwAD.make_dual(tt(x), tt(v)))).tangent
     np.testing.assert_array_equal(arr(t), ref.numpy())
@@ -301,6 +348,7 @@ def test_clone_and_to(rng):
 
 def test_inplace_through_copy_slices_updates_base_tangent(rng):
     # an in-place op on a view of a tensor that requires grad runs through CopySlices
+    _torch()
     x, v = rng.standard_normal(4), rng.standard_normal(4)
     with fwAD.dual_level():
         leaf = cg(x, requires_grad=True)
@@ -435,6 +483,7 @@ def _capture(fn):
 
 @pytest.mark.parametrize("case", ["no_level", "shape", "int_primal", "int_tangent"])
 def test_make_dual_errors_match_torch(case):
+    _torch()
     primal = {"int_primal": np.arange(3)}.get(case, np.zeros(3))
     tangent = {"shape": np.zeros(4), "int_tangent": np.arange(3)}.get(case, np.ones(3))
     enter = case != "no_level"
@@ -458,6 +507,7 @@ def test_make_dual_on_dual_raises():
 
 
 def test_float32_primal_with_float64_tangent_is_kept_like_torch():
+    _torch()
     with fwAD.dual_level():
         d = fwAD.make_dual(cygrad.zeros(2), cygrad.ones(2, dtype=cygrad.float64))
         ours = fwAD.unpack_dual(d).tangent.dtype
@@ -470,6 +520,7 @@ def test_float32_primal_with_float64_tangent_is_kept_like_torch():
 # ------------------------------------------------------------------------ levels
 
 def test_level_numbers_and_nesting_like_torch():
+    _torch()
     with fwAD.dual_level() as lvl:
         assert lvl == 0
         ours = _capture(lambda: fwAD.enter_dual_level())
@@ -538,6 +589,7 @@ def test_inplace_on_dual_requiring_grad():
 
 
 def test_inplace_matches_torch():
+    _torch()
     def run(lib, fw):
         def T(a):
             return lib.tensor(np.array(a, dtype=np.float64))

@@ -100,6 +100,13 @@ def index_case(draw, ints_with_advanced=False, zero_dim_tensors=False, negative_
         # it first as a view. The NumPy comparison leaves that mix to the torch test.
         index = [slice(None) if isinstance(i, int) and not isinstance(i, bool) else i
                  for i in index]
+        # Likewise a bare True/False: PyTorch inserts its dim where it stands, NumPy
+        # moves it to the front when it is not the only advanced index. Keep one bool
+        # alone, or none beside index arrays; the torch test covers the rest.
+        n_bools = sum(isinstance(i, bool) for i in index)
+        arrays = any(isinstance(i, np.ndarray) for i in index)
+        if arrays or n_bools > 1:
+            index = [None if isinstance(i, bool) else i for i in index]
     return a, tuple(index)
 
 

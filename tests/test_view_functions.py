@@ -66,3 +66,22 @@ def test_view_function_apply_directly():
     assert y.shape == (3, 2) and y.grad_fn.name() == "PermuteBackward0"
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("cls,shape", [(V.View, (3, 2)), (V.Expand, (4, 2, 3)), (V.Slice, (2, 2))])
+def test_general_path_forward_then_backward(cls, shape):
+    # calling apply directly runs forward (not the engine's fast path); backward then
+    # needs what forward stored
+    x = cygrad.randn(2, 3, dtype=cygrad.float64, requires_grad=True)
+    if cls is V.Expand:
+        x = cygrad.randn(2, 1, dtype=cygrad.float64, requires_grad=True)
+        y = cls.apply(x, shape, (0, 1, 0), 0)
+    elif cls is V.View:
+        y = cls.apply(x, shape, (2, 1), 0)
+    else:
+        y = cls.apply(x, shape, (3, 1), 1)
+    assert y.grad_fn.name() == cls._node_name
+    y.sum().backward()
+    expected = {V.View: np.ones((2, 3)), V.Expand: np.full((2, 1), 12.0),
+                V.Slice: np.array([[0, 1, 1], [0, 1, 1]], dtype=float)}[cls]
+    np.testing.assert_array_equal(x.grad.numpy(), expected)

@@ -478,7 +478,11 @@ cdef object apply_function(object cls, tuple args, dict kwargs):
         if kwargs:
             outputs = cls.forward(ctx, *args, **kwargs)
         else:
-            outputs = cls.forward(ctx, *args)
+            fast = _fast_forwards.get(cls) if n <= 2 else None
+            if fast is not None and ntensors == n:
+                outputs = _fast_forward(ctx, <tuple>fast, args)
+            else:
+                outputs = cls.forward(ctx, *args)
     finally:
         set_grad_enabled(was_enabled)
         set_fw_enabled(fw_was)
@@ -490,6 +494,30 @@ cdef object apply_function(object cls, tuple args, dict kwargs):
 
 
 set_apply_hook(apply_function)
+
+
+# Built-in elementwise Functions whose forward is exactly "run the op's kernel, save
+# the input (or output)": the engine does that itself, in C, instead of calling
+# the Python ``forward`` (about a microsecond per call). Their Python classes stay
+# what users see and what backward/jvp run; the result is the same.
+cdef dict _fast_forwards = {}      # Function class -> (arity, ElementwiseOp, saves output)
+cdef object _unary_op = _T.unary_op
+cdef object _binary_op = _T.binary_op
+
+def _register_fast_forward(cls, int arity, op, bint saves_output):
+    """Let the engine run ``cls``'s forward itself (see above); ``cls.forward`` must be
+    exactly: compute ``op`` on the tensor inputs, save them (or the output)."""
+    _fast_forwards[cls] = (arity, op, saves_output)
+
+
+cdef object _fast_forward(FunctionCtx ctx, tuple fast, tuple args):
+    cdef int arity = fast[0]
+    if arity == 1:
+        y = _unary_op(fast[1], args[0])
+        ctx._to_save = (y,) if fast[2] else args
+        return y
+    ctx._to_save = args
+    return _binary_op(fast[1], args[0], args[1])
 
 
 cdef object _forward_ad_hook = None
@@ -628,22 +656,23 @@ def record_view(TensorBase base, TensorBase view, str kind, object args=None):
     ``kind`` (``SliceBackward0``...) would have, without re-creating the view.
 
     What the Function's ``forward(ctx, base, *args)`` stores on ``ctx`` this sets
-    directly: ``ctx.view_args`` (``args``, or the view's geometry
-    ``(shape, strides, offset)`` for the views that are a region of their base) and
-    ``ctx._view_geometry`` (base and view geometry)."""
+    directly: ``ctx._view_geometry`` (base and view shape/strides/offset) and, for the
+    views that need more (a permutation), ``ctx.view_args``. Without ``args`` the
+    Function's arguments are the view's geometry ``(shape, strides, offset)``."""
     cdef FunctionCtx ctx
     cls = _view_function_for(kind)
-    if args is None:
-        args = (view.shape, view.stride(), view._offset)
     if not (base._requires_grad and grad_enabled()):
         # only a forward-mode tangent to carry: the general path
+        if args is None:
+            args = (view.shape, view.stride(), view._offset)
         return apply_function(cls, (base,) + args, None)
     ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
-    ctx.needs_input_grad = _NEEDS_VIEW if len(args) == 3 else _NEEDS_VIEW_1
+    ctx.needs_input_grad = _NEEDS_VIEW if args is None else _NEEDS_VIEW_1
     ctx._tensor_positions = _POS_VIEW
     ctx._materialize_grads = True
     ctx._view_geometry = _geometry(base) + _geometry(view)
-    ctx.view_args = args
+    if args is not None:        # (the region and reshape views read _view_geometry alone)
+        ctx.view_args = args
     ctx.next_functions = (gradient_edge(base),)
     ctx._input_meta = [(shape_of(base), base._dtype)]
     ctx._output_meta = [(shape_of(view), view._dtype)]
@@ -654,6 +683,8 @@ def record_view(TensorBase base, TensorBase view, str kind, object args=None):
     if _anomaly_enabled:
         ctx._forward_stack = _user_stack()
     if base._fw_grad is not None and _forward_ad_hook is not None and _T._is_fw_grad_enabled():
+        if args is None:
+            args = (view.shape, view.stride(), view._offset)
         return _forward_ad_hook(cls, ctx, (base,) + args, view)
     return view
 
@@ -831,60 +862,24 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
                  tuple inputs=None, bint accumulate=True, bint allow_unused=True):
     """Backpropagate from ``roots`` (tensors) seeded with ``root_grads``.
 
-    With ``inputs`` given, only the part of the graph that reaches them runs; their
-    gradients are returned (``autograd.grad``) or, if ``accumulate``, added to their
-    ``.grad`` (``backward(inputs=...)``).
+    The algorithm: count, for every node reachable from the roots, how many edges
+    lead into it; then run a *ready queue*: a node runs once every gradient flowing
+    into it has arrived (its count reached zero), its output gradients summed. Leaves
+    end in ``AccumulateGrad``, which adds into ``.grad``.
+
+    With ``inputs`` given (``autograd.grad`` / ``backward(inputs=...)``), only the part
+    of the graph that reaches them runs (:class:`_Capture`); their gradients are
+    returned, or, if ``accumulate``, added to their ``.grad``. Tensor hooks run as a
+    gradient leaves its buffer (:func:`_incoming`); node hooks, anomaly checks and
+    the trace observer wrap each node's backward (:func:`_call_node`).
     """
-    cdef dict deps = {}
+    cdef list root_edges = _root_edges(roots)
+    cdef _Capture capture = None if inputs is None else _Capture(inputs, root_edges)
+    cdef dict deps = _count_dependencies(root_edges, capture)
     cdef dict buffers = {}
-    cdef list stack = []
     cdef list ready = []
     cdef Node node, child
-    cdef tuple edge
     cdef int i, nr
-    cdef dict capture = None          # (node, nr) -> index into captured
-    cdef list captured = None
-    cdef set needed = None
-
-    root_edges = []
-    for i in range(len(roots)):
-        t = roots[i]
-        edge = gradient_edge(t)
-        if edge[0] is None:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
-        root_edges.append(edge)
-
-    if inputs is not None:
-        capture = {}
-        captured = [None] * len(inputs)
-        for i in range(len(inputs)):
-            inp = inputs[i]
-            if not isinstance(inp, TensorBase) or not (<TensorBase>inp)._requires_grad:
-                raise RuntimeError(f"One of the differentiated Tensors does not require grad")
-            capture.setdefault(gradient_edge(inp), []).append(i)
-        needed = _needed_nodes([e[0] for e in root_edges], {k[0] for k in capture})
-
-    # 1. count dependencies over the (needed part of the) graph, iteratively
-    for edge in root_edges:
-        if edge[0] not in deps:
-            deps[edge[0]] = 0
-            stack.append(edge[0])
-    while stack:
-        node = stack.pop()
-        if needed is not None and node not in needed:
-            continue
-        for edge in node.next_functions:
-            child = edge[0]
-            if child is None or (needed is not None and child not in needed):
-                continue
-            if child in deps:
-                deps[child] += 1
-            else:
-                deps[child] = 1
-                stack.append(child)
-
-    # 2. seed the root buffers
     for i in range(len(root_edges)):
         node, nr = root_edges[i]
         _add_to_buffer(buffers, node, nr, root_grads[i])
@@ -892,55 +887,135 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
         if deps[node] == 0:
             ready.append(node)
 
-    # 3. run nodes as they become ready
     cdef bint was_enabled = grad_enabled()
-    set_grad_enabled(create_graph)
+    set_grad_enabled(create_graph)          # backward builds a graph only if asked to
     try:
         while ready:
             node = ready.pop()
-            grads = buffers.pop(node, None) or [None]
-            for nr in range(len(grads)):
-                if grads[nr] is not None:
-                    grads[nr] = _run_tensor_hooks(node, nr, grads[nr])
-            if capture is not None:
-                for nr in range(len(grads)):
-                    key = (node, nr)
-                    if key in capture:
-                        for i in capture[key]:
-                            captured[i] = grads[nr]
+            grads = _incoming(node, buffers, capture)
             if isinstance(node, AccumulateGrad):
-                if grads[0] is not None and (accumulate and (capture is None or (node, 0) in capture)):
+                if grads[0] is not None and accumulate and (capture is None or capture.wants(node)):
                     _accumulate(<AccumulateGrad>node, grads[0], create_graph)
                 continue
-            if needed is not None and not _has_needed_child(node, needed):
-                # a captured non-leaf output: nothing needed lies beyond it
-                if not retain_graph:
-                    node.release_saved()
-                    _notify("release", node, None)
-                continue
-            in_grads = _call_node(node, grads, create_graph)
+            if capture is not None and capture.ends_at(node):
+                in_grads = None             # a captured output with nothing needed beyond it
+            else:
+                in_grads = _call_node(node, grads, create_graph)
             if not retain_graph:
                 node.release_saved()
                 _notify("release", node, None)
+            if in_grads is None:
+                continue
             for i in range(len(node.next_functions)):
                 child, nr = node.next_functions[i]
-                if child is None or (needed is not None and child not in needed):
+                if child is None or (capture is not None and not capture.needs(child)):
                     continue
-                g = in_grads[i]
-                if g is not None:
-                    _add_to_buffer(buffers, child, nr, g)
+                if in_grads[i] is not None:
+                    _add_to_buffer(buffers, child, nr, in_grads[i])
                 deps[child] -= 1
                 if deps[child] == 0:
                     ready.append(child)
     finally:
         set_grad_enabled(was_enabled)
-    if captured is not None:
-        for i in range(len(captured)):
-            if captured[i] is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
-    return captured
+    return None if capture is None else capture.result(allow_unused)
+
+
+# ------------------------------------------------------------- the engine's helpers
+
+cdef list _root_edges(tuple roots):
+    """(node, output number) where each root's gradient enters the graph."""
+    cdef list edges = []
+    cdef int i
+    for i in range(len(roots)):
+        edge = gradient_edge(roots[i])
+        if edge[0] is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        edges.append(edge)
+    return edges
+
+
+cdef dict _count_dependencies(list root_edges, _Capture capture):
+    """For each node reachable from the roots (and needed, if capturing), the number of
+    edges that lead into it: how many gradients it waits for. Iterative, so a graph
+    of any depth fits."""
+    cdef dict deps = {}
+    cdef list stack = []
+    cdef Node node, child
+    for edge in root_edges:
+        if edge[0] not in deps:
+            deps[edge[0]] = 0
+            stack.append(edge[0])
+    while stack:
+        node = stack.pop()
+        if capture is not None and not capture.needs(node):
+            continue
+        for edge in node.next_functions:
+            child = edge[0]
+            if child is None or (capture is not None and not capture.needs(child)):
+                continue
+            if child in deps:
+                deps[child] += 1
+            else:
+                deps[child] = 1
+                stack.append(child)
+    return deps
+
+
+cdef list _incoming(Node node, dict buffers, _Capture capture):
+    """The summed gradients of ``node``'s outputs, after tensor hooks; captured if an
+    input of ``autograd.grad`` sits there."""
+    cdef int nr
+    grads = buffers.pop(node, None) or [None]
+    for nr in range(len(grads)):
+        if grads[nr] is not None:
+            grads[nr] = _run_tensor_hooks(node, nr, grads[nr])
+    if capture is not None:
+        capture.take(node, grads)
+    return grads
+
+
+cdef class _Capture:
+    """``inputs=``: which tensors' gradients to keep, and the part of the graph
+    (nodes on a path from a root to one of them) that has to run for them."""
+    cdef dict slots        # (node, nr) -> indices into grads
+    cdef list grads
+    cdef set needed
+
+    def __init__(self, tuple inputs, list root_edges):
+        cdef int i
+        self.slots = {}
+        self.grads = [None] * len(inputs)
+        for i in range(len(inputs)):
+            inp = inputs[i]
+            if not isinstance(inp, TensorBase) or not (<TensorBase>inp)._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            self.slots.setdefault(gradient_edge(inp), []).append(i)
+        self.needed = _needed_nodes([e[0] for e in root_edges], {k[0] for k in self.slots})
+
+    cdef bint needs(self, Node node):
+        return node in self.needed
+
+    cdef bint wants(self, Node node):
+        return (node, 0) in self.slots
+
+    cdef bint ends_at(self, Node node):
+        return not _has_needed_child(node, self.needed)
+
+    cdef void take(self, Node node, list grads) except *:
+        cdef int nr
+        for nr in range(len(grads)):
+            key = (node, nr)
+            if key in self.slots:
+                for i in self.slots[key]:
+                    self.grads[i] = grads[nr]
+
+    cdef list result(self, bint allow_unused):
+        if not allow_unused and any([g is None for g in self.grads]):
+            raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the "
+                               "desired behavior.")
+        return self.grads
 
 
 cdef bint _has_needed_child(Node node, set needed):

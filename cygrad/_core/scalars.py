@@ -35,7 +35,8 @@ def check_scalar_fits(value, dtype):
     A Python int outside ``[-2**63, 2**64)`` is an ``OverflowError`` whatever the
     dtype (PyTorch cannot even read it).  Otherwise the value must lie in the
     dtype's range: NaN and infinity fit only floating dtypes, unsigned integer
-    dtypes also take negatives down to ``-max`` (they wrap), bool takes anything.
+    dtypes also take negative *integers* down to ``-max`` (they wrap; a negative
+    float overflows), bool takes anything.
     The value is returned unchanged.
 
     Examples
@@ -74,6 +75,7 @@ def check_scalar_fits(value, dtype):
             return value
     else:
         v = float(value)
-        if not (math.isnan(v) or math.isinf(v)) and (lo <= v <= hi or (lo == 0 and -hi <= v < 0)):
+        # (c10 lets only integers wrap into an unsigned type: -0.5 into uint8 overflows)
+        if not (math.isnan(v) or math.isinf(v)) and lo <= v <= hi:
             return value
     raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without overflow")

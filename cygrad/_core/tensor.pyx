@@ -15,6 +15,7 @@ cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
 from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
+from cpython.long cimport PyLong_AsLongLongAndOverflow
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
@@ -299,7 +300,7 @@ def _gc_track(TensorBase t):
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device):
     """A fresh contiguous tensor (uninitialised memory) on ``device``."""
     cdef TensorBase t = _alloc_tensor()
-    cdef Py_ssize_t n = 1, nbytes
+    cdef Py_ssize_t n = 1, nbytes, nbytes_stride
     cdef int i
     cdef bint overflow = False
     if ndim > MAX_DIMS:
@@ -312,6 +313,13 @@ cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object de
     # a wrapped size would allocate a tiny block that kernels then overrun (issue 6)
     if overflow or cg_mul_overflow(n, dt.itemsize, &nbytes):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={_shape_str(ndim, shape)}")
+    if n == 0:
+        # an empty tensor's strides still multiply its other sizes (PyTorch: the
+        # product of the sizes behind each dim, sizes 0 read as 1) and may not wrap
+        nbytes_stride = 1
+        for i in range(ndim - 1, 0, -1):
+            if cg_mul_overflow(nbytes_stride, shape[i] if shape[i] > 0 else 1, &nbytes_stride):
+                raise RuntimeError("Stride calculation overflowed")
     t._ndim = ndim
     _contig_strides(ndim, shape, t._strides)
     t._numel = n
@@ -532,6 +540,51 @@ include "tensor_dispatch.pxi"
 
 
 include "tensor_views.pxi"
+
+
+# the most views chunk() hands back (PyTorch's vector of results fails to allocate)
+cdef Py_ssize_t _MAX_VIEWS = (1 << 31) - 1
+_INT64_MAX = (1 << 63) - 1
+
+# squeeze()'s default: PyTorch refuses an explicit None
+cdef object _ALL_DIMS = object()
+
+cdef object _expand(TensorBase self, tuple sizes):
+    """``self.expand(*sizes)`` once the sizes are read (a tuple of ints)."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int nd, i, j
+    nd = len(sizes)
+    if nd < self._ndim:
+        raise RuntimeError(f"expand(): the number of sizes provided ({nd}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({self._ndim})")
+    if nd > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
+    for i in range(nd):
+        if not -9223372036854775808 <= sizes[i] <= 9223372036854775807:
+            raise _size_overflow("expand", "size", i)
+    for i in range(nd):
+        j = i - (nd - self._ndim)
+        v = sizes[i]
+        if j < 0:
+            if v < 0:
+                raise RuntimeError(f"expand(): the expanded size of the tensor ({v}) isn't "
+                                   "allowed in a leading, non-existing dimension 0")
+            shape[i] = v
+            strides[i] = 0
+        elif v == -1 or v == self._shape[j]:
+            shape[i] = self._shape[j]
+            strides[i] = self._strides[j]
+        elif self._shape[j] == 1:
+            if v < 0:
+                raise RuntimeError(f"expand(): invalid size {v}")
+            shape[i] = v
+            strides[i] = 0
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({v}) must match the existing "
+                               f"size ({self._shape[j]}) at non-singleton dimension {i}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: {list(self.shape)}")
+    return _make_view(self, nd, shape, strides, self._offset, "ExpandBackward0")
 
 
 # New tensors are untracked by Python's cyclic GC (see _alloc_tensor): an allocation
@@ -787,9 +840,11 @@ cdef class TensorBase:
 
     def flatten(self, start_dim=0, end_dim=-1):
         """Merge dims ``start_dim..end_dim`` into one (a view when possible)."""
+        cdef Py_ssize_t sd = _int_arg(start_dim, "flatten", "start_dim", 1)
+        cdef Py_ssize_t ed = _int_arg(end_dim, "flatten", "end_dim", 2)
+        cdef int s = _wrap_idx(sd, self._ndim), e = _wrap_idx(ed, self._ndim)
         if self._ndim == 0:
             return self.reshape(1)
-        cdef int s = _wrap_dim(start_dim, self._ndim), e = _wrap_dim(end_dim, self._ndim)
         if s > e:
             raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
         if s == e:
@@ -819,7 +874,8 @@ cdef class TensorBase:
         >>> cygrad.zeros(2, 3).transpose(0, 1).shape
         cygrad.Size([3, 2])
         """
-        return _transpose(self, dim0, dim1, "TransposeBackward0")
+        return _transpose(self, _int_arg(dim0, "transpose", "dim0", 1),
+                          _int_arg(dim1, "transpose", "dim1", 2), "TransposeBackward0")
 
     swapaxes = transpose
     swapdims = transpose
@@ -869,22 +925,30 @@ cdef class TensorBase:
 
     def movedim(self, source, destination):
         """Move dims from ``source`` positions to ``destination`` positions (a view)."""
-        src = [source] if isinstance(source, int) else list(source)
-        dst = [destination] if isinstance(destination, int) else list(destination)
+        if type(source) is int and type(destination) is int:
+            src = [_int_arg(source, "movedim", "source", 1)]
+            dst = [_int_arg(destination, "movedim", "destination", 2)]
+        else:
+            from ..ops.shape.views import _movedim_args
+            src, dst = _movedim_args(source, destination, "movedim", 1)
+            src, dst = list(src), list(dst)
         if len(src) != len(dst):
             raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
                                f"should contain the same number of dims as destination ({dst} dims)")
-        src = [_wrap_dim(d, self._ndim) for d in src]
-        dst = [_wrap_dim(d, self._ndim) for d in dst]
+        wsrc = [_wrap_idx(d, self._ndim) for d in src]
+        wdst = [_wrap_idx(d, self._ndim) for d in dst]
+        if len(set(wsrc)) != len(wsrc):
+            raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+        if len(set(wdst)) != len(wdst):
+            raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
         if self._ndim == 0:
             return self.view(())
-        order = [d for d in range(self._ndim) if d not in src]
+        # the dims not moved keep their order in the places no destination names
+        rest = iter([d for d in range(self._ndim) if d not in wsrc])
         perm = [None] * self._ndim
-        for s, d in zip(src, dst):
+        for s, d in zip(wsrc, wdst):
             perm[d] = s
-        it = iter(order)
-        perm = [p if p is not None else next(it) for p in perm]
-        return self.permute(perm)
+        return self.permute([p if p is not None else next(rest) for p in perm])
 
     moveaxis = movedim
 
@@ -897,60 +961,34 @@ cdef class TensorBase:
         >>> cygrad.tensor([1, 2]).expand(3, -1).stride()
         (0, 1)
         """
-        cdef Py_ssize_t shape[MAX_DIMS]
-        cdef Py_ssize_t strides[MAX_DIMS]
-        cdef int nd, i, j
-        if len(sizes) == 1 and not isinstance(sizes[0], (int, np.integer)):
-            sizes = tuple(sizes[0])
-        nd = len(sizes)
-        if nd < self._ndim:
-            raise RuntimeError(f"expand(): the number of sizes provided ({nd}) must be greater or "
-                               f"equal to the number of dimensions in the tensor ({self._ndim})")
-        if nd > MAX_DIMS:
-            raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
-        for i in range(nd):
-            if not -9223372036854775808 <= sizes[i] <= 9223372036854775807:
-                raise _size_overflow("expand", "size", i)
-        for i in range(nd):
-            j = i - (nd - self._ndim)
-            v = sizes[i]
-            if j < 0:
-                if v < 0:
-                    raise RuntimeError(f"expand(): the expanded size of the tensor ({v}) isn't "
-                                       "allowed in a leading, non-existing dimension 0")
-                shape[i] = v
-                strides[i] = 0
-            elif v == -1 or v == self._shape[j]:
-                shape[i] = self._shape[j]
-                strides[i] = self._strides[j]
-            elif self._shape[j] == 1:
-                if v < 0:
-                    raise RuntimeError(f"expand(): invalid size {v}")
-                shape[i] = v
-                strides[i] = 0
-            else:
-                raise RuntimeError(f"The expanded size of the tensor ({v}) must match the existing "
-                                   f"size ({self._shape[j]}) at non-singleton dimension {i}.  "
-                                   f"Target sizes: {list(sizes)}.  Tensor sizes: {list(self.shape)}")
-        return _make_view(self, nd, shape, strides, self._offset, "ExpandBackward0")
+        return _expand(self, _shape_tuple(sizes, "expand", "size"))
 
     def expand_as(self, other):
         return self.expand(other.shape)
 
     def broadcast_to(self, *shape):
-        return self.expand(*shape)
+        return _expand(self, _shape_tuple(shape, "broadcast_to", "size"))
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim=_ALL_DIMS):
         """Remove size-1 dims (all, or those named in ``dim``)."""
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         cdef int i, n = 0
-        if dim is None:
+        if dim is _ALL_DIMS:
             dims = set(range(self._ndim))
-        elif isinstance(dim, (int, np.integer)):
-            dims = {_wrap_dim(dim, self._ndim)}
+        elif type(dim) is int:
+            dims = {_wrap_idx(_int_arg(dim, "squeeze", "dim", 1), self._ndim)}
         else:
-            dims = {_wrap_dim(d, self._ndim) for d in dim}
+            if dim is None or isinstance(dim, (bool, np.bool_)):
+                raise TypeError(f"squeeze() received an invalid combination of arguments - got "
+                                f"({type(dim).__name__}), but expected one of: (), (int dim), "
+                                f"(tuple of ints dim)")
+            dims = set()
+            for d in _argcheck().int_list_arg(dim, "squeeze", "dim", 1):
+                i = _wrap_idx(d, self._ndim)
+                if i in dims:
+                    raise RuntimeError(f"dim {i} appears multiple times in the list of dims")
+                dims.add(i)
         for i in range(self._ndim):
             if i in dims and self._shape[i] == 1:
                 continue
@@ -978,7 +1016,10 @@ cdef class TensorBase:
 
     def narrow(self, dim, start, length):
         """Elements ``start:start+length`` along ``dim`` (a view)."""
-        # checked in PyTorch's order: 0-dim, length, dim, start
+        # read as PyTorch's parser does, then checked in its order: 0-dim, length, dim, start
+        dim = _int_arg(dim, "narrow", "dim", 1)
+        start = _int_arg(start, "narrow", "start", 2)
+        length = _int_arg(length, "narrow", "length", 3)
         if self._ndim == 0:
             raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
         if length < 0:
@@ -1001,14 +1042,19 @@ cdef class TensorBase:
 
     def select(self, dim, index):
         """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
-        cdef int d = _wrap_dim(dim, self._ndim)
+        cdef Py_ssize_t dd = _int_arg(dim, "select", "dim", 1)
+        index = _int_arg(index, "select", "index", 2)
+        cdef int d = _wrap_idx(dd, self._ndim)
         if self._ndim == 0:
             raise IndexError("select() cannot be applied to a 0-dim tensor.")
         return _select(self, d, index)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """The diagonal of the (dim1, dim2) matrices, as the last dim (a view)."""
-        cdef int a = _wrap_dim(dim1, self._ndim), b = _wrap_dim(dim2, self._ndim), i, n = 0
+        offset = _int_arg(offset, "diagonal", "offset", 1)
+        dim1 = _int_arg(dim1, "diagonal", "dim1", 2)
+        dim2 = _int_arg(dim2, "diagonal", "dim2", 3)
+        cdef int a = _wrap_idx(dim1, self._ndim), b = _wrap_idx(dim2, self._ndim), i, n = 0
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         cdef Py_ssize_t off = self._offset, length
@@ -1035,6 +1081,10 @@ cdef class TensorBase:
         """A view with explicit geometry; it must stay inside the storage."""
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
+        size = _argcheck().int_list_arg(size, "as_strided", "size", 1, allow_int=False)
+        stride = _argcheck().int_list_arg(stride, "as_strided", "stride", 2, allow_int=False)
+        if storage_offset is not None:
+            storage_offset = _int_arg(storage_offset, "as_strided", "storage_offset", 3)
         cdef int nd = len(size), i
         cdef Py_ssize_t off = self._offset if storage_offset is None else storage_offset
         cdef Py_ssize_t lo = off, hi = off
@@ -1080,16 +1130,32 @@ cdef class TensorBase:
 
     def split(self, split_size_or_sections, dim=0):
         """Views of consecutive chunks along ``dim``: of a given size, or of listed sizes."""
-        cdef int d = _wrap_dim(dim, self._ndim)
+        sizes = split_size_or_sections
+        if type(dim) is not int or not (type(sizes) is int or (type(sizes) is tuple and all(
+                [type(v) is int for v in <tuple>sizes]))):
+            # read as PyTorch's parser does; it calls back with an int/tuple of ints
+            from ..ops.shape.splitting import split as split_function
+            return split_function(self, sizes, dim)
+        dim = _int_arg(dim, "split", "dim", 2)
+        if type(sizes) is int:
+            step = _int_arg(sizes, "split", "split_size", 1)
+        if self._ndim == 0:
+            raise RuntimeError("split expects at least a 1-dimensional tensor")
+        if type(sizes) is int and step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got "
+                               f"split_size={step}")
+        cdef int d = _wrap_idx(dim, self._ndim)
         size = self._shape[d]
-        if isinstance(split_size_or_sections, (int, np.integer)):
-            step = int(split_size_or_sections)
-            if step <= 0 and size > 0:
+        if type(sizes) is int:
+            if step == 0 and size > 0:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                    f"dimension size of {size}")
             sections = [min(step, size - s) for s in range(0, size, step)] if size else [0]
         else:
-            sections = list(split_size_or_sections)
+            sections = list(sizes)
+            if any([n < 0 for n in sections]):
+                raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                                   f"entries, but got split_sizes={sections}")
             if sum(sections) != size:
                 raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
                                    f"(input tensor's size at dimension {d}), but got "
@@ -1102,13 +1168,24 @@ cdef class TensorBase:
 
     def chunk(self, chunks, dim=0):
         """Split into ``chunks`` nearly equal views along ``dim`` (the last may be smaller)."""
-        if chunks <= 0:
-            raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-        cdef int d = _wrap_dim(dim, self._ndim)
+        cdef Py_ssize_t n = _int_arg(chunks, "chunk", "chunks", 1)
+        cdef Py_ssize_t dd = _int_arg(dim, "chunk", "dim", 2)
+        if self._ndim == 0:
+            raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+        if n <= 0:
+            raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {n}")
+        cdef int d = _wrap_idx(dd, self._ndim)
         size = self._shape[d]
-        if size == 0:
-            return tuple([self.narrow(d, 0, 0) for _ in range(chunks)])
-        step = max(1, -(-size // chunks))
+        # PyTorch's int64 ceil-division, wrap-around included (it decides which error a
+        # huge ``chunks`` gets), truncating toward zero
+        total = size + n - 1
+        if total > _INT64_MAX:
+            total -= 1 << 64
+        step = -(-total // n) if total < 0 else total // n
+        if size == 0 and step == 0:
+            if n > _MAX_VIEWS:      # one view object per chunk: PyTorch's vector fails too
+                raise RuntimeError(f"chunk: cannot return {n} chunks (std::bad_alloc)")
+            return tuple([self.narrow(d, 0, 0) for _ in range(n)])
         return self.split(step, d)
 
     # ---- copies

@@ -215,6 +215,20 @@ cdef int _check_no_internal_overlap(TensorBase t) except -1:
                                "tensor before performing the operation.")
     return 0
 
+def _check_no_internal_overlap_py(TensorBase t):
+    """:func:`_check_no_internal_overlap` for the Python layers (in-place index ops).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.tensor import _check_no_internal_overlap_py
+    >>> _check_no_internal_overlap_py(cygrad.zeros(1).expand(3))
+    Traceback (most recent call last):
+        ...
+    RuntimeError: unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.
+    """
+    _check_no_internal_overlap(t)
+
 cdef int _check_out_rule(ElementwiseOp op, object out, DType res_dt) except -1:
     """PyTorch's out= rules for unary ops that do not cast their result:
     ``isnan``-like ops take no ``out`` at all; ``abs``-like ops (integer-preserving)

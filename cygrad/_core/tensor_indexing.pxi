@@ -39,6 +39,9 @@ cdef object _getitem(TensorBase t, object index):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         return _select(t, 0, index)
     if type(index) is not tuple:
+        if type(index) is slice and (<slice>index).step is not None and (<slice>index).step == 0:
+            # a lone slice is read before the dims are counted (PyTorch's order)
+            raise ValueError("slice step cannot be zero")
         index = (index,)
     for idx in index:
         if not _is_basic(idx):
@@ -117,7 +120,16 @@ cdef void _setitem(TensorBase t, object index, object value) except *:
         if t._dtype.code != DT_FLOAT16 and t._dtype.code != DT_BFLOAT16:
             # (PyTorch stores into half types through float: too big becomes inf)
             value = _int_fill_value(t._dtype, value)
+    # PyTorch: a lone bool index writes through the whole tensor (True, as ``...``: the
+    # value may have another dtype) or not at all (False, nothing else checked)
+    if index is False:
+        return
+    if index is True:
+        index = Ellipsis
     if type(index) is not tuple:
+        if type(index) is slice and (<slice>index).step is not None and (<slice>index).step == 0:
+            # a lone slice is read before the dims are counted (PyTorch's order)
+            raise ValueError("slice step cannot be zero")
         index = (index,)
     for idx in index:
         if not _is_basic(idx):

@@ -24,18 +24,91 @@ cdef inline int _wrap_dim(object dim, int ndim) except -100:
 def _wrap(dim, ndim):
     return _wrap_dim(dim, ndim)
 
+
+cdef object _argcheck_mod = None
+
+cdef object _argcheck():
+    """cygrad.ops._argcheck (PyTorch's argument errors), imported on the first error:
+    the core reads the common case itself and only calls it to build the exception."""
+    global _argcheck_mod
+    if _argcheck_mod is None:
+        from ..ops import _argcheck as mod
+        _argcheck_mod = mod
+    return _argcheck_mod
+
+cdef Py_ssize_t _int_arg_slow(object v, str opname, str argname, int position) except? -1:
+    return _argcheck().int_arg(v, opname, argname, position)
+
+cdef inline Py_ssize_t _int_arg(object v, str opname, str argname, int position) except? -1:
+    """An ``int`` argument read as PyTorch's parser reads it, before any semantic check
+    (TypeError for a bool/float/str, ValueError beyond 64 bits); exact ints inline."""
+    cdef int ovf = 0
+    cdef long long r
+    if type(v) is int:
+        r = PyLong_AsLongLongAndOverflow(v, &ovf)
+        if not ovf:
+            return <Py_ssize_t>r
+    return _int_arg_slow(v, opname, argname, position)
+
+cdef inline int _wrap_idx(Py_ssize_t d, int ndim) except -100:
+    """An already-read dim wrapped into ``[0, ndim)`` (IndexError as PyTorch)."""
+    cdef int n = ndim if ndim > 0 else 1
+    if d < -n or d >= n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {d})")
+    return <int>(d + n if d < 0 else d)
+
+cdef tuple _shape_slow(object value, str opname, str argname):
+    if argname is None:
+        argname = "shape" if opname == "reshape" else "sizes" if opname == "unflatten" else "size"
+    ac = _argcheck()
+    return ac.symint_list_arg(ac.int_list_arg(value, opname, argname, 1))
+
+cdef inline tuple _shape_tuple(tuple args, str opname, str argname):
+    """A method's shape arguments (``x.view(2, 3)`` or ``x.view((2, 3))``) as a tuple
+    of exact ints; anything else goes through PyTorch's int-list rules (a bool first
+    element, a float, a bare bool: TypeError)."""
+    cdef object a
+    if len(args) == 1:
+        a = args[0]
+        if type(a) is int:
+            return args
+        if not isinstance(a, tuple):
+            return _shape_slow(a, opname, argname)
+        args = <tuple>a
+    elif len(args) == 0:
+        raise TypeError(f'{opname}() missing 1 required positional arguments: '
+                        f'"{argname or "shape"}"')
+    for a in args:
+        if type(a) is not int:
+            return _shape_slow(args, opname, argname)
+    return args
+
 cdef int _parse_shape(tuple args, Py_ssize_t numel, Py_ssize_t* out, str opname) except -1:
-    """Shape arguments given as ints or one sequence, with at most one -1 inferred."""
+    """Shape arguments given as ints or one sequence, with at most one -1 inferred.
+    Anything but exact ints is read by PyTorch's int-list rules (``_shape_slow``)."""
     cdef Py_ssize_t known = 1, v
     cdef int infer = -1, i, nd
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        args = tuple(args[0])
+    cdef tuple given = args
+    cdef object a
+    if len(args) == 1:
+        a = args[0]
+        if type(a) is not int:
+            if not isinstance(a, tuple):
+                return _parse_shape((_shape_slow(a, opname, None),), numel, out, opname)
+            args = <tuple>a
+    elif len(args) == 0:
+        raise TypeError(f'{opname}() missing 1 required positional arguments: "shape"')
     nd = len(args)
     if nd > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
     for i in range(nd):
+        a = args[i]
+        if type(a) is not int:
+            return _parse_shape((_shape_slow(args if len(given) == 1 else given, opname, None),),
+                                numel, out, opname)
         try:
-            v = args[i]
+            v = a
         except OverflowError:
             raise _size_overflow(opname, "size", i) from None
         if v == -1:
@@ -102,8 +175,8 @@ cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
     return v
 
 
-cdef object _transpose(TensorBase t, object dim0, object dim1, str kind):
-    cdef int a = _wrap_dim(dim0, t._ndim), b = _wrap_dim(dim1, t._ndim)
+cdef object _transpose(TensorBase t, Py_ssize_t dim0, Py_ssize_t dim1, str kind):
+    cdef int a = _wrap_idx(dim0, t._ndim), b = _wrap_idx(dim1, t._ndim)
     cdef Py_ssize_t shape[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     perm = None

@@ -18,15 +18,7 @@ from . import views as _views
 Node = _E.Node
 AccumulateGrad = _E.AccumulateGrad
 
-# Connect the core's hooks to this package.
-_C._set_view_hook(_views.record_view)
-_C._set_inplace_hook(_views.inplace)
-_C._set_view_functions(_views.Clone, _views.ToCopy)
-_E._set_view_refresher(_views.refresh_view)
-from ..ops import views as _view_ops  # noqa: E402
-_view_ops.register()
-
-from ..ops import _elementwise_grads  # noqa: E402,F401  (registers elementwise backward formulas)
+# The core's hooks into this package are connected in cygrad/_wiring.py.
 
 
 def _grad_fn(self):

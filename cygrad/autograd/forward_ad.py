@@ -68,7 +68,6 @@ import itertools
 import weakref
 from typing import NamedTuple, Optional
 
-from .._core import engine as _E
 from .._core import tensor as _C
 from .._core.tensor import TensorBase
 from .function import Function
@@ -123,7 +122,7 @@ def _restore_tangent(t, tangent):
         _set_tangent(t, tangent)
 
 
-_E._set_tangent_restorer(_restore_tangent)
+# (_restore_tangent and _jvp_hook are connected to the engine in cygrad/_wiring.py)
 
 
 # ------------------------------------------------------------------------------ levels
@@ -448,6 +447,3 @@ def _jvp_hook(cls, ctx, args, outputs):
             _set_tangent(out, tangent)
     return outs[0] if single else tuple(outs)
 
-
-if _set_fw_enabled is not None:
-    _E._set_forward_ad_hook(_jvp_hook)

@@ -122,6 +122,12 @@ def _view_of_tangent(t, base, view):
     return _take(t, base, view)
 
 
+def view_geometry(base, view):
+    """What a view node keeps: base then view (shape, strides, offset), as tuples."""
+    return ((tuple(base.shape), base.stride(), base.storage_offset()) +
+            (tuple(view.shape), view.stride(), view.storage_offset()))
+
+
 def _geometries(ctx):
     """(base, view) Geometry of a recorded view (kept as plain tuples until needed)."""
     g = ctx._view_geometry
@@ -141,8 +147,7 @@ class AsStrided(Function):
     @staticmethod
     def forward(ctx, base, shape, strides, offset):
         view = base.as_strided(shape, strides, offset)
-        ctx._view_geometry = ((tuple(base.shape), base.stride(), base.storage_offset()) +
-                              (tuple(view.shape), view.stride(), view.storage_offset()))
+        ctx._view_geometry = view_geometry(base, view)
         return view
 
     @staticmethod
@@ -197,7 +202,6 @@ class ViewGather(Function):
 
 
 record_view = _E.record_view
-_E._set_view_function(AsStrided)
 
 
 def refresh_view(view):

@@ -119,3 +119,6 @@ __all__ += _pooling.__all__
 # Resizing (nn/_ops/upsampling.py)
 from ._ops.upsampling import interpolate, upsample, upsample_nearest, upsample_bilinear  # noqa: E402,F401
 __all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
+
+# linear as one Function with a hand-written backward (nn/_ops/linear.py); replaces the addmm form above
+from ._ops.linear import linear  # noqa: E402,F401,F811

@@ -26,6 +26,12 @@ def _same_dtype(arrays):
     arrays = [tensor(a) for a in arrays]
     if not arrays:
         raise ValueError("need at least one array")
+    first = arrays[0].dtype
+    for a in arrays:
+        if a.dtype is not first:
+            break
+    else:
+        return arrays       # the common case: nothing to promote
     dt = D.result_type(*arrays)
     return [a if a.dtype is dt else a.to(dt) for a in arrays]
 

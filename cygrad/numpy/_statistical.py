@@ -144,7 +144,8 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False):
     x, axes = _reduce_args(x, axis)
     dt = D.as_dtype(dtype) if dtype is not None else (
         x.dtype if x.dtype.is_floating_point else D.DEFAULT_FLOAT)
-    x = x.to(dt)
+    if x.dtype is not dt:
+        x = x.to(dt)
     if axes == ():
         return _finish(out, x.clone())
     dims = tuple(range(x.dim())) if axes is None else axes
@@ -161,6 +162,30 @@ def _correction(correction, ddof):
     return 0 if correction is None else correction
 
 
+def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
+    """var or std (``fn``, cygrad's) over ``axis`` with a correction that may be any
+    number; with no degrees of freedom left the result is NaN, as NumPy's."""
+    x, axes = _reduce_args(x, axis)
+    c = _correction(correction, ddof)
+    dt = D.as_dtype(dtype) if dtype is not None else (
+        x.dtype if x.dtype.is_floating_point else D.DEFAULT_FLOAT)
+    if x.dtype is not dt:
+        x = x.to(dt)
+    dims = tuple(range(x.dim())) if axes is None else axes
+    if x.dim() == 0:
+        x = x.reshape(1)
+        dims = (0,)
+    n = 1
+    for a in dims:
+        n *= x.shape[a]
+    if n - c > 0:
+        return fn(x, dim=dims, correction=c, keepdim=keepdims)
+    # no degrees of freedom: NaN (cygrad's var would warn, as PyTorch does)
+    m = cygrad.mean(x, dim=dims, keepdim=True)
+    res = cygrad.sum((x - m) * (x - m), dim=dims, keepdim=keepdims) * float("nan")
+    return res if fn is cygrad.var else cygrad.sqrt(res)
+
+
 def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=None):
     """Variance with ``correction`` (the standard's name) or ``ddof`` (NumPy's); 0 by
     default, as both.
@@ -171,23 +196,7 @@ def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, cor
     >>> cnp.var(cnp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1).item()
     1.6666666666666667
     """
-    x, axes = _reduce_args(x, axis)
-    c = _correction(correction, ddof)
-    dt = D.as_dtype(dtype) if dtype is not None else (
-        x.dtype if x.dtype.is_floating_point else D.DEFAULT_FLOAT)
-    x = x.to(dt)
-    dims = tuple(range(x.dim())) if axes is None else axes
-    if x.dim() == 0:
-        x = x.reshape(1)
-        dims = (0,)
-    # from the mean, not cygrad.var: a fractional correction is allowed here
-    m = cygrad.mean(x, dim=dims, keepdim=True)
-    n = 1
-    for a in dims:
-        n *= x.shape[a]
-    ss = cygrad.sum((x - m) * (x - m), dim=dims, keepdim=keepdims)
-    res = ss / (n - c) if n - c > 0 else ss * float("nan")
-    return _finish(out, res)
+    return _finish(out, _spread(cygrad.var, x, axis, dtype, ddof, keepdims, correction))
 
 
 def std(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=None):
@@ -199,8 +208,7 @@ def std(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, cor
     >>> cnp.std(cnp.asarray([1.0, 3.0])).item()
     1.0
     """
-    return _finish(out, cygrad.sqrt(var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
-                                        correction=correction)))
+    return _finish(out, _spread(cygrad.std, x, axis, dtype, ddof, keepdims, correction))
 
 
 def _scan(name, fn, identity):

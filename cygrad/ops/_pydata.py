@@ -75,10 +75,39 @@ def array_from_data(data, dt=None):
             or (arr.dtype.kind == "c" and dt is not None and not dt.is_complex)):
         return _walk(data, dt)
     if dt is None:
-        dt = infer_dtype(arr)
+        dt = _infer(data) if _has_numpy_scalars(data, arr) else infer_dtype(arr)
     _check_fits(arr, dt)
     with np.errstate(over="ignore", invalid="ignore"):
         return arr.astype(dt.np_dtype)
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _has_numpy_scalars(data, arr):
+    """Whether ``data`` holds NumPy scalars, whose dtype PyTorch keeps
+    (``tensor([np.int32(1)])`` is int32) where NumPy's array would not tell.
+
+    A non-default array dtype proves it; otherwise small data is scanned in full
+    and large data judged by its first element (a full scan of a million-element
+    list would cost more than reading it)."""
+    if arr.dtype not in (np.int64, np.float64, np.bool_):
+        return isinstance(data, (list, tuple))
+    if not isinstance(data, (list, tuple)):
+        return False
+    if arr.size > 10_000:
+        return isinstance(_first_leaf(data), np.generic)
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, np.generic):
+            return True
+    return False
 
 
 def _check_fits(arr, dt):
@@ -122,12 +151,14 @@ def _infer(obj):
     """PyTorch's dtype of nested data: the promotion of every element's dtype."""
     if isinstance(obj, (bool, np.bool_)):
         return _dt.bool_
-    if isinstance(obj, (float, np.floating)):
-        return _dt.get_default_dtype() if isinstance(obj, float) else _dt.as_dtype(obj.dtype)
-    if isinstance(obj, (int, np.integer)):
-        return _dt.int64 if isinstance(obj, int) else _dt.as_dtype(obj.dtype)
-    if isinstance(obj, (complex, np.complexfloating)):
-        return _dt.get_default_dtype().to_complex() if isinstance(obj, complex) else _dt.as_dtype(obj.dtype)
+    if isinstance(obj, (np.floating, np.integer, np.complexfloating)):  # (np.float64 is also a float)
+        return _dt.as_dtype(obj.dtype)
+    if isinstance(obj, float):
+        return _dt.get_default_dtype()
+    if isinstance(obj, int):
+        return _dt.int64
+    if isinstance(obj, complex):
+        return _dt.get_default_dtype().to_complex()
     if isinstance(obj, str):
         raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
     if isinstance(obj, np.ndarray):

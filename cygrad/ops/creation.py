@@ -108,11 +108,16 @@ def _new(size, dtype, device):
     return _C._empty(shape, dt, Device(device) if device is not None else CPU)
 
 
-def _fill_number(value, dt, opname, argname, position):
+def _fill_number(value, dt, opname, argname, position, single=False):
     """A fill value checked as PyTorch's parser and c10 check it, in the form the
     array layer stores: an int bound for a floating dtype is read as a double
-    first, as c10 does (so 2**63 fills a bfloat16 tensor)."""
+    first, as c10 does (so 2**63 fills a bfloat16 tensor).  PyTorch fills a
+    ``single``-element float16/bfloat16 tensor without the range check (a plain
+    rounding, so 70000 becomes inf): that value is rounded here."""
     value = number_arg(value, opname, argname, position)
+    if single and (dt is _dt.float16 or dt is _dt.bfloat16):
+        with np.errstate(over="ignore"):
+            return float(np.array(float(value)).astype(dt.np_dtype))
     check_scalar_fits(value, dt)
     if dt.is_floating_point and type(value) is int:
         return float(value)
@@ -129,7 +134,7 @@ def scalar_tensor(s, dtype=None, device=None, requires_grad=False):
     tensor(3.)
     """
     dt = _dt.get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
-    return full((), _fill_number(s, dt, "scalar_tensor", "s", 1), dtype=dt, device=device,
+    return full((), _fill_number(s, dt, "scalar_tensor", "s", 1, single=True), dtype=dt, device=device,
                 requires_grad=requires_grad)
 
 
@@ -181,8 +186,8 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "full_like")
     t = _like(input, dtype, device)
-    return _finish(t.fill_(_fill_number(fill_value, t.dtype, "full_like", "fill_value", 2)),
-                   requires_grad)
+    value = _fill_number(fill_value, t.dtype, "full_like", "fill_value", 2, single=t.numel() == 1)
+    return _finish(t.fill_(value), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -301,3 +306,88 @@ def _legacy_constructor(*args, **kwargs):
     if len(args) == 1 and not isinstance(args[0], numbers.Integral):
         return tensor(args[0], dtype=_dt.float32)
     return empty(*args, dtype=_dt.float32)
+
+
+# ----------------------------------------------------------------- Tensor.new_* factories
+# PyTorch's ``t.new_zeros(size)`` & co.: a new tensor with ``t``'s dtype and device
+# unless given, handy in code that must not hard-code either (backward formulas).
+
+def _new_size(size, name):
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        size = tuple(size[0])
+    return size
+
+
+def _new_kwargs(self, dtype, device):
+    return {"dtype": self.dtype if dtype is None else dtype,
+            "device": self.device if device is None else device}
+
+
+def _tensor_new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2, dtype=cygrad.int32).new_zeros(3)
+    tensor([0, 0, 0], dtype=cygrad.int32)
+    """
+    return zeros(_new_size(size, "new_zeros"), requires_grad=requires_grad,
+                 **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.float64).new_ones((2,))
+    tensor([1., 1.], dtype=cygrad.float64)
+    """
+    return ones(_new_size(size, "new_ones"), requires_grad=requires_grad,
+                **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor with this tensor's dtype and device (unless given).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1).new_empty(2, 3).shape
+    cygrad.Size([2, 3])
+    """
+    return empty(_new_size(size, "new_empty"), requires_grad=requires_grad,
+                 **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A tensor filled with ``fill_value``, with this tensor's dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.int64).new_full((2,), 7)
+    tensor([7, 7])
+    """
+    return full(size, fill_value, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+def _tensor_new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """``data`` copied into a new tensor with this tensor's dtype and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1, dtype=cygrad.float64).new_tensor([1, 2])
+    tensor([1., 2.], dtype=cygrad.float64)
+    """
+    return tensor(data, requires_grad=requires_grad, **_new_kwargs(self, dtype, device))
+
+
+for _name, _fn in (("new_zeros", _tensor_new_zeros), ("new_ones", _tensor_new_ones),
+                   ("new_empty", _tensor_new_empty), ("new_full", _tensor_new_full),
+                   ("new_tensor", _tensor_new_tensor)):
+    _fn.__name__ = _fn.__qualname__ = _name
+    setattr(Tensor, _name, _fn)

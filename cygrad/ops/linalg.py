@@ -67,6 +67,8 @@ def _check_tensor(x, opname, argname):
 
 
 def _check_same_device(a, b):
+    if a.is_cpu and b.is_cpu:
+        return
     if a.device != b.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                            f"devices, {a.device} and {b.device}!")
@@ -146,12 +148,18 @@ def _scale(t, factor):
 
 # ----------------------------------------------------------------------- the kernel
 
+# OpenBLAS runs a product of at most 65536 * 4 multiply-adds on one thread whatever
+# its thread count (interface/gemm.c: SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD),
+# so below that the thread policy has nothing to decide and its two calls into the
+# BLAS (set the count, restore it) would cost more than a small product itself.
+_BLAS_ONE_THREAD_MAX = 1 << 18
+
 def _product_into(a, b, result):
     """``result[...] = a @ b`` with NumPy's matmul rules, on views (no copies for
     float32/float64/integers).  ``result`` must already have the right shape."""
     if result.numel() == 0:
         return result
-    if a.device.type != "cpu":
+    if not a.is_cpu:
         # Until a device kernel exists: compute on the host, copy back.
         host = _C._empty(tuple(result.shape), result.dtype, CPU)
         _product_into(a.cpu(), b.cpu(), host)
@@ -166,7 +174,11 @@ def _product_into(a, b, result):
         rv[...] = 0          # an empty sum
     else:
         av = _C._ndarray(a)
-        _threading.matmul_into(av, _C._ndarray(b), rv, rv.size * av.shape[-1])
+        work = rv.size * av.shape[-1]
+        if work <= _BLAS_ONE_THREAD_MAX:
+            np.matmul(av, _C._ndarray(b), out=rv)
+        else:
+            _threading.matmul_into(av, _C._ndarray(b), rv, work)
     return result
 
 

@@ -17,7 +17,8 @@ kinds of views give three answers:
 
 When a tensor that requires grad is viewed, the engine records the node directly
 (``engine.record_view``) with what ``forward`` would have stored on ``ctx``:
-``ctx.view_args`` and ``ctx._view_geometry`` (base and view shape/strides/offset).
+``ctx._view_geometry`` (base and view shape/strides/offset) and, for reorderings,
+``ctx.view_args`` (the permutation).
 ``forward`` itself runs only on the general path (forward-mode AD, or calling
 ``Permute.apply(x, dims)`` yourself).
 
@@ -34,7 +35,7 @@ Examples
 """
 from .._core import engine as _E
 from ..autograd.function import Function
-from ..autograd.views import AsStrided, _geometries
+from ..autograd.views import AsStrided, _geometries, view_geometry
 
 __all__ = ["Permute", "Transpose", "T", "View", "Squeeze", "Unsqueeze", "Expand", "Slice",
            "Select", "Narrow", "Diagonal", "AsStrided"]
@@ -88,8 +89,9 @@ class _SameElements(Function):
 
     @staticmethod
     def forward(ctx, base, shape, strides, offset):
-        ctx.view_args = (shape, strides, offset)
-        return base.as_strided(shape, strides, offset)
+        view = base.as_strided(shape, strides, offset)
+        ctx._view_geometry = view_geometry(base, view)
+        return view
 
     @staticmethod
     def backward(ctx, grad):
@@ -98,8 +100,8 @@ class _SameElements(Function):
 
     @staticmethod
     def jvp(ctx, t, *_):
-        shape, _, _ = ctx.view_args
-        return t.reshape(shape)
+        _, view = _geometries(ctx)
+        return t.reshape(view.shape)
 
 
 class View(_SameElements):
@@ -124,8 +126,9 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, base, shape, strides, offset):
-        ctx.view_args = (shape, strides, offset)
-        return base.as_strided(shape, strides, offset)
+        view = base.as_strided(shape, strides, offset)
+        ctx._view_geometry = view_geometry(base, view)
+        return view
 
     @staticmethod
     def backward(ctx, grad):
@@ -138,8 +141,8 @@ class Expand(Function):
 
     @staticmethod
     def jvp(ctx, t, *_):
-        shape, _, _ = ctx.view_args
-        return t.expand(shape)
+        _, view = _geometries(ctx)
+        return t.expand(view.shape)
 
 
 # ---------------------------------------------------------------------------- regions

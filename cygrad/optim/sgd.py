@@ -63,10 +63,13 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
+        # Plain tensor ops in place; a scaled copy (``x * lr``) instead of ``alpha=``
+        # skips add_'s per-call argument checks and is the same two kernel passes.
         if group["maximize"]:
             grad = -grad
-        if group["weight_decay"] != 0:
-            grad = grad.add(p, alpha=group["weight_decay"])
+        wd = group["weight_decay"]
+        if wd != 0:
+            grad = grad + p * wd
         momentum = group["momentum"]
         if momentum != 0:
             state = self.state[p]
@@ -74,6 +77,7 @@ class SGD(Optimizer):
             if buf is None:
                 buf = state["momentum_buffer"] = grad.detach().clone()
             else:
-                buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-            grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-        p.add_(grad, alpha=-_scalar(group["lr"]))
+                dampening = group["dampening"]
+                buf.mul_(momentum).add_(grad if dampening == 0 else grad * (1 - dampening))
+            grad = grad + buf * momentum if group["nesterov"] else buf
+        p.sub_(grad * _scalar(group["lr"]))

@@ -11,7 +11,12 @@ import pkgutil
 
 from .core import OpInfo
 
-_INFRA_MODULES = {"core"}
+# the per-row autograd declarations; a family module may set their defaults in a dict
+# ``AUTOGRAD_DEFAULTS`` (rows then only spell out their exceptions)
+AUTOGRAD_FLAGS = ("supports_autograd", "supports_forward_ad", "supports_gradgrad",
+                  "supports_inplace")
+
+_INFRA_MODULES = {"core"}      # and every module whose name starts with "_"
 
 
 def _collect():
@@ -23,10 +28,15 @@ def _collect():
         ops = getattr(module, "OPS", None)
         if ops is None:
             raise RuntimeError(f"tests/opinfo/{info.name}.py defines no OPS list")
+        defaults = getattr(module, "AUTOGRAD_DEFAULTS", {})
+        unknown = set(defaults) - set(AUTOGRAD_FLAGS)
+        if unknown:
+            raise RuntimeError(f"tests/opinfo/{info.name}.py: AUTOGRAD_DEFAULTS names {sorted(unknown)}")
         for row in ops:
             if not isinstance(row, OpInfo):
                 raise TypeError(f"tests/opinfo/{info.name}.py: OPS holds {row!r}, not an OpInfo")
             row.family = info.name
+            row.resolve_autograd_flags(defaults)
         db.extend(ops)
     ids = [op.id for op in db]
     dupes = sorted({i for i in ids if ids.count(i) > 1})

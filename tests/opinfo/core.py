@@ -96,6 +96,17 @@ def python_scalar_for(dtype):
     return 3
 
 
+# The generated tests, by name: the keys ``skips``/``xfails`` may use.
+# tests/test_ops.py: values, dtypes, layouts, out=, in-place, errors.
+VALUE_TESTS = frozenset({"test_values", "test_dtype_vs_torch", "test_method", "test_noncontiguous",
+                         "test_zero_size", "test_out", "test_inplace", "test_errors"})
+# tests/test_autograd_ops.py and tests/test_forward_ad.py: the autograd flags' claims.
+AUTOGRAD_TESTS = frozenset({"test_gradcheck", "test_gradcheck_noncontiguous", "test_gradgradcheck",
+                            "test_forward_ad", "test_inplace_autograd", "test_autograd_refused",
+                            "test_function_class", "test_reference_engine"})
+GENERATED_TESTS = VALUE_TESTS | AUTOGRAD_TESTS
+
+
 # ---------------------------------------------------------------------------
 # the table's row types
 # ---------------------------------------------------------------------------
@@ -135,6 +146,13 @@ class OpInfo:
     error_inputs: Callable | None = None  # error_inputs(op_info, rng) -> list[ErrorInput]
     xfails: dict = field(default_factory=dict)  # {"test_values:float16": "core bug: ..."} -> strict xfail
     variant: str = ""             # distinguishes two rows of one op in test ids ("exp.special")
+    # --- autograd support, declared (never probed): None = the family module's
+    # AUTOGRAD_DEFAULTS (see resolve_autograd_flags); tests/test_autograd_ops.py checks
+    # each claim both ways (a claimed support must work, a denied one must be refused)
+    supports_autograd: bool | None = None     # float64 inputs requiring grad give a graph; gradcheck
+    supports_forward_ad: bool | None = None   # forward mode (jvp) vs finite differences
+    supports_gradgrad: bool | None = None     # gradgradcheck (backward is differentiable)
+    supports_inplace: bool | None = None      # the in-place variant records a graph: gradcheck + version errors
     family: str = ""              # set by the collector: the tests/opinfo module the row came from
 
     @property
@@ -148,6 +166,33 @@ class OpInfo:
         if dtype == cygrad.float16:
             return max(self.atol, 2e-3), max(self.rtol, 2e-3)
         return self.atol, self.rtol
+
+    def resolve_autograd_flags(self, defaults):
+        """Fill the flags left ``None`` from the family's ``defaults`` (a dict with any
+        of the four flag names), then check they are consistent.
+
+        Unset, ``supports_autograd`` is the family default for rows tested in float64
+        (gradcheck needs it) and False otherwise; the other three follow
+        ``supports_autograd`` (``supports_inplace`` also needs an ``inplace`` name)
+        unless the family says otherwise."""
+        if self.supports_autograd is None:
+            self.supports_autograd = (cygrad.float64 in self.dtypes
+                                      and defaults.get("supports_autograd", False))
+        for flag in ("supports_forward_ad", "supports_gradgrad", "supports_inplace"):
+            if getattr(self, flag) is None:
+                value = self.supports_autograd and defaults.get(flag, True)
+                if flag == "supports_inplace":
+                    value = value and self.inplace is not None
+                setattr(self, flag, bool(value))
+        self.supports_autograd = bool(self.supports_autograd)
+        if self.supports_autograd and cygrad.float64 not in self.dtypes:
+            raise ValueError(f"OpInfo {self.id}: supports_autograd needs float64 in dtypes "
+                             "(gradients are checked in float64)")
+        for flag in ("supports_forward_ad", "supports_gradgrad", "supports_inplace"):
+            if getattr(self, flag) and not self.supports_autograd:
+                raise ValueError(f"OpInfo {self.id}: {flag}=True without supports_autograd")
+        if self.supports_inplace and self.inplace is None:
+            raise ValueError(f"OpInfo {self.id}: supports_inplace=True without an inplace name")
 
     def torch_callable(self, torch):
         """The torch function to compare with, or None."""

@@ -39,6 +39,9 @@ def _tensor_samples(op_info, dtype, rng):
     return out
 
 
+# Factories make new leaves (torch.tensor(t) and *_like copy or ignore t's values).
+AUTOGRAD_DEFAULTS = {"supports_autograd": False}
+
 OPS = [
     OpInfo("zeros_like", cygrad.zeros_like, lambda a, dtype=None: np.zeros(a.shape), ALL, _like_samples),
     OpInfo("ones_like", cygrad.ones_like, lambda a, dtype=None: np.ones(a.shape), ALL, _like_samples),

@@ -377,6 +377,11 @@ def binary(name, ref, dtypes, samples=None, *, errors=(), out=True, torch_name=N
     return row
 
 
+# Every row tested in float64 is differentiable (with forward mode, double backward and
+# its in-place variant) unless it says supports_autograd=False: predicates, comparisons
+# and logical ops, whose results are bool, and the few torch cannot differentiate.
+AUTOGRAD_DEFAULTS = {"supports_autograd": True}
+
 OPS = [
     # --- sign-like and rounding ------------------------------------------------
     unary("neg", np.negative, ALL_NUMERIC, _special_unary()),
@@ -385,7 +390,11 @@ OPS = [
     alias("absolute", np.abs, ALL_NUMERIC, _special_unary()),
     unary("sign", _sign, ALL, unary_samples),
     OpInfo("sign", cygrad.sign, _sign, ALL_FLOATS, _special_only, method="sign", inplace="sign_",
-           supports_out=True, variant="special", check_zero_size=False),
+           supports_out=True, variant="special", check_zero_size=False,
+           # NaN/inf/+-0 only: no derivative to check there (the sign row checks it)
+           supports_autograd=False,
+           skips={"test_autograd_refused": "only NaN/inf/+-0 samples, where sign has no "
+                  "derivative to check; the sign row checks its autograd"}),
     unary("floor", np.floor, ALL_NUMERIC, _special_unary()),
     unary("ceil", np.ceil, ALL_NUMERIC, _special_unary()),
     unary("trunc", np.trunc, ALL_NUMERIC, _special_unary()),
@@ -394,7 +403,8 @@ OPS = [
     OpInfo("round", cygrad.round, _round, ALL_FLOATS, _round_decimals_samples, method="round",
            inplace="round_", supports_out=True, variant="decimals", atol=1e-4),
     unary("relu", _relu, ALL_NUMERIC, _special_unary(), out=False),
-    unary("positive", lambda a: a.copy(), ALL_NUMERIC, out=False),
+    # returns its input itself (no node), as torch.positive does
+    unary("positive", lambda a: a.copy(), ALL_NUMERIC, out=False, supports_autograd=False),
     # --- exponentials and logarithms -----------------------------------------
     unary("exp", _float_ref(np.exp), ALL, _special_unary()),
     unary("exp2", _float_ref(np.exp2), ALL, _special_unary()),
@@ -426,11 +436,11 @@ OPS = [
     unary("erf", _float_ref(_erf), ALL, _special_unary()),
     unary("erfc", _float_ref(_erfc), ALL, _special_unary()),
     # --- predicates and logical/bitwise not -----------------------------------
-    unary("logical_not", np.logical_not, ALL, _special_unary()),
+    unary("logical_not", np.logical_not, ALL, _special_unary(), supports_autograd=False),
     unary("bitwise_not", _bitwise_not, INTS_AND_BOOL),
-    unary("isnan", np.isnan, ALL, _special_unary(), out=True),
-    unary("isinf", np.isinf, ALL, _special_unary(), out=True),
-    unary("isfinite", np.isfinite, ALL, _special_unary(), out=True),
+    unary("isnan", np.isnan, ALL, _special_unary(), out=False, supports_autograd=False),
+    unary("isinf", np.isinf, ALL, _special_unary(), out=False, supports_autograd=False),
+    unary("isfinite", np.isfinite, ALL, _special_unary(), out=False, supports_autograd=False),
     unary("nan_to_num", _nan_to_num_ref, ALL, _nan_to_num_samples),
     # --- arithmetic -------------------------------------------------------------
     binary("add", _add, ALL, _add_samples, errors=(_shape_mismatch,)),
@@ -447,7 +457,8 @@ OPS = [
            _with(binary_samples, nonzero_rhs=True, kwargs={"rounding_mode": "floor"}),
            method="div", inplace="div_", supports_out=True, variant="floor"),
     binary("floor_divide", _quiet(np.floor_divide), ALL_NUMERIC,
-           _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,)),
+           _with(binary_samples, nonzero_rhs=True), errors=(_int_div_by_zero,),
+           supports_autograd=False),      # torch: derivative not implemented
     binary("remainder", _quiet(np.remainder), ALL_NUMERIC, _with(binary_samples, nonzero_rhs=True),
            errors=(_int_div_by_zero,)),
     binary("fmod", _quiet(np.fmod), ALL_NUMERIC, _with(binary_samples, nonzero_rhs=True),
@@ -470,16 +481,19 @@ OPS = [
            inplace="clamp_", supports_out=True, error_inputs=_clamp_errors),
     alias("clip", _clamp, ALL_NUMERIC, _clamp_samples),
     # --- comparisons ----------------------------------------------------------------
-    *[binary(n, f, ALL, _with(binary_samples, special=True)) for n, f in (
+    *[binary(n, f, ALL, _with(binary_samples, special=True), supports_autograd=False) for n, f in (
         ("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
         ("gt", np.greater), ("ge", np.greater_equal))],
-    *[alias(n, f, ALL, _with(binary_samples, special=True)) for n, f in (
+    *[alias(n, f, ALL, _with(binary_samples, special=True), supports_autograd=False) for n, f in (
         ("greater", np.greater), ("greater_equal", np.greater_equal), ("less", np.less),
         ("less_equal", np.less_equal), ("not_equal", np.not_equal))],
     # --- logical / bitwise --------------------------------------------------------
-    binary("logical_and", np.logical_and, ALL, _with(binary_samples, special=True, scalars=False)),
-    binary("logical_or", np.logical_or, ALL, _with(binary_samples, special=True, scalars=False)),
-    binary("logical_xor", np.logical_xor, ALL, _with(binary_samples, special=True, scalars=False)),
+    binary("logical_and", np.logical_and, ALL, _with(binary_samples, special=True, scalars=False),
+           supports_autograd=False),
+    binary("logical_or", np.logical_or, ALL, _with(binary_samples, special=True, scalars=False),
+           supports_autograd=False),
+    binary("logical_xor", np.logical_xor, ALL, _with(binary_samples, special=True, scalars=False),
+           supports_autograd=False),
     *[binary(n, f, INTS_AND_BOOL) for n, f in (
         ("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or), ("bitwise_xor", np.bitwise_xor))],
     binary("bitwise_left_shift", np.left_shift, INTS, _shift_samples),
@@ -487,9 +501,11 @@ OPS = [
     # --- interpolation, cleanup, closeness ------------------------------------------
     OpInfo("lerp", cygrad.lerp, _lerp, ALL_FLOATS, _lerp_samples, method="lerp", inplace="lerp_",
            supports_out=True, atol=1e-5, rtol=1e-4),
-    OpInfo("isclose", cygrad.isclose, np.isclose, ALL_NUMERIC, _isclose_samples, method="isclose"),
+    OpInfo("isclose", cygrad.isclose, np.isclose, ALL_NUMERIC, _isclose_samples, method="isclose",
+           supports_autograd=False),
     OpInfo("allclose", cygrad.allclose, lambda *a, **k: bool(np.allclose(*a, **k)), ALL_NUMERIC,
-           _isclose_samples, method="allclose", check_zero_size=False, check_noncontiguous=True),
+           _isclose_samples, method="allclose", check_zero_size=False, check_noncontiguous=True,
+           supports_autograd=False),
     OpInfo("equal", cygrad.equal, _equal, ALL, _equal_samples, method="equal",
-           check_zero_size=False),
+           check_zero_size=False, supports_autograd=False),
 ]

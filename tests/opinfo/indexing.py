@@ -612,6 +612,10 @@ def _variant(f, **options):
     return samples
 
 
+# Differentiable in every argument that holds values, unless a row says otherwise: index
+# results (nonzero, argwhere) and scatter's legacy reduce= (torch: "not implemented").
+AUTOGRAD_DEFAULTS = {"supports_autograd": True}
+
 OPS = [
     OpInfo("index_select", cygrad.index_select, _index_select_ref, dtypes=ALL,
            sample_inputs=_index_select_samples, method="index_select", supports_out=True,
@@ -626,10 +630,10 @@ OPS = [
            inplace="scatter_", supports_out=True, variant="value"),
     OpInfo("scatter", cygrad.scatter, _scatter_ref, dtypes=ALL_NUMERIC,
            sample_inputs=_variant(_scatter_samples, reduce="add"), method="scatter",
-           inplace="scatter_", variant="reduce_add"),
+           inplace="scatter_", variant="reduce_add", supports_autograd=False),
     OpInfo("scatter", cygrad.scatter, _scatter_ref, dtypes=ALL_NUMERIC,
            sample_inputs=_variant(_scatter_samples, reduce="multiply"), method="scatter",
-           inplace="scatter_", variant="reduce_multiply"),
+           inplace="scatter_", variant="reduce_multiply", supports_autograd=False),
     OpInfo("scatter_add", cygrad.scatter_add, _scatter_add_ref, dtypes=ALL_NUMERIC,
            sample_inputs=_variant(_scatter_samples, repeats=True), method="scatter_add",
            inplace="scatter_add_", supports_out=True),
@@ -654,12 +658,12 @@ OPS = [
     OpInfo("where", cygrad.where, np.where, dtypes=ALL,
            sample_inputs=_variant(_where_samples, scalars=True), variant="scalars"),
     OpInfo("nonzero", cygrad.nonzero, np.argwhere, dtypes=ALL, sample_inputs=_nonzero_samples,
-           method="nonzero", supports_out=True),
+           method="nonzero", supports_out=True, supports_autograd=False),
     OpInfo("nonzero", cygrad.nonzero, _nonzero_tuple_ref, dtypes=ALL,
            sample_inputs=_variant(_nonzero_samples, kwargs={"as_tuple": True}),
-           method="nonzero", variant="as_tuple"),
+           method="nonzero", variant="as_tuple", supports_autograd=False),
     OpInfo("argwhere", cygrad.argwhere, np.argwhere, dtypes=ALL, sample_inputs=_nonzero_samples,
-           method="argwhere"),
+           method="argwhere", supports_autograd=False),
     OpInfo("take_along_dim", cygrad.take_along_dim, _take_along_dim_ref, dtypes=ALL,
            sample_inputs=_take_along_dim_samples, method="take_along_dim", supports_out=True,
            error_inputs=_take_along_dim_errors),

@@ -17,7 +17,9 @@ from .core import ALL, ErrorInput, OpInfo, SampleInput, make_array
 
 # Views and ops built from other ops (hstack is cat, tile is repeat) are dtype-blind
 # beyond what their building blocks test: a few representative dtypes suffice.
-VIEW_DTYPES = (cygrad.bool, cygrad.uint8, cygrad.int64, cygrad.float32, cygrad.bfloat16)
+# float64 too: gradients are checked in float64
+VIEW_DTYPES = (cygrad.bool, cygrad.uint8, cygrad.int64, cygrad.float32, cygrad.float64,
+               cygrad.bfloat16)
 
 
 def _arr(shape, dtype, rng):
@@ -312,6 +314,9 @@ def _view_row(name, ref, cases, method=None, **kw):
                   sample_inputs=_samples(cases), method=method, **kw)
 
 
+# Views and shape ops move values around: all differentiable.
+AUTOGRAD_DEFAULTS = {"supports_autograd": True}
+
 OPS = [
     OpInfo("cat", _pair(cygrad.cat), lambda a, b, dim=0: np.concatenate([a, b], axis=dim),
            dtypes=ALL, sample_inputs=_samples(_CAT_CASES), torch_name="",
@@ -362,7 +367,10 @@ OPS = [
                                    "long": ((3,), ((2, 1, 2),), {})})),
     OpInfo("repeat_interleave", cygrad.repeat_interleave, _repeat_interleave_ref, dtypes=ALL,
            method="repeat_interleave", sample_inputs=_repeat_interleave_samples,
-           error_inputs=_repeat_interleave_errors),
+           error_inputs=_repeat_interleave_errors,
+           xfails={"test_function_class": "issue 8: repeat_interleave is an index_select: its "
+                   "node is IndexSelectBackward0 (cygrad.ops.indexing.index_ops.IndexSelect), "
+                   "not a Function in cygrad.ops.shape"}),
     OpInfo("tril", cygrad.tril, lambda a, diagonal=0: np.tril(a, diagonal), dtypes=ALL, method="tril", inplace="tril_",
            supports_out=True, sample_inputs=_samples(_TRI_CASES), error_inputs=_tri_errors),
     OpInfo("triu", cygrad.triu, lambda a, diagonal=0: np.triu(a, diagonal), dtypes=ALL, method="triu", inplace="triu_",
@@ -385,7 +393,7 @@ OPS = [
     OpInfo("atleast_3d", cygrad.atleast_3d, np.atleast_3d, dtypes=VIEW_DTYPES,
            sample_inputs=_atleast_samples),
     OpInfo("meshgrid", cygrad.meshgrid, _meshgrid_ref, dtypes=VIEW_DTYPES,
-           sample_inputs=_meshgrid_samples),
+           sample_inputs=_meshgrid_samples, check_zero_size=False),  # no dim-0 to cut
     _view_row("reshape", np.reshape, {"mat": ((2, 6), ((3, 4),), {}),
                                       "infer": ((2, 3, 2), ((-1, 3),), {})}, "reshape"),
     _view_row("transpose", lambda a, d0, d1: np.swapaxes(a, d0, d1),
@@ -425,5 +433,7 @@ OPS = [
     _view_row("vsplit", np.vsplit, {"mat": ((4, 2), (2,), {})}, "vsplit"),
     _view_row("dsplit", np.dsplit, {"3d": ((1, 2, 4), ([1],), {})}, "dsplit"),
     _view_row("t", np.transpose, {"mat": ((2, 3), (), {}), "vec": ((3,), (), {})}, "t"),
-    _view_row("clone", np.copy, {"mat": ((2, 3), (), {})}, "clone"),
+    _view_row("clone", np.copy, {"mat": ((2, 3), (), {})}, "clone",
+              xfails={"test_function_class": "issue 8: clone's Function is "
+                      "cygrad.autograd.views.Clone, outside the op modules (cygrad.ops.shape)"}),
 ]

@@ -85,6 +85,29 @@ def _warn_size_mismatch(input, target):
 # ---------------------------------------------------------------------------
 # class-index targets: nll_loss and cross_entropy
 # ---------------------------------------------------------------------------
+_ROW_STARTS = {}
+
+
+def _row_starts(n, c, device):
+    """``arange(n) * c`` (int64), kept for the last few shapes: a training loop asks
+    for the same one every step, and building it costs more than the loss."""
+    key = (n, c, str(device))
+    starts = _ROW_STARTS.get(key)
+    if starts is None:
+        from ...ops.creation import arange
+        if len(_ROW_STARTS) >= 8:
+            _ROW_STARTS.pop(next(iter(_ROW_STARTS)))
+        starts = _ROW_STARTS[key] = arange(n, device=device) * c
+    return starts
+
+
+def _log_softmax_dim1(x):
+    """``x - max - log(sum(exp(x - max)))`` over dim 1, the stable formula, as a few
+    tensor ops (cheaper than the general ``log_softmax`` on small batches)."""
+    z = x - x.amax(1, keepdim=True)
+    return z - z.exp().sum(1, keepdim=True).log()
+
+
 class _ClassTarget:
     """The target side of an NLL-type loss, prepared once in ``forward``.
 
@@ -94,7 +117,7 @@ class _ClassTarget:
     ``valid``: bool mask of counted elements, or None when none is ignored;
     ``denom``: what ``'mean'`` divides by (the sum of ``wt``).
     """
-    __slots__ = ("index", "wt", "valid", "denom")
+    __slots__ = ("index", "flat", "wt", "valid", "denom")
 
     def __init__(self, input, target, weight, ignore_index):
         n_classes = input.shape[1]
@@ -113,6 +136,10 @@ class _ClassTarget:
                 if bad.numel():
                     raise IndexError(f"Target {int(bad[0])} is out of bounds.")
         self.index = safe.unsqueeze(1)
+        # (N, C): entry (i, t_i) of the flattened input, for index_select/put_, which
+        # are cheaper than gather/scatter along dim 1.
+        self.flat = (_row_starts(target.shape[0], n_classes, target.device) + safe
+                     if input.dim() == 2 else None)
         if weight is not None:
             wt = weight[safe]
             self.wt = wt if self.valid is None else wt * self.valid
@@ -123,6 +150,22 @@ class _ClassTarget:
         else:
             self.wt = None
             self.denom = target.numel()
+
+    def pick(self, x):
+        """``x[i, target[i], ...]``: one entry per target element."""
+        if self.flat is not None and x.is_contiguous():
+            return x.reshape(-1).index_select(0, self.flat)
+        return x.gather(1, self.index).squeeze(1)
+
+    def add_at(self, base, coefficient):
+        """``base[i, target[i], ...] += coefficient`` (in place on a fresh ``base``,
+        unless a differentiable result is needed for double backward)."""
+        if _C.is_grad_enabled():
+            return base.scatter_add(1, self.index, coefficient.unsqueeze(1))
+        if self.flat is not None and base.is_contiguous():
+            base.reshape(-1).put_(self.flat, coefficient, accumulate=True)
+            return base
+        return base.scatter_add_(1, self.index, coefficient.unsqueeze(1))
 
     def mask(self, coefficient):
         """``coefficient`` with ignored elements set to exactly 0: an all-ignored
@@ -194,8 +237,7 @@ class NllLoss(Function):
     def forward(ctx, input, target, weight, reduction, ignore_index):
         tgt = _ClassTarget(input, target, weight, ignore_index)
         ctx.tgt, ctx.reduction, ctx.in_shape = tgt, reduction, tuple(input.shape)
-        picked = input.gather(1, tgt.index).squeeze(1)
-        return tgt.reduce(tgt.weigh(-picked), reduction)
+        return tgt.reduce(tgt.weigh(-tgt.pick(input)), reduction)
 
     @staticmethod
     def backward(ctx, grad):
@@ -204,15 +246,13 @@ class NllLoss(Function):
                           tgt.denom)
         if tgt.wt is not None:
             a = tgt.mask(a * tgt.wt)
-        base = _zeros(ctx.in_shape, grad)
-        if _C.is_grad_enabled():       # create_graph: keep the scatter differentiable
-            return base.scatter(1, tgt.index, a.unsqueeze(1)), None, None, None, None
-        return base.scatter_(1, tgt.index, a.unsqueeze(1)), None, None, None, None
+        # Each target entry is hit once, so adding into zeros is the scatter.
+        return tgt.add_at(_zeros(ctx.in_shape, grad), a), None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *unused):
         tgt = ctx.tgt
-        return tgt.reduce(tgt.weigh(-t.gather(1, tgt.index).squeeze(1)), ctx.reduction)
+        return tgt.reduce(tgt.weigh(-tgt.pick(t)), ctx.reduction)
 
 
 class CrossEntropy(Function):
@@ -225,9 +265,9 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, input, target, weight, reduction, ignore_index, eps):
-        logp = _red.log_softmax(input, 1)
         tgt = _ClassTarget(input, target, weight, ignore_index)
-        loss = tgt.weigh(-logp.gather(1, tgt.index).squeeze(1))
+        logp = _log_softmax_dim1(input)
+        loss = tgt.weigh(-tgt.pick(logp))
         n_classes = input.shape[1]
         w_b = None if weight is None else weight.reshape((n_classes,) + (1,) * (input.dim() - 2))
         if eps:
@@ -259,16 +299,14 @@ class CrossEntropy(Function):
             base = p * (a + b * w_sum) - (b if w_b is None else b * w_b)
         else:
             base = p * a
-        if differentiable:
-            return base.scatter_add(1, tgt.index, -a), None, None, None, None, None
-        return base.scatter_add_(1, tgt.index, -a), None, None, None, None, None
+        return tgt.add_at(base, -a.squeeze(1)), None, None, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *unused):
         input, logp = ctx.saved_tensors
         tgt, eps, w_b = ctx.tgt, ctx.eps, ctx.w_b
         pt = _red.sum(logp.exp() * t, 1)
-        tangent = tgt.weigh(pt - t.gather(1, tgt.index).squeeze(1))
+        tangent = tgt.weigh(pt - tgt.pick(t))
         if eps:
             n_classes = logp.shape[1]
             w_sum = n_classes if w_b is None else w_b.sum()

@@ -3,6 +3,7 @@ import math
 
 from ...ops.creation import empty
 from .. import functional as F
+from .._ops.linear import linear
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -68,7 +69,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        return F.linear(input, self.weight, self.bias)
+        return linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -65,14 +65,9 @@ def _require_tensor(x, opname, argname, position):
         raise not_tensor(x, opname, argname, position)
 
 
-def _check_no_internal_overlap(t):
-    """Refuse an in-place write into a tensor whose elements alias each other (an
-    expanded view): the result would depend on the order of the writes. PyTorch's
-    check (the one it can always detect: stride 0 on a dim of size > 1)."""
-    if any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
+# Refuse an in-place write into a tensor whose elements alias each other (an expanded
+# view): the result would depend on the order of the writes.  The core's check.
+_check_no_internal_overlap = _C._check_no_internal_overlap_py
 
 
 def _number_arg(value, opname, argname, position=None):

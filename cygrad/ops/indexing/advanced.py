@@ -128,7 +128,9 @@ def _classify(idx):
                 return "bool", bool(idx.item())
             return "mask", _np(idx).astype(bool, copy=False)
         if idx.dtype not in _INDEX_DTYPES:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            # raised once the slices and ints are read (PyTorch checks index dtypes last)
+            return "invalid", IndexError("tensors used as indices must be long, int, byte or "
+                                         "bool tensors")
         if idx.dim() == 0:          # PyTorch treats a 0-dim integer tensor like an int
             return "int", int(idx.item())
         return "array", _np(idx)
@@ -150,7 +152,7 @@ def _classify(idx):
 
 
 def _consumed(kind, item):
-    if kind in ("int", "array"):
+    if kind in ("int", "array", "invalid"):
         return 1
     if kind == "mask":
         return item.ndim
@@ -168,7 +170,7 @@ def _plan_index(t, index):
     items = [_classify(idx) for idx in index]
     if len(items) == 1 and items[0][0] in ("array", "mask") and t.dim() > 0:
         return _plan_single(t, *items[0])
-    if not any(kind in ("bool", "mask", "array") for kind, _ in items):
+    if not any(kind in ("bool", "mask", "array", "invalid") for kind, _ in items):
         return tuple(item for _, item in items)
 
     ndim = t.dim()
@@ -184,6 +186,7 @@ def _plan_index(t, index):
     adv = []              # (view dim, int array, size of that dim)
     masks = []            # (view dim, mask, its place in adv), checked once view_shape is known
     d = 0                 # next dim of t
+    invalid = None        # the first index tensor of a wrong dtype
     for kind, item in items:
         if kind == "basic" and item is Ellipsis:
             for _ in range(ndim - consumed):
@@ -216,6 +219,9 @@ def _plan_index(t, index):
             adv.append((len(view_shape), item, shape[d]))
             view_shape.append(shape[d])
             d += 1
+        elif kind == "invalid":
+            invalid = invalid or item
+            d += 1
         else:
             masks.append((len(view_shape), item, len(adv)))
             for _ in range(item.ndim):
@@ -223,6 +229,8 @@ def _plan_index(t, index):
                 view_shape.append(shape[d])
                 d += 1
     view_shape.extend(shape[d:])
+    if invalid is not None:
+        raise invalid
 
     for v, mask, _ in masks:
         for j, size in enumerate(mask.shape):
@@ -250,8 +258,7 @@ def _plan_index(t, index):
     else:
         result_shape = bshape + tuple(rest)
 
-    if math.prod(result_shape) > 0:
-        _check_advanced_bounds(adv, bshape)
+    _check_advanced_bounds(adv, bshape, result_shape)
     advanced = [slice(None)] * len(view_shape)
     for v, a, _ in adv:
         advanced[v] = a
@@ -273,17 +280,19 @@ def _plan_single(t, kind, item):
         # a leading mask alone: NumPy's own mask indexing has the same meaning
         return _IndexPlan((), (item,), (int(np.count_nonzero(item)),) + shape[k:])
     result_shape = item.shape + shape[1:]
-    if math.prod(result_shape) > 0:
-        _check_advanced_bounds([(0, item, shape[0])], item.shape)
+    _check_advanced_bounds([(0, item, shape[0])], item.shape, result_shape)
     return _IndexPlan((), (item,), result_shape)
 
 
-def _check_advanced_bounds(adv, bshape):
+def _check_advanced_bounds(adv, bshape, result_shape):
     """Raise PyTorch's IndexError for the first bad index (broadcast C order; within one
-    position, the first index array). Skipped by the caller for empty results, where
-    PyTorch reads nothing and checks nothing."""
-    if any(size == 0 and a.size for _, a, size in adv):
+    position, the first index array).  An indexed dim of size 0 with a non-empty index
+    shape is refused up front, as PyTorch does even when another dim empties the
+    result; otherwise an empty result reads nothing and checks nothing."""
+    if 0 not in bshape and any(size == 0 for _, _, size in adv):
         raise IndexError("index is out of bounds for dimension with size 0")
+    if math.prod(result_shape) == 0:
+        return
     if all(a.size == 0 or (a.min() >= -size and a.max() < size) for _, a, size in adv):
         return
     bad = [(a < -size) | (a >= size) for _, a, size in adv]

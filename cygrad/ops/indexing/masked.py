@@ -18,6 +18,7 @@ from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from ._common import (_C10_NAMES, _broadcast_shapes, _check_out_dtype, _empty, _fill_arg,
                       _fill_value, _finish, _np, _require_tensor, _shape_str, _wrap)
+from ._select import select_into
 from ._autograd import _check_inplace_target, _no_out, _write_back, _zeros
 from .advanced import _IndexPlan, _index_get, _index_scatter
 
@@ -31,28 +32,51 @@ def _check_mask(mask, message):
         raise RuntimeError(message)
 
 
+def _check_bool_mask(mask):
+    if not isinstance(mask, TensorBase) or mask.dtype is not _dt.bool_:
+        _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                          f"{_C10_NAMES[mask.dtype.name]}")
+
+
+# The common fill, a Python number into a float32/float64 tensor, needs none of the
+# general checks when it is well inside the dtype's range.
+_FLOAT_FILL_LIMIT = {_dt.float32: float(np.finfo(np.float32).max), _dt.float64: 1e300}
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _fill_array(value, dtype):
+    """The fill value as a 0-d array of ``dtype``, refused as PyTorch refuses it."""
+    limit = _FLOAT_FILL_LIMIT.get(dtype)
+    if limit is not None and ((type(value) is float and -limit <= value <= limit)
+                              or (type(value) is int and _INT64_MIN <= value <= _INT64_MAX)):
+        return np.asarray(value, dtype=np.float64).astype(dtype.np_dtype)
+    return _fill_value(value, dtype, "masked_fill_")
+
+
 def _masked_fill_kernel(input, mask, value):
     """Fill ``input`` in place where ``mask`` (broadcast to ``input``) is True."""
-    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                      f"{_C10_NAMES[mask.dtype.name]}")
-    fill = _fill_value(value, input.dtype, "masked_fill_")
-    shape = tuple(input.shape)
-    full = _broadcast_shapes(shape, tuple(mask.shape))
-    if full != shape:
-        raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the broadcast "
-                           f"shape {_shape_str(full)}")
-    if input.numel():
-        np.copyto(_np(input), fill, where=np.broadcast_to(_np(mask), shape))
+    _check_bool_mask(mask)
+    fill = _fill_array(value, input.dtype)
+    shape = input.shape
+    if mask.shape != shape:
+        full = _broadcast_shapes(tuple(shape), tuple(mask.shape))
+        if full != shape:
+            raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the "
+                               f"broadcast shape {_shape_str(full)}")
+    select_into(_np(input), _np(mask), fill)
     return input
 
 
 def _masked_fill_out_of_place(input, mask, value):
-    _check_mask(mask, f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                      f"{_C10_NAMES[mask.dtype.name]}")
-    shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
-    result = _empty(shape, input.dtype, input)
-    _C._copy_into(result, input)
-    return _masked_fill_kernel(result, mask, value)
+    """``where(mask, value, input)`` in one pass over a new tensor."""
+    _check_bool_mask(mask)
+    shape = input.shape
+    if mask.shape != shape:
+        shape = _broadcast_shapes(tuple(mask.shape), tuple(shape))
+    fill = _fill_array(value, input.dtype)
+    result = _C._empty(tuple(shape), input.dtype, input.device)
+    select_into(_np(result), _np(mask), fill, _np(input))
+    return result
 
 
 class MaskedFill(Function):

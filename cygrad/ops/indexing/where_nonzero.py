@@ -16,7 +16,8 @@ from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg
-from ._common import _broadcast_shapes, _empty, _finish, _np, _require_tensor, _tname, _wrap
+from ._common import _broadcast_shapes, _finish, _np, _require_tensor, _tname, _wrap
+from ._select import select_into
 from ._autograd import _no_out
 
 __all__ = ["where", "nonzero", "argwhere"]
@@ -64,10 +65,10 @@ def argwhere(input):
 
 
 def _where_operand(x):
-    """A tensor for a ``where`` branch; Python numbers become 0-dim tensors of their
+    """A NumPy view of a ``where`` branch; a Python number becomes a 0-d array of its
     default dtype (the promotion is decided separately, with scalars as weak types)."""
     if isinstance(x, TensorBase):
-        return x
+        return _np(x)
     if isinstance(x, (bool, np.bool_)):
         dtype = _dt.bool_
     elif isinstance(x, np.generic):
@@ -78,22 +79,24 @@ def _where_operand(x):
         dtype = _dt.get_default_dtype()
     else:
         raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
-    return from_numpy(np.asarray(x, dtype=dtype.np_dtype))
+    return np.asarray(x, dtype=dtype.np_dtype)
 
 
 def _where_kernel(condition, input, other):
+    x, y = _where_operand(input), _where_operand(other)
     if isinstance(input, TensorBase) or isinstance(other, TensorBase):
         dtype = _C.result_type(input, other)
+        like = input if isinstance(input, TensorBase) else other
     else:
-        dtype = _C.result_type(_where_operand(input), _where_operand(other))
-    x, y = _where_operand(input), _where_operand(other)
-    shape = _broadcast_shapes(tuple(condition.shape), tuple(x.shape), tuple(y.shape))
-    result = _empty(shape, dtype, x)
-    if result.numel():
-        res = _np(result)
-        np.copyto(res, np.broadcast_to(_np(y), shape), casting="unsafe")
-        np.copyto(res, np.broadcast_to(_np(x), shape), casting="unsafe",
-                  where=np.broadcast_to(_np(condition).astype(bool, copy=False), shape))
+        # two numbers: both count as 0-dim tensors of their default dtypes
+        dtype = _C.result_type(from_numpy(x), from_numpy(y))
+        like = condition
+    shape = condition.shape
+    if x.shape != shape or y.shape != shape:
+        shape = _broadcast_shapes(tuple(shape), x.shape, y.shape)
+    result = _C._empty(tuple(shape), dtype, like.device)
+    cond = _np(condition)
+    select_into(_np(result), cond if cond.dtype == np.bool_ else cond.astype(bool), x, y)
     return result
 
 

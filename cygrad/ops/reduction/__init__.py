@@ -34,8 +34,8 @@ from ..._core import tensor as _C
 from ._common import return_types
 from .sums import (Mean, MeanDim, Nanmean, Nansum, Prod, ProdDim, Sum, SumAll, SumDim, _sum_entry,
                    mean, nanmean, nansum, prod, sum)
-from .extrema import (Amax, Amin, Aminmax, MaxAll, MaxDim, MinAll, MinDim, amax, amin, aminmax,
-                      argmax, argmin, max, min)
+from .extrema import (Amax, Amin, Aminmax, MaxAll, MaxDim, MinAll, MinDim, _amax_entry,
+                      _amin_entry, amax, amin, aminmax, argmax, argmin, max, min)
 from .statistics import Std, StdMean, Var, VarMean, std, std_mean, var, var_mean
 from .norms import Norm, NuclearNorm, norm
 from .logical import all, any, count_nonzero
@@ -53,6 +53,7 @@ __all__ = ["return_types", "sum", "mean", "prod", "max", "min", "amax", "amin", 
 # Tensor.sum/amax/amin/max/min have C fast paths in the core; every other case
 # comes back to these functions.
 _C._register_reduction("sum", _sum_entry)
-for _fn in (amax, amin, max, min):
-    _C._register_reduction(_fn.__name__, _fn)
-del _fn
+_C._register_reduction("amax", _amax_entry)
+_C._register_reduction("amin", _amin_entry)
+_C._register_reduction("max", max)
+_C._register_reduction("min", min)

@@ -17,10 +17,15 @@ from .. import elementwise as _ew
 from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _dims, _emit,
                       _emit_pair, _keepdim, _MaxResult, _MinResult, _no_overload, _parse_dims,
                       _refuse_complex, _single_dim, _UNSET, _wrap)
+from .._quiet import quiet, quiet_enter, quiet_exit
 from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
 
 
 _EXTREME_NP = {"max": (np.max, np.argmax, _MaxResult), "min": (np.min, np.argmin, _MinResult)}
+# ufunc.reduce and ndarray.argmax/argmin: the same loops as np.max/np.argmax without
+# their Python-level wrappers (a few microseconds on small tensors).
+_EXTREME_DIM = {"max": (np.maximum.reduce, np.ndarray.argmax),
+                "min": (np.minimum.reduce, np.ndarray.argmin)}
 
 
 def _extreme(input, dim, keepdim, out, opname):
@@ -29,7 +34,7 @@ def _extreme(input, dim, keepdim, out, opname):
     np_reduce, np_arg, result_cls = _EXTREME_NP[opname]
     if dim is None:
         _check_nonempty(input, None, opname)
-        with np.errstate(all="ignore"):
+        with quiet():
             res = np_reduce(_C._ndarray(input))
         return _emit(res, input.dtype, out, opname, exact=True)
     d = _single_dim(input, dim, opname)
@@ -37,10 +42,14 @@ def _extreme(input, dim, keepdim, out, opname):
     a = _C._ndarray(input)
     if input.dim() == 0:
         return _emit_pair(result_cls, a.copy(), np.zeros((), np.int64), input.dtype, out, opname)
-    idx = np_arg(a, axis=d, keepdims=True)
-    values = np.take_along_axis(a, idx, axis=d)
-    if not keepdim:
-        values, idx = np.squeeze(values, axis=d), np.squeeze(idx, axis=d)
+    reduce, arg = _EXTREME_DIM[opname]
+    # NaN propagates in both: the value is NaN and the index the first NaN's
+    token = quiet_enter()
+    try:
+        values = reduce(a, axis=d, keepdims=keepdim)
+    finally:
+        quiet_exit(token)
+    idx = arg(a, axis=d, keepdims=keepdim)
     return _emit_pair(result_cls, values, idx, input.dtype, out, opname)
 
 
@@ -155,12 +164,15 @@ class MinDim(_Selection):
 
 
 def _amax_amin(input, dim, keepdim, out, opname):
-    np_reduce = np.max if opname == "amax" else np.min
+    reduce = np.maximum.reduce if opname == "amax" else np.minimum.reduce
     dims = _dims(input, dim, opname)
     raw = dim if isinstance(dim, numbers.Integral) else None
     _check_nonempty(input, dims, opname, raw)
-    with np.errstate(all="ignore"):
-        res = np_reduce(_C._ndarray(input), axis=_axes(input, dims), keepdims=bool(keepdim))
+    token = quiet_enter()
+    try:
+        res = reduce(_C._ndarray(input), axis=_axes(input, dims), keepdims=bool(keepdim))
+    finally:
+        quiet_exit(token)
     if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
                            f"{_C._torch_type_name(input.dtype)} for input's dtype and "
@@ -194,7 +206,15 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """
     _check_tensor(input, "amax")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    if out is None:
+        # the method's C path where it applies; it comes back to _amax_entry otherwise
+        return TensorBase.amax(input, dim, keepdim)
     return _amax_amin_entry(input, dim, keepdim, out, "amax")
+
+
+def _amax_entry(input, dim=(), keepdim=False):
+    """``amax`` when the core's C fast path does not apply (registered with the core)."""
+    return _amax_amin_entry(input, dim, keepdim, None, "amax")
 
 
 @tensor_method
@@ -209,7 +229,14 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     """
     _check_tensor(input, "amin")
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
+    if out is None:
+        return TensorBase.amin(input, dim, keepdim)
     return _amax_amin_entry(input, dim, keepdim, out, "amin")
+
+
+def _amin_entry(input, dim=(), keepdim=False):
+    """``amin`` when the core's C fast path does not apply (registered with the core)."""
+    return _amax_amin_entry(input, dim, keepdim, None, "amin")
 
 
 class Amax(_TieSplit):
@@ -261,7 +288,7 @@ def _aminmax(input, dim, keepdim):
     dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
     _check_nonempty(input, dims, "aminmax")
     a, axes = _C._ndarray(input), _axes(input, dims)
-    with np.errstate(all="ignore"):
+    with quiet():
         return (np.min(a, axis=axes, keepdims=bool(keepdim)),
                 np.max(a, axis=axes, keepdims=bool(keepdim)))
 

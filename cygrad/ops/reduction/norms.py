@@ -9,6 +9,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function, once_differentiable
+from .._quiet import quiet
 from ._common import (_acc_np, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims,
                       _reduced_count)
 from ._autograd import _const, _no_out, _Reduced, _saved, _tie_weights
@@ -75,7 +76,7 @@ def _vector_norm(input, p, dim, keepdim, out, dt):
                            f"{where} because the operation does not have an identity")
     acc = _acc_np(dt)
     keep = bool(keepdim)
-    with np.errstate(all="ignore"):
+    with quiet():
         mag = np.abs(_C._ndarray(input).astype(acc, copy=False))
         if p == math.inf:
             res = np.max(mag, axis=axes, keepdims=keep, initial=0)

@@ -5,6 +5,7 @@ import numpy as np
 from ..._core import tensor as _C
 from ..._tensor import tensor_method
 from ...autograd.function import Function
+from .._quiet import quiet
 from ._common import _acc_np, _accumulate_dtype, _cast_input, _check_tensor, _emit, _single_dim
 from ._autograd import _const, _no_out, _saved
 from .sums import _omit_each, sum
@@ -32,7 +33,7 @@ def _scan(input, dim, dtype, out, opname, np_scan):
     d = _single_dim(input, dim, opname)
     dt = _accumulate_dtype(input, dtype, out, opname)
     acc = _acc_np(dt)
-    with np.errstate(all="ignore"):
+    with quiet():
         a = _cast_input(_C._ndarray(input), acc)
         res = np_scan(a.reshape(1) if input.dim() == 0 else a, axis=d, dtype=acc)
     return _emit(res.reshape(input.shape), dt, out, opname)
@@ -118,7 +119,7 @@ def _np_cumprod_grad(a, g, y):
     first = np.where(zero.any(-1), zero.argmax(-1), n)[..., None]
     pos = np.arange(n)
     before, at = pos < first, pos == first
-    with np.errstate(all="ignore"):
+    with quiet():
         grad = np.where(before, _np_rev_cumsum(g * y) / np.where(before, a, 1), 0)
         skip_zero = np.cumprod(np.where(at, 1, a), axis=-1)
         return grad + np.where(at, _np_rev_cumsum(g * skip_zero), 0)

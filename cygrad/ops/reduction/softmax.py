@@ -10,6 +10,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
+from .._quiet import quiet
 from ._common import (_acc_np, _axes, _check_tensor, _dims, _emit, _keepdim, _parse_dims,
                       _single_dim, _squeeze, _wrap)
 from ._autograd import _no_out, _Reduced, _saved
@@ -60,7 +61,7 @@ def softmax(input, dim=None, dtype=None):
 
 def _softmax(input, dim, dtype):
     a, d, dt = _softmax_setup(input, dim, dtype, "softmax")
-    with np.errstate(all="ignore"):
+    with quiet():
         e = np.exp(a - np.max(a, axis=d, keepdims=True, initial=-np.inf))
         res = e / np.sum(e, axis=d, keepdims=True)
     return _wrap(res.reshape(input.shape), dt)
@@ -109,7 +110,7 @@ def log_softmax(input, dim=None, dtype=None):
 
 def _log_softmax(input, dim, dtype):
     a, d, dt = _softmax_setup(input, dim, dtype, "log_softmax")
-    with np.errstate(all="ignore"):
+    with quiet():
         shifted = a - np.max(a, axis=d, keepdims=True, initial=-np.inf)
         res = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
     return _wrap(res.reshape(input.shape), dt)
@@ -172,7 +173,7 @@ def _logsumexp(input, dim, keepdim, out=None):
                            f"but got: {_C._torch_type_name(out.dtype)}")
     acc = _acc_np(dt)
     axes = _axes(input, dims)
-    with np.errstate(all="ignore"):
+    with quiet():
         a = _C._ndarray(input).astype(acc, copy=False)
         shift = np.max(a, axis=axes, keepdims=True, initial=-np.inf)
         # An infinite max cannot be subtracted (inf - inf is NaN); shift by 0 there.

@@ -13,6 +13,7 @@ from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
+from .._quiet import quiet, quiet_enter, quiet_exit
 from ._common import (_acc_np, _alias, _axes, _check_tensor, _emit, _keepdim, _no_overload,
                       _parse_dims, _reduced_count, _require_float, _UNSET, _wrap, _wrap_dims)
 from ._autograd import _const, _no_out, _Reduced, _saved
@@ -23,6 +24,8 @@ def _correction(opname, correction):
     """``correction`` as a number (any real; an int must fit PyTorch's Scalar)."""
     if correction is None:
         return 1
+    if type(correction) is float or (type(correction) is int and -2**63 <= correction < 2**63):
+        return correction           # the common cases, fit without further checks
     if isinstance(correction, numbers.Integral):
         return int(check_scalar_fits(correction, _dt.float64))
     if isinstance(correction, numbers.Complex):
@@ -69,12 +72,19 @@ def _var_and_mean(input, dims, corr, keepdim, opname):
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=3)
-    with np.errstate(all="ignore"):
+    token = quiet_enter()
+    try:
+        # ufuncs called directly, the squares in place: np.sum's and np.var's Python
+        # layers cost more than the arithmetic on small tensors
         a = _C._ndarray(input)
-        mu = np.sum(a, axis=axes, keepdims=True, dtype=acc) / acc.type(n)
-        dev = a.astype(acc) - mu
-        sq = np.sum(dev * dev, axis=axes, keepdims=bool(keepdim), dtype=acc)
-        variance = sq / acc.type(dof)
+        mu = np.add.reduce(a, axis=axes, dtype=acc, keepdims=True)
+        mu /= acc.type(n)
+        dev = np.subtract(a, mu, dtype=acc)
+        dev *= dev              # (a 0-d input gives NumPy scalars: these rebind then)
+        variance = np.add.reduce(dev, axis=axes, dtype=acc, keepdims=bool(keepdim))
+        variance /= acc.type(dof)
+    finally:
+        quiet_exit(token)
     if not keepdim:
         mu = mu.reshape(variance.shape)
     return variance, mu

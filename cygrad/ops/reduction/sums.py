@@ -11,6 +11,7 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
+from .._quiet import quiet, quiet_enter, quiet_exit
 from ._common import (_acc_np, _accumulate_dtype, _alias, _axes, _cast_input, _check_tensor,
                       _dims, _emit, _float_view, _keepdim, _parse_dims, _reduced_count)
 from ._autograd import _const, _no_out, _Reduced, _saved
@@ -57,7 +58,7 @@ def _sum(input, dim=None, keepdim=False, dtype=None, out=None):
     dims = _dims(input, dim, "sum")
     dt = _accumulate_dtype(input, dtype, out, "sum")
     acc = _acc_np(dt)
-    with np.errstate(all="ignore"):
+    with quiet():
         a = _cast_input(_C._ndarray(input), acc)
         res = np.sum(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
     return _emit(res, dt, out, "sum")
@@ -137,7 +138,7 @@ def _nansum(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "nansum")
     dt = _accumulate_dtype(input, dtype, out, "nansum")
     acc = _acc_np(dt)
-    with np.errstate(all="ignore"):
+    with quiet():
         # (NumPy's NaN test skips ml_dtypes' bfloat16, hence the float32 view)
         a = _cast_input(_float_view(_C._ndarray(input)), acc)
         res = np.nansum(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
@@ -208,10 +209,14 @@ def _mean(input, dim, keepdim, dtype, out=None):
     dt = _mean_dtype(input, dtype, "mean")
     acc = _acc_np(dt)
     n = _reduced_count(input, dims)
-    with np.errstate(all="ignore"):
-        total = np.sum(_C._ndarray(input), axis=_axes(input, dims), keepdims=bool(keepdim),
-                       dtype=acc)
+    token = quiet_enter()
+    try:
+        # np.add.reduce: np.sum's loop (pairwise summation) without its Python wrapper
+        total = np.add.reduce(_C._ndarray(input), axis=_axes(input, dims), dtype=acc,
+                              keepdims=bool(keepdim))
         res = total / acc.type(n) if n else np.full_like(total, np.nan)
+    finally:
+        quiet_exit(token)
     return _emit(res, dt, out, "mean")
 
 
@@ -261,7 +266,7 @@ def _nanmean(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "nanmean")
     dt = _mean_dtype(input, dtype, "nanmean")
     acc = _acc_np(dt)
-    with np.errstate(all="ignore"):
+    with quiet():
         a = _C._ndarray(input)
         valid = ~np.isnan(a)
         axes = _axes(input, dims)
@@ -277,7 +282,7 @@ class Nanmean(Function):
     @staticmethod
     def _weights(x, red):
         valid = ~np.isnan(_float_view(_C._ndarray(x)))
-        with np.errstate(all="ignore"):     # an all-NaN slice: 0/0, NaN as in PyTorch
+        with quiet():     # an all-NaN slice: 0/0, NaN as in PyTorch
             return _const(valid / np.sum(valid, axis=red.axes, keepdims=True), x.dtype)
 
     @staticmethod
@@ -326,7 +331,7 @@ def _prod(input, dim, keepdim, dtype, out=None):
     dims = _dims(input, dim, "prod")
     dt = _accumulate_dtype(input, dtype, out, "prod")
     acc = _acc_np(dt)
-    with np.errstate(all="ignore"):
+    with quiet():
         a = _cast_input(_C._ndarray(input), acc)
         res = np.prod(a, axis=_axes(input, dims), keepdims=bool(keepdim), dtype=acc)
     return _emit(res, dt, out, "prod")

@@ -6,7 +6,10 @@ The output is allocated once and each input copied into its slice of it
 follows strides, so no input is copied first.  ``Cat``'s and ``Stack``'s backward
 hand each input its slice of the output gradient (views).
 """
+import numpy as np
+
 from ..._core import tensor as _C
+from ..._core.tensor import TensorBase
 from ...autograd.function import Function
 from .._argcheck import int_arg
 from ._common import (_check_devices, _done, _new_output, _records, _tensor_seq,
@@ -60,7 +63,42 @@ def concatenate(tensors, dim=0, *, out=None):
     return _cat(tensors, dim, out, "concatenate")
 
 
+def _cat_fast(tensors, dim):
+    """``cat`` of CPU tensors of one dtype and rank that need no autograd, with every
+    check in one loop; None when the call is anything else (the general path then
+    runs, and raises PyTorch's errors)."""
+    if type(tensors) is not list and type(tensors) is not tuple or not tensors:
+        return None
+    ref = tensors[0]
+    if not isinstance(ref, TensorBase) or type(dim) is not int:
+        return None
+    shape, dt = tuple(ref.shape), ref.dtype
+    nd = len(shape)
+    d = dim + nd if dim < 0 else dim
+    if not 0 <= d < nd:
+        return None
+    before, after = shape[:d], shape[d + 1:]
+    total = 0
+    for x in tensors:
+        if not isinstance(x, TensorBase) or x.dtype is not dt or not x.is_cpu:
+            return None
+        s = tuple(x.shape)
+        if len(s) != nd or (nd > 1 and (s[:d] != before or s[d + 1:] != after)):
+            return None
+        total += s[d]
+    if _C.needs_autograd(*tensors):
+        return None
+    res = _C._empty(before + (total,) + after, dt, ref.device)
+    if total:
+        _concatenate(res, tensors, d)
+    return res
+
+
 def _cat(tensors, dim, out, opname):
+    if out is None:
+        res = _cat_fast(tensors, dim)
+        if res is not None:
+            return res
     tensors = _tensor_seq(tensors, opname)
     if type(dim) is not int:
         dim = int_arg(dim, opname, "dim")
@@ -98,7 +136,16 @@ def _cat(tensors, dim, out, opname):
     return _done(res, out)
 
 
+def _concatenate(res, tensors, d):
+    """The CPU kernel for inputs of ``res``'s dtype: one NumPy call, no temporary."""
+    np.concatenate([_C._ndarray(x) for x in tensors], axis=d, out=_C._ndarray(res))
+
+
 def _cat_into(res, tensors, d):
+    if res.is_cpu and all(x.is_cpu and x.dtype is res.dtype for x in tensors):
+        if res.numel():
+            _concatenate(res, tensors, d)
+        return
     offset = 0
     for x in tensors:
         n = x.shape[d]

@@ -207,13 +207,24 @@ def moveaxis(input, source, destination):
 def _movedim(input, source, destination, opname):
     if not isinstance(input, TensorBase):
         raise not_tensor(input, opname)
+    return input.movedim(*_movedim_args(source, destination, opname, 2))
+
+
+def _movedim_args(source, destination, opname, position):
+    """``source`` and ``destination`` read as PyTorch's two overloads read them (both
+    ints or both int lists), as tuples; ``position`` is the place of ``source``.
+    The core's ``Tensor.movedim`` calls this when it is not given two ints."""
     single = _is_single_int(source), _is_single_int(destination)
     if single == (True, True):
-        return input.movedim(int_arg(source, opname, "source", 2),
-                             int_arg(destination, opname, "destination", 3))
+        return ((int_arg(source, opname, "source", position),),
+                (int_arg(destination, opname, "destination", position + 1),))
     if single == (False, False):
-        return input.movedim(int_list_arg(source, opname, "source", 2, allow_int=False),
-                             int_list_arg(destination, opname, "destination", 3, allow_int=False))
+        try:
+            return (int_list_arg(source, opname, "source", position, allow_int=False),
+                    int_list_arg(destination, opname, "destination", position + 1,
+                                 allow_int=False))
+        except TypeError:
+            pass
     raise TypeError(f"{opname}() received an invalid combination of arguments - got (Tensor, "
                     f"{type(source).__name__}, {type(destination).__name__}), but expected "
                     f"(Tensor input, int source, int destination) or (Tensor input, tuple of "
@@ -280,6 +291,12 @@ def as_strided(input, size, stride, storage_offset=None):
     stride = int_list_arg(stride, "as_strided", "stride", 3, allow_int=False)
     if storage_offset is not None:
         storage_offset = int_arg(storage_offset, "as_strided", "storage_offset", 4)
+    # PyTorch has no negative strides.  Only the user-facing function refuses them: the
+    # method stays open because cygrad's own reversed views (t[::-1]) are rebuilt through
+    # it by the autograd layer.
+    if len(size) == len(stride) and any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
     return input.as_strided(size, stride, storage_offset)
 
 

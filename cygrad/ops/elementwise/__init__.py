@@ -1,12 +1,27 @@
 """Elementwise ops: every function here is one row of the dispatcher's op table
-(``_core/tensor.pyx``) plus the PyTorch signature around it."""
+(``_core/tensor_dispatch.pxi``) plus the PyTorch signature around it.
+
+Their derivatives are ``Function`` classes, one per op, beside this module:
+``unary.py`` (``Exp``, ``Sin``, ``Sigmoid`` ...) and ``binary.py`` (``Mul``,
+``Div``, ``Pow`` ...). :func:`register` points each op's table row at its class, so
+the dispatcher records it when an input requires grad.
+
+Examples
+--------
+>>> import cygrad
+>>> x = cygrad.tensor([0.0, 1.0], requires_grad=True)
+>>> y = cygrad.exp(x)
+>>> type(y.grad_fn)._forward_cls.__qualname__, y.grad_fn.name()
+('Exp', 'ExpBackward0')
+"""
 import math as _math   # plain ``abs``/``round`` are this module's tensor ops
 
-from .._core import tensor as _C
-from .._core import dtype as _dt
-from .._core.tensor import TensorBase
-from ._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
-from .._tensor import Tensor, tensor_method
+from ..._core import tensor as _C
+from ..._core import dtype as _dt
+from ..._core.tensor import TensorBase
+from .._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
+from ..._tensor import Tensor, tensor_method
+from ...autograd.function import Function
 
 OPS = _C.ELEMENTWISE_OPS
 
@@ -348,12 +363,22 @@ def _opmath(*args):
                  else x for x in args)
 
 
+def _source_for_inplace(self, *others):
+    """What an in-place op built from its out-of-place form should compute from:
+    ``self`` itself, or, when autograd records the op, a clone of it. The op's
+    node then saves the clone, which the write into ``self`` leaves intact (saving
+    ``self`` would make backward fail the version check: PyTorch works here)."""
+    if _C.needs_autograd(self, *others):
+        return self.clone()
+    return self
+
+
 @tensor_method
 def div_(self, other, *, rounding_mode=None):
     """In-place division."""
     if rounding_mode is None:
         return _C.binary_op_(OPS["div"], self, other)
-    return self.copy_(div(self, other, rounding_mode=rounding_mode))
+    return self.copy_(div(_source_for_inplace(self, other), other, rounding_mode=rounding_mode))
 
 
 divide = tensor_method(div, name="divide")
@@ -516,7 +541,7 @@ def round_(self, *, decimals=None):
     """In-place rounding."""
     if decimals is None:
         return _C.unary_op_(OPS["round"], self)
-    return self.copy_(round(self, decimals=decimals))
+    return self.copy_(round(_source_for_inplace(self), decimals=decimals))
 
 
 @tensor_method
@@ -592,7 +617,7 @@ def clamp_(self, min=None, max=None):
     >>> cygrad.tensor([1.0, 5.0]).clamp_(max=2.0).tolist()
     [1.0, 2.0]
     """
-    res = clamp(self, min, max)
+    res = clamp(_source_for_inplace(self, min, max), min, max)
     if res.dtype is not self.dtype and not _C._can_cast(res.dtype, self.dtype):
         raise RuntimeError(f"result type {_C._torch_type_name(res.dtype)} can't be cast to the "
                            f"desired output type {self.dtype.name}")
@@ -638,7 +663,7 @@ def lerp(input, end, weight, *, out=None):
 
 
 def _c_type(dt):
-    from .._core.scalars import _C_TYPE_NAMES
+    from ..._core.scalars import _C_TYPE_NAMES
     return _C_TYPE_NAMES.get(dt.name, dt.name)
 
 
@@ -650,7 +675,7 @@ def _lerp_formula(start, end, weight):
         if _math.fabs(weight) < 0.5:
             return start + weight * diff
         return end - diff * (1 - weight)
-    from .indexing import where
+    from ..indexing import where
     return where(abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
 
 
@@ -658,6 +683,51 @@ def _lerp_formula(start, end, weight):
 def lerp_(self, end, weight):
     """In-place lerp."""
     return self.copy_(lerp(self, end, weight))
+
+
+def _nan_to_num_values(input, nan, posinf, neginf):
+    """nan_to_num's values (no autograd)."""
+    import ml_dtypes
+    import numpy as np
+    res = input.clone()
+    if input.is_floating_point():
+        arr = res.numpy(force=True)
+        info = ml_dtypes.finfo(arr.dtype)     # np.finfo does not know bfloat16
+        nan, posinf, neginf = (float(v.item() if isinstance(v, TensorBase) else v)
+                               if v is not None else None for v in (nan, posinf, neginf))
+        with np.errstate(over="ignore"):       # a replacement beyond the dtype becomes inf
+            if arr.dtype in (np.float16, np.float32, np.float64):
+                np.nan_to_num(arr, copy=False, nan=nan,
+                              posinf=float(info.max) if posinf is None else posinf,
+                              neginf=float(info.min) if neginf is None else neginf)
+            else:
+                # NumPy's nan_to_num rejects bfloat16: replace through masks instead
+                nan_mask, pos_mask, neg_mask = np.isnan(arr), np.isposinf(arr), np.isneginf(arr)
+                arr[nan_mask] = nan
+                arr[pos_mask] = float(info.max) if posinf is None else posinf
+                arr[neg_mask] = float(info.min) if neginf is None else neginf
+    return res
+
+
+class NanToNum(Function):
+    """``nan_to_num``: the gradient passes where the input was finite and is 0 where
+    a NaN or infinity was replaced by a constant (as PyTorch)."""
+    _node_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, input, nan, posinf, neginf):
+        ctx.save_for_backward(input)
+        return _nan_to_num_values(input, nan, posinf, neginf)
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, = ctx.saved_tensors
+        return grad * input.isfinite(), None, None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        input, = ctx.saved_tensors
+        return tangent * input.isfinite()
 
 
 @tensor_method
@@ -679,25 +749,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     if isinstance(out, TensorBase) and out.dtype is not input.dtype:
         raise RuntimeError(f"nan_to_num: dtype of out: {_C._torch_type_name(out.dtype)} should be "
                            f"same as input: {_C._torch_type_name(input.dtype)}")
-    import ml_dtypes
-    import numpy as np
-    res = input.clone()
-    if input.is_floating_point():
-        arr = res.numpy(force=True)
-        info = ml_dtypes.finfo(arr.dtype)     # np.finfo does not know bfloat16
-        nan, posinf, neginf = (float(v.item() if isinstance(v, TensorBase) else v)
-                               if v is not None else None for v in (nan, posinf, neginf))
-        with np.errstate(over="ignore"):       # a replacement beyond the dtype becomes inf
-            if arr.dtype in (np.float16, np.float32, np.float64):
-                np.nan_to_num(arr, copy=False, nan=nan,
-                              posinf=float(info.max) if posinf is None else posinf,
-                              neginf=float(info.min) if neginf is None else neginf)
-            else:
-                # NumPy's nan_to_num rejects bfloat16: replace through masks instead
-                nan_mask, pos_mask, neg_mask = np.isnan(arr), np.isposinf(arr), np.isneginf(arr)
-                arr[nan_mask] = nan
-                arr[pos_mask] = float(info.max) if posinf is None else posinf
-                arr[neg_mask] = float(info.min) if neginf is None else neginf
+    if _C.needs_autograd(input) and input.is_floating_point():
+        res = NanToNum.apply(input, nan, posinf, neginf)
+    else:
+        res = _nan_to_num_values(input, nan, posinf, neginf)
     if out is not None:
         return _write_out(out, res, "nan_to_num")
     return res
@@ -706,9 +761,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 @tensor_method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     """In-place nan_to_num; integer and bool tensors hold no NaN and are left as they are."""
-    res = nan_to_num(self, nan, posinf, neginf)
     if self.is_floating_point():
-        return self.copy_(res)
+        return self.copy_(nan_to_num(_source_for_inplace(self), nan, posinf, neginf))
+    nan_to_num(self, nan, posinf, neginf)       # (argument checks)
     self._bump_version()       # written (with its own values), as PyTorch counts it
     return self
 
@@ -736,7 +791,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         name, value = ("rtol", rtol) if rtol < 0 else ("atol", atol)
         raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
-    from .shape import _broadcast_pair_error
+    from ..shape import _broadcast_pair_error
     _broadcast_pair_error([tuple(input.shape), tuple(other.shape)])
     # PyTorch's formula, in its dtypes: equal, or a finite error within tolerance
     close = eq(input, other)
@@ -797,7 +852,7 @@ def positive(input):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "positive")
-    from .._core.dtype import bool_
+    from ..._core.dtype import bool_
     if input.dtype == bool_:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
@@ -822,3 +877,27 @@ for _alias, _target in (("negative_", "neg_"), ("absolute_", "abs_"), ("arcsin_"
                         ("less_equal_", "le_"), ("not_equal_", "ne_"), ("subtract_", "sub_"),
                         ("multiply_", "mul_"), ("divide_", "div_"), ("true_divide_", "div_")):
     tensor_method(getattr(Tensor, _target), name=_alias)
+
+
+# ------------------------------------------------------------- the ops' Function classes
+
+from ..._core import engine as _E  # noqa: E402
+from . import binary as _binary, unary as _unary  # noqa: E402
+from .binary import BinaryFunction  # noqa: E402,F401
+from .unary import UnaryFunction  # noqa: E402,F401
+
+
+def register():
+    """Point each op's table row at its Function, so the dispatcher reaches it
+    (called once, from ``cygrad/_wiring.py``)."""
+    for module in (_unary, _binary):
+        for cls in list(vars(module).values()):
+            if not (isinstance(cls, type) and issubclass(cls, (UnaryFunction, BinaryFunction))
+                    and cls.__dict__.get("op") is not None):
+                continue
+            cls.op.function = cls
+            # the engine may run a forward that is exactly the base class's itself
+            if cls.forward is UnaryFunction.forward:
+                _E._register_fast_forward(cls, 1, cls.op, cls.saves == "output")
+            elif cls.forward is BinaryFunction.forward:
+                _E._register_fast_forward(cls, 2, cls.op, False)

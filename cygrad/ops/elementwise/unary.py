@@ -31,25 +31,19 @@ Reading one is enough to write your own::
 """
 import math
 
-from .._core import tensor as _C
-from .._core.tensor import TensorBase
-from ..autograd.function import Function
+from ..._core import tensor as _C
+from ...autograd.function import Function
 
 OPS = _C.ELEMENTWISE_OPS
-_binary_op = _C.binary_op
 _unary_op = _C.unary_op
-_NO_NUMBERS = (None, None)
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
-def _is_tensor(x):
-    return isinstance(x, TensorBase)
 
-
-def _conj(d):
+def conj_derivative(d):
     """conj(d) for a complex derivative (tensor or number); a real one as it is."""
-    if isinstance(d, TensorBase):
+    if isinstance(d, _C.TensorBase):
         return d.conj() if d.is_complex() else d
     return d.conjugate() if isinstance(d, complex) else d
 
@@ -75,7 +69,7 @@ class UnaryFunction(Function):
     @staticmethod
     def backward(ctx, grad):
         s, = ctx.saved_tensors
-        return grad * _conj(ctx.derivative(s))
+        return grad * conj_derivative(ctx.derivative(s))
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -364,22 +358,40 @@ class Square(UnaryFunction):
 
 
 class Frac(UnaryFunction):
-    """frac(x) = x - trunc(x): slope 1 between the jumps."""
+    """frac(x) = x - trunc(x): slope 1 between the jumps, so the gradient passes
+    through (nothing saved)."""
     op = OPS["frac"]
     _node_name = "FracBackward0"
 
     @staticmethod
-    def derivative(x):
-        return 1
+    def forward(ctx, x):
+        return _unary_op(OPS["frac"], x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent.clone()
 
 
 class _PiecewiseConstant(UnaryFunction):
     """sign, floor, ceil, trunc, round: flat between the jumps, so the derivative is 0
-    almost everywhere (PyTorch's choice at the jumps too)."""
+    almost everywhere (PyTorch's choice at the jumps too). Nothing needs saving: an
+    in-place change of the input afterwards is harmless."""
 
     @staticmethod
-    def derivative(x):
-        return 0
+    def forward(ctx, x):
+        return _unary_op(ctx.op, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.new_zeros(grad.shape)
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        return tangent.new_zeros(tangent.shape)
 
 
 class Sign(_PiecewiseConstant):
@@ -405,229 +417,3 @@ class Trunc(_PiecewiseConstant):
 class Round(_PiecewiseConstant):
     op = OPS["round"]
     _node_name = "RoundBackward0"
-
-
-# =========================================================================== binary
-
-def operands(ctx):
-    """The two forward operands: tensors from ``saved_tensors``, numbers as given."""
-    ta, tb = ctx.saved_tensors
-    na, nb = getattr(ctx, "numbers", _NO_NUMBERS)
-    return (ta if ta is not None else na), (tb if tb is not None else nb)
-
-
-def _plus(x, y):
-    """x + y where None stands for zero (an operand with no gradient or tangent)."""
-    if x is None:
-        return y
-    if y is None:
-        return x
-    return x + y
-
-
-class BinaryFunction(Function):
-    """``z = f(a, b)``; either operand may be a Python number.
-
-    A subclass sets ``op`` and writes its two partial derivatives once, in
-    ``partials(a, b, need_a, need_b) -> (dz/da, dz/db)`` (None for one not needed);
-    backward multiplies them by the output's gradient, jvp by the inputs' tangents.
-    """
-    op = None
-    _ctx_attributes = ("op", "partials")
-
-    @staticmethod
-    def forward(ctx, a, b):
-        if isinstance(a, TensorBase) and isinstance(b, TensorBase):
-            ctx.save_for_backward(a, b)      # (no ctx.numbers: operands() defaults it)
-        else:
-            ctx.save_for_backward(a if _is_tensor(a) else None, b if _is_tensor(b) else None)
-            ctx.numbers = (None if _is_tensor(a) else a, None if _is_tensor(b) else b)
-        return _binary_op(ctx.op, a, b)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, b = operands(ctx)
-        da, db = ctx.partials(a, b, ctx.needs_input_grad[0], ctx.needs_input_grad[1])
-        return (None if da is None else grad * _conj(da)), (None if db is None else grad * _conj(db))
-
-    @staticmethod
-    def jvp(ctx, ta, tb):
-        a, b = operands(ctx)
-        da, db = ctx.partials(a, b, ta is not None, tb is not None)
-        return _plus(None if ta is None else ta * da, None if tb is None else tb * db)
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        raise NotImplementedError("a BinaryFunction subclass writes its partial derivatives")
-
-
-class Add(BinaryFunction):
-    """d(a + b) = da + db: the gradient passes through unchanged (no multiply)."""
-    op = OPS["add"]
-    _node_name = "AddBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return _binary_op(OPS["add"], a, b)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, grad
-
-    @staticmethod
-    def jvp(ctx, ta, tb):
-        return _plus(ta, tb)
-
-
-class Sub(BinaryFunction):
-    """d(a - b) = da - db."""
-    op = OPS["sub"]
-    _node_name = "SubBackward0"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        return _binary_op(OPS["sub"], a, b)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, -grad
-
-    @staticmethod
-    def jvp(ctx, ta, tb):
-        return _plus(ta, None if tb is None else -tb)
-
-
-class Mul(BinaryFunction):
-    """d(ab)/da = b, d(ab)/db = a."""
-    op = OPS["mul"]
-    _node_name = "MulBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        return b, a
-
-
-class Div(BinaryFunction):
-    """d(a/b)/da = 1/b, d(a/b)/db = -a/b^2."""
-    op = OPS["div"]
-    _node_name = "DivBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        return (1 / b if need_a else None), (-a / (b * b) if need_b else None)
-
-
-class Pow(BinaryFunction):
-    """d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log(a), taken as 0 where a == 0 (as
-    PyTorch does)."""
-    op = OPS["pow"]
-    _node_name = "PowBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        da = b * a ** (b - 1) if need_a else None
-        db = None
-        if need_b:
-            log_a = (a + (a == 0)).log() if _is_tensor(a) else (math.log(a) if a != 0 else 0.0)
-            db = a ** b * log_a
-        return da, db
-
-
-def _winner_share(a_wins, a, b):
-    """How much of the gradient goes to a: all if it won, half at a tie (PyTorch)."""
-    return a_wins * 1.0 + (a == b) * 0.5
-
-
-class Maximum(BinaryFunction):
-    """The larger operand gets the gradient; ties split it."""
-    op = OPS["maximum"]
-    _node_name = "MaximumBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        wa = _winner_share(a > b, a, b)
-        return wa, 1 - wa
-
-
-class Minimum(BinaryFunction):
-    """The smaller operand gets the gradient; ties split it."""
-    op = OPS["minimum"]
-    _node_name = "MinimumBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        wa = _winner_share(a < b, a, b)
-        return wa, 1 - wa
-
-
-class Fmax(BinaryFunction):
-    """fmax ignores NaN: the picked operand gets the gradient (a wins ties, and
-    wins whenever b is NaN), as in PyTorch."""
-    op = OPS["fmax"]
-    _node_name = "FmaxBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        wa = ((a >= b) | (b != b)) * 1.0
-        return wa, 1 - wa
-
-
-class Fmin(BinaryFunction):
-    """fmin ignores NaN: see Fmax."""
-    op = OPS["fmin"]
-    _node_name = "FminBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        wa = ((a <= b) | (b != b)) * 1.0
-        return wa, 1 - wa
-
-
-class Atan2(BinaryFunction):
-    """d atan2(a, b) = (b da - a db) / (a^2 + b^2)."""
-    op = OPS["atan2"]
-    _node_name = "Atan2Backward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        denom = a * a + b * b
-        return b / denom, -a / denom
-
-
-class Hypot(BinaryFunction):
-    """d hypot(a, b) = (a da + b db) / hypot(a, b)."""
-    op = OPS["hypot"]
-    _node_name = "HypotBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        h = _binary_op(OPS["hypot"], a, b)
-        return a / h, b / h
-
-
-class Fmod(BinaryFunction):
-    """fmod(a, b) = a - trunc(a/b) b: partials 1 and -trunc(a/b)."""
-    op = OPS["fmod"]
-    _node_name = "FmodBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        return 1, (-(a / b).trunc() if need_b else None)
-
-
-class Remainder(BinaryFunction):
-    """remainder(a, b) = a - floor(a/b) b: partials 1 and -floor(a/b)."""
-    op = OPS["remainder"]
-    _node_name = "RemainderBackward0"
-
-    @staticmethod
-    def partials(a, b, need_a, need_b):
-        return 1, (-(a / b).floor() if need_b else None)
-
-
-# The dispatcher reaches each op's Function through its table row: one explicit
-# wiring step, here, instead of a side effect hidden in each class.
-for _cls in list(globals().values()):
-    if isinstance(_cls, type) and issubclass(_cls, (UnaryFunction, BinaryFunction)) \
-            and _cls.__dict__.get("op") is not None:
-        _cls.op.function = _cls

@@ -1,0 +1,71 @@
+"""Every place where the core calls back up into Python, connected in one place.
+
+The Cython core (``cygrad/_core``, the array layer) cannot import the Python layers
+above it (that would be a cycle), yet a few of its fast paths must reach them:
+
+============================  ==================================================
+the core needs                 connected to
+============================  ==================================================
+the class of new tensors       ``cygrad.Tensor`` (``_tensor.py``)
+record a view for autograd     ``engine.record_view`` with the view Functions of
+                               ``ops/views.py`` (``Permute``, ``Slice`` ...)
+an in-place op on a tensor     ``autograd.views.inplace`` (``CopySlices`` when the
+that requires grad             target is a view)
+re-derive a view's history     ``autograd.views.refresh_view``
+``clone()`` / ``to()`` nodes   ``autograd.views.Clone`` / ``ToCopy``
+each elementwise op's          the ``UnaryFunction``/``BinaryFunction`` classes
+Function                       (``ops/elementwise/unary.py``, ``binary.py``)
+forward-mode AD                ``autograd.forward_ad`` (tangent restorer, jvp hook)
+============================  ==================================================
+
+Modules define these functions and classes and do nothing else at import;
+``cygrad/__init__.py`` calls :func:`connect_tensor_class` as soon as the Tensor
+class exists and :func:`connect` once every op module is imported.  Reading this
+file tells a student every way control flows from the core back to Python.
+(Advanced indexing and the reductions the core forwards to Python still register
+themselves when ``cygrad.ops.indexing`` / ``cygrad.ops.reduction`` are imported.)
+
+Examples
+--------
+>>> import cygrad
+>>> x = cygrad.ones(2, 3, requires_grad=True)
+>>> x.t().grad_fn.name()          # recorded through the view hook
+'TBackward0'
+"""
+from ._core import engine as _E
+from ._core import tensor as _C
+
+_connected = False
+
+
+def connect_tensor_class():
+    """New tensors made by the core are ``cygrad.Tensor``."""
+    from ._tensor import Tensor
+    _C._set_tensor_class(Tensor)
+
+
+def connect():
+    """Connect autograd to the core (idempotent)."""
+    global _connected
+    if _connected:
+        return
+    _connected = True
+    from .autograd import forward_ad
+    from .autograd import views as autograd_views
+    from .ops import elementwise
+    from .ops import views as view_functions
+
+    # views and in-place ops
+    _C._set_view_hook(autograd_views.record_view)
+    _C._set_inplace_hook(autograd_views.inplace)
+    _C._set_view_functions(autograd_views.Clone, autograd_views.ToCopy)
+    _E._set_view_refresher(autograd_views.refresh_view)
+    view_functions.register()
+
+    # the dispatcher reaches each elementwise op's Function through its table row
+    elementwise.register()
+
+    # forward mode
+    _E._set_tangent_restorer(forward_ad._restore_tangent)
+    if forward_ad._set_fw_enabled is not None:
+        _E._set_forward_ad_hook(forward_ad._jvp_hook)
