@@ -10,7 +10,8 @@ Examples
 from .version import __version__
 from ._device import device
 from ._core.dtype import (dtype, bool_ as bool, uint8, int8, int16, int32, int64, float16,
-                          bfloat16, float32, float64, promote_types, set_default_dtype,
+                          bfloat16, float32, float64, complex64, complex128, promote_types,
+                          set_default_dtype,
                           get_default_dtype)
 from ._core.tensor import result_type, is_grad_enabled, Size, from_numpy
 from ._threading import (get_num_threads, set_num_threads, get_num_interop_threads,
@@ -28,6 +29,8 @@ half = float16
 long = int64
 int = int32
 short = int16
+cfloat = complex64
+cdouble = complex128
 
 from .ops.creation import *       # noqa: E402,F401,F403
 from .ops.elementwise import *    # noqa: E402,F401,F403
@@ -51,4 +54,5 @@ from . import optim             # noqa: E402,F401  (optimizers, lr_scheduler)
 from .serialization import save, load  # noqa: E402,F401
 from . import multiprocessing  # noqa: E402,F401  (Tensor.share_memory_; tensors cross processes in shared memory)
 from . import utils  # noqa: E402,F401  (cygrad.utils.data, as torch.utils.data)
+from .ops.complex import *  # noqa: E402,F401,F403  (complex, polar, view_as_real, conj, angle ...)
 from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, cdist; Tensor.sum_to_size)

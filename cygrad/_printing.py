@@ -187,6 +187,21 @@ class _ElementFormat:
         return text.rjust(self.width)
 
 
+class _ComplexFormat:
+    """Complex elements as PyTorch prints them: the real parts and the imaginary parts
+    each get their own :class:`_ElementFormat`; the real part is padded, the
+    imaginary one is not and is joined with its sign (``1.5000-2.j``)."""
+
+    def __init__(self, values):
+        self.real = _ElementFormat(values.real, True)
+        self.imag = _ElementFormat(values.imag, True)
+        self.width = self.real.width + self.imag.width + 1      # the "j"
+
+    def __call__(self, value):
+        imag = self.imag(value.imag).lstrip() + "j"
+        return self.real(value.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
 # ----------------------------------------------------------------------------- layout
 
 def _edge_indices(n, edge):
@@ -256,7 +271,11 @@ def _host_values(t):
 def _values_str(t, indent):
     a = _host_values(t)
     summarize = t.numel() > _OPTS.threshold
-    fmt = _ElementFormat(_summary_values(a) if summarize else a, t.is_floating_point())
+    shown = _summary_values(a) if summarize else a
+    if a.dtype.kind == "c":
+        fmt = _ComplexFormat(shown)
+    else:
+        fmt = _ElementFormat(shown, t.is_floating_point())
     return _format_nested(a, indent, summarize, fmt)
 
 
@@ -315,6 +334,7 @@ def tensor_repr(t):
         suffixes.append(f"device='{t.device}'")
     dt = t.dtype
     default_float = get_default_dtype()
+    default_complex = default_float.to_complex()
     if t.numel() == 0:
         body = "[]"
         if t.dim() != 1:
@@ -327,7 +347,7 @@ def tensor_repr(t):
             suffixes.append(f"size={tuple(t.shape)}")
         # Integer values print without a dot and booleans as True/False, so int64 and
         # bool (what cygrad.tensor infers) need no dtype suffix.
-        if dt not in (default_float, _int64, _bool):
+        if dt not in (default_float, default_complex, _int64, _bool):
             suffixes.append(f"dtype={dt}")
         body = _values_str(t, indent)
     grad_fn = t.grad_fn

@@ -481,6 +481,12 @@ def _fill_normal(t, g, mean=0.0, std=1.0):
     _place(t, _normal_values(g, t, mean, std))
 
 
+def _float_parts(t):
+    """What a random fill writes: a complex tensor's (real, imag) pairs, as PyTorch
+    fills them (``view_as_real``), else the tensor itself."""
+    return _C.view_as_real(t) if t.dtype.is_complex else t
+
+
 def _require_float(dtype, kernel):
     if not dtype.is_floating_point:
         name = _C._torch_type_name(dtype)
@@ -518,8 +524,9 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     (cygrad.Size([2, 3]), True)
     """
     t = _target(_size_arg(size, "rand", required=True), dtype, device, out, _dt.get_default_dtype())
-    _require_float(t.dtype, "check_uniform_bounds")
-    _fill_uniform(t, _gen(generator))
+    parts = _float_parts(t)
+    _require_float(parts.dtype, "check_uniform_bounds")
+    _fill_uniform(parts, _gen(generator))
     return _finish(t, device, requires_grad, out)
 
 
@@ -534,8 +541,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     cygrad.float64
     """
     t = _target(_size_arg(size, "randn", required=True), dtype, device, out, _dt.get_default_dtype())
-    _require_float_normal(t)
-    _fill_normal(t, _gen(generator))
+    parts = _float_parts(t)
+    _require_float_normal(parts)
+    # complex: real and imaginary parts each N(0, 1/2), so that E|z|^2 = 1 (PyTorch)
+    _fill_normal(parts, _gen(generator), std=1.0 if parts is t else 1 / math.sqrt(2))
     return _finish(t, device, requires_grad, out)
 
 

@@ -54,9 +54,11 @@ _META_KEY = "cygrad"
 
 _DTYPES = {d.name: d for d in (
     _dtypes.bool_, _dtypes.uint8, _dtypes.int8, _dtypes.int16, _dtypes.int32, _dtypes.int64,
-    _dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64)}
-# NumPy (and so safetensors' NumPy interface) has no bfloat16: its bits go in as uint16
-_STORED_AS = {"bfloat16": np.dtype(np.uint16)}
+    _dtypes.float16, _dtypes.bfloat16, _dtypes.float32, _dtypes.float64, _dtypes.complex64,
+    _dtypes.complex128)}
+# NumPy (and so safetensors' NumPy interface) has no bfloat16: its bits go in as uint16;
+# safetensors has no complex128: its (real, imag) pairs go in as float64
+_STORED_AS = {"bfloat16": np.dtype(np.uint16), "complex128": np.dtype(np.float64)}
 # safetensors dtype codes, for reading plain safetensors files
 _SAFETENSORS_DTYPES = {"BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16",
                        "I32": "int32", "I64": "int64", "F16": "float16", "BF16": "bfloat16",
@@ -399,10 +401,10 @@ def _build_storages(header, raw):
                and _is_int(entry.get("numel")), f"storage {i} entry")
         info = raw.get(str(i))
         _check(info is not None, f"storage {i} is missing")
-        np_dtype = _stored_np_dtype(entry["dtype"])
-        _check(len(info["data"]) == entry["numel"] * np_dtype.itemsize,
+        itemsize = _DTYPES[entry["dtype"]].itemsize
+        _check(len(info["data"]) == entry["numel"] * itemsize,
                f"storage {i} holds {len(info['data'])} bytes, expected "
-               f"{entry['numel'] * np_dtype.itemsize}")
+               f"{entry['numel'] * itemsize}")
         _check(zlib.crc32(info["data"]) == entry.get("crc32"), f"storage {i} checksum mismatch")
         flats.append(_array_from_bytes(info["data"], entry["dtype"]))
     return flats

@@ -223,8 +223,6 @@ def test_errors():
     with pytest.raises(TypeError):
         cygrad.from_dlpack([1, 2, 3])
     with pytest.raises(BufferError, match="dtype"):
-        cygrad.from_dlpack(np.ones(2, np.complex64))
-    with pytest.raises(BufferError, match="dtype"):
         cygrad.from_dlpack(np.ones(2, np.uint16))
     with pytest.raises(BufferError):
         cygrad.ones(2).__dlpack__(dl_device=(2, 0))
@@ -233,7 +231,7 @@ def test_errors():
 
 
 def test_rejected_capsule_is_still_freed():
-    a = np.ones(3, np.complex64)
+    a = np.ones(3, np.uint16)             # a dtype cygrad does not have
     alive = weakref.ref(a)
     cap = a.__dlpack__()
     del a

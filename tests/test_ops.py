@@ -92,7 +92,9 @@ def assert_close(actual, expected, atol, rtol, what=""):
                                           if exp.dtype.kind == "f" else exp.astype(np.int64),
                                           err_msg=label)
         else:
-            np.testing.assert_allclose(got.astype(np.float64), exp.astype(np.float64),
+            # complex results compare both parts (a float64 cast would drop the imaginary)
+            wide = np.complex128 if "c" in (got.dtype.kind, exp.dtype.kind) else np.float64
+            np.testing.assert_allclose(got.astype(wide), exp.astype(wide),
                                        atol=atol, rtol=rtol, equal_nan=True, err_msg=label)
 
 

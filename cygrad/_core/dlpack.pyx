@@ -50,6 +50,7 @@ cdef enum:
     kDLUInt = 1
     kDLFloat = 2
     kDLBfloat = 4
+    kDLComplex = 5
     kDLBool = 6
 
 cdef enum:
@@ -101,19 +102,20 @@ class DLDeviceType(enum.IntEnum):
     kDLCUDAHost = 3
 
 
-# cygrad dtype code (DT_BOOL=0 ... DT_FLOAT64=9, see dtype.pxd) -> DLPack (type code, bits)
-cdef uint8_t[10] _DL_CODE = [kDLBool, kDLUInt, kDLInt, kDLInt, kDLInt, kDLInt,
-                             kDLFloat, kDLBfloat, kDLFloat, kDLFloat]
-cdef uint8_t[10] _DL_BITS = [8, 8, 8, 16, 32, 64, 16, 16, 32, 64]
+# cygrad dtype code (DT_BOOL=0 ... DT_COMPLEX128=11, see dtype.pxd) -> DLPack (type code,
+# bits); a complex's bits count both parts (complex64: 64)
+cdef uint8_t[12] _DL_CODE = [kDLBool, kDLUInt, kDLInt, kDLInt, kDLInt, kDLInt,
+                             kDLFloat, kDLBfloat, kDLFloat, kDLFloat, kDLComplex, kDLComplex]
+cdef uint8_t[12] _DL_BITS = [8, 8, 8, 16, 32, 64, 16, 16, 32, 64, 64, 128]
 
 
 def _check_dtype_table():
     # Fails loudly at import if dtype.pxd's code order ever changes under this table.
     cdef int code
-    for code in range(10):
+    for code in range(12):
         d = dtype_from_code(code)
         expected = {"bool": kDLBool, "uint8": kDLUInt, "bfloat16": kDLBfloat}.get(
-            d.name, kDLFloat if d.is_floating_point else kDLInt)
+            d.name, kDLFloat if d.is_floating_point else kDLComplex if d.is_complex else kDLInt)
         if _DL_BITS[code] != 8 * d.itemsize or _DL_CODE[code] != expected:
             raise ImportError(f"cygrad.dlpack: dtype table out of date for {d}")
 
@@ -126,7 +128,7 @@ cdef int _dtype_code_from_dl(DLDataType t):
     cdef int i
     if t.lanes != 1:
         return -1
-    for i in range(10):
+    for i in range(12):
         if _DL_CODE[i] == t.code and _DL_BITS[i] == t.bits:
             return i
     return -1

@@ -12,12 +12,15 @@ cdef enum DTypeCode:
     DT_BFLOAT16 = 7
     DT_FLOAT32 = 8
     DT_FLOAT64 = 9
-    DT_COUNT = 10
+    DT_COMPLEX64 = 10
+    DT_COMPLEX128 = 11
+    DT_COUNT = 12
 
 cdef enum DTypeKind:
     KIND_BOOL = 0
     KIND_INT = 1
     KIND_FLOAT = 2
+    KIND_COMPLEX = 3
 
 cdef class dtype:
     cdef readonly str name
@@ -30,4 +33,5 @@ cdef class dtype:
 cdef dtype dtype_from_code(int code)
 cdef dtype promote(dtype a, dtype b)
 cdef dtype default_float()
+cdef dtype default_complex()
 cdef dtype to_dtype(object obj)

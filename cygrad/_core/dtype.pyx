@@ -6,7 +6,8 @@ NumPy possible. ``bfloat16`` comes from the ``ml_dtypes`` package.
 
 Promotion follows ``torch.result_type``: operands are split into three priority levels
 (tensors with dimensions, zero-dim tensors, Python scalars) and a lower level only
-matters when it is of a higher *category* (bool < integer < floating).
+matters when it is of a higher *category* (bool < integer < floating < complex).
+``complex64``/``complex128`` hold pairs of float32/float64 (real, imaginary).
 """
 import numpy as np
 import ml_dtypes
@@ -37,7 +38,41 @@ cdef class dtype:
 
     @property
     def is_complex(self):
-        return False
+        return self.kind == KIND_COMPLEX
+
+    def to_complex(self):
+        """The complex dtype whose parts have this dtype (``float64 -> complex128``).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.float32.to_complex(), cygrad.complex128.to_complex()
+        (cygrad.complex64, cygrad.complex128)
+        """
+        if self.kind == KIND_COMPLEX:
+            return self
+        if self.code == DT_FLOAT64:
+            return complex128
+        if self.kind == KIND_FLOAT:
+            # float16 would be complex32 in PyTorch, which cygrad does not have
+            return complex64
+        raise RuntimeError(f"Unknown Complex ScalarType for {_TORCH_NAMES[self.code]}")
+
+    def to_real(self):
+        """The dtype of this dtype's real part (``complex64 -> float32``); a real
+        dtype is returned as it is.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.complex64.to_real(), cygrad.int32.to_real()
+        (cygrad.float32, cygrad.int32)
+        """
+        if self.code == DT_COMPLEX64:
+            return float32
+        if self.code == DT_COMPLEX128:
+            return float64
+        return self
 
     def to_numpy(self):
         """The NumPy dtype with the same memory layout."""
@@ -76,6 +111,11 @@ float16 = _make("float16", DT_FLOAT16, KIND_FLOAT, True, np.float16)
 bfloat16 = _make("bfloat16", DT_BFLOAT16, KIND_FLOAT, True, ml_dtypes.bfloat16)
 float32 = _make("float32", DT_FLOAT32, KIND_FLOAT, True, np.float32)
 float64 = _make("float64", DT_FLOAT64, KIND_FLOAT, True, np.float64)
+complex64 = _make("complex64", DT_COMPLEX64, KIND_COMPLEX, True, np.complex64)
+complex128 = _make("complex128", DT_COMPLEX128, KIND_COMPLEX, True, np.complex128)
+# PyTorch's C type names, for its error messages
+_TORCH_NAMES = ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float",
+                "Double", "ComplexFloat", "ComplexDouble")
 
 ALL_DTYPES = tuple(_BY_CODE[i] for i in range(DT_COUNT))
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
@@ -94,6 +134,11 @@ cdef dtype _promote_rule(dtype a, dtype b):
         return b
     if b.kind == KIND_BOOL:
         return a
+    if a.kind == KIND_COMPLEX or b.kind == KIND_COMPLEX:
+        # the complex type whose parts hold both: float64 with complex64 is complex128
+        if a.code == DT_FLOAT64 or b.code == DT_FLOAT64 or DT_COMPLEX128 in (a.code, b.code):
+            return complex128
+        return complex64
     if a.kind == KIND_FLOAT and b.kind == KIND_FLOAT:
         # float16 and bfloat16 have no common 16-bit type.
         if {a.code, b.code} == {DT_FLOAT16, DT_BFLOAT16}:
@@ -132,6 +177,11 @@ cdef dtype default_float():
     return _default_float
 
 
+cdef dtype default_complex():
+    """The dtype of a Python complex: complex128 when the default float is float64."""
+    return complex128 if _default_float.code == DT_FLOAT64 else complex64
+
+
 cdef dtype to_dtype(object obj):
     """Accept a cygrad dtype, a NumPy dtype-like, or a Python type."""
     if isinstance(obj, dtype):
@@ -142,6 +192,8 @@ cdef dtype to_dtype(object obj):
         return int64
     if obj is bool:
         return bool_
+    if obj is complex:
+        return complex128          # as torch: dtype=complex is complex128
     if isinstance(obj, str) and obj in _BY_NAME:
         return _BY_NAME[obj]
     try:

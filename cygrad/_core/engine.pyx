@@ -574,7 +574,7 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
                     t = detach(t)
                     break
         out_meta[i] = (shape_of(t), t._dtype)
-        if t._dtype.kind != 2 or _contains(nondiff, o):     # 2: floating point
+        if t._dtype.kind < 2 or _contains(nondiff, o):     # 2, 3: floating point, complex
             t._requires_grad = False
         else:
             t._grad_fn = ctx
@@ -779,6 +779,8 @@ cdef tuple _validate(Node node, object grads):
                                    f"{i} - got {list(gi.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
         if gi.dtype is not dtype:
+            if gi.dtype.is_complex and not dtype.is_complex:
+                gi = gi.real            # a real input's gradient is real (PyTorch)
             gi = gi.to(dtype)
         out.append(gi)
     return tuple(out)

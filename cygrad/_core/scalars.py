@@ -97,7 +97,11 @@ def _check_scalar_fits_slow(value, dtype):
         if value > _UINT64_MAX:
             raise OverflowError("int too big to convert")
     elif isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
-        return value
+        name = str(dtype).rsplit(".", 1)[-1]
+        if value.imag == 0 or name not in _C_TYPE_NAMES:     # (complex dtypes take it)
+            return value
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[name]} without "
+                           "overflow")
     name = str(dtype).rsplit(".", 1)[-1]
     if name == "bool":
         _remember_bounds(dtype, name)

@@ -51,7 +51,8 @@ import warnings
 
 from .dtype cimport (dtype as DType, DT_BOOL, DT_UINT8, DT_INT8, DT_INT16, DT_INT32,
                      DT_INT64, DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64,
-                     KIND_BOOL, KIND_INT, KIND_FLOAT, promote, default_float, to_dtype,
+                     DT_COMPLEX64, DT_COMPLEX128, KIND_BOOL, KIND_INT, KIND_FLOAT,
+                     KIND_COMPLEX, promote, default_float, default_complex, to_dtype,
                      dtype_from_code)
 from .storage cimport Storage, new_host_storage, wrap_foreign
 from . import dtype as _dtype_mod
@@ -245,7 +246,7 @@ cdef void set_apply_hook(apply_fn_t fn) noexcept:
 # --------------------------------------------------------------------------- helpers
 
 cdef inline bint _is_scalar(object x):
-    return isinstance(x, (int, float)) or isinstance(x, np.generic)
+    return isinstance(x, (int, float, complex)) or isinstance(x, np.generic)
 
 cdef str _shape_str(int ndim, const Py_ssize_t* shape):
     return "[" + ", ".join([str(shape[i]) for i in range(ndim)]) + "]"
@@ -455,8 +456,8 @@ cdef inline DType _scalar_dtype(object x):
         return _dtype_mod.int64
     if isinstance(x, float) or isinstance(x, np.floating):
         return default_float()
-    if isinstance(x, complex):
-        raise TypeError("cygrad does not support complex numbers")
+    if isinstance(x, complex) or isinstance(x, np.complexfloating):
+        return default_complex()
     raise TypeError(f"unsupported operand type {type(x).__name__}")
 
 cdef inline DType _combine(DType higher, DType lower):
@@ -464,6 +465,11 @@ cdef inline DType _combine(DType higher, DType lower):
         return lower
     if lower is None:
         return higher
+    if higher.kind == KIND_COMPLEX:
+        return higher
+    if lower.kind == KIND_COMPLEX:
+        # a lower-priority complex keeps a floating operand's precision (torch)
+        return higher.to_complex() if higher.kind == KIND_FLOAT else lower
     if higher.kind == KIND_FLOAT:
         return higher
     if higher.kind == KIND_BOOL or lower.kind == KIND_FLOAT:
@@ -499,7 +505,7 @@ def result_type(*operands):
     return _result_type_seq(operands)
 
 cdef bint can_cast(DType src, DType dst):
-    """torch.can_cast: no casts down a category (float->int, int->bool)."""
+    """torch.can_cast: no casts down a category (complex->float, float->int, int->bool)."""
     return src.kind <= dst.kind
 
 def _can_cast(src, dst):
@@ -688,7 +694,44 @@ cdef class TensorBase:
         return self._dtype.kind == KIND_FLOAT
 
     def is_complex(self):
-        return False
+        return self._dtype.kind == KIND_COMPLEX
+
+    @property
+    def real(self):
+        """The real parts, as a view (writing to it writes into this tensor); a real
+        tensor's ``real`` is the tensor itself.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> z = cygrad.tensor([1 + 2j, 3 - 1j])
+        >>> z.real.tolist()
+        [1.0, 3.0]
+        >>> z.real[0] = 5
+        >>> z.tolist()
+        [(5+2j), (3-1j)]
+        """
+        return _complex_part(self, 0)
+
+    @real.setter
+    def real(self, value):
+        _complex_part(self, 0).copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts, as a view; only complex tensors have them.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1 + 2j, 3 - 1j]).imag.tolist()
+        [2.0, -1.0]
+        """
+        return _complex_part(self, 1)
+
+    @imag.setter
+    def imag(self, value):
+        _complex_part(self, 1).copy_(value)
 
     @property
     def _version(self):
@@ -713,7 +756,7 @@ cdef class TensorBase:
     @requires_grad.setter
     def requires_grad(self, value):
         value = bool(value)
-        if value and self._dtype.kind != KIND_FLOAT:
+        if value and self._dtype.kind < KIND_FLOAT:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not value and self._grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
@@ -1269,7 +1312,8 @@ cdef class TensorBase:
         if dtype is None:
             return "cygrad." + {"float32": "FloatTensor", "float64": "DoubleTensor",
                                 "int64": "LongTensor", "int32": "IntTensor",
-                                "bool": "BoolTensor"}.get(self._dtype.name, self._dtype.name)
+                                "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+                                "complex128": "ComplexDoubleTensor"}.get(self._dtype.name, self._dtype.name)
         return self.to(dtype)
 
     def float(self):
@@ -1301,6 +1345,12 @@ cdef class TensorBase:
 
     def bool(self):
         return self.to(_dtype_mod.bool_)
+
+    def cfloat(self):
+        return self.to(_dtype_mod.complex64)
+
+    def cdouble(self):
+        return self.to(_dtype_mod.complex128)
 
     def cpu(self):
         return self.to("cpu")
@@ -1346,13 +1396,16 @@ cdef class TensorBase:
         return as_ndarray(self.cpu() if not _on_cpu(self) else self).reshape(()).item()
 
     def __float__(self):
-        return float(self.item())
+        return float(_real_item(self, "double"))
 
     def __int__(self):
-        return int(self.item())
+        return int(_real_item(self, "int64_t"))
+
+    def __complex__(self):
+        return complex(self.item())
 
     def __index__(self):
-        if self._dtype.kind == KIND_FLOAT or self._numel != 1:
+        if self._dtype.kind >= KIND_FLOAT or self._numel != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -1567,7 +1620,7 @@ cdef class TensorBase:
         return unary(ABS, self, None)
 
     def __invert__(self):
-        if self._dtype.kind == KIND_FLOAT:
+        if self._dtype.kind >= KIND_FLOAT:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         if self._dtype.kind == KIND_BOOL:
             return unary(LOGICAL_NOT, self, None)
@@ -1725,7 +1778,17 @@ cdef object _py_reduction(str name):
         raise RuntimeError(f"cygrad.ops is not loaded: no implementation of {name}") from None
 
 cdef inline bint _is_operand(object x):
-    return isinstance(x, (TensorBase, int, float, np.ndarray, np.generic))
+    return isinstance(x, (TensorBase, int, float, complex, np.ndarray, np.generic))
+
+
+cdef object _real_item(TensorBase t, str ctype):
+    """The single element for float()/int(): a complex one only if it is real, as torch."""
+    v = t.item()
+    if isinstance(v, complex):
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        return v.real
+    return v
 
 
 class _Size(tuple):

@@ -23,7 +23,44 @@ cdef enum OutRule:
 
 _TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                      "int32": "Int", "int64": "Long", "float16": "Half",
-                     "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+                     "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+                     "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+# Ops PyTorch has no complex kernel for, and the error it raises (None: its generic
+# '"<name>_cpu" not implemented' NotImplementedError).
+_COMPLEX_REFUSED = {
+    "sign": (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead."),
+    "relu": (NotImplementedError, "clamp is not supported for complex types"),
+    "floor": (NotImplementedError, "floor is not supported for complex inputs"),
+    "ceil": (NotImplementedError, "ceil is not supported for complex inputs"),
+    "trunc": (NotImplementedError, "trunc is not supported for complex inputs"),
+    "erf": (NotImplementedError, None), "erfc": (NotImplementedError, None),
+    "round": (NotImplementedError, None), "floor_divide": (NotImplementedError, None),
+    "remainder": (NotImplementedError, None), "fmod": (NotImplementedError, None),
+    "atan2": (NotImplementedError, None), "lt": (NotImplementedError, None),
+    "le": (NotImplementedError, None), "gt": (NotImplementedError, None),
+    "ge": (NotImplementedError, None),
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "fmax": (RuntimeError, "fmax not implemented for complex tensors."),
+    "fmin": (RuntimeError, "fmin not implemented for complex tensors."),
+}
+# torch's kernel names where they differ from the op's
+_CPU_KERNEL_NAMES = {"erf": "erf_vml_cpu", "erfc": "erfc_vml_cpu", "round": "round_vml_cpu",
+                     "floor_divide": "div_floor_cpu"}
+
+
+def _complex_rsqrt(x, out=None, casting="unsafe"):
+    return np.divide(1, np.sqrt(x), out=out, casting=casting)
+
+
+def _complex_sigmoid(x, out=None, casting="unsafe"):
+    return np.divide(1, 1 + np.exp(-x), out=out, casting=casting)
+
+
+# NumPy ufuncs for complex inputs of ops whose real kernels are C only
+_COMPLEX_UFUNCS = {"rsqrt": _complex_rsqrt, "sigmoid": _complex_sigmoid}
 
 def _torch_type_name(DType d):
     return _TORCH_TYPE_NAMES[d.name]
@@ -58,6 +95,8 @@ cdef class ElementwiseOp:
         return f"<elementwise op {self.name}>"
 
     cdef int check_dtype(self, DType ct) except -1:
+        if ct.kind == KIND_COMPLEX:
+            self.check_complex(ct)
         if ct.kind == KIND_BOOL and self.name in ("bitwise_left_shift", "bitwise_right_shift"):
             raise NotImplementedError(f"\"{self.name[8:]}_cpu\" not implemented for 'Bool'")
         # PyTorch reports a dtype an op has no kernel for as NotImplementedError.
@@ -75,6 +114,16 @@ cdef class ElementwiseOp:
                                    "`logical_not()` operator instead.")
             raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for 'Bool'")
         return 0
+
+    cdef int check_complex(self, DType ct) except -1:
+        refused = _COMPLEX_REFUSED.get(self.name)
+        if refused is None and self.inputs != IN_INTEGRAL and self.inputs != IN_FLOAT:
+            return 0
+        exc, msg = refused if refused is not None else (NotImplementedError, None)
+        if msg is None:
+            kernel = _CPU_KERNEL_NAMES.get(self.name, self.name + "_cpu")
+            msg = f"\"{kernel}\" not implemented for '{_torch_type_name(ct)}'"
+        raise exc(msg)
 
 
 cdef inline bint _on_cpu(TensorBase t):
@@ -435,7 +484,7 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         if op.function is not None and _apply_c != NULL:
             return _apply_c(op.function, (a, b), None)
     ct = _result_type_seq((a, b))
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
+    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
         ct = default_float()
     op.check_dtype(ct)
     if op is SUB and ((ta is not None and ta._dtype.kind == KIND_BOOL) or
@@ -472,9 +521,9 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         if out is not None:
             to._storage.version += 1
         return to
-    if op is POW and ct.kind != KIND_FLOAT and tb is None and b < 0:
+    if op is POW and ct.kind < KIND_FLOAT and tb is None and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if op.zero_check and ct.kind != KIND_FLOAT:
+    if op.zero_check and ct.kind < KIND_FLOAT:
         divisor = as_ndarray(tb) if tb is not None else b
         if not np.all(divisor):
             raise RuntimeError("ZeroDivisionError")
@@ -508,7 +557,15 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
             ct = _dtype_mod.float32
         token = _quiet_enter()   # the operands' casts may overflow too
         try:
-            _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
+            if ct.kind == KIND_COMPLEX and ((ta is not None and ta._storage is to._storage)
+                                            or (tb is not None and tb._storage is to._storage)):
+                # NumPy rounds a complex64 0-d product written over its own input
+                # differently (another loop): compute apart so that x.mul_(y) equals x * y
+                tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
+                _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(tmp), ct)
+                copy_into(to, tmp)
+            else:
+                _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
         finally:
             _quiet_exit(token)
     if out is not None:
@@ -551,12 +608,14 @@ cdef object unary(ElementwiseOp op, object x, object out):
         if op.function is not None and _apply_c != NULL:
             return _apply_c(op.function, (tx,), None)
     ct = tx._dtype
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
+    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
         ct = default_float()
     elif op is SQUARE and ct.kind == KIND_BOOL:
         ct = _dtype_mod.int64          # torch: square promotes bool like pow(x, 2)
     op.check_dtype(ct)
     res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
+    if (op is ABS or op is ANGLE) and ct.kind == KIND_COMPLEX:
+        res_dt = ct.to_real()          # |z| and arg z are real
     if out is None:
         to = new_empty(res_dt, tx._ndim, tx._shape, tx._storage.device)
     else:
@@ -585,6 +644,11 @@ cdef object unary(ElementwiseOp op, object x, object out):
     elif op.c_op >= 0 and ct.kind == KIND_FLOAT and cg_has_unary(op.c_op, DT_FLOAT32):
         # float16/bfloat16 without a kernel or a ufunc: compute in float32
         _unary_c(op.c_op, _cast(tx, _dtype_mod.float32), to)
+    elif ct.kind == KIND_COMPLEX and op.name in _COMPLEX_UFUNCS:
+        tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
+        with np.errstate(all="ignore"):
+            _COMPLEX_UFUNCS[op.name](_np_operand(tx, ct), out=as_ndarray(tmp))
+        copy_into(to, tmp)
     else:
         raise RuntimeError(f"\"{op.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
     if out is not None:
@@ -608,7 +672,7 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
     elif not _is_scalar(other):
         return NotImplemented
     ct = _result_type_seq((self, other))
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
+    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
         ct = default_float()
     if op.result == RES_BOOL:
         ct = _dtype_mod.bool_
@@ -624,7 +688,9 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
 
 cdef object unary_inplace(ElementwiseOp op, TensorBase self):
     cdef DType ct = self._dtype
-    if op.result == RES_FLOAT and ct.kind != KIND_FLOAT:
+    if op is ABS and ct.kind == KIND_COMPLEX:       # |z| is real: it cannot go back into z
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
         raise RuntimeError(f"result type {_torch_type_name(default_float())} can't be cast to the "
                            f"desired output type {_torch_type_name(ct)}")
     if (cg_grad_mode_enabled and self._requires_grad) or _dual(self):
@@ -687,6 +753,10 @@ cdef void copy_into(TensorBase dst, TensorBase src) except *:
         _expand_strides(src, dst._ndim, dst._shape, ss)
         run_unary(CG_COPY, dst._dtype.code, dst._ndim, dst._shape, dst._numel, dst.ptr(),
                   dst._strides, src.ptr(), ss, dst._storage, src._storage)
+    elif src._dtype.kind == KIND_COMPLEX and dst._dtype.kind != KIND_COMPLEX:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=2)
+        np.copyto(as_ndarray(dst), as_ndarray(src).real, casting="unsafe")
     else:
         np.copyto(as_ndarray(dst), as_ndarray(src), casting="unsafe")
 
@@ -706,6 +776,8 @@ def _copy_into(TensorBase dst, TensorBase src):
     copy_into(dst, src)
 
 cdef TensorBase _scalar_tensor(object x, DType dt):
+    if dt.kind != KIND_COMPLEX and isinstance(x, complex):
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
     cdef TensorBase t = new_empty(dt, 0, NULL, CPU)
     as_ndarray(t)[()] = x
     return t
@@ -834,6 +906,13 @@ def _pow_ufunc(a, b, out=None, casting="unsafe"):
 def _isfinite(x, out=None, casting="unsafe"):
     return np.isfinite(x, out=out)
 
+def _angle_ufunc(x, out=None, casting="unsafe"):
+    if x.dtype.kind == "c":
+        out[...] = np.angle(x)
+    else:   # torch: pi for negatives, 0 otherwise (also for -0.0); NaN stays NaN
+        out[...] = np.where(x < 0, np.pi, np.where(np.isnan(x), x, 0))
+    return out
+
 cdef ElementwiseOp ADD = ElementwiseOp("add", 2, CG_ADD, np.add)
 cdef ElementwiseOp SUB = ElementwiseOp("sub", 2, CG_SUB, np.subtract, inputs=IN_NO_BOOL)
 cdef ElementwiseOp MUL = ElementwiseOp("mul", 2, CG_MUL, np.multiply)
@@ -900,6 +979,10 @@ cdef ElementwiseOp BITWISE_NOT = ElementwiseOp("bitwise_not", 1, -1, np.invert, 
 cdef ElementwiseOp ISNAN = ElementwiseOp("isnan", 1, -1, np.isnan, result=RES_BOOL, out_rule=OUT_NONE)
 cdef ElementwiseOp ISINF = ElementwiseOp("isinf", 1, -1, np.isinf, result=RES_BOOL, out_rule=OUT_NONE)
 cdef ElementwiseOp ISFINITE = ElementwiseOp("isfinite", 1, -1, _isfinite, result=RES_BOOL, out_rule=OUT_NONE)
+# complex-aware ops: conj (a copy; real tensors pass through), angle and |z| (real results)
+cdef ElementwiseOp CONJ = ElementwiseOp("conj_physical", 1, -1, np.conjugate)
+cdef ElementwiseOp ANGLE = ElementwiseOp("angle", 1, -1, _angle_ufunc, result=RES_FLOAT)
+cdef ElementwiseOp SGN = ElementwiseOp("sgn", 1, -1, _sign_ufunc, out_rule=OUT_EXACT)
 
 ELEMENTWISE_OPS = {op.name: op for op in (
     ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, ATAN2, HYPOT, MAXIMUM, MINIMUM,
@@ -907,4 +990,4 @@ ELEMENTWISE_OPS = {op.name: op for op in (
     BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, NEG, ABS, SIGN, EXP, EXP2, EXPM1, LOG, LOG2,
     LOG10, LOG1P, SQRT, RSQRT, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, TANH, SIGMOID,
     RELU, ERF, ERFC, FLOOR, CEIL, TRUNC, ROUND, FRAC, RECIPROCAL, SQUARE, LOGICAL_NOT,
-    BITWISE_NOT, ISNAN, ISINF, ISFINITE)}
+    BITWISE_NOT, ISNAN, ISINF, ISFINITE, CONJ, ANGLE, SGN)}

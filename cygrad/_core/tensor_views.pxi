@@ -258,6 +258,103 @@ cdef object _view_dtype(TensorBase t, DType dt):
     return v
 
 
+cdef TensorBase _reinterpret(TensorBase t, DType dt, int ndim, const Py_ssize_t* shape,
+                             const Py_ssize_t* strides, Py_ssize_t offset):
+    """A view of t's memory read as ``dt`` (geometry in elements of ``dt``)."""
+    cdef TensorBase v = new_view(t, ndim, shape, strides, offset)
+    v._dtype = dt
+    return v
+
+
+cdef object _view_as_real(TensorBase t):
+    """``torch.view_as_real``: a complex tensor as floats with a last dim of 2
+    (real, imaginary). Recorded for autograd as ``ViewAsRealBackward0``."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int k
+    if t._dtype.kind != KIND_COMPLEX:
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    if t._ndim + 1 > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions")
+    for k in range(t._ndim):
+        shape[k] = t._shape[k]
+        strides[k] = 2 * t._strides[k]
+    shape[t._ndim] = 2
+    strides[t._ndim] = 1
+    v = _reinterpret(t, t._dtype.to_real(), t._ndim + 1, shape, strides, 2 * t._offset)
+    if _tracked(t) and _view_hook is not None:
+        return _view_hook(t, v, "ViewAsRealBackward0", (None,))
+    return v
+
+
+cdef object _view_as_complex(TensorBase t):
+    """``torch.view_as_complex``: floats with a last dim of 2 (stride 1) as complex."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int k, last = t._ndim - 1
+    if t._dtype.code != DT_FLOAT32 and t._dtype.code != DT_FLOAT64:
+        raise RuntimeError("view_as_complex is only supported for float and double tensors, "
+                           f"but got a tensor of scalar type: {_torch_type_name(t._dtype)}")
+    if t._ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if t._shape[last] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if t._strides[last] != 1:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    for k in range(last):
+        if t._strides[k] % 2:
+            raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+        strides[k] = t._strides[k] // 2
+    if t._offset % 2:
+        raise RuntimeError("Tensor must have a storage_offset divisible by 2")
+    v = _reinterpret(t, t._dtype.to_complex(), last, t._shape, strides, t._offset // 2)
+    if _tracked(t) and _view_hook is not None:
+        return _view_hook(t, v, "ViewAsComplexBackward0", (None,))
+    return v
+
+
+cdef object _complex_part(TensorBase t, int part):
+    """``t.real`` (part 0) / ``t.imag`` (part 1): every other float of a complex
+    tensor's memory, a view. Recorded as PyTorch records it: a select of
+    ``view_as_real``."""
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int k
+    if t._dtype.kind != KIND_COMPLEX:
+        if part == 0:
+            return t
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if _tracked(t):
+        return _view_as_real(t).select(-1, part)
+    for k in range(t._ndim):
+        strides[k] = 2 * t._strides[k]
+    return _reinterpret(t, t._dtype.to_real(), t._ndim, t._shape, strides, 2 * t._offset + part)
+
+
+def view_as_real(input):
+    """A view of a complex tensor as real numbers, with a last dimension of size 2
+    holding the real and imaginary parts (no copy).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.view_as_real(cygrad.tensor([1 + 2j, 3 - 4j])).tolist()
+    [[1.0, 2.0], [3.0, -4.0]]
+    """
+    return _view_as_real(<TensorBase?>input)
+
+
+def view_as_complex(input):
+    """A view of a float tensor whose last dimension (size 2, stride 1) holds real and
+    imaginary parts, as a complex tensor (no copy).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.view_as_complex(cygrad.tensor([[1.0, 2.0], [3.0, -4.0]])).tolist()
+    [(1+2j), (3-4j)]
+    """
+    return _view_as_complex(<TensorBase?>input)
+
+
 cdef TensorBase _convert(TensorBase t, DType dt, object dev):
     cdef TensorBase out = new_empty(dt, t._ndim, t._shape, dev)
     copy_into(out, t)

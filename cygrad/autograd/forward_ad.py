@@ -329,10 +329,10 @@ def make_dual(tensor, tangent, *, level=None):
         if not isinstance(t, TensorBase):
             raise TypeError(f"make_dual(): argument '{name}' must be Tensor, not "
                             f"{type(t).__name__}")
-    if not tensor.is_floating_point():
+    if not (tensor.is_floating_point() or tensor.is_complex()):
         raise ValueError(f"Expected primal to be floating point or complex, but got: "
                          f"{tensor.dtype}")
-    if not tangent.is_floating_point():
+    if not (tangent.is_floating_point() or tangent.is_complex()):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: "
                          f"{tangent.dtype}")
     if tuple(tangent.shape) != tuple(tensor.shape):
@@ -435,7 +435,8 @@ def _jvp_hook(cls, ctx, args, outputs):
                                f"tangents (expected {len(outs)}, got {len(results)})")
         for i, (out, tangent) in enumerate(zip(outs, results)):
             if (tangent is None or not isinstance(out, TensorBase)
-                    or not out.is_floating_point() or _contains(ctx._non_differentiable, out)):
+                    or not (out.is_floating_point() or out.is_complex())
+                    or _contains(ctx._non_differentiable, out)):
                 continue
             tangent = _conform(tangent, out, cls, i)
             if _contains(args, out) and not _contains(ctx._dirty, out):

@@ -25,6 +25,15 @@ Two optional checks reuse the numerical Jacobian:
   that uses ``grad.sign()`` or ``grad != 0``, say); dense ones can. (PyTorch runs this
   batch through ``vmap``; cygrad has no vmap, so the batch is a loop.)
 
+**Complex numbers** are checked as pairs of reals, which tests both Wirtinger
+derivatives at once: a complex input element gives two columns (nudged by ``eps`` and
+by ``i eps``), a complex output element two rows (its real and imaginary parts), so
+``J`` is the Jacobian of the real map ``(x, y) -> (u, v)``. Backward gives row
+``(o, real)`` with ``grad_output = 1`` at ``o`` and row ``(o, imag)`` with
+``grad_output = 1j``: under PyTorch's convention the gradient of a complex input is
+``dL/dx + i dL/dy``, i.e. the two columns of that row. Element labels in reports
+end in ``,0`` (real part) or ``,1`` (imaginary part) for complex tensors.
+
 ``gradgradcheck`` checks the second derivative by running ``gradcheck`` on the function
 ``(inputs, grad_outputs) -> autograd.grad(f(inputs), inputs, grad_outputs,
 create_graph=True)``, i.e. on the backward pass itself.
@@ -60,7 +69,31 @@ def _as_tuple(x):
 
 
 def _is_float(t):
-    return t.dtype.is_floating_point
+    """Differentiable dtype: floating point or complex."""
+    return t.dtype.is_floating_point or t.dtype.is_complex
+
+
+def _realify(a):
+    """Values of an array as a flat float64 vector; complex elements become
+    (real, imag) pairs."""
+    if a.dtype.kind == "c":
+        return np.array(a, dtype=np.complex128).reshape(-1).view(np.float64)
+    return np.array(a, dtype=np.float64).reshape(-1)
+
+
+def _nreal(t):
+    """How many real numbers ``t`` holds (two per complex element)."""
+    return t.numel() * (2 if t.dtype.is_complex else 1)
+
+
+def _real_shape(t):
+    """The shape reports label ``t``'s real numbers with (a trailing 2 for complex)."""
+    return tuple(t.shape) + ((2,) if t.dtype.is_complex else ())
+
+
+def _unit_steps(t, scale):
+    """The directions each element is moved in: 1, and i for a complex tensor."""
+    return (scale, scale * 1j) if t.dtype.is_complex else (scale,)
 
 
 def _differentiable_inputs(inputs):
@@ -74,7 +107,7 @@ def _check_inputs(inputs, diff_inputs):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
     for pos, t in diff_inputs:
-        if t.dtype.name != "float64":
+        if t.dtype.name not in ("float64", "complex128"):
             warnings.warn(
                 f"Input #{pos} requires gradient and is not a double precision floating point "
                 "or complex. This check will likely fail if all the inputs are not of double "
@@ -96,14 +129,13 @@ def _tensor_outputs(outputs):
 def _snapshot(outputs):
     """Copies of the float outputs' values (an output may be a view of an input, and
     the input is about to be perturbed again)."""
-    return [np.array(_C._ndarray(o), dtype=np.float64, copy=True) if _is_float(o) else None
-            for o in outputs]
+    return [_realify(_C._ndarray(o)) if _is_float(o) else None for o in outputs]
 
 
-def _one_hot(shape, dtype, flat_index):
+def _one_hot(shape, dtype, flat_index, value=1):
     g = _C.zeros(tuple(shape), dtype=dtype)
     if g.numel():
-        _C._ndarray(g).reshape(-1)[flat_index] = 1
+        _C._ndarray(g).reshape(-1)[flat_index] = value
     return g
 
 
@@ -119,16 +151,17 @@ def _numerical_jacobians(func, inputs, diff_inputs, eps):
     jac = None
     for col_block, (_, inp) in enumerate(diff_inputs):
         arr = _C._ndarray(inp)
-        n_in = arr.size
+        n_in = _nreal(inp)
+        steps = _unit_steps(inp, eps)
         block = None
-        for j, idx in enumerate(np.ndindex(*arr.shape)):
+        for j, (idx, step) in enumerate((i, s) for i in np.ndindex(*arr.shape) for s in steps):
             orig = arr[idx].copy()
             try:
                 # Grad mode stays as it is: func may itself call autograd.grad
                 # (gradgradcheck's function does).
-                arr[idx] = orig + eps
+                arr[idx] = orig + step
                 plus = _snapshot(_tensor_outputs(func(*inputs)))
-                arr[idx] = orig - eps
+                arr[idx] = orig - step
                 minus = _snapshot(_tensor_outputs(func(*inputs)))
             finally:
                 arr[idx] = orig
@@ -139,7 +172,7 @@ def _numerical_jacobians(func, inputs, diff_inputs, eps):
                     block[k][:, j] = ((p - m) / (2 * eps)).reshape(-1)
         if block is None:  # zero-sized input: run once to learn the output sizes
             outs = _tensor_outputs(func(*inputs))
-            block = [np.zeros((o.numel(), 0)) if _is_float(o) else None for o in outs]
+            block = [np.zeros((_nreal(o), 0)) if _is_float(o) else None for o in outs]
         if jac is None:
             jac = [[None] * len(diff_inputs) for _ in block]
         for k, b in enumerate(block):
@@ -153,12 +186,14 @@ def _forward_jacobians(func, inputs, diff_inputs):
     from . import forward_ad as fwAD
     jac = None
     for col_block, (pos, inp) in enumerate(diff_inputs):
-        n_in = inp.numel()
+        n_in = _nreal(inp)
+        steps = _unit_steps(inp, 1)
         block = None
         for j in range(n_in):
             with fwAD.dual_level():
                 args = list(inputs)
-                args[pos] = fwAD.make_dual(inp.detach(), _one_hot(inp.shape, inp.dtype, j))
+                tangent = _one_hot(inp.shape, inp.dtype, j // len(steps), steps[j % len(steps)])
+                args[pos] = fwAD.make_dual(inp.detach(), tangent)
                 outs = _tensor_outputs(func(*args))
                 cols = []
                 for o in outs:
@@ -166,8 +201,8 @@ def _forward_jacobians(func, inputs, diff_inputs):
                         cols.append(None)
                         continue
                     t = fwAD.unpack_dual(o).tangent
-                    cols.append(np.zeros(o.numel()) if t is None else
-                                np.array(_C._ndarray(t.contiguous()), dtype=np.float64).reshape(-1))
+                    cols.append(np.zeros(_nreal(o)) if t is None else
+                                _realify(_C._ndarray(t.contiguous())))
             if block is None:
                 block = [np.zeros((c.size, n_in)) if c is not None else None for c in cols]
             for k, c in enumerate(cols):
@@ -175,12 +210,20 @@ def _forward_jacobians(func, inputs, diff_inputs):
                     block[k][:, j] = c
         if block is None:   # zero-sized input
             outs = _tensor_outputs(func(*inputs))
-            block = [np.zeros((o.numel(), 0)) if _is_float(o) else None for o in outs]
+            block = [np.zeros((_nreal(o), 0)) if _is_float(o) else None for o in outs]
         if jac is None:
             jac = [[None] * len(diff_inputs) for _ in block]
         for k, b in enumerate(block):
             jac[k][col_block] = b
     return jac
+
+
+def _from_real(values, like):
+    """A tensor shaped and typed like ``like`` from its real numbers (``_realify``'s
+    inverse)."""
+    if like.dtype.is_complex:
+        values = values.view(np.complex128)
+    return _C.from_numpy(values.reshape(tuple(like.shape)).astype(like.dtype.np_dtype))
 
 
 def _check_dense_vjps(outputs, numerical, diff_inputs, atol, rtol, batch=3):
@@ -189,20 +232,19 @@ def _check_dense_vjps(outputs, numerical, diff_inputs, atol, rtol, batch=3):
     rng = np.random.default_rng(0)
     tensors = [t for _, t in diff_inputs]
     for b in range(batch):
-        vs = [rng.uniform(-1.0, 1.0, size=tuple(o.shape)) for o in outputs]
-        grad_outputs = [_C.from_numpy(v.astype(o.dtype.np_dtype)) for v, o in zip(vs, outputs)]
+        vs = [rng.uniform(-1.0, 1.0, size=_nreal(o)) for o in outputs]
+        grad_outputs = [_from_real(v, o) for v, o in zip(vs, outputs)]
         grads = _autograd_grad(outputs, tensors, grad_outputs, retain_graph=True,
                                allow_unused=True)
         for i, ((pos, inp), g) in enumerate(zip(diff_inputs, grads)):
             expected = sum(numerical[k][i].T @ vs[k].reshape(-1) for k in range(len(outputs)))
-            got = (np.zeros(inp.numel()) if g is None else
-                   np.array(_C._ndarray(g.contiguous()), dtype=np.float64).reshape(-1))
+            got = np.zeros(_nreal(inp)) if g is None else _realify(_C._ndarray(g))
             if not np.allclose(got, expected, rtol=rtol, atol=atol):
                 worst = int(np.argmax(np.abs(got - expected)))
                 return (f"Batched grad check failed for input {pos}: the vector-Jacobian "
                         f"product for dense random cotangent #{b} differs from J^T v of the "
                         f"numerical Jacobian (a backward right only for one-hot gradients?). "
-                        f"Worst element {_index_label(worst, inp.shape)}: backward gave "
+                        f"Worst element {_index_label(worst, _real_shape(inp))}: backward gave "
                         f"{got[worst]:.6g}, numerical {expected[worst]:.6g}.")
     return None
 
@@ -212,10 +254,11 @@ def _analytical_jacobians(outputs, diff_inputs, check_grad_dtypes):
     tensors = [t for _, t in diff_inputs]
     jac = []
     for k, out in enumerate(outputs):
-        blocks = [np.zeros((out.numel(), t.numel())) for t in tensors]
-        for o in range(out.numel()):
-            grads = _autograd_grad(out, tensors, _one_hot(out.shape, out.dtype, o),
-                                   retain_graph=True, allow_unused=True)
+        blocks = [np.zeros((_nreal(out), _nreal(t))) for t in tensors]
+        steps = _unit_steps(out, 1)
+        for o in range(_nreal(out)):
+            seed = _one_hot(out.shape, out.dtype, o // len(steps), steps[o % len(steps)])
+            grads = _autograd_grad(out, tensors, seed, retain_graph=True, allow_unused=True)
             for i, (g, t) in enumerate(zip(grads, tensors)):
                 if g is None:
                     continue
@@ -227,7 +270,7 @@ def _analytical_jacobians(outputs, diff_inputs, check_grad_dtypes):
                     raise GradcheckError(
                         f"Gradient has dtype mismatch: input {diff_inputs[i][0]} has dtype "
                         f"{t.dtype} but its gradient has dtype {g.dtype}.")
-                blocks[i][o, :] = np.asarray(_C._ndarray(g), dtype=np.float64).reshape(-1)
+                blocks[i][o, :] = _realify(_C._ndarray(g))
         jac.append(blocks)
     return jac
 
@@ -380,8 +423,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             for (pos, inp), num, fwd in zip(diff_inputs, numerical[k], forward[k]):
                 if fwd.size and not np.allclose(fwd, num, rtol=rtol, atol=atol):
                     return _fail("Jacobian computed with forward mode mismatch.\n" +
-                                 _mismatch_report(k, pos, num, fwd, atol, rtol, out.shape,
-                                                  inp.shape), raise_exception)
+                                 _mismatch_report(k, pos, num, fwd, atol, rtol, _real_shape(out),
+                                                  _real_shape(inp)), raise_exception)
 
     if not check_backward_ad:
         return True
@@ -403,11 +446,11 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     "grad_output multiple times gives different values, although analytical "
                     "gradient matches numerical gradient. The tolerance for nondeterminism "
                     f"was {nondet_tol}.\n" + _mismatch_report(
-                        k, pos, ana, ana2, nondet_tol, 0.0, out.shape, inp.shape,
+                        k, pos, ana, ana2, nondet_tol, 0.0, _real_shape(out), _real_shape(inp),
                         what="Reentrant (first run | second run)"), raise_exception)
             if ana.size and not np.allclose(ana, num, rtol=rtol, atol=atol):
-                return _fail(_mismatch_report(k, pos, num, ana, atol, rtol, out.shape,
-                                              inp.shape), raise_exception)
+                return _fail(_mismatch_report(k, pos, num, ana, atol, rtol, _real_shape(out),
+                                              _real_shape(inp)), raise_exception)
     return True
 
 
@@ -418,9 +461,11 @@ def _make_grad_outputs(outputs, non_contiguous, seed=0):
     result = []
     for o in outputs:
         values = rng.standard_normal(tuple(o.shape))
+        if o.dtype.is_complex:
+            values = values + 1j * rng.standard_normal(tuple(o.shape))
         if non_contiguous and o.dim() > 0:
             # Every other element of a bigger buffer: a strided view with the same values.
-            big = np.zeros(tuple(o.shape[:-1]) + (2 * o.shape[-1],))
+            big = np.zeros(tuple(o.shape[:-1]) + (2 * o.shape[-1],), dtype=values.dtype)
             big[..., ::2] = values
             t = from_numpy(big)[..., ::2]
         else:

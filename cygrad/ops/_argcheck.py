@@ -210,13 +210,13 @@ def number_arg(value, opname, argname, position=None):
         ...
     TypeError: arange(): argument 'end' (position 1) must be Number, not str
     """
-    if type(value) is float or type(value) is bool:
+    if type(value) is float or type(value) is bool or type(value) is complex:
         return value
     if type(value) is int:
         if _INT64_MIN <= value <= _UINT64_MAX:
             return value
         raise OverflowError("int too big to convert")
-    if isinstance(value, (np.bool_, np.integer, np.floating)):
+    if isinstance(value, (np.bool_, np.integer, np.floating, np.complexfloating)):
         return value.item()
     if getattr(value, "ndim", None) == 0 and not isinstance(value, np.ndarray) \
             and hasattr(value, "item") and not getattr(value.dtype, "is_complex", False):

@@ -42,7 +42,8 @@ _HALF_TYPES = ("float16", "bfloat16")
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int",
               "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double"}
+              "float64": "double", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 
 
 def _tname(dtype):
@@ -122,6 +123,12 @@ def _records(opname, out, *tensors):
         raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
     return True
+
+
+def _conj_saved(ctx):
+    """The saved operands, conjugated: a product's gradients use conj(A), conj(B)
+    (PyTorch's convention for complex tensors; real ones pass unchanged)."""
+    return tuple(x.conj() for x in ctx.saved_tensors)
 
 
 def _add_terms(*terms):
@@ -223,7 +230,7 @@ class Dot(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         grad_a = grad * b if ctx.needs_input_grad[0] else None
         grad_b = grad * a if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -243,7 +250,7 @@ class Vdot(Dot):
 @tensor_method
 def vdot(input, other, *, out=None):
     """Dot product of two 1-D tensors, conjugating the first (the same as ``dot`` for
-    real tensors, the only kind cygrad has).
+    real tensors).
 
     Examples
     --------
@@ -254,6 +261,8 @@ def vdot(input, other, *, out=None):
     _check_tensor(input, "vdot", "input")
     _check_tensor(other, "vdot", "other")
     _check_dot_args(input, other)
+    if input.is_complex():
+        return dot(input.conj(), other, out=out)
     if _records("vdot", out, input, other):
         return Vdot.apply(input, other)
     return _product(input, other, (), out)
@@ -308,7 +317,7 @@ class Mm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         grad_a = mm(grad, b.mT) if ctx.needs_input_grad[0] else None
         grad_b = mm(a.mT, grad) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -373,7 +382,7 @@ class Mv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        mat, vec = ctx.saved_tensors
+        mat, vec = _conj_saved(ctx)
         grad_mat = outer(grad, vec) if ctx.needs_input_grad[0] else None
         grad_vec = mv(mat.mT, grad) if ctx.needs_input_grad[1] else None
         return grad_mat, grad_vec
@@ -438,7 +447,7 @@ class Bmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         grad_a = bmm(grad, b.mT) if ctx.needs_input_grad[0] else None
         grad_b = bmm(a.mT, grad) if ctx.needs_input_grad[1] else None
         return grad_a, grad_b
@@ -584,7 +593,7 @@ class Matmul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = _conj_saved(ctx)
         a_vec, b_vec = a.dim() == 1, b.dim() == 1
         # Put back the size-1 dims matmul removed for vectors: g becomes batch + (n, m).
         a2 = a.unsqueeze(0) if a_vec else a

@@ -29,7 +29,8 @@ INTS = (cygrad.uint8,) + SIGNED_INTS
 BOOL = (cygrad.bool,)
 INTS_AND_BOOL = BOOL + INTS
 ALL_NUMERIC = INTS + ALL_FLOATS          # everything but bool
-ALL = BOOL + ALL_NUMERIC                  # the 10 dtypes
+ALL = BOOL + ALL_NUMERIC                  # the 10 real dtypes
+COMPLEX = (cygrad.complex64, cygrad.complex128)   # rows in tests/opinfo/complex.py
 
 
 def is_float(dtype) -> bool:
@@ -60,6 +61,9 @@ def make_array(shape, dtype, rng, low=None, high=None) -> np.ndarray:
     npdt = np_dtype(dtype)
     if dtype == cygrad.bool:
         return np.asarray(rng.random(shape) < 0.5)
+    if dtype in COMPLEX:     # real and imaginary parts each drawn as a float
+        parts = make_array(shape + (2,), dtype.to_real(), rng, low, high)
+        return np.asarray(parts[..., 0] + 1j * parts[..., 1]).astype(npdt)
     if is_float(dtype):
         lo, hi = _DEFAULT_RANGE["float"]
         lo = lo if low is None else low
@@ -85,6 +89,8 @@ def python_scalar_for(dtype):
     """A Python scalar of the same category as ``dtype`` (bool/int/float)."""
     if dtype == cygrad.bool:
         return True
+    if dtype in COMPLEX:
+        return 1.5 - 0.5j
     if is_float(dtype):
         return 2.5
     return 3

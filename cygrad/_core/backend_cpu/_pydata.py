@@ -50,7 +50,7 @@ def infer_dtype(arr):
     if arr.dtype.kind == "f":
         return _dt.get_default_dtype()
     if arr.dtype.kind == "c":
-        raise TypeError("cygrad does not support complex numbers")
+        return _dt.get_default_dtype().to_complex()
     raise TypeError(f"Could not infer dtype of {type(arr).__name__}")
 
 
@@ -72,7 +72,8 @@ def array_from_data(data, dt=None):
         arr = np.asarray(data)
     except (ValueError, TypeError, OverflowError):
         arr = None
-    if arr is None or arr.dtype.kind not in "biuf" or arr.dtype == np.uint64:
+    if (arr is None or arr.dtype.kind not in "biufc" or arr.dtype == np.uint64
+            or (arr.dtype.kind == "c" and dt is not None and not dt.is_complex)):
         return _walk(data, dt)
     if dt is None:
         dt = _infer(data) if _has_numpy_scalars(data, arr) else infer_dtype(arr)
@@ -113,7 +114,8 @@ def _has_numpy_scalars(data, arr):
 def _check_fits(arr, dt):
     """Bulk form of the per-element check: floats must lie in an integer dtype's
     range (NaN never does); ints may also wrap into an unsigned dtype from -max."""
-    if dt.is_floating_point or dt is _dt.bool_ or arr.size == 0 or arr.dtype.kind == "b":
+    if (dt.is_floating_point or dt.is_complex or dt is _dt.bool_ or arr.size == 0
+            or arr.dtype.kind == "b"):
         return
     lo, hi = _range(dt)
     if arr.dtype.kind == "f":
@@ -150,14 +152,14 @@ def _infer(obj):
     """PyTorch's dtype of nested data: the promotion of every element's dtype."""
     if isinstance(obj, (bool, np.bool_)):
         return _dt.bool_
-    if isinstance(obj, (np.floating, np.integer)):      # (np.float64 is also a float)
+    if isinstance(obj, (np.floating, np.integer, np.complexfloating)):  # (np.float64 is also a float)
         return _dt.as_dtype(obj.dtype)
     if isinstance(obj, float):
         return _dt.get_default_dtype()
     if isinstance(obj, int):
         return _dt.int64
     if isinstance(obj, complex):
-        raise TypeError("cygrad does not support complex numbers")
+        return _dt.get_default_dtype().to_complex()
     if isinstance(obj, str):
         raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
     if isinstance(obj, np.ndarray):
@@ -191,6 +193,13 @@ def _unpack_double(x):
     return float(x)
 
 
+def _unpack_complex(x):
+    if isinstance(x, (str, bytes, list, tuple, range)) or not hasattr(x, "__complex__") \
+            and not hasattr(x, "__float__"):
+        raise TypeError(f"must be real number, not {type(x).__name__}")
+    return complex(x)
+
+
 def _unpack_bool(x):
     if isinstance(x, (float, np.floating)):
         return bool(x)
@@ -204,6 +213,8 @@ def _storer(dt):
     """The function that turns one leaf element into the value stored in ``dt``."""
     if dt.is_floating_point:
         return _unpack_double
+    if dt.is_complex:
+        return _unpack_complex
     if dt is _dt.bool_:
         return _unpack_bool
     lo, hi = _range(dt)

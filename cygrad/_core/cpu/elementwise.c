@@ -340,6 +340,12 @@ DEF_COPY(16)
 DEF_COPY(32)
 DEF_COPY(64)
 
+/* complex128 items: 16 bytes, moved as a pair of words */
+typedef struct { uint64_t w[2]; } cg_bytes16;
+static void copy_128(char** p, const cg_index* s, cg_index n, int op) {
+    (void)op; UN_BODY(cg_bytes16, x)
+}
+
 /* Ops whose cost is mostly moving memory use threads later than ops that
  * compute a transcendental function per element. */
 static int cg_unary_family(int op) {
@@ -353,10 +359,10 @@ static int cg_unary_family(int op) {
     }
 }
 
-static const int cg_dtype_size[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+static const int cg_dtype_size[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
 
 int cg_has_unary(int op, int dtype) {
-    if (op < 0 || op >= CG_NUM_UNARY || dtype < 0 || dtype > CG_FLOAT64) return 0;
+    if (op < 0 || op >= CG_NUM_UNARY || dtype < 0 || dtype > CG_COMPLEX128) return 0;
     if (op == CG_COPY) return 1;
     return dtype == CG_FLOAT32 || dtype == CG_FLOAT64;
 }
@@ -373,7 +379,8 @@ void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
         case 1: fn = copy_8; break;
         case 2: fn = copy_16; break;
         case 4: fn = copy_32; break;
-        default: fn = copy_64; break;
+        case 8: fn = copy_64; break;
+        default: fn = copy_128; break;
         }
     } else if (dtype == CG_FLOAT32) {
         fn = un_f32;

@@ -15,7 +15,7 @@ typedef ptrdiff_t cg_index;
 
 /* dtype codes: same order as cygrad/_core/dtype.pxd */
 enum { CG_BOOL, CG_UINT8, CG_INT8, CG_INT16, CG_INT32, CG_INT64,
-       CG_FLOAT16, CG_BFLOAT16, CG_FLOAT32, CG_FLOAT64 };
+       CG_FLOAT16, CG_BFLOAT16, CG_FLOAT32, CG_FLOAT64, CG_COMPLEX64, CG_COMPLEX128 };
 
 /* From CG_EQ on, the result is bool (one byte, 0 or 1) whatever the inputs' dtype. */
 enum cg_binary_op { CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM,

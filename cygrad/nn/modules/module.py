@@ -383,12 +383,13 @@ class Module:
         cygrad.float64
         """
         device, dtype, non_blocking = _parse_to(args, kwargs)
-        if dtype is not None and not dtype.is_floating_point:
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.is_floating_point() else None,
+            differentiable = t.is_floating_point() or t.is_complex()
+            return t.to(device=device, dtype=dtype if differentiable else None,
                         non_blocking=non_blocking)
 
         return self._apply(convert)

@@ -214,9 +214,12 @@ def _alpha_scaled(input, other, alpha, opname):
     dt = _C.result_type(input, other)
     if isinstance(alpha, bool) and dt is not _dt.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if isinstance(alpha, float) and not dt.is_floating_point:
+    if isinstance(alpha, float) and not (dt.is_floating_point or dt.is_complex):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    if isinstance(alpha, complex) and not dt.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
     check_scalar_fits(alpha, dt)
     return _C.binary_op(OPS["mul"], other, alpha)
 
@@ -400,7 +403,7 @@ def _pow_exponent(base, exponent):
     the kernel at all (a bool tensor to the power True/False)."""
     exponent = number_arg(exponent, "pow", "exponent", 2)
     dt = base.dtype
-    if not dt.is_floating_point and type(exponent) in (int, bool):
+    if not (dt.is_floating_point or dt.is_complex) and type(exponent) in (int, bool):
         if exponent > _INT64_MAX:
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
         if exponent < 0:
@@ -557,6 +560,8 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "clamp")
+    if input.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     if out is None and type(min) in _NUMBER_OR_NONE and type(max) in _NUMBER_OR_NONE:
         res = _C.clamp_numbers(input, min, max)      # one C pass when nothing else is needed
         if res is not None:
@@ -808,8 +813,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol == 0 and atol == 0:
         return close
     # integers are compared in the default float dtype (no wrapping difference)
-    a = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
-    b = other if other.dtype.is_floating_point else other.to(_dt.get_default_dtype())
+    exact = input.dtype.is_floating_point or input.dtype.is_complex
+    a = input if exact else input.to(_dt.get_default_dtype())
+    b = other if exact else other.to(_dt.get_default_dtype())
     allowed = _C.binary_op(OPS["add"], abs(_C.binary_op(OPS["mul"], b, rtol)), atol)
     actual = abs(_C.binary_op(OPS["sub"], a, b))
     return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))

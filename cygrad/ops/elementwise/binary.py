@@ -11,6 +11,7 @@ import math
 from ..._core import tensor as _C
 from ..._core.tensor import TensorBase
 from ...autograd.function import Function
+from .unary import conj_derivative
 
 OPS = _C.ELEMENTWISE_OPS
 _binary_op = _C.binary_op
@@ -62,7 +63,8 @@ class BinaryFunction(Function):
     def backward(ctx, grad):
         a, b = operands(ctx)
         da, db = ctx.partials(a, b, ctx.needs_input_grad[0], ctx.needs_input_grad[1])
-        return (None if da is None else grad * da), (None if db is None else grad * db)
+        return ((None if da is None else grad * conj_derivative(da)),
+                (None if db is None else grad * conj_derivative(db)))
 
     @staticmethod
     def jvp(ctx, ta, tb):

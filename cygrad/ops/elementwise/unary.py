@@ -5,8 +5,12 @@ op's kernel (the dispatcher's primitive, with recording off) and saves what the
 derivative needs; the derivative itself is written **once** and serves both
 directions of the chain rule:
 
-* reverse mode (``backward``): ``grad_x = grad_y * f'(x)``
+* reverse mode (``backward``): ``grad_x = grad_y * conj(f'(x))``
 * forward mode (``jvp``):      ``tangent_y = tangent_x * f'(x)``
+
+(The ``conj`` is PyTorch's convention for complex inputs, where the gradient is the
+conjugate Wirtinger derivative; see ``cygrad/ops/complex.py``. For real ``x`` it is
+a no-op.)
 
 For a unary op the derivative is ``derivative(s)``, where ``s`` is the saved input
 ``x`` or output ``y`` (whichever gives the cheaper formula: ``exp``'s derivative *is*
@@ -37,6 +41,13 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 
+def conj_derivative(d):
+    """conj(d) for a complex derivative (tensor or number); a real one as it is."""
+    if isinstance(d, _C.TensorBase):
+        return d.conj() if d.is_complex() else d
+    return d.conjugate() if isinstance(d, complex) else d
+
+
 # ============================================================================ unary
 
 class UnaryFunction(Function):
@@ -58,7 +69,7 @@ class UnaryFunction(Function):
     @staticmethod
     def backward(ctx, grad):
         s, = ctx.saved_tensors
-        return grad * ctx.derivative(s)
+        return grad * conj_derivative(ctx.derivative(s))
 
     @staticmethod
     def jvp(ctx, tangent):
@@ -291,13 +302,21 @@ class Erfc(UnaryFunction):
 
 
 class Abs(UnaryFunction):
-    """|x|' = sign(x) (0 at 0, as PyTorch)."""
+    """|x|' = sign(x) (0 at 0, as PyTorch). For complex z, |z| is real and not
+    holomorphic: the gradient is ``g * sgn(z) = g * z/|z|``, written here as
+    ``g * conj(derivative)`` with ``derivative = conj(sgn(z))``; the tangent is the
+    real part of ``t * conj(sgn(z))``."""
     op = OPS["abs"]
     _node_name = "AbsBackward0"
 
     @staticmethod
     def derivative(x):
-        return x.sign()
+        return x.sgn().conj() if x.is_complex() else x.sign()
+
+    @staticmethod
+    def jvp(ctx, tangent):
+        x, = ctx.saved_tensors
+        return (tangent * Abs.derivative(x)).real
 
 
 class Neg(UnaryFunction):

@@ -49,7 +49,8 @@ _AminmaxResult = _result_type("aminmax", ("min", "max"))
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int",
               "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double"}
+              "float64": "double", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 
 
 def _check_tensor(input, opname):
@@ -184,7 +185,7 @@ def _emit_pair(cls, values, indices, dt, out, opname):
 
 def _int_result(dt):
     """Integer and bool inputs sum/multiply/scan into int64 (PyTorch's rule)."""
-    return dt if dt.is_floating_point else _dt.int64
+    return dt if dt.is_floating_point or dt.is_complex else _dt.int64
 
 
 def _accumulate_dtype(input, dtype, out, opname):
@@ -199,6 +200,16 @@ def _accumulate_dtype(input, dtype, out, opname):
     if isinstance(out, TensorBase):
         return out.dtype
     return _int_result(input.dtype)
+
+
+def _refuse_complex(input, opname, kernel=None):
+    """Ordering ops have no complex kernel in PyTorch: its NotImplementedError naming
+    ``kernel``, or (no kernel given) its RuntimeError."""
+    if input.dtype.is_complex:
+        if kernel is not None:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                      f"'{_C._torch_type_name(input.dtype)}'")
+        raise RuntimeError(f"{opname}(): does not support complex input")
 
 
 def _require_float(input, opname, message=None):

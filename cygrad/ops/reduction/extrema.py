@@ -14,7 +14,7 @@ from .._argcheck import bool_arg
 from .. import elementwise as _ew
 from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _dims, _emit,
                       _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
-                      _parse_dims, _single_dim, _UNSET)
+                      _parse_dims, _refuse_complex, _single_dim, _UNSET)
 from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
 
 
@@ -50,6 +50,7 @@ def _extreme_entry(input, dim, keepdim, out, opname):
         # max(input, other): elementwise maximum/minimum with broadcasting
         other_fn = _ew.maximum if opname == "max" else _ew.minimum
         return other_fn(input, dim, out=out)
+    _refuse_complex(input, opname, opname + "_all" if dim is None else None)
     if not _C.needs_autograd(input):
         return _extreme(input, dim, keepdim, out, opname)
     _no_out(out, opname)
@@ -158,6 +159,7 @@ def _amax_amin(input, dim, keepdim, out, opname):
 
 
 def _amax_amin_entry(input, dim, keepdim, out, opname):
+    _refuse_complex(input, opname, opname[1:] + "_values_cpu")
     dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
     if _C.needs_autograd(input):
         _no_out(out, opname)
@@ -247,6 +249,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     (1, 4)
     """
     _check_tensor(input, "aminmax")
+    _refuse_complex(input, "aminmax", "aminmax_cpu")
     _keepdim(keepdim, "aminmax")
     if _C.needs_autograd(input):
         _no_out(out, "aminmax")
@@ -294,6 +297,7 @@ class Aminmax(Function):
 
 def _arg_extreme(input, dim, keepdim, out, opname):
     _keepdim(keepdim, opname)
+    _refuse_complex(input, opname)
     if input.dtype == _dt.bool_:
         raise RuntimeError(f"{opname}(): does not support bool input")
     if dim is None:

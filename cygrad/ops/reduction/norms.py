@@ -35,6 +35,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     4.0
     """
     _check_tensor(input, "norm")
+    if input.is_complex():          # the norm of complex values is the norm of |z|
+        dt = None if dtype is None else _dt.as_dtype(dtype).to_real()
+        return norm(input.abs(), p, dim, keepdim, out=out, dtype=dt)
     if p is None:
         p = "fro"
     # torch.norm hands linalg_vector_norm a dim *list* (an int becomes [dim]): a bool is

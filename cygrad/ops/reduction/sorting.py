@@ -11,6 +11,11 @@ from ._common import (_UNSET, _check_tensor, _emit, _emit_pair, _kernel, _keepdi
 from ._autograd import _no_out, _Selection, _TieSplit
 
 
+def _no_complex_sort(input, what):
+    if input.dtype.is_complex:       # (PyTorch's message, leading space included)
+        raise RuntimeError(f" {what} does not support complex dtypes on CPU")
+
+
 @tensor_method
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     """Sort along ``dim``; returns ``(values, indices)``.
@@ -28,6 +33,7 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     [3, 2, 1]
     """
     _check_tensor(input, "sort")
+    _no_complex_sort(input, "Sort")
     bool_arg(descending, "sort", "descending")
     if stable is not None:
         bool_arg(stable, "sort", "stable")
@@ -64,6 +70,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     [1, 2, 0]
     """
     _check_tensor(input, "argsort")
+    _no_complex_sort(input, "Sort")
     bool_arg(descending, "argsort", "descending")
     bool_arg(stable, "argsort", "stable")
     d = _single_dim(input, dim, "argsort")
@@ -80,6 +87,7 @@ def msort(input, *, out=None):
     [[1, 1], [2, 3]]
     """
     _check_tensor(input, "msort")
+    _no_complex_sort(input, "Sort")
     if _C.needs_autograd(input):
         _no_out(out, "msort")
         return Sort.apply(input, 0, False)[0]
@@ -102,6 +110,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     ([5.0, 4.0], [1, 3])
     """
     _check_tensor(input, "topk")
+    _no_complex_sort(input, "topk")
     k = int_arg(k, "topk", "k", 2)
     bool_arg(largest, "topk", "largest")
     bool_arg(sorted, "topk", "sorted")

@@ -51,9 +51,10 @@ def _var_args(input, dim, unbiased, correction, keepdim, out, opname):
     dim = _parse_dims(None if dim is _UNSET else dim, opname)
     keepdim = _keepdim(keepdim, opname)
     corr = (1 if unbiased else 0) if unbiased is not _UNSET else _correction(opname, correction)
-    _require_float(input, opname, f"{opname} only support floating point and complex dtypes"
-                   if opname.endswith("_mean") else
-                   "std and var only support floating point and complex dtypes")
+    if not input.dtype.is_complex:
+        _require_float(input, opname, f"{opname} only support floating point and complex dtypes"
+                       if opname.endswith("_mean") else
+                       "std and var only support floating point and complex dtypes")
     return _wrap_dims(input, dim), corr, keepdim
 
 
@@ -111,11 +112,28 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "var")
+    if input.is_complex():
+        return _finish_complex(_complex_var(input, dims, corr, keepdim), out)
     if _C.needs_autograd(input):
         _no_out(out, "var")
         return Var.apply(input, dims, corr, keepdim)
     v, _ = _var_and_mean(input, dims, corr, keepdim, "var")
     return _emit(v, input.dtype, out, "var")
+
+
+def _complex_var(z, dims, corr, keepdim):
+    """The variance of complex values, E|z - mean|^2: the variances of the real and
+    imaginary parts (views) added; a real result, differentiable through the views."""
+    return (var(z.real, dims, correction=corr, keepdim=keepdim)
+            + var(z.imag, dims, correction=corr, keepdim=keepdim))
+
+
+def _finish_complex(result, out):
+    if out is None:
+        return result
+    if result.requires_grad:
+        _no_out(out, "var")          # (raises: out= does not record autograd)
+    return out.resize_(result.shape).copy_(result)
 
 
 class Var(Function):
@@ -153,6 +171,8 @@ def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "std")
+    if input.is_complex():
+        return _finish_complex(_complex_var(input, dims, corr, keepdim).sqrt(), out)
     if _C.needs_autograd(input):
         _no_out(out, "std")
         return Std.apply(input, dims, corr, keepdim)

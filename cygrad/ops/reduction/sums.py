@@ -160,12 +160,12 @@ class Nansum(Function):
 def _mean_dtype(input, dtype, opname):
     if dtype is not None:
         dt = _dt.as_dtype(dtype)
-        if not dt.is_floating_point:
+        if not (dt.is_floating_point or dt.is_complex):
             raise RuntimeError(f"{opname}(): could not infer output dtype. Optional dtype must "
                                f"be either a floating point or complex dtype. Got: "
                                f"{_C._torch_type_name(dt)}")
         return dt
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"{opname}(): could not infer output dtype. Input dtype must be "
                            f"either a floating point or complex dtype. Got: "
                            f"{_C._torch_type_name(input.dtype)}")
@@ -353,7 +353,9 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         x, result = ctx.saved_tensors
-        return ctx.red.unreduce(grad) * _prod_others(x, result, ctx.red), None, None, None
+        # conj: the product is holomorphic in each factor (PyTorch's complex convention)
+        return (ctx.red.unreduce(grad) * _prod_others(x, result, ctx.red).conj(),
+                None, None, None)
 
     @staticmethod
     def jvp(ctx, t, *unused):
