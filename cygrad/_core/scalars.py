@@ -11,6 +11,13 @@ import numpy as np
 
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 
+# The host's scalar types as the layers above recognise them (Python's and NumPy's),
+# so that argument checking needs no NumPy import of its own.
+BOOL_TYPES = (bool, np.bool_)
+REAL_NUMBER_TYPES = (int, float, np.bool_, np.integer, np.floating)
+NUMPY_SCALAR_TYPES = (np.bool_, np.integer, np.floating, np.complexfloating)
+NDARRAY_TYPE = np.ndarray
+
 
 # c10's names for the C type behind each dtype, as its overflow message prints them.
 _C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",

@@ -23,7 +23,7 @@ only call these helpers to build the error.
 """
 import operator
 
-import numpy as np
+from .._core.scalars import BOOL_TYPES, NDARRAY_TYPE, NUMPY_SCALAR_TYPES, REAL_NUMBER_TYPES
 
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 
@@ -71,7 +71,7 @@ def int_arg(value, opname, argname, position=None):
         if _INT64_MIN <= value <= _INT64_MAX:
             return value
         raise ValueError("Overflow when unpacking long long")
-    if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
+    if isinstance(value, BOOL_TYPES) or not hasattr(value, "__index__"):
         raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be int, "
                         f"not {_type_name(value)}")
     try:
@@ -96,7 +96,7 @@ def int_list_arg(value, opname, argname, position=None, allow_int=True):
         ...
     TypeError: sum(): argument 'dim' (position 2) must be tuple of ints, but found element of type float at pos 1
     """
-    if allow_int and not isinstance(value, (bool, np.bool_)) and hasattr(value, "__index__") \
+    if allow_int and not isinstance(value, BOOL_TYPES) and hasattr(value, "__index__") \
             and getattr(value, "ndim", 0) == 0:
         return (int_arg(value, opname, argname, position),)
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
@@ -108,7 +108,7 @@ def int_list_arg(value, opname, argname, position=None, allow_int=True):
             out.append(v)
             continue
         # PyTorch picks the overload from the first element: a later bool reads as an int
-        if (i == 0 and isinstance(v, (bool, np.bool_))) or not hasattr(v, "__index__"):
+        if (i == 0 and isinstance(v, BOOL_TYPES)) or not hasattr(v, "__index__"):
             raise TypeError(f"{opname}(): argument '{argname}'{_where(position)} must be tuple "
                             f"of ints, but found element of type {_type_name(v)} at pos {i}")
         v = operator.index(v)
@@ -181,7 +181,7 @@ def float_arg(value, opname, argname, position=None):
         ...
     TypeError: pad(): argument 'value' (position 4) must be float, not tuple
     """
-    if isinstance(value, (int, float, np.bool_, np.integer, np.floating)):
+    if isinstance(value, REAL_NUMBER_TYPES):
         return value
     from .._core.tensor import TensorBase
     if isinstance(value, TensorBase) and value.dim() == 0 and not value.dtype.is_complex:
@@ -216,9 +216,9 @@ def number_arg(value, opname, argname, position=None):
         if _INT64_MIN <= value <= _UINT64_MAX:
             return value
         raise OverflowError("int too big to convert")
-    if isinstance(value, (np.bool_, np.integer, np.floating, np.complexfloating)):
+    if isinstance(value, NUMPY_SCALAR_TYPES):
         return value.item()
-    if getattr(value, "ndim", None) == 0 and not isinstance(value, np.ndarray) \
+    if getattr(value, "ndim", None) == 0 and not isinstance(value, NDARRAY_TYPE) \
             and hasattr(value, "item") and not getattr(value.dtype, "is_complex", False):
         return value.item()
     if isinstance(value, (int, float)):      # subclasses (IntEnum, ...)

@@ -17,3 +17,4 @@ from . import indexing  # noqa: F401
 from . import reduction  # noqa: F401
 from . import linalg  # noqa: F401
 from . import conv  # noqa: F401
+from . import elementwise  # noqa: F401

@@ -22,6 +22,7 @@ from ..._core.tensor import TensorBase
 from .._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
 from ..._tensor import Tensor, tensor_method
 from ...autograd.function import Function
+from ..._core.dispatch import kernel as _kernel
 
 OPS = _C.ELEMENTWISE_OPS
 
@@ -699,27 +700,10 @@ def lerp_(self, end, weight):
 
 
 def _nan_to_num_values(input, nan, posinf, neginf):
-    """nan_to_num's values (no autograd)."""
-    import ml_dtypes
-    import numpy as np
-    res = input.clone()
-    if input.is_floating_point():
-        arr = res.numpy(force=True)
-        info = ml_dtypes.finfo(arr.dtype)     # np.finfo does not know bfloat16
-        nan, posinf, neginf = (float(v.item() if isinstance(v, TensorBase) else v)
-                               if v is not None else None for v in (nan, posinf, neginf))
-        with np.errstate(over="ignore"):       # a replacement beyond the dtype becomes inf
-            if arr.dtype in (np.float16, np.float32, np.float64):
-                np.nan_to_num(arr, copy=False, nan=nan,
-                              posinf=float(info.max) if posinf is None else posinf,
-                              neginf=float(info.min) if neginf is None else neginf)
-            else:
-                # NumPy's nan_to_num rejects bfloat16: replace through masks instead
-                nan_mask, pos_mask, neg_mask = np.isnan(arr), np.isposinf(arr), np.isneginf(arr)
-                arr[nan_mask] = nan
-                arr[pos_mask] = float(info.max) if posinf is None else posinf
-                arr[neg_mask] = float(info.min) if neginf is None else neginf
-    return res
+    """nan_to_num's values (no autograd): the device's ``nan_to_num`` kernel."""
+    nan, posinf, neginf = (float(v.item() if isinstance(v, TensorBase) else v)
+                           if v is not None else None for v in (nan, posinf, neginf))
+    return _kernel("nan_to_num", input.device.type)(input, nan, posinf, neginf)
 
 
 class NanToNum(Function):
