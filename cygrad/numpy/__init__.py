@@ -22,7 +22,7 @@ import math as _math
 import cygrad as _cygrad
 from . import _dtypes
 from ._dtypes import (bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32,  # noqa: F401
-                      float64, finfo, iinfo, isdtype, result_type, can_cast)
+                      float64, complex64, complex128, finfo, iinfo, isdtype, result_type, can_cast)
 from ._helpers import asarray  # noqa: F401
 from ._creation import *  # noqa: F401,F403
 from ._elementwise import *  # noqa: F401,F403

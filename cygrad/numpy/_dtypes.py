@@ -16,6 +16,8 @@ Examples
 cygrad.int16
 >>> cnp.result_type(cnp.int64, cnp.float32)
 cygrad.float64
+>>> cnp.result_type(cnp.float64, cnp.complex64), cnp.result_type(cnp.float32, 1j)
+(cygrad.complex128, cygrad.complex64)
 """
 import builtins
 
@@ -28,17 +30,21 @@ bool = cygrad.bool
 int8, int16, int32, int64 = cygrad.int8, cygrad.int16, cygrad.int32, cygrad.int64
 uint8 = cygrad.uint8
 float16, bfloat16, float32, float64 = cygrad.float16, cygrad.bfloat16, cygrad.float32, cygrad.float64
+complex64, complex128 = cygrad.complex64, cygrad.complex128
 
 # The namespace's defaults are NumPy's, so that a ported script computes in the
 # precision it was written for (cygrad's own default float is float32).
 DEFAULT_FLOAT = float64
 DEFAULT_INT = int64
 DEFAULT_INDEX = int64
+DEFAULT_COMPLEX = complex128
 
 _SIGNED = (int8, int16, int32, int64)
 _UNSIGNED = (uint8,)
 _FLOATS = (float16, bfloat16, float32, float64)
-ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64)
+_COMPLEX = (complex64, complex128)
+ALL_DTYPES = (bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64,
+              complex64, complex128)
 # The smallest float that holds every value of an integer dtype exactly
 # (NumPy's rule for mixing integers with floats and for int -> float ufuncs).
 _FLOAT_FOR_INT = {bool: float16, int8: float16, uint8: float16, int16: float32,
@@ -54,6 +60,8 @@ def _kind(dt):
         return "b"
     if dt.is_floating_point:
         return "f"
+    if dt.is_complex:
+        return "c"
     return "i" if dt.is_signed else "u"
 
 
@@ -61,6 +69,15 @@ def _promote_floats(a, b):
     if {a, b} == {float16, bfloat16}:
         return float32          # neither holds the other
     return a if _bits(a) >= _bits(b) else b
+
+
+def _real_of(dt):
+    """The real dtype carrying ``dt``'s precision: a complex dtype's component, an
+    integer's smallest exact float (NumPy's rule), a float itself."""
+    k = _kind(dt)
+    if k == "c":
+        return dt.to_real()
+    return dt if k == "f" else _FLOAT_FOR_INT[dt]
 
 
 def _promote_pair(a, b):
@@ -71,6 +88,11 @@ def _promote_pair(a, b):
         return b
     if kb == "b":
         return a
+    if ka == "c" or kb == "c":
+        # complex with anything: the complex dtype whose component holds both
+        # (float64 + complex64 is complex128, the standard's table)
+        real = _promote_floats(_real_of(a), _real_of(b))
+        return complex64 if real in (float16, bfloat16, float32) else complex128
     if ka == kb:
         if ka == "f":
             return _promote_floats(a, b)
@@ -130,11 +152,16 @@ def _scalar_dtype(value, other):
             return other
         return DEFAULT_INT
     if isinstance(value, builtins.float):
-        if other is not None and other.is_floating_point:
+        if other is not None and (other.is_floating_point or other.is_complex):
             return other
         return DEFAULT_FLOAT
     if isinstance(value, builtins.complex):
-        raise TypeError("cygrad.numpy has no complex dtypes yet")
+        if other is not None and other.is_complex:
+            return other
+        if other is not None and other.is_floating_point:
+            # a complex scalar makes a real floating array complex of its precision
+            return complex64 if other in (float16, bfloat16, float32) else complex128
+        return DEFAULT_COMPLEX
     raise TypeError(f"expected an array, a dtype or a Python scalar, got {type(value).__name__}")
 
 
@@ -187,7 +214,8 @@ def can_cast(from_, to, /):
 
 class finfo_object:
     """Machine limits of a floating-point dtype (``bits, eps, max, min, smallest_normal,
-    dtype``), as the standard's ``finfo``.
+    dtype``), as the standard's ``finfo``. For a complex dtype the limits are its real
+    component's (``finfo(complex64).bits == 32``, ``dtype`` float32), as the standard says.
 
     Examples
     --------
@@ -198,6 +226,8 @@ class finfo_object:
     """
 
     def __init__(self, dt):
+        if dt.is_complex:
+            dt = dt.to_real()
         info = _np.finfo(dt.np_dtype)
         self.dtype = dt
         self.bits = _bits(dt)
@@ -244,11 +274,11 @@ def finfo(type, /):
     Examples
     --------
     >>> import cygrad.numpy as cnp
-    >>> cnp.finfo(cnp.float64).bits
-    64
+    >>> cnp.finfo(cnp.float64).bits, cnp.finfo(cnp.complex64).dtype
+    (64, cygrad.float32)
     """
     dt = _dtype_of(type)
-    if not dt.is_floating_point:
+    if not (dt.is_floating_point or dt.is_complex):
         raise ValueError(f"finfo needs a floating-point dtype, got {dt.name}")
     return finfo_object(dt)
 
@@ -263,7 +293,7 @@ def iinfo(type, /):
     32767
     """
     dt = _dtype_of(type)
-    if dt.is_floating_point or dt is bool:
+    if dt.is_floating_point or dt.is_complex or dt is bool:
         raise ValueError(f"iinfo needs an integer dtype, got {dt.name}")
     return iinfo_object(dt)
 
@@ -274,7 +304,7 @@ _KINDS = {
     "unsigned integer": lambda d: d in _UNSIGNED,
     "integral": lambda d: d in _SIGNED or d in _UNSIGNED,
     "real floating": lambda d: d in _FLOATS,
-    "complex floating": lambda d: False,
+    "complex floating": lambda d: d in _COMPLEX,
     "numeric": lambda d: d is not bool,
 }
 
@@ -312,7 +342,7 @@ def float_for(dt):
     --------
     >>> from cygrad.numpy._dtypes import float_for
     >>> import cygrad
-    >>> float_for(cygrad.int8), float_for(cygrad.int32), float_for(cygrad.float32)
-    (cygrad.float16, cygrad.float64, cygrad.float32)
+    >>> float_for(cygrad.int8), float_for(cygrad.int32), float_for(cygrad.complex64)
+    (cygrad.float16, cygrad.float64, cygrad.complex64)
     """
-    return dt if dt.is_floating_point else _FLOAT_FOR_INT[dt]
+    return dt if dt.is_floating_point or dt.is_complex else _FLOAT_FOR_INT[dt]

@@ -106,9 +106,28 @@ for _name, _op, _summary, _ex, _exp, _aliases in _FLOAT_UNARY:
 
 
 def _sign(x):
+    if x.dtype.is_complex:
+        # the standard's complex sign, z / |z| (0 at 0); NaN parts give NaN
+        s = cygrad.sgn(x)
+        nan = x.isnan()
+        return cygrad.where(nan, cygrad.full((), complex("nan+nanj"), dtype=x.dtype), s)
     s = cygrad.sign(x)
     # cygrad (as PyTorch) gives sign(nan) == 0; NumPy and the standard give NaN
     return cygrad.where(x.isnan(), x, s) if x.dtype.is_floating_point else s
+
+
+def _conj(x):
+    return cygrad.conj(x) if x.dtype.is_complex else x.clone()
+
+
+def _real(x):
+    # a copy, not cygrad's view: NumPy's np.real is a view, but the standard asks
+    # for a new array and writes through a view would surprise ported code
+    return cygrad.real(x).clone() if x.dtype.is_complex else x.clone()
+
+
+def _imag(x):
+    return cygrad.imag(x).clone() if x.dtype.is_complex else cygrad.zeros_like(x)
 
 
 _SAME_UNARY = [
@@ -116,12 +135,14 @@ _SAME_UNARY = [
     ("negative", cygrad.negative, "``-x``.", "[1, -2]", "[-1, 2]", ()),
     ("positive", lambda x: x.clone(), "``+x`` (a copy).", "[1, -2]", "[1, -2]", ()),
     ("square", cygrad.square, "``x * x``.", "[3, -2]", "[9, 4]", ()),
-    ("sign", _sign, "Sign: -1, 0 or 1 (NaN for NaN).", "[-2.0, 0.0, float('nan')]",
+    ("sign", _sign, "Sign: -1, 0 or 1 (NaN for NaN); ``z / |z|`` for complex ``z``.", "[-2.0, 0.0, float('nan')]",
      "[-1.0, 0.0, nan]", ()),
-    ("conj", lambda x: x.clone(), "Complex conjugate (the value itself for real arrays).", "[1.5]",
-     "[1.5]", ("conjugate",)),
-    ("real", lambda x: x.clone(), "Real part (the value itself for real arrays).", "[1.5]", "[1.5]", ()),
-    ("imag", cygrad.zeros_like, "Imaginary part (zeros for real arrays).", "[1.5]", "[0.0]", ()),
+    ("conj", _conj, "Complex conjugate (a copy of a real array).", "[1.5 + 2j]",
+     "[(1.5-2j)]", ("conjugate",)),
+    ("real", _real, "Real part, of the component dtype (a copy of a real array).", "[1.5 + 2j]",
+     "[1.5]", ()),
+    ("imag", _imag, "Imaginary part, of the component dtype (zeros for a real array).",
+     "[1.5 + 2j]", "[2.0]", ()),
     ("isfinite", cygrad.isfinite, "Whether finite.", "[1.0, float('inf')]", "[True, False]", ()),
     ("isinf", cygrad.isinf, "Whether infinite.", "[1.0, float('-inf')]", "[False, True]", ()),
     ("isnan", cygrad.isnan, "Whether NaN.", "[1.0, float('nan')]", "[False, True]", ()),
@@ -162,6 +183,10 @@ def round(x, /, decimals=0):
     [0.0, 2.0, 3.0]
     """
     x = tensor(x)
+    if x.dtype.is_complex:
+        # the standard rounds both components
+        return cygrad.complex(round(cygrad.real(x), decimals=decimals),
+                              round(cygrad.imag(x), decimals=decimals))
     if not x.dtype.is_floating_point:
         return x.clone()
     if decimals == 0:
@@ -188,7 +213,7 @@ def _arith(op):
 def _float_binary(op):
     def fn(x1, x2, /):
         a, b = operands(x1, x2)
-        if not a.dtype.is_floating_point:
+        if not (a.dtype.is_floating_point or a.dtype.is_complex):
             dt = D.DEFAULT_FLOAT if op is cygrad.divide else D.float_for(a.dtype)
             a, b = a.to(dt), b.to(dt)
         return op(a, b)
@@ -227,9 +252,11 @@ def _int_safe_div(op):
 
 
 def _pow(a, b):
-    if not a.dtype.is_floating_point and isinstance(b, Tensor) and bool((b < 0).any()):
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return cygrad.pow(a, b)
+    if isinstance(b, Tensor) and bool((b < 0).any()):
         raise ValueError("Integers to negative integer powers are not allowed.")
-    if not a.dtype.is_floating_point and not isinstance(b, Tensor) and b < 0:
+    if not isinstance(b, Tensor) and b < 0:
         raise ValueError("Integers to negative integer powers are not allowed.")
     return cygrad.pow(a, b)
 

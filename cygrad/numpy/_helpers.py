@@ -21,7 +21,7 @@ import cygrad
 from . import _dtypes as D
 
 Tensor = cygrad.Tensor
-_SCALARS = (builtins.bool, builtins.int, builtins.float)
+_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _INT_RANGE = {D.int8: (-2**7, 2**7 - 1), D.int16: (-2**15, 2**15 - 1),
               D.int32: (-2**31, 2**31 - 1), D.int64: (-2**63, 2**63 - 1), D.uint8: (0, 255)}
 
@@ -159,14 +159,16 @@ def _scalar_fits(value, dt):
         if not dt.is_floating_point:
             _check_int_range(value, dt)
         return True
-    return dt.is_floating_point
+    if isinstance(value, builtins.complex):
+        return dt.is_complex
+    return dt.is_floating_point or dt.is_complex
 
 
 def floating(x):
     """``x`` as a tensor in the float dtype NumPy computes float-valued functions in."""
     x = tensor(x)
     dt = x.dtype
-    return x if dt.is_floating_point else x.to(D.float_for(dt))
+    return x if dt.is_floating_point or dt.is_complex else x.to(D.float_for(dt))
 
 
 def normalize_axis(axis, ndim):

@@ -52,7 +52,7 @@ class Info:
         return _CPU
 
     def default_dtypes(self, *, device=None):
-        """NumPy's defaults: float64, int64 (also for indexing); no complex dtype yet.
+        """NumPy's defaults: float64, complex128, int64 (also for indexing).
 
         Examples
         --------
@@ -60,7 +60,7 @@ class Info:
         >>> cnp.__array_namespace_info__().default_dtypes()["indexing"]
         cygrad.int64
         """
-        return {"real floating": D.DEFAULT_FLOAT, "complex floating": None,
+        return {"real floating": D.DEFAULT_FLOAT, "complex floating": D.DEFAULT_COMPLEX,
                 "integral": D.DEFAULT_INT, "indexing": D.DEFAULT_INDEX}
 
     def dtypes(self, *, device=None, kind=None):
@@ -71,8 +71,11 @@ class Info:
         >>> import cygrad.numpy as cnp
         >>> list(cnp.__array_namespace_info__().dtypes(kind="bool"))
         ['bool']
+        >>> list(cnp.__array_namespace_info__().dtypes(kind="complex floating"))
+        ['complex64', 'complex128']
         """
-        standard = (D.bool, D.int8, D.int16, D.int32, D.int64, D.uint8, D.float32, D.float64)
+        standard = (D.bool, D.int8, D.int16, D.int32, D.int64, D.uint8, D.float32, D.float64,
+                    D.complex64, D.complex128)
         if kind is None:
             chosen = standard
         else:

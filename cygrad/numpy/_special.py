@@ -94,8 +94,19 @@ class Cbrt(Function):
         return g / (3 * out * out)
 
 
+def _times_i(z):
+    # i*z as a swap of components: multiplying by 1j would turn an infinite
+    # component into NaN (0 * inf) and lose the signs of zeros
+    return cygrad.complex(-cygrad.imag(z), cygrad.real(z))
+
+
+def _times_minus_i(z):
+    return cygrad.complex(cygrad.imag(z), -cygrad.real(z))
+
+
 def asinh(x):
-    """Inverse hyperbolic sine of a floating tensor (``asinh(-0.0) == -0.0``).
+    """Inverse hyperbolic sine of a floating tensor (``asinh(-0.0) == -0.0``);
+    for complex ``x``, C99's ``casinh(z) = -i casin(iz)``.
 
     Examples
     --------
@@ -104,11 +115,14 @@ def asinh(x):
     >>> asinh(cygrad.tensor([0.0, 1e300], dtype=cygrad.float64)).tolist()
     [0.0, 691.4686750787736]
     """
+    if x.dtype.is_complex:
+        return _times_minus_i(cygrad.asin(_times_i(x)))
     return Asinh.apply(x)
 
 
 def acosh(x):
-    """Inverse hyperbolic cosine of a floating tensor (NaN below 1).
+    """Inverse hyperbolic cosine of a floating tensor (NaN below 1); for complex
+    ``x``, ``+-i acos(x)`` with the sign that makes the real part non-negative.
 
     Examples
     --------
@@ -117,11 +131,15 @@ def acosh(x):
     >>> acosh(cygrad.tensor([1.0], dtype=cygrad.float64)).tolist()
     [0.0]
     """
+    if x.dtype.is_complex:
+        w = cygrad.acos(x)
+        return cygrad.where(signbit(cygrad.imag(w)), _times_i(w), _times_minus_i(w))
     return Acosh.apply(x)
 
 
 def atanh(x):
-    """Inverse hyperbolic tangent of a floating tensor (``atanh(1) == inf``).
+    """Inverse hyperbolic tangent of a floating tensor (``atanh(1) == inf``); for
+    complex ``x``, C99's ``catanh(z) = -i catan(iz)``.
 
     Examples
     --------
@@ -130,6 +148,8 @@ def atanh(x):
     >>> atanh(cygrad.tensor([1.0, 0.0], dtype=cygrad.float64)).tolist()
     [inf, 0.0]
     """
+    if x.dtype.is_complex:
+        return _times_minus_i(cygrad.atan(_times_i(x)))
     return Atanh.apply(x)
 
 

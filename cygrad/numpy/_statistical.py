@@ -26,7 +26,7 @@ __all__ = ["max", "min", "amax", "amin", "mean", "prod", "std", "sum", "var", "c
 def _acc_dtype(dt, dtype):
     if dtype is not None:
         return D.as_dtype(dtype)
-    if dt is D.bool or not dt.is_floating_point:
+    if dt is D.bool or not (dt.is_floating_point or dt.is_complex):
         return D.DEFAULT_INT
     return dt
 
@@ -143,7 +143,7 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False):
     """
     x, axes = _reduce_args(x, axis)
     dt = D.as_dtype(dtype) if dtype is not None else (
-        x.dtype if x.dtype.is_floating_point else D.DEFAULT_FLOAT)
+        x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else D.DEFAULT_FLOAT)
     if x.dtype is not dt:
         x = x.to(dt)
     if axes == ():

@@ -49,7 +49,14 @@ SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 def _float(x):
     x = tensor(x)
-    return x if x.dtype.is_floating_point else x.to(D.DEFAULT_FLOAT)
+    return x if x.dtype.is_floating_point or x.dtype.is_complex else x.to(D.DEFAULT_FLOAT)
+
+
+def _abs2(x):
+    # |x|**2, real for complex x (x * x would be complex and wrong)
+    if x.dtype.is_complex:
+        return x.real * x.real + x.imag * x.imag
+    return x * x
 
 
 def _square(x, name):
@@ -500,15 +507,20 @@ def tensordot(x1, x2, /, *, axes=2):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """Dot product along ``axis`` (broadcasting the rest).
+    """Dot product along ``axis`` (broadcasting the rest); a complex ``x1`` is
+    conjugated first (the standard's ``sum(conj(x1) * x2)``).
 
     Examples
     --------
     >>> import cygrad.numpy as cnp
     >>> cnp.vecdot(cnp.asarray([[1.0, 2.0], [3.0, 4.0]]), cnp.asarray([1.0, 1.0])).tolist()
     [3.0, 7.0]
+    >>> cnp.vecdot(cnp.asarray([1j]), cnp.asarray([1j])).item()
+    (1+0j)
     """
     a, b = operands(x1, x2)
+    if a.dtype.is_complex:
+        a = cygrad.conj(a)
     a, b = cygrad.broadcast_tensors(a, b)
     return cygrad.sum(a * b, dim=normalize_axis(axis, a.dim()))
 
@@ -575,11 +587,11 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if ord == -math.inf:
         return _min(a, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return _sum((a != 0).to(x.dtype), axis=axis, keepdims=keepdims)
+        return _sum((a != 0).to(a.dtype), axis=axis, keepdims=keepdims)
     if ord == 1:
         return _sum(a, axis=axis, keepdims=keepdims)
     if ord == 2:
-        return cygrad.sqrt(_sum(x * x, axis=axis, keepdims=keepdims))
+        return cygrad.sqrt(_sum(_abs2(x), axis=axis, keepdims=keepdims))
     return _sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
 
 
@@ -595,7 +607,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     from ._statistical import sum as _sum, max as _max, min as _min
     x = _float(x)
     if ord == "fro":
-        res = cygrad.sqrt(_sum(x * x, axis=(-2, -1)))
+        res = cygrad.sqrt(_sum(_abs2(x), axis=(-2, -1)))
     elif ord == "nuc":
         res = _sum(svdvals(x), axis=-1)
     elif ord in (2, -2):
