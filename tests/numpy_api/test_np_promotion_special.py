@@ -167,7 +167,7 @@ def test_namespace_metadata():
     assert info.default_dtypes()["integral"] is cnp.asarray([1]).dtype
     assert info.default_device() in info.devices()
     assert set(info.dtypes(kind="numeric")) == {"int8", "int16", "int32", "int64", "uint8",
-                                                "float32", "float64"}
+                                                "float32", "float64", "complex64", "complex128"}
 
 
 def test_asarray_copy_semantics():
