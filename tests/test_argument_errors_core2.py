@@ -200,3 +200,32 @@ def test_internal_overlap_check_is_the_cores():
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError, match="single memory location"):
         torch.zeros(1).expand(3).index_copy_(0, torch.tensor([0]), torch.ones(1))
+
+
+def test_setitem_number_into_expanded_tensor_is_refused():
+    def call(T):
+        x = T.zeros(4, 3, 1, 2).expand(4, 3, 2, 2)
+        x[:, 1:2, ...] = 0
+    with pytest.raises(RuntimeError):
+        call(cygrad)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        call(torch)
+
+
+def test_setitem_value_with_leading_ones_is_squeezed():
+    x = cygrad.zeros(2, 3)
+    x[0] = cygrad.ones(1, 3) * 5
+    np.testing.assert_array_equal(x.numpy(), [[5, 5, 5], [0, 0, 0]])
+    y = cygrad.zeros(1, 1)
+    y[-1, 0:-100:2] = cygrad.ones(1, 1)      # an empty target: nothing written
+    np.testing.assert_array_equal(y.numpy(), [[0.0]])
+
+
+def test_full_parses_size_before_value_and_permute_dims_overflow():
+    with pytest.raises(TypeError):
+        cygrad.full((2, None), 1e300)
+    with pytest.raises(OverflowError):
+        cygrad.full((2,), 2 ** 64)
+    with pytest.raises(TypeError):
+        cygrad.ones(2, 3).permute((0, 2 ** 63))

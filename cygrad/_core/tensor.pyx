@@ -913,6 +913,13 @@ cdef class TensorBase:
         cdef int i, d
         if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
             dims = tuple(dims[0])
+        for v in dims:
+            if type(v) is not int or not -(1 << 63) <= v < (1 << 63):
+                # PyTorch's parser: an element that is no int, or beyond 64 bits, is a
+                # TypeError naming it ("failed to unpack the object at pos N")
+                from ..ops._argcheck import int_list_arg
+                dims = int_list_arg(dims, "permute", "dims", 1, allow_int=False)
+                break
         if len(dims) != self._ndim:
             raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                                f"not match the length of the desired ordering of dimensions i.e. "

@@ -177,6 +177,12 @@ def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=No
     return _finish_factory(t, requires_grad, out)
 
 
+cdef void _size_args_checked(object size) except *:
+    """Only the parse of a size argument (its TypeErrors), nothing allocated."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    _size_args(tuple(size), shape)
+
+
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
     """A tensor filled with ``fill_value``; without ``dtype`` it is inferred from the value
     (bool, int64, or the default float dtype), as ``torch.full``.
@@ -196,11 +202,14 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
                         f"{type(size).__name__}")
     cdef DType dt = to_dtype(dtype)
     cdef bint half = dt.code == DT_FLOAT16 or dt.code == DT_BFLOAT16
-    # the value is checked before the size, as PyTorch's parser does; a half dtype's
-    # range only once the element count is known (see _int_fill_value)
-    _check_scalar_fits(fill_value, _dtype_mod.float64 if half else dt)
+    # PyTorch's order: its parser reads the size (TypeError) and the number (an int
+    # beyond 64 bits: OverflowError), then the fill checks the value's range
+    # (RuntimeError); a half dtype's range only when more than one element is filled
+    if type(fill_value) is int and not -(1 << 63) <= fill_value < (1 << 64):
+        _size_args_checked(size)
+        raise OverflowError("int too big to convert")
     cdef TensorBase t = _factory(tuple(size), dtype, device, requires_grad)
-    if half and t._numel != 1:
+    if not half or t._numel != 1:
         _check_scalar_fits(fill_value, dt)
     if t._numel == 0:
         return _finish_factory(t, requires_grad, out)

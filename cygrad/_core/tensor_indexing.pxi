@@ -139,11 +139,21 @@ cdef void _setitem(TensorBase t, object index, object value) except *:
             return
     target = _basic_index(t, <tuple>index) if not (cg_grad_mode_enabled and t._requires_grad) else t[index]
     if isinstance(value, TensorBase):
+        src = <TensorBase>value
+        if src._ndim > target._ndim:
+            # PyTorch drops a value's leading size-1 dims before copying
+            k = 0
+            while src._ndim - k > target._ndim and src._shape[k] == 1:
+                k += 1
+            if k:
+                value = src.reshape(src.shape[k:])
         target.copy_(value)
     elif _is_scalar(value):
         if cg_grad_mode_enabled and target._requires_grad:
             target.copy_(_scalar_tensor(value, target._dtype))
         else:
+            if target._numel:
+                _check_no_internal_overlap(target)   # (an expanded tensor: PyTorch refuses)
             if target._numel and (t._dtype.code == DT_FLOAT16 or t._dtype.code == DT_BFLOAT16):
                 token = _quiet_enter()     # too big for a half type is inf, without a warning
                 try:
