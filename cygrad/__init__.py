@@ -56,3 +56,4 @@ from . import multiprocessing  # noqa: E402,F401  (Tensor.share_memory_; tensors
 from . import utils  # noqa: E402,F401  (cygrad.utils.data, as torch.utils.data)
 from .ops.complex import *  # noqa: E402,F401,F403  (complex, polar, view_as_real, conj, angle ...)
 from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, cdist; Tensor.sum_to_size)
+from . import fft  # noqa: E402,F401  (cygrad.fft, as torch.fft)

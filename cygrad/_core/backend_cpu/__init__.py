@@ -18,3 +18,4 @@ from . import reduction  # noqa: F401
 from . import linalg  # noqa: F401
 from . import conv  # noqa: F401
 from . import elementwise  # noqa: F401
+from . import fft  # noqa: F401
