@@ -119,7 +119,7 @@ class _TensorTable:
             s = len(self.storages)
             numel = storage.nbytes // t.dtype.itemsize
             self.storages.append({"dtype": t.dtype.name, "numel": numel})
-            self.flats.append(plain.as_strided((numel,), (1,), 0))
+            self.flats.append(plain._as_strided_any((numel,), (1,), 0))
             if storage.nbytes:
                 self._storage_index[storage.data_ptr()] = s
         param = _parameter_class()
@@ -473,9 +473,9 @@ def _build_tensors(header, raw, map_location):
                 math.prod(shape) == base.numel():
             t = base.reshape(shape)
             if t.stride() != stride:
-                t = base.as_strided(shape, stride, 0)
+                t = base._as_strided_any(shape, stride, 0)
         else:
-            t = base.as_strided(shape, stride, entry["offset"])
+            t = base._as_strided_any(shape, stride, entry["offset"])
         if entry["parameter"] and param is not None:
             t = param(t, requires_grad=entry["requires_grad"])
         elif entry["requires_grad"]:

@@ -229,3 +229,12 @@ def test_full_parses_size_before_value_and_permute_dims_overflow():
         cygrad.full((2,), 2 ** 64)
     with pytest.raises(TypeError):
         cygrad.ones(2, 3).permute((0, 2 ** 63))
+
+
+def test_as_strided_method_refuses_negative_strides_but_reversed_views_keep_their_gradients():
+    with pytest.raises(RuntimeError, match="Negative strides"):
+        cygrad.arange(4.0).as_strided((2,), (-1,), 3)
+    x = cygrad.arange(6.0, requires_grad=True)
+    y = x[::-1][1:4] * cygrad.tensor([1.0, 2.0, 3.0])      # a negative-stride view in the graph
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0, 3, 2, 1, 0, 0])

@@ -1090,7 +1090,23 @@ cdef class TensorBase:
         return _make_view(self, n + 1, shape, strides, off, "DiagonalBackward0")
 
     def as_strided(self, size, stride, storage_offset=None):
-        """A view with explicit geometry; it must stay inside the storage."""
+        """A view with explicit geometry; it must stay inside the storage. Negative
+        strides are refused, as in PyTorch.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.arange(6).as_strided((2, 2), (3, 1), 1).tolist()
+        [[1, 2], [4, 5]]
+        """
+        if any([isinstance(s, int) and s < 0 for s in stride]) if hasattr(stride, "__iter__") else False:
+            raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, "
+                               f"got strides: {list(stride)}")
+        return self._as_strided_any(size, stride, storage_offset)
+
+    def _as_strided_any(self, size, stride, storage_offset=None):
+        """``as_strided`` that also takes negative strides: cygrad's own code rebuilds
+        views of negative-step slices (``x[::-1]``, which PyTorch lacks) through it."""
         cdef Py_ssize_t shape[MAX_DIMS]
         cdef Py_ssize_t strides[MAX_DIMS]
         size = _argcheck().int_list_arg(size, "as_strided", "size", 1, allow_int=False)

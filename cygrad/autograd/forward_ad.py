@@ -232,7 +232,7 @@ def _alias(t):
     """A view of ``t`` with the same geometry: a new tensor object sharing t's memory and,
     if t requires grad (grad mode on), its history, but not its tangent."""
     with _fw_disabled():
-        return t.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+        return t._as_strided_any(tuple(t.shape), t.stride(), t.storage_offset())
 
 
 class _MakeDual(Function):
@@ -281,7 +281,7 @@ def _laid_out_like(tangent, primal):
     lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0 and n > 0)
     hi = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0 and n > 0)
     flat = _C._empty((hi - lo + 1,), tangent.dtype, tangent.device)
-    out = flat.as_strided(shape, strides, -lo)
+    out = flat._as_strided_any(shape, strides, -lo)
     _C._copy_into(out, tangent)
     return out
 

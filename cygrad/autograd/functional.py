@@ -54,7 +54,7 @@ def _unpack(res, was_tuple):
 
 def _alias(t):
     """A new tensor object for ``t`` (a differentiable view of it)."""
-    return t.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+    return t._as_strided_any(tuple(t.shape), t.stride(), t.storage_offset())
 
 
 def _prepare(inputs, create_graph, need_graph):

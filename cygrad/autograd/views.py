@@ -89,7 +89,7 @@ def _place(g, base, view):
         return out
     if base.is_contiguous() and 0 not in view.strides:
         # fast path: replay the view's geometry on a contiguous zero tensor
-        region = out.as_strided(view.shape, view.strides, view.offset - base.offset)
+        region = out._as_strided_any(view.shape, view.strides, view.offset - base.offset)
         _C._copy_into(region, g)
     else:
         idx = _flat_index(base, view)
@@ -101,7 +101,7 @@ def _take(x, base, view):
     """The elements of ``x`` (shaped like ``base``) that ``view`` covers."""
     x = x.contiguous()
     if base.is_contiguous():
-        return x.as_strided(view.shape, view.strides, x.storage_offset() + view.offset - base.offset)
+        return x._as_strided_any(view.shape, view.strides, x.storage_offset() + view.offset - base.offset)
     idx = _flat_index(base, view)
     flat = _C._ndarray(x).reshape(-1)[idx]
     return _C.from_numpy(np.ascontiguousarray(flat.reshape(view.shape)))
@@ -115,7 +115,7 @@ def _view_of_tangent(t, base, view):
     elements are gathered."""
     if all(s == bs for n, s, bs in zip(base.shape, t.stride(), base.strides) if n > 1):
         try:
-            return t.as_strided(view.shape, view.strides,
+            return t._as_strided_any(view.shape, view.strides,
                                 t.storage_offset() + view.offset - base.offset)
         except RuntimeError:
             pass        # the view reaches outside t's memory (as_strided beyond the base)
@@ -146,7 +146,7 @@ class AsStrided(Function):
 
     @staticmethod
     def forward(ctx, base, shape, strides, offset):
-        view = base.as_strided(shape, strides, offset)
+        view = base._as_strided_any(shape, strides, offset)
         ctx._view_geometry = view_geometry(base, view)
         return view
 
@@ -296,7 +296,7 @@ def inplace(op, self, other):
         if root.grad_fn is None and root.requires_grad:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-        CopySlices.apply(root, result, _C._detach(self).as_strided(
+        CopySlices.apply(root, result, _C._detach(self)._as_strided_any(
             tuple(self.shape), self.stride(), self.storage_offset()))
         # self's grad_fn is re-derived from root on next use (its version changed);
         # a view of an untracked base starts being tracked now

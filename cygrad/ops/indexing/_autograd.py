@@ -72,7 +72,7 @@ def _write_back(self, result):
     as ``cygrad.autograd.views.inplace`` for the elementwise ops.
     """
     if self._base is not None:
-        region = _C._detach(self).as_strided(tuple(self.shape), self.stride(),
+        region = _C._detach(self)._as_strided_any(tuple(self.shape), self.stride(),
                                              self.storage_offset())
         _views.CopySlices.apply(self._base, result, region)
         if result.requires_grad and not self.requires_grad:

@@ -18,7 +18,7 @@ def _flip(t, d):
     strides = list(t.stride())
     offset = t.storage_offset() + (n - 1) * strides[d]
     strides[d] = -strides[d]
-    return t.as_strided(tuple(t.shape), tuple(strides), offset)
+    return t._as_strided_any(tuple(t.shape), tuple(strides), offset)
 
 
 def _rev_cumsum(t, d):
