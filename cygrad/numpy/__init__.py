@@ -34,7 +34,7 @@ from ._sets import *  # noqa: F401,F403
 from ._indexing import *  # noqa: F401,F403
 from ._utility import *  # noqa: F401,F403
 from ._info import __array_namespace_info__  # noqa: F401
-from . import linalg, random  # noqa: F401
+from . import linalg, random, fft  # noqa: F401
 from .linalg import matmul, outer, tensordot, vecdot, matrix_transpose  # noqa: F401
 from ._helpers import tensor as _tensor, operands as _operands
 
