@@ -241,6 +241,8 @@ class ToCopy(Function):
     @staticmethod
     def backward(ctx, grad):
         dtype, device = ctx.source
+        if grad.is_complex() and not dtype.is_complex:
+            grad = grad.real        # a real input's gradient is the real part (no warning)
         return grad.to(dtype=dtype, device=device), None, None
 
     @staticmethod
