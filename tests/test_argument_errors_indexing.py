@@ -288,3 +288,13 @@ def test_torch_accepts_the_same(name):
     expected = EXPECTED[name]
     assert result.dtype == expected.dtype and result.shape == expected.shape
     np.testing.assert_array_equal(result, expected)
+
+
+def test_index_add_of_a_0d_source_into_a_vector_is_an_index_error():
+    def call(T):
+        T.index_add(T.zeros(3), -1, T.tensor([2, 1]), T.tensor(1.0))
+    with pytest.raises(IndexError):
+        call(cygrad)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError):
+        call(torch)

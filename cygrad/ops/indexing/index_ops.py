@@ -343,6 +343,9 @@ def _index_add_checks(input, dim, index, source):
     if dim != 0 and dim >= source.dim():
         raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
                            f"tensor with dim {source.dim()}")
+    if source.dim() == 0 and input.dim() != 0:
+        # PyTorch asks the 0-d source for its size along dim
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     size = source.shape[dim] if source.dim() else 1
     if idx.numel() != size:
         raise RuntimeError(f"index_add_(): Number of indices ({idx.numel()}) should be equal to "
