@@ -410,3 +410,115 @@ def test_tensordot_with_a_scalar_and_no_contraction():
 def test_close_refuses_negative_or_nan_tolerances(name, rtol, atol):
     _raises_both(RuntimeError, lambda T: getattr(T, name)(
         T.ones(3, dtype=T.int8), T.ones(3, dtype=T.int8), rtol=rtol, atol=atol))
+
+
+# Second campaign: addmv's ranks, input expanding (never broadcasting) to the add*
+# product, addr promoting before alpha, baddbmm's dtype check order, norm's p as a
+# Scalar, prod(dim=None), var/std of half into a wider single-element out=, kthvalue
+# of a 0-d bool.
+def test_addmv_refuses_input_of_two_dims():
+    _raises_both(RuntimeError, lambda T: T.addmv(T.zeros(1, 2), T.zeros(2, 2), T.zeros(2)))
+
+
+def test_addmv_refuses_wrong_factor_ranks():
+    _raises_both(RuntimeError, lambda T: T.addmv(T.zeros(2), T.zeros(2, 2, 2), T.zeros(2)))
+
+
+@pytest.mark.parametrize("op, shapes", [
+    ("addr", [(2, 3), (2,), (1,)]),
+    ("addmm", [(3, 2), (2, 2), (2, 2)]),
+    ("baddbmm", [(3, 2, 2), (2, 2, 2), (2, 2, 2)]),
+])
+def test_input_must_expand_to_product(op, shapes):
+    # the product never broadcasts up to the input's shape
+    _raises_both(RuntimeError, lambda T: getattr(T, op)(*[T.zeros(s) for s in shapes]))
+
+
+def test_addr_promotes_before_scaling():
+    a = np.array([[1.5, -2.25, 3.0], [0.5, 4.0, -1.0]])
+    v, w = np.array([-1, -2]), np.array([3, 0, 3])
+    res = cygrad.addr(cygrad.tensor(a, dtype=cygrad.bfloat16), cygrad.tensor(v),
+                      cygrad.tensor(w), alpha=3.0)
+    assert res.dtype is cygrad.bfloat16
+    expected = a + 3.0 * np.outer(v, w)
+    np.testing.assert_allclose(res.float().numpy(), expected, rtol=1e-2)
+    torch = pytest.importorskip("torch")
+    ref = torch.addr(torch.tensor(a, dtype=torch.bfloat16), torch.tensor(v), torch.tensor(w),
+                     alpha=3.0)
+    assert ref.dtype is torch.bfloat16
+    np.testing.assert_array_equal(res.float().numpy(), ref.float().numpy())
+
+
+@pytest.mark.parametrize("dtypes, exc", [
+    (("bool", "bool", "float64"), NotImplementedError),
+    (("bool", "bool", "bool"), NotImplementedError),
+    (("float32", "bool", "float64"), RuntimeError),
+    (("float32", "float32", "bool"), RuntimeError),
+])
+def test_baddbmm_dtype_checks_in_torch_order(dtypes, exc):
+    def make(T):
+        return T.baddbmm(*[T.zeros(2, 2, 2, dtype=getattr(T, d)) for d in dtypes])
+    _raises_both(exc, make)
+
+
+@pytest.mark.parametrize("p", [2**64, 2**70, -2**70])
+def test_norm_p_beyond_64_bits_is_overflow(p):
+    # parsed as a Scalar before the (bool) input is looked at
+    _raises_both(OverflowError, lambda T: T.norm(T.ones(3, dtype=T.bool), p))
+
+
+def test_norm_p_at_uint64_edge_is_accepted():
+    x = np.array([1.0, 1.0])
+    assert cygrad.norm(cygrad.tensor(x), 2**63).item() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: T.prod(x, dim=None),
+    lambda T, x: T.prod(x, None, False),
+    lambda T, x: x.prod(dim=None),
+])
+def test_prod_refuses_explicit_none_dim(call):
+    _raises_both(TypeError, lambda T: call(T, T.ones(2, 3)))
+
+
+def test_prod_without_dim_still_reduces_all():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert cygrad.prod(cygrad.tensor(x)).item() == np.prod(x)
+
+
+@pytest.mark.parametrize("shape, dim, out_dtype", [
+    ((5,), 0, "float32"),
+    ((3, 1), 0, "float32"),
+    ((), None, "float64"),
+])
+@pytest.mark.parametrize("opname", ["std", "var"])
+def test_var_std_of_half_into_wider_single_element_out(opname, shape, dim, out_dtype):
+    def make(T):
+        out = T.empty(0, dtype=getattr(T, out_dtype))
+        x = T.ones(shape, dtype=T.float16)
+        return getattr(T, opname)(x, out=out) if dim is None else \
+            getattr(T, opname)(x, dim, out=out)
+    _raises_both(RuntimeError, make)
+
+
+def test_var_of_half_into_wider_out_over_a_dim_works():
+    x = np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 0.5]])
+    out = cygrad.empty(0)
+    cygrad.var(cygrad.tensor(x, dtype=cygrad.float16), 0, out=out)
+    np.testing.assert_allclose(out.numpy(), np.var(x, axis=0, ddof=1), rtol=1e-3)
+
+
+@pytest.mark.parametrize("make_input", [
+    lambda T: T.tensor(True),
+    lambda T: T.tensor(False),
+])
+def test_kthvalue_of_zero_dim_bool(make_input):
+    values, indices = cygrad.kthvalue(make_input(cygrad), 1)
+    assert values.dtype is cygrad.bool and indices.item() == 0
+    torch = pytest.importorskip("torch")
+    ref = torch.kthvalue(make_input(torch), 1)
+    assert values.item() == ref.values.item()
+
+
+def test_kthvalue_of_bool_vector_is_not_implemented():
+    _raises_both(NotImplementedError, lambda T: T.kthvalue(T.ones(3, dtype=T.bool), 1))

@@ -1116,6 +1116,10 @@ def _scaled_sum(input, product, beta, alpha, out):
     """``beta * input + alpha * product``; with ``beta == 0`` the input is ignored
     (NaNs in it do not propagate), as PyTorch documents."""
     ops = _C.ELEMENTWISE_OPS
+    if input.shape != product.shape:
+        # input only broadcasts to the product's shape, never the other way round;
+        # expand raises PyTorch's error for anything else.
+        input = input.expand(product.shape)
     if alpha != 1:
         product = _C.binary_op(ops["mul"], product, alpha)
     if beta == 0:
@@ -1218,8 +1222,18 @@ def _check_add_dtypes(opname, input, x, y):
             raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                                f"{_tname(input.dtype)}, {_tname(x.dtype)}, and {_tname(y.dtype)}")
         if opname == "baddbmm":
-            raise RuntimeError(f"Input dtypes must be the same, got: input {_cname(input.dtype)}, "
-                               f"batch1: {_cname(x.dtype)}, batch2: {_cname(y.dtype)}")
+            _check_baddbmm_dtypes(input, x, y)
+
+
+def _check_baddbmm_dtypes(input, batch1, batch2):
+    """PyTorch compares input with batch1 first, then picks the kernel by that dtype
+    (none for bool), and only the kernel compares batch2."""
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_cname(input.dtype)}, "
+                           f"batch1: {_cname(batch1.dtype)}, batch2: {_cname(batch2.dtype)}")
+    _check_not_bool(batch1.dtype, "baddbmm")
+    raise RuntimeError(f"expected scalar type {_tname(batch1.dtype)} but found "
+                       f"{_tname(batch2.dtype)}")
 
 
 def _add_scalars(opname, dtype, beta, alpha):
@@ -1257,6 +1271,10 @@ def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None):
     _check_add_dtypes(opname, input, x, y)
     dtype = _C.result_type(input, x, y) if opname == "addr" else x.dtype
     beta, alpha = _add_scalars(opname, dtype, beta, alpha)
+    if opname == "addr":
+        # The product is taken in the promoted dtype: integer vectors times a float
+        # alpha must not turn into the default float dtype.
+        x, y = x.to(dtype), y.to(dtype)
     if _records(opname, out, input, x, y):
         return fn.apply(input, x, y, beta, alpha)
     return _scaled_sum(input, fn.product(x, y), beta, alpha, out)
@@ -1285,7 +1303,14 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     >>> cygrad.addmv(cygrad.zeros(2), cygrad.ones(2, 3), cygrad.ones(3)).tolist()
     [3.0, 3.0]
     """
-    return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha, out)
+    return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha, out,
+                        lambda m, v: _check_addmv_ranks(input, m, v))
+
+
+def _check_addmv_ranks(input, mat, vec):
+    if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, "
+                           f"{mat.dim()}, {vec.dim()}")
 
 
 @tensor_method

@@ -7,7 +7,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function, once_differentiable
-from .._argcheck import int_list_arg
+from .._argcheck import int_list_arg, number_arg
 from ._common import (_axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
                       _reduced_count)
 from ._autograd import _mask, _no_out, _Reduced, _saved, _tie_weights
@@ -40,6 +40,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         return norm(input.abs(), p, dim, keepdim, out=out, dtype=dt)
     if p is None:
         p = "fro"
+    elif not isinstance(p, str):
+        p = number_arg(p, "norm", "p", 2)   # (an int beyond 64 bits: OverflowError first)
     # torch.norm hands linalg_vector_norm a dim *list* (an int becomes [dim]): a bool is
     # not read as an int there, an int beyond int64 fails to unpack as a list element
     if isinstance(dim, numbers.Integral):

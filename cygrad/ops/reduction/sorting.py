@@ -228,7 +228,9 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     k = int_arg(k, "kthvalue", "k", 2)
     _keepdim(keepdim, "kthvalue")
     _single_dim(input, dim, "kthvalue")     # a bad dim is reported before a bool input
-    _no_bool(input, "kthvalue")
+    if input.dim() != 0 and input.numel() != 0:
+        # (PyTorch takes a 0-d input's value, or fails on an empty one, without a kernel)
+        _no_bool(input, "kthvalue")
     if _C.needs_autograd(input):
         _no_out(out, "kthvalue")
         return _KthvalueResult(*Kthvalue.apply(input, k, dim, keepdim))

@@ -55,7 +55,22 @@ def _var_args(input, dim, unbiased, correction, keepdim, out, opname):
         _require_float(input, opname, f"{opname} only support floating point and complex dtypes"
                        if opname.endswith("_mean") else
                        "std and var only support floating point and complex dtypes")
-    return _wrap_dims(input, dim), corr, keepdim
+    dims = _wrap_dims(input, dim)
+    if out is not None and input.dtype.name in ("float16", "bfloat16") \
+            and getattr(out, "dtype", input.dtype) is not input.dtype:
+        _refuse_half_to_single(input, dims)
+    return dims, corr, keepdim
+
+
+def _refuse_half_to_single(input, dims):
+    """PyTorch's CPU var/std has no kernel writing a half-precision input's variance
+    into a wider ``out=`` when the result is a single element (its "all" path)."""
+    kept = 1
+    for d, size in enumerate(input.shape):
+        if dims is not None and d not in dims:
+            kept *= size
+    if kept == 1:
+        raise RuntimeError(f"std_var_all: Unsupported dtype {_C._torch_type_name(input.dtype)}")
 
 
 def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):

@@ -10,8 +10,8 @@ from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
 from ..creation import eye, ones
-from ._common import (_accumulate_dtype, _alias, _axes, _check_tensor, _dims, _emit, _kernel,
-                      _keepdim, _parse_dims, _reduced_count)
+from ._common import (_UNSET, _accumulate_dtype, _alias, _axes, _check_tensor, _dims, _emit,
+                      _kernel, _keepdim, _parse_dims, _reduced_count)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 
 
@@ -280,7 +280,7 @@ class Nanmean(Function):
 
 
 @tensor_method
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+def prod(input, dim=_UNSET, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
     """Product of all elements, or over ``dim``.
 
     Bool and integer tensors multiply into int64; an empty product is 1.
@@ -297,8 +297,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     """
     _check_tensor(input, "prod")
     dim, keepdim = _alias(dim, axis), _keepdim(_alias(keepdim, keepdims), "prod")
-    if dim is not None:
-        dim = int_arg(dim, "prod", "dim")   # PyTorch's prod has no dim-list overload
+    if dim is _UNSET:
+        dim = None
+    else:       # PyTorch's prod has no dim-list overload, and an explicit None matches none
+        dim = int_arg(dim, "prod", "dim")
     if _C.needs_autograd(input):
         _no_out(out, "prod")
         return (Prod if dim is None else ProdDim).apply(input, dim, keepdim, dtype)
