@@ -5,6 +5,8 @@ Regression tests for the fuzz failure classes of ``cygrad/ops/indexing`` (issue 
 Every case is written once against a library ``L`` and run on cygrad; where PyTorch
 is installed the same call must raise the same type there.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,22 @@ def _expanded(L):
 
 def _long(L, values):
     return L.tensor(values, dtype=L.int64)
+
+
+def _fill_through_uint8_mask(L):
+    """``x[:, uint8 mask] = number``: PyTorch's masked_fill_ path, which wants a bool mask."""
+    x = L.zeros(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)      # the deprecated uint8 index
+        x[:, L.tensor([1, 0, 1], dtype=L.uint8)] = 5.0
+    return x
+
+
+def _put_one_uint8_through_mask(L):
+    """``x[bool mask] = one-element value of another dtype``: written as a number."""
+    x = L.zeros(2, 3, dtype=L.float64)
+    x[L.tensor([True, False])] = L.full((1,), 7, dtype=L.uint8)
+    return x
 
 
 CASES = {
@@ -189,6 +207,17 @@ CASES = {
     "setitem_empty_dim_before_value_shape": (IndexError, lambda L: L.zeros(0, 0, 3).__setitem__(
         ([0],), L.ones(2))),
     "getitem_two_ellipses_too_many": (IndexError, lambda L: L.zeros(2, 3)[..., ..., [0, 1]]),
+    # fuzz classes of the 76k-case campaign (seed 9090)
+    "index_add_0d_source_one_index": (RuntimeError, lambda L: L.index_add(
+        L.zeros(3, dtype=L.uint8), -1, _long(L, [-1]), L.tensor(4, dtype=L.uint8))),
+    "index_add_0d_into_0d_no_index": (IndexError, lambda L: L.index_add(
+        L.tensor(1.0), 0, L.zeros(0, dtype=L.int64), L.tensor(2.0))),
+    "index_select_0d_count_before_bounds": (RuntimeError, lambda L: L.index_select(
+        L.tensor(3), -1, _long(L, [1, -2]))),
+    "where_int_past_64_bits": (OverflowError, lambda L: L.where(L.tensor([True]), L.ones(1),
+                                                                2 ** 70)),
+    "where_float_past_float32": (RuntimeError, lambda L: L.where(L.tensor([True]), 2, 1e300)),
+    "setitem_number_through_uint8_mask": (RuntimeError, _fill_through_uint8_mask),
 }
 
 
@@ -246,6 +275,7 @@ ACCEPTED = {
                                                     L.ones(2, dtype=L.uint8), -1),
     "take_along_dim_flat_int32": lambda L: L.take_along_dim(
         L.arange(6.0).reshape(2, 3), L.tensor([4], dtype=L.int32)),
+    "setitem_one_element_other_dtype_mask": _put_one_uint8_through_mask,
 }
 
 # NumPy's answer for each accepted call (the value reference).
@@ -270,6 +300,7 @@ EXPECTED = {
     "index_add_empty_input": np.zeros((2, 0), dtype=np.float32),
     "where_uint8_wraps_negative": np.array([1, 255], dtype=np.uint8),
     "take_along_dim_flat_int32": np.array([4.0], dtype=np.float32),
+    "setitem_one_element_other_dtype_mask": np.array([[7, 7, 7], [0, 0, 0]], dtype=np.float64),
 }
 
 

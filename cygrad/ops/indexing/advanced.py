@@ -389,10 +389,15 @@ def _value_array(t, value, plan, single_mask):
                                          zip(vshape[::-1], rshape[::-1])):
         raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be "
                            f"broadcast to indexing result of shape {_shape_str(rshape)}")
+    if single_mask == "uint8" and (not isinstance(value, TensorBase) or value.numel() == 1):
+        # PyTorch writes one value through a lone mask with masked_fill_, which takes
+        # bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           "unsigned char")
     if not isinstance(value, TensorBase):
         return _scalar_array(value, t.dtype)
     if value.dtype != t.dtype:
-        if not (single_mask and value.dim() == 0):
+        if not (single_mask and value.numel() == 1):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, "
                                f"got {_tname(t.dtype)} for the destination and "
                                f"{_tname(value.dtype)} for the source.")
@@ -401,10 +406,20 @@ def _value_array(t, value, plan, single_mask):
 
 
 def _single_mask(index):
-    """Is ``index`` one bool mask (which lets a 0-dim value of another dtype through)?"""
-    return len(index) == 1 and (
-        isinstance(index[0], BOOL_TYPES)
-        or isinstance(index[0], TensorBase) and index[0].dtype in (_dt.bool_, _dt.uint8))
+    """Is ``index`` one mask tensor among ints, slices, ``None`` and ``...`` (or a lone
+    Python bool)?  Then PyTorch writes a one-element value with ``masked_fill_``,
+    whatever the value's dtype.  The mask's kind, ``"bool"`` or ``"uint8"``, or False."""
+    if len(index) == 1 and isinstance(index[0], BOOL_TYPES):
+        return "bool"
+    found = False
+    for idx in index:
+        if isinstance(idx, TensorBase) and idx.dtype in (_dt.bool_, _dt.uint8):
+            if found:
+                return False
+            found = "bool" if idx.dtype == _dt.bool_ else "uint8"
+        elif not (idx is None or idx is Ellipsis or isinstance(idx, slice) or _is_int(idx)):
+            return False
+    return found
 
 
 def _setitem_hook(t, index, value):

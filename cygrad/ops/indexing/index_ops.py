@@ -36,6 +36,11 @@ def _index_select_kernel(input, dim, index, out=None):
     ndim = input.dim()
     size = input.shape[dim] if ndim else 1
     n = index.numel()
+    if ndim == 0 and n != 1:
+        # a 0-d result needs exactly one index (counted before any bound, as PyTorch
+        # does); none used to return uninitialised memory
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{n} value(s)")
     if ndim > 1 and n and input.numel() == 0:
         # PyTorch checks an empty input's indices against its (positive) dim size
         if size == 0:
@@ -50,10 +55,6 @@ def _index_select_kernel(input, dim, index, out=None):
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise IndexError("index out of range in self")
     if ndim == 0:
-        if n != 1:
-            # a 0-d result needs exactly one index; none used to return uninitialised memory
-            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
-                               f"{n} value(s)")
         shape = ()
     else:
         shape = tuple(input.shape[:dim]) + (n,) + tuple(input.shape[dim + 1:])
@@ -343,8 +344,9 @@ def _index_add_checks(input, dim, index, source):
     if dim != 0 and dim >= source.dim():
         raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
                            f"tensor with dim {source.dim()}")
-    if source.dim() == 0 and input.dim() != 0:
-        # PyTorch asks the 0-d source for its size along dim
+    if source.dim() == 0 and idx.numel() != 1:
+        # PyTorch counts a 0-d source as one slice; any other count makes it ask the
+        # source for its size along dim
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     size = source.shape[dim] if source.dim() else 1
     if idx.numel() != size:

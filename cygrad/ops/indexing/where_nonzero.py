@@ -95,11 +95,13 @@ def _where_kernel(condition, input, other):
             dtype = _C.result_type(_C.zeros((), dtype=_number_dtype(input)),
                                    _C.zeros((), dtype=_number_dtype(other)))
             like = condition
-        if not dtype.is_floating_point and dtype != _dt.bool_:
-            for x in (input, other):
-                # an integer number must fit an integer result (PyTorch's checked cast)
-                if isinstance(x, INT_TYPES) and not isinstance(x, BOOL_TYPES):
-                    check_scalar_fits(x, dtype)
+        # A number must fit the result (PyTorch's checked cast), except that a half
+        # type takes any float through float (too big is inf); no Python int past
+        # 64 bits can be read at all.
+        half = dtype in (_dt.float16, _dt.bfloat16)
+        for x in (input, other):
+            if isinstance(x, NUMBER_TYPES) and not isinstance(x, BOOL_TYPES):
+                check_scalar_fits(x, _dt.float64 if half else dtype)
         shape = condition.shape
         wide = input if tx else other if ty else None
         if wide is not None and wide.shape != shape:
