@@ -161,6 +161,19 @@ CASES = [
     ("randint big high before negative size", lambda T: T.randint(2 ** 63, (2, -1)), ValueError),
     ("arange storage overflows", lambda T: T.arange(2.5, 2 ** 62, dtype=T.float64),
      RuntimeError),
+    # two numbers are two tensors to PyTorch: 2**63 is a uint64 one, promoting with nothing
+    ("multiply 2**63 by an int", lambda T: T.multiply(U64, 3), RuntimeError),
+    ("divide 2**63 by an int", lambda T: T.divide(U64, 3), RuntimeError),
+    ("mul 2**63 by a bool", lambda T: T.mul(U64, True), RuntimeError),
+    ("floor_divide 2**63 by an int", lambda T: T.floor_divide(U64, 2), RuntimeError),
+    ("lerp out of another dtype", lambda T: T.lerp(_x(T, 3, dtype=T.float64),
+                                                   _x(T, 3, dtype=T.float64),
+                                                   _x(T, 3, dtype=T.float64),
+                                                   out=T.zeros(0)), RuntimeError),
+    ("clamp number bounds out of another dtype",
+     lambda T: T.clamp(_i(T, 3), 0, 1, out=T.zeros(0, dtype=T.int16)), RuntimeError),
+    ("clamp tensor bound float into int out",
+     lambda T: T.clamp(_x(T, 3), _i(T, 3), None, out=T.zeros(0, dtype=T.int16)), RuntimeError),
 ]
 
 
@@ -233,6 +246,26 @@ VALUE_CASES = [
                                                                 dtype=T.int64)),
     ("logspace int8 overflowing powers", lambda T: T.logspace(0, 3, 4, dtype=T.int8)),
     ("eye numpy int", lambda T: T.eye(np.int64(2))),
+    ("floor_divide two numbers", lambda T: T.floor_divide(1e-30, 3)),
+    ("floor_divide two ints", lambda T: T.floor_divide(-7, 2)),
+    # comparisons, fmod and remainder read a number in a float16/bfloat16 tensor's dtype
+    ("greater float16 than a number rounding to inf",
+     lambda T: T.greater(T.tensor([nan, inf, -inf, 1.0], dtype=T.float16), 1e30)),
+    ("le bfloat16 and a number rounding up",
+     lambda T: T.le(T.tensor([1.0, 2.0, 3.0], dtype=T.bfloat16), 1.001)),
+    ("fmod float16 by a number rounding to 0",
+     lambda T: T.fmod(_x(T, 4, dtype=T.float16), 1e-30)),
+    ("remainder float16 by a number rounding to 0",
+     lambda T: T.remainder(_x(T, 4, dtype=T.float16), 1e-30)),
+    # floor division reads a first-place number in the tensor's dtype, a second one in float32
+    ("div floor number over float16", lambda T: T.div(2 ** 31, _x(T, 4, dtype=T.float16) + 0.1,
+                                                      rounding_mode="floor")),
+    ("floor_divide number over float16", lambda T: T.floor_divide(7e4, _x(T, 4, dtype=T.float16))),
+    ("floor_divide float16 by a tiny number",
+     lambda T: T.floor_divide(_x(T, 4, dtype=T.float16), 1e-30)),
+    # the Tensor overload of clamp casts into any out it can
+    ("clamp tensor bounds into an int16 out",
+     lambda T: T.clamp(_i(T, 3, 4) * 2, _i(T, 4), _i(T, 3, 1) + 1, out=T.zeros(0, dtype=T.int16))),
 ]
 
 

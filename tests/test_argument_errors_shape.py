@@ -146,6 +146,9 @@ CASES = [
     ("tile one size big", lambda T: _x(T, 2).tile(2 ** 64), TypeError),
     ("tile second size big", lambda T: _x(T, 2).tile(1, BIG), TypeError),
     ("repeat one bool", lambda T: _x(T, 2).repeat(True), TypeError),
+    # only the one-tensor overload goes without repeats, and it takes no dim
+    ("repeat_interleave None repeats with dim",
+     lambda T: T.repeat_interleave(T.ones(2, 3), None, dim=1), TypeError),
 ]
 
 

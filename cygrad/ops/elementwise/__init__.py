@@ -15,6 +15,7 @@ Examples
 ('Exp', 'ExpBackward0')
 """
 import math as _math   # plain ``abs``/``round`` are this module's tensor ops
+import struct as _struct
 
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
@@ -99,6 +100,12 @@ def _int_operand(value, other, wrap):
         raise OverflowError("int too big to convert" if value > 0 else
                             "can't convert negative int to unsigned")
     if not isinstance(other, TensorBase):
+        if value > _INT64_MAX and type(other) in (int, bool) and (other is True or other is False
+                                                                 or other <= _INT64_MAX):
+            # PyTorch makes both numbers tensors: 2**63 is a uint64 one, which promotes with nothing
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               f"attempted to promote UInt64 and "
+                               f"{'Bool' if type(other) is bool else 'Long'}")
         return value
     dt = other.dtype
     if dt in _FLOATS:
@@ -124,24 +131,61 @@ def _no_tensor_overload(name, *args):
                      f" * (Number self, Tensor other)\n * (Tensor input, Number other)")
 
 
+# Ops whose kernel reads a number operand in a float16/bfloat16 tensor's dtype
+# (PyTorch casts it there first: ``half > 1e30`` compares with inf, ``fmod(half, 1e-30)``
+# divides by 0); the others compute with the number in float32.
+_NARROWS_NUMBER = {"eq", "ne", "lt", "le", "gt", "ge", "fmod", "remainder"}
+_NARROW_FLOATS = frozenset((_dt.float16, _dt.bfloat16))
+
+
+def _narrowed(value, dt):
+    """Python number ``value`` rounded to float16/bfloat16 ``dt`` as C++ casts it
+    (beyond the range: an infinity)."""
+    v = float(value)
+    try:
+        if dt is _dt.float16:
+            return _struct.unpack("e", _struct.pack("e", v))[0]
+        if v != v or v in (_math.inf, -_math.inf):
+            return v
+        bits = _struct.unpack("<I", _struct.pack("<f", v))[0]   # double -> float -> bfloat16
+    except OverflowError:
+        return _math.copysign(_math.inf, v)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return _struct.unpack("<f", _struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
 def _make_binary(name):
     op = OPS[name]
     number_input_ok, tensor_other = name in _NUMBER_INPUT_OK, name in _TENSOR_OTHER
     wrap = name in _WRAPS_INT
+    narrows_other = name in _NARROWS_NUMBER
+    # a number in the first place is always cast to the tensor's dtype
+    narrows_input = narrows_other or name == "floor_divide"
 
     def fn(input, other, *, out=None):
         if not isinstance(input, TensorBase):
             if not number_input_ok:
                 raise not_tensor(input, name)
             if not isinstance(other, TensorBase):
-                raise _no_tensor_overload(name, input, other)
+                if name != "floor_divide":
+                    raise _no_tensor_overload(name, input, other)
+                # floor_divide(Number, Number): PyTorch makes the first a tensor
+                input = number_arg(input, name, "input", 1)
+                if type(input) is int:
+                    _int_operand(input, other, False)   # 2**63 (a uint64) beside an int
+                return fn(_C.full((), input), other, out=out)
             if type(input) is int:
                 input = _int_operand(input, other, wrap)
+            if narrows_input and other.dtype in _NARROW_FLOATS and type(input) in (int, float):
+                input = _narrowed(input, other.dtype)
         elif tensor_other:
             if not isinstance(other, TensorBase):
                 raise not_tensor(other, name, "other", 2)
-        elif type(other) is int:
-            other = _int_operand(other, input, wrap)
+        else:
+            if type(other) is int:
+                other = _int_operand(other, input, wrap)
+            if narrows_other and type(other) in (int, float) and input.dtype in _NARROW_FLOATS:
+                other = _narrowed(other, input.dtype)
         return _C.binary_op(op, input, other, out)
 
     def fn_(self, other):
@@ -343,6 +387,9 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode in ("floor", "trunc") and _C.result_type(input, other).name == "bool":
         raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
     if rounding_mode == "floor":
+        if type(input) in (int, float) and isinstance(other, TensorBase) \
+                and other.dtype in _NARROW_FLOATS:
+            input = _narrowed(input, other.dtype)   # as floor_divide reads a first-place number
         if out is None and _C.needs_autograd(input, other) and _C.result_type(input, other).is_floating_point:
             # differentiable form (zero gradient almost everywhere, as in PyTorch)
             return _C.unary_op(OPS["floor"], _C.binary_op(OPS["div"], input, other))
@@ -567,6 +614,9 @@ def clamp(input, min=None, max=None, *, out=None):
         res = _C.clamp_numbers(input, min, max)      # one C pass when nothing else is needed
         if res is not None:
             return res
+    # the Tensor overload (every bound given is a tensor) writes into any ``out`` it can
+    # cast to; the Number one wants ``out`` of the result dtype exactly
+    tensor_overload = all(isinstance(b, TensorBase) for b in (min, max) if b is not None)
     min, max = _clamp_bounds(min, max)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -578,7 +628,7 @@ def clamp(input, min=None, max=None, *, out=None):
             dtype = _C.result_type(_C.empty((), dtype=dtype), bound)
     if dtype is _dt.bool_:
         raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
-    if isinstance(out, TensorBase) and out.dtype is not dtype:
+    if isinstance(out, TensorBase) and out.dtype is not dtype and not tensor_overload:
         raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
                            f"{_C._torch_type_name(dtype)}")
     res = input if input.dtype is dtype else input.to(dtype)
@@ -669,6 +719,9 @@ def lerp(input, end, weight, *, out=None):
                                   f"implemented for '{_C._torch_type_name(dt)}'")
     if not isinstance(weight, TensorBase):
         check_scalar_fits(weight, _dt.float64 if dt is _dt.float64 else _dt.float32)
+    if isinstance(out, TensorBase) and out.dtype is not dt:
+        raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
+                           f"{_C._torch_type_name(dt)}")
     res = _lerp_formula(*_opmath(input, end, weight))
     res = res if res.dtype is dt else res.to(dt)
     if out is not None:

@@ -143,6 +143,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None:
         output_size = int_arg(output_size, "repeat_interleave", "output_size")
     if repeats is None:
+        if dim is not None:     # only the one-tensor overload takes no repeats, and no dim
+            raise TypeError(
+                f"repeat_interleave() received an invalid combination of arguments - got "
+                f"(Tensor, NoneType, dim={type(dim).__name__}), but expected one of:\n"
+                " * (Tensor input, Tensor repeats, int dim = None, *, SymInt output_size = None)\n"
+                " * (Tensor input, SymInt repeats, int dim = None, *, SymInt output_size = None)\n"
+                " * (Tensor repeats, *, SymInt output_size = None)")
         counts = _repeat_counts(input, input.numel() if input.dim() else 1, "input")
         return _repeat_index(counts, output_size).to(input.device)
     if not isinstance(repeats, TensorBase):
