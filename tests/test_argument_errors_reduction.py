@@ -522,3 +522,34 @@ def test_kthvalue_of_zero_dim_bool(make_input):
 
 def test_kthvalue_of_bool_vector_is_not_implemented():
     _raises_both(NotImplementedError, lambda T: T.kthvalue(T.ones(3, dtype=T.bool), 1))
+
+
+@pytest.mark.parametrize("eq, shapes, dtypes", [
+    ("i,j->ij", [(3,), (2,)], ["bool", "float16"]),
+    ("i,i->i", [(2,), (2,)], ["float32", "float64"]),
+    ("ij,k->k", [(2, 3), (2,)], ["int32", "float32"]),
+    ("i,j,k->ijk", [(2,), (2,), (2,)], ["int8", "uint8", "bool"]),
+])
+def test_einsum_promotes_without_a_matrix_product(eq, shapes, dtypes):
+    arrays = [np.arange(int(np.prod(s))).reshape(s) % 3 for s in shapes]
+    operands = [cygrad.tensor(a, dtype=getattr(cygrad, d)) for a, d in zip(arrays, dtypes)]
+    res = cygrad.einsum(eq, *operands)
+    np.testing.assert_allclose(res.double().numpy(),
+                               np.einsum(eq, *[op.double().numpy() for op in operands]))
+    torch = pytest.importorskip("torch")
+    ref = torch.einsum(eq, *[torch.tensor(a, dtype=getattr(torch, d))
+                             for a, d in zip(arrays, dtypes)])
+    assert str(res.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+
+
+def test_einsum_mixed_dtypes_with_a_contraction_still_refused():
+    _raises_both(RuntimeError, lambda T: T.einsum("ij,jk->ik", T.ones(2, 2),
+                                                  T.ones(2, 2, dtype=T.float64)))
+
+
+def test_einsum_promoted_gradient_keeps_each_dtype():
+    a = cygrad.ones(2, requires_grad=True)
+    b = cygrad.ones(3, dtype=cygrad.float64, requires_grad=True)
+    cygrad.einsum("i,j->ij", a, b).sum().backward()
+    assert a.grad.dtype is cygrad.float32 and b.grad.dtype is cygrad.float64
+    np.testing.assert_allclose(a.grad.numpy(), [3.0, 3.0])

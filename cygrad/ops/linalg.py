@@ -777,6 +777,12 @@ def einsum(*args):
         if not isinstance(op, TensorBase):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(op).__name__}")
     terms, out_labels = _parse_equation(equation, operands)
+    if len({op.dtype for op in operands}) > 1 and not _multiplies_away(terms, out_labels,
+                                                                        operands):
+        # PyTorch multiplies operands elementwise (promoting) unless a label must be
+        # contracted by a matrix product, which needs one dtype.
+        dtype = _C.result_type(*operands)
+        operands = [op.to(dtype) for op in operands]
     if _C.needs_autograd(*operands):
         return _einsum_autograd(terms, out_labels, operands)
     return _einsum_compute(terms, out_labels, operands)
@@ -857,6 +863,27 @@ def _einsum_compute(terms, out_labels, operands):
     host = kernel("einsum", "cpu")(terms, out_labels, [op.cpu() for op in operands], sizes,
                                    result_dtype, compute_dtype)
     return host.to(dev)
+
+
+def _label_sizes_of(labels, op):
+    """``{label: size}`` of one operand's named labels (around an ellipsis)."""
+    if "..." not in labels:
+        return dict(zip(labels, op.shape))
+    cut = labels.index("...")
+    before, after = labels[:cut], labels[cut + 1:]
+    sizes = dict(zip(before, op.shape))
+    sizes.update(zip(after, op.shape[op.dim() - len(after):]))
+    return sizes
+
+
+def _multiplies_away(terms, out_labels, operands):
+    """Does PyTorch's einsum contract some label by a matrix product: a label missing
+    from the output that two or more operands hold with a size above 1?"""
+    sized = [_label_sizes_of(labels, op) for labels, op in zip(terms, operands)]
+    reduced = {x for labels in terms for x in labels if x not in out_labels}
+    if "..." in reduced and sum("..." in labels for labels in terms) > 1:
+        return True
+    return any(sum(s.get(x, 1) > 1 for s in sized) > 1 for x in reduced)
 
 
 def _sums_a_label(terms, out_labels, operands):
