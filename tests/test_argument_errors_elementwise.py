@@ -255,6 +255,10 @@ VALUE_CASES = [
      lambda T: T.le(T.tensor([1.0, 2.0, 3.0], dtype=T.bfloat16), 1.001)),
     ("fmod float16 by a number rounding to 0",
      lambda T: T.fmod(_x(T, 4, dtype=T.float16), 1e-30)),
+    ("fmod_ float16 by a number rounding to 0",
+     lambda T: _x(T, 4, dtype=T.float16).fmod_(1e-30)),
+    ("ge_ bfloat16 than a number rounding down",
+     lambda T: T.tensor([1.0, 2.0], dtype=T.bfloat16).ge_(1.001)),
     ("remainder float16 by a number rounding to 0",
      lambda T: T.remainder(_x(T, 4, dtype=T.float16), 1e-30)),
     # floor division reads a first-place number in the tensor's dtype, a second one in float32

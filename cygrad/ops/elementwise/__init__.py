@@ -192,6 +192,8 @@ def _make_binary(name):
         if tensor_other and not isinstance(other, TensorBase):
             # PyTorch's parser refuses the number before any check of ``self``
             raise not_tensor(other, name + "_", "other", 1)
+        if narrows_other and type(other) in (int, float) and self.dtype in _NARROW_FLOATS:
+            other = _narrowed(other, self.dtype)
         return _C.binary_op_(op, self, other)
 
     fn.__name__ = name
