@@ -329,3 +329,42 @@ def test_index_add_of_a_0d_source_into_a_vector_is_an_index_error():
     torch = pytest.importorskip("torch")
     with pytest.raises(IndexError):
         call(torch)
+
+
+# Several ``...`` in one index: PyTorch moves its dim on past each of them.  The core
+# sends such an index to cygrad.ops.indexing (its hooks are called here directly, so
+# the reading is checked whichever path the core takes).
+ELLIPSES = [
+    ((3,), (Ellipsis, Ellipsis, None)),                       # IndexError
+    ((3, 5, 4, 3), (Ellipsis, Ellipsis, None)),               # IndexError
+    ((2, 3, 3), (Ellipsis, Ellipsis, slice(None, None, 2), slice(None))),
+    ((3, 2, 3), (slice(None, None, 2), Ellipsis, Ellipsis, None, Ellipsis, slice(None))),
+    ((2, 3, 4), (Ellipsis, Ellipsis, 0, slice(1, None))),     # IndexError
+    ((2, 3), (Ellipsis, Ellipsis)),
+]
+
+
+def _index_twice(L, shape, index, getitem):
+    x = L.arange(float(np.prod(shape))).reshape(shape)
+    if getitem is not None:
+        return getitem(x, index).numpy()
+    return x[index].numpy()
+
+
+@pytest.mark.parametrize("shape,index", ELLIPSES)
+def test_several_ellipses_as_pytorch(shape, index):
+    from cygrad.ops.indexing.advanced import _getitem_hook, _setitem_hook
+    torch = pytest.importorskip("torch")
+    try:
+        expected = _index_twice(torch, shape, index, None)
+    except IndexError:
+        with pytest.raises(IndexError):
+            _index_twice(cygrad, shape, index, _getitem_hook)
+        with pytest.raises(IndexError):
+            _setitem_hook(cygrad.zeros(shape), index, 1.0)
+        return
+    np.testing.assert_array_equal(_index_twice(cygrad, shape, index, _getitem_hook), expected)
+    x, y = torch.zeros(shape), cygrad.zeros(shape)
+    x[index] = 1.0
+    _setitem_hook(y, index, 1.0)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())

@@ -298,7 +298,52 @@ def _check_advanced_bounds(adv, bshape, result_shape):
                          f"{adv[k][2]}")
 
 
+def _several_ellipses(index):
+    """Does ``index`` hold basic items only, with more than one ``...``?"""
+    n = 0
+    for idx in index:
+        if idx is Ellipsis:
+            n += 1
+        elif not (idx is None or isinstance(idx, slice) or _is_int(idx)):
+            return False
+    return n > 1
+
+
+def _in_range(dim, ndim):
+    if dim >= ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, "
+                         f"{ndim - 1}], but got {dim})")
+    return dim
+
+
+def _index_past_ellipses(t, index):
+    """``t[index]`` (basic items, several ``...``) as PyTorch reads it: each ``...`` moves
+    the indexed dim on by the dims it stands for, so past a second one that stands for
+    any, later items meet dims further on, or none (IndexError)."""
+    skip = t.dim() - sum(1 for idx in index if idx is not None and idx is not Ellipsis)
+    if skip < 0:
+        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
+    result, dim = t, 0
+    for idx in index:
+        if idx is Ellipsis:
+            dim += skip
+        elif idx is None:
+            result = result.unsqueeze(_in_range(dim, result.dim() + 1))
+            dim += 1
+        elif isinstance(idx, slice):
+            # PyTorch passes over a slice from the start with step 1 and no stop without
+            # reading its dim (even one out of range)
+            if not (idx.start in (None, 0) and idx.step in (None, 1) and idx.stop is None):
+                result = result[(slice(None),) * _in_range(dim, result.dim()) + (idx,)]
+            dim += 1
+        else:
+            result = result.select(_in_range(dim, result.dim()), idx)
+    return result
+
+
 def _getitem_hook(t, index):
+    if _several_ellipses(index):
+        return _index_past_ellipses(t, index)
     plan = _plan_index(t, index)
     if isinstance(plan, tuple):
         return t[plan]
@@ -423,6 +468,9 @@ def _single_mask(index):
 
 
 def _setitem_hook(t, index, value):
+    if _several_ellipses(index):
+        _index_past_ellipses(t, index)[...] = value
+        return
     plan = _plan_index(t, index, defer_bounds=True)
     if isinstance(plan, tuple):
         t[plan] = value
