@@ -238,3 +238,21 @@ def test_as_strided_method_refuses_negative_strides_but_reversed_views_keep_thei
     y = x[::-1][1:4] * cygrad.tensor([1.0, 2.0, 3.0])      # a negative-stride view in the graph
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0, 0, 3, 2, 1, 0])   # x[4], x[3], x[2]
+
+
+@pytest.mark.parametrize("call,exc", [
+    (lambda T: T.tensor(3).unbind(True), TypeError),              # dim read before the 0-d check
+    (lambda T: T.ones(1).broadcast_to(2 ** 63), TypeError),
+    (lambda T: T.ones(1).expand(2 ** 63), TypeError),
+])
+def test_core_reads_arguments_first(call, exc):
+    with pytest.raises(exc):
+        call(cygrad)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(exc):
+        call(torch)
+
+
+def test_empty_factory_with_a_huge_dim():
+    t = cygrad.ones(0, 2 ** 62, dtype=cygrad.int16)
+    assert tuple(t.shape) == (0, 2 ** 62) and t.numel() == 0

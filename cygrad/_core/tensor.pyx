@@ -1151,6 +1151,8 @@ cdef class TensorBase:
 
     def unbind(self, dim=0):
         """All slices along ``dim`` as a tuple of views."""
+        if type(dim) is not int:            # read before the 0-d check, as PyTorch's parser
+            dim = _int_arg(dim, "unbind", "dim", 1)
         if self._ndim == 0:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         cdef int d = _wrap_dim(dim, self._ndim)

@@ -85,6 +85,8 @@ cdef object _int_fill_value(DType dt, object value, bint single=False):
 cdef void _fill_contig(TensorBase t, object value) except *:
     """Fill a contiguous CPU tensor; typed loops for the common dtypes."""
     cdef Py_ssize_t i, n = t._numel
+    if n == 0:
+        return          # (an empty tensor may have a dim too big for a NumPy view)
     cdef float vf
     cdef double vd
     cdef int64_t vl

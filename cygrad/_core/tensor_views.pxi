@@ -72,6 +72,9 @@ cdef inline tuple _shape_tuple(tuple args, str opname, str argname):
     if len(args) == 1:
         a = args[0]
         if type(a) is int:
+            if not -(1 << 63) <= a < (1 << 63):
+                raise TypeError(f"{opname}(): argument '{argname or 'size'}' failed to unpack the "
+                                "object at pos 1 with error \"Overflow when unpacking long long\"")
             return args
         if not isinstance(a, tuple):
             return _shape_slow(a, opname, argname)
