@@ -256,3 +256,17 @@ def test_core_reads_arguments_first(call, exc):
 def test_empty_factory_with_a_huge_dim():
     t = cygrad.ones(0, 2 ** 62, dtype=cygrad.int16)
     assert tuple(t.shape) == (0, 2 ** 62) and t.numel() == 0
+
+
+@pytest.mark.parametrize("index", [(Ellipsis, Ellipsis, None), (Ellipsis, 0, Ellipsis),
+                                   (0, Ellipsis, Ellipsis, 1)])
+def test_several_ellipses_follow_pytorch(index):
+    torch = pytest.importorskip("torch")
+    a = np.arange(24.0).reshape(2, 3, 4)
+    try:
+        want = torch.from_numpy(a.copy())[index].numpy()
+    except IndexError:
+        with pytest.raises(IndexError):
+            cygrad.from_numpy(a.copy())[index]
+        return
+    np.testing.assert_array_equal(cygrad.from_numpy(a.copy())[index].numpy(), want)

@@ -43,11 +43,17 @@ cdef object _getitem(TensorBase t, object index):
             # a lone slice is read before the dims are counted (PyTorch's order)
             raise ValueError("slice step cannot be zero")
         index = (index,)
+    cdef int n_ellipsis = 0
     for idx in index:
-        if not _is_basic(idx):
+        if idx is Ellipsis:
+            n_ellipsis += 1
+        elif not _is_basic(idx):
             if _advanced_getitem is None:
                 raise IndexError(f"unsupported index {idx!r}")
             return _advanced_getitem(t, index)
+    if n_ellipsis > 1 and _advanced_getitem is not None:
+        # PyTorch moves on past every ``...``: cygrad.ops.indexing reads it that way
+        return _advanced_getitem(t, index)
     return _basic_index(t, <tuple>index)
 
 cdef object _basic_index(TensorBase t, tuple index):
@@ -131,12 +137,18 @@ cdef void _setitem(TensorBase t, object index, object value) except *:
             # a lone slice is read before the dims are counted (PyTorch's order)
             raise ValueError("slice step cannot be zero")
         index = (index,)
+    cdef int n_ellipsis = 0
     for idx in index:
-        if not _is_basic(idx):
+        if idx is Ellipsis:
+            n_ellipsis += 1
+        elif not _is_basic(idx):
             if _advanced_setitem is None:
                 raise IndexError(f"unsupported index {idx!r}")
             _advanced_setitem(t, index, value)
             return
+    if n_ellipsis > 1 and _advanced_setitem is not None:
+        _advanced_setitem(t, index, value)       # (as in _getitem)
+        return
     target = _basic_index(t, <tuple>index) if not (cg_grad_mode_enabled and t._requires_grad) else t[index]
     if isinstance(value, TensorBase):
         src = <TensorBase>value
