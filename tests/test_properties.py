@@ -124,6 +124,12 @@ def test_indexing_never_crashes(data, shape):
             with pytest.raises(IndexError):
                 t[idx]
             return
+        except ValueError:          # a negative step: PyTorch has none, cygrad follows NumPy
+            try:
+                t[idx]
+            except IndexError:
+                pass
+            return
         assert_same(t[idx], want)
         return
     try:
