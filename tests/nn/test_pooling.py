@@ -280,3 +280,22 @@ def test_max_unpool_layers_and_return_indices(rng):
     ours, theirs = nn.MaxUnpool2d(2), torch.nn.MaxUnpool2d(2)
     assert repr(ours) == repr(theirs)
     np.testing.assert_array_equal(ours(v, i).numpy(), theirs(tv, ti).numpy())
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                     count_include_pad=False),
+                                dict(kernel_size=2, stride=1, padding=1, count_include_pad=True),
+                                dict(kernel_size=2, divisor_override=3)])
+def test_avg_pool2d_runs_on_the_im2col_kernel(kw):
+    # float32/64 CPU average pooling goes through the C im2col/col2im kernels
+    from cygrad.nn._ops.pooling import AvgPoolColumns
+    x = cygrad.tensor(np.random.default_rng(1).standard_normal((2, 3, 7, 6)),
+                      dtype=cygrad.float64, requires_grad=True)
+    y = F.avg_pool2d(x, **kw)
+    node = y.grad_fn if "divisor_override" not in kw else y.grad_fn.next_functions[0][0]
+    assert type(node)._forward_cls is AvgPoolColumns
+    assert gradcheck(lambda t: F.avg_pool2d(t, **kw), (x,))
+    assert gradgradcheck(lambda t: F.avg_pool2d(t, **kw), (x,))
+    torch = pytest.importorskip("torch")
+    ref = torch.nn.functional.avg_pool2d(torch.from_numpy(x.detach().numpy()), **kw)
+    np.testing.assert_allclose(y.detach().numpy(), ref.numpy(), rtol=1e-12, atol=1e-12)

@@ -413,18 +413,68 @@ def _taps_tensors(index, weight, like):
     return idx, w
 
 
+class AvgPoolColumns(Function):
+    """Average pooling on the C im2col kernel: each window's sum (positions outside
+    the input read as 0) times its ``1/divisor``, which is separable per dim.
+
+    Linear in its input: backward spreads ``grad * scale`` over each window with the
+    C col2im kernel (:class:`~cygrad.nn._ops.conv.Col2Im`), jvp applies the same map
+    to the tangent."""
+    _node_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x, geom, scale):
+        from .conv import Im2Col
+        kernel, pads, stride, out = geom
+        ctx.geom, ctx.scale, ctx.size = geom, scale, (x.shape[1], tuple(x.shape[2:]))
+        cols = Im2Col.apply(x, kernel, (1,) * len(kernel), pads, stride, out)
+        sums = cols.reshape(x.shape[0], x.shape[1], math.prod(kernel), -1).sum(2)
+        return (sums * scale).reshape(tuple(x.shape[:2]) + out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .conv import Col2Im
+        kernel, pads, stride, out = ctx.geom
+        channels, size = ctx.size
+        k = math.prod(kernel)
+        g = (grad.reshape(grad.shape[0], channels, 1, -1) * ctx.scale)
+        g = g.expand(grad.shape[0], channels, k, g.shape[-1]).reshape(grad.shape[0], channels * k, -1)
+        return (Col2Im.apply(g, channels, size, kernel, (1,) * len(kernel), pads, stride, out,
+                             True), None, None)
+
+    @staticmethod
+    def jvp(ctx, tangent, *_):
+        return AvgPoolColumns.apply(tangent, ctx.geom, ctx.scale)
+
+
+class AvgPool3DColumns(AvgPoolColumns):
+    """3-d average pooling (PyTorch's node name differs)."""
+    _node_name = "AvgPool3DBackward0"
+
+
+def _avg_pool_columns(x, w, per_dim):
+    scale = None
+    for _, weight in per_dim:          # the window's 1/divisor is its non-zero tap weight
+        axis = tensor([max(row) for row in weight], dtype=x.dtype, device=x.device)
+        scale = axis if scale is None else (scale.unsqueeze(-1) * axis).reshape(-1)
+    geom = (tuple(w.kernel), tuple(w.pads), tuple(w.stride), tuple(w.out))
+    cls = AvgPool3DColumns if len(w.out) == 3 else AvgPoolColumns
+    return cls.apply(x, geom, scale)
+
+
 def _avg_pool(input, n, kernel_size, stride, padding, ceil_mode, count_include_pad,
               divisor_override, opname):
     x, unbatched = _check_input(input, n, opname)
     w = _windows(x, n, kernel_size, stride, padding, 1, ceil_mode, opname)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    taps = []
-    for i in range(n):
-        index, weight = _avg_taps(w.size[i], w.kernel[i], w.stride[i], w.pads[i][0], w.out[i],
-                                  count_include_pad, divisor_override)
-        taps.append(_taps_tensors(index, weight, x))
-    out = taps_function(f"AvgPool{n}DBackward0").apply(x, taps)
+    per_dim = [_avg_taps(w.size[i], w.kernel[i], w.stride[i], w.pads[i][0], w.out[i],
+                         count_include_pad, divisor_override) for i in range(n)]
+    if dispatch.lookup("im2col", x.device, x.dtype) is not None and x.numel() and all(w.out):
+        out = _avg_pool_columns(x, w, per_dim)
+    else:
+        taps = [_taps_tensors(index, weight, x) for index, weight in per_dim]
+        out = taps_function(f"AvgPool{n}DBackward0").apply(x, taps)
     if divisor_override is not None:
         out = out / divisor_override
     return out.squeeze(0) if unbatched else out
