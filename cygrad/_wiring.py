@@ -16,14 +16,16 @@ re-derive a view's history     ``autograd.views.refresh_view``
 each elementwise op's          the ``UnaryFunction``/``BinaryFunction`` classes
 Function                       (``ops/elementwise/unary.py``, ``binary.py``)
 forward-mode AD                ``autograd.forward_ad`` (tangent restorer, jvp hook)
+``x[idx]`` with an index       ``ops/indexing/advanced.py`` (get and set hooks)
+tensor or several ``...``
+``x.sum(dim)`` etc. beyond     ``ops/reduction`` (``register()``)
+the C fast path
 ============================  ==================================================
 
 Modules define these functions and classes and do nothing else at import;
 ``cygrad/__init__.py`` calls :func:`connect_tensor_class` as soon as the Tensor
 class exists and :func:`connect` once every op module is imported.  Reading this
 file tells a student every way control flows from the core back to Python.
-(Advanced indexing and the reductions the core forwards to Python still register
-themselves when ``cygrad.ops.indexing`` / ``cygrad.ops.reduction`` are imported.)
 
 Examples
 --------
@@ -52,7 +54,8 @@ def connect():
     _connected = True
     from .autograd import forward_ad
     from .autograd import views as autograd_views
-    from .ops import elementwise
+    from .ops import complex as complex_ops
+    from .ops import elementwise, indexing, reduction
     from .ops import views as view_functions
 
     # views and in-place ops
@@ -61,6 +64,11 @@ def connect():
     _C._set_view_functions(autograd_views.Clone, autograd_views.ToCopy)
     _E._set_view_refresher(autograd_views.refresh_view)
     view_functions.register()
+    complex_ops.register()
+
+    # advanced indexing, and the reductions the core's fast paths hand back
+    _C._set_indexing_hooks(indexing._getitem_hook, indexing._setitem_hook)
+    reduction.register()
 
     # the dispatcher reaches each elementwise op's Function through its table row
     elementwise.register()

@@ -183,8 +183,13 @@ class ViewAsComplex(Function):
         return view_as_complex(t.contiguous())
 
 
-_E._register_view_function(ViewAsReal)
-_E._register_view_function(ViewAsComplex)
+
+
+def register():
+    """Record view_as_real/view_as_complex as these Functions (called once, from
+    ``cygrad/_wiring.py``)."""
+    _E._register_view_function(ViewAsReal)
+    _E._register_view_function(ViewAsComplex)
 
 
 # ---------------------------------------------------------------------- conj and angle

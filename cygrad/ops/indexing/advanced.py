@@ -483,7 +483,6 @@ def _setitem_hook(t, index, value):
     t._bump_version()
 
 
-_C._set_indexing_hooks(_getitem_hook, _setitem_hook)
 
 
 def _index_put_kernel(x, values, plan, single_mask, accumulate):

@@ -52,10 +52,14 @@ __all__ = ["return_types", "sum", "mean", "prod", "max", "min", "amax", "amin", 
            "msort", "topk", "unique", "count_nonzero", "median", "kthvalue", "mode",
            "nansum", "nanmean"]
 
-# Tensor.sum/amax/amin/max/min have C fast paths in the core; every other case
-# comes back to these functions.
-_C._register_reduction("sum", _sum_entry)
-_C._register_reduction("amax", _amax_entry)
-_C._register_reduction("amin", _amin_entry)
-_C._register_reduction("max", max)
-_C._register_reduction("min", min)
+
+def register():
+    """Tensor.sum/amax/amin/max/min have C fast paths in the core; every other case
+    comes back to these functions, and ``x.sum()`` of a tensor that requires grad to
+    ``SumAll`` (called once, from ``cygrad/_wiring.py``)."""
+    _C._register_reduction("sum", _sum_entry)
+    _C._register_reduction("amax", _amax_entry)
+    _C._register_reduction("amin", _amin_entry)
+    _C._register_reduction("max", max)
+    _C._register_reduction("min", min)
+    _C._set_sum_all_function(SumAll)

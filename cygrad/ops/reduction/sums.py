@@ -98,7 +98,6 @@ class SumAll(Function):
         return t.sum()
 
 
-_C._set_sum_all_function(SumAll)
 
 
 class SumDim(Sum):
