@@ -35,7 +35,7 @@ Examples
 """
 from .._core import engine as _E
 from ..autograd.function import Function
-from ..autograd.views import AsStrided, _geometries, view_geometry
+from ..autograd.views import AsStrided, _geometries
 
 __all__ = ["Permute", "Transpose", "T", "View", "Squeeze", "Unsqueeze", "Expand", "Slice",
            "Select", "Narrow", "Diagonal", "AsStrided"]
@@ -83,15 +83,9 @@ class T(Permute):
 
 # --------------------------------------------------------------------------- reshapes
 
-class _SameElements(Function):
+class _SameElements(AsStrided):
     """Views that keep every element once, in order: the gradient is reshaped back to
-    the base's shape. ``forward`` replays the view's geometry on the base."""
-
-    @staticmethod
-    def forward(ctx, base, shape, strides, offset):
-        view = base._as_strided_any(shape, strides, offset)
-        ctx._view_geometry = view_geometry(base, view)
-        return view
+    the base's shape. ``forward`` (AsStrided's) replays the view's geometry on the base."""
 
     @staticmethod
     def backward(ctx, grad):
@@ -119,16 +113,11 @@ class Unsqueeze(_SameElements):
     _node_name = "UnsqueezeBackward0"
 
 
-class Expand(Function):
+class Expand(AsStrided):
     """``x.expand(sizes)``: size-1 dims repeated with stride 0 (and new leading dims).
-    Every repeat of an element received a gradient: they are summed back."""
+    Every repeat of an element received a gradient: they are summed back. ``forward``
+    (AsStrided's) replays the view's geometry on the base."""
     _node_name = "ExpandBackward0"
-
-    @staticmethod
-    def forward(ctx, base, shape, strides, offset):
-        view = base._as_strided_any(shape, strides, offset)
-        ctx._view_geometry = view_geometry(base, view)
-        return view
 
     @staticmethod
     def backward(ctx, grad):
