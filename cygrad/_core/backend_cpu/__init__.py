@@ -19,3 +19,4 @@ from . import linalg  # noqa: F401
 from . import conv  # noqa: F401
 from . import elementwise  # noqa: F401
 from . import fft  # noqa: F401
+from . import random  # noqa: F401
