@@ -29,10 +29,14 @@ and leave the generator where PyTorch leaves it:
   ``log_normal_``, ``randperm`` (PyTorch's swap shuffle), ``multinomial`` (an
   exponential race without replacement, inverse CDF with replacement), ``poisson``.
 
-Values are computed with NumPy (plus exact fused multiply-add emulation and glibc's
-``log``/``sin``/``cos`` where PyTorch calls them; see ``cygrad/_core/backend_cpu/random.py``), so
-they match PyTorch's x86-64 builds (AVX2 or AVX-512).  Not matched: CUDA
-generators, and PyTorch builds for other CPUs (their float32 normals use libm).
+The samplers check their arguments here and draw through the kernel table
+(:mod:`cygrad._core.dispatch`): the generator's engine and the fills
+(``uniform_fill``, ``normal_fill``, ``integers_fill``, ``bernoulli_fill``...) are
+the CPU backend's (``cygrad/_core/backend_cpu/random.py``), which computes with
+NumPy plus exact fused multiply-add emulation and glibc's ``log``/``sin``/``cos``
+where PyTorch calls them, so the values match PyTorch's x86-64 builds (AVX2 or
+AVX-512).  Not matched: CUDA generators, and PyTorch builds for other CPUs (their
+float32 normals use libm).
 Dropout: ``F.dropout(x, p)`` keeps exactly where ``empty_like(x).bernoulli_(1 - p)``
 gives 1.  ``get_rng_state`` returns
 PyTorch's byte layout (5056 bytes): a state from ``torch.get_rng_state()`` can be
@@ -49,17 +53,14 @@ import contextlib
 import math
 import numbers
 import secrets
-import struct
-
-import numpy as np
 
 from ._core import tensor as _C
 from ._core import dtype as _dt
+from ._core.dispatch import kernel
 from ._core.tensor import TensorBase
 from .ops._argcheck import not_tensor
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
-from ._core.backend_cpu import random as _K
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "rand", "randn", "randint", "rand_like",
@@ -69,23 +70,9 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 # PyTorch's default seed for a fresh generator (a plain number, not code).
 _DEFAULT_SEED = 67280421310721
 _UINT64 = 1 << 64
-_MT_N = 624
-# PyTorch's CPUGeneratorImplState: initial seed (u64), left (i32), seeded (i32), next
-# (u64), the 624 state words (each stored as u64), normal_x/y/rho (f64), normal valid
-# (i32 + 4 padding), the cached float normal (f32), its valid flag (bool + 3 padding).
-_STATE_LAYOUT = struct.Struct("<QiiQ624Qdddiif?3x")
-_STATE_SIZE = _STATE_LAYOUT.size
-_MASK53 = np.uint64((1 << 53) - 1)
-
-
-def _init_genrand(seed):
-    """mt19937's state words for ``seed`` (Matsumoto and Nishimura's ``init_genrand``,
-    on the low 32 bits of the seed as PyTorch does)."""
-    key = [seed & 0xFFFFFFFF]
-    for i in range(1, _MT_N):
-        prev = key[-1]
-        key.append((1812433253 * (prev ^ (prev >> 30)) + i) & 0xFFFFFFFF)
-    return np.array(key, dtype=np.uint32)
+# Every sampler draws on the CPU (a tensor on another device is filled from CPU
+# samples), so a generator's engine and its fills are the CPU backend's.
+_SAMPLER_DEVICE = "cpu"
 
 
 class Generator:
@@ -107,37 +94,7 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self._device = Device(device)
-        self._bits = np.random.MT19937()
-        self._reseed(_DEFAULT_SEED)
-
-    def _reseed(self, seed):
-        self._seed = seed
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": _init_genrand(seed), "pos": _MT_N}}
-        # PyTorch writes next=0 into a freshly seeded state and next=624 into one that
-        # has used up its block; both mean "twist before the next draw".
-        self._fresh = True
-        self._next_double = None     # the cached second value of scalar Box-Muller
-        self._next_float = None
-
-    def _u32(self, n):
-        """``n`` 32-bit draws (as uint64)."""
-        if n:
-            self._fresh = False
-        return self._bits.random_raw(n)
-
-    def _u64(self, n):
-        """``n`` 64-bit draws, each two 32-bit draws with the first one high."""
-        r = self._u32(2 * n)
-        return (r[0::2] << np.uint64(32)) | r[1::2]
-
-    def _uniform53(self, n):
-        """``n`` float64 uniforms on [0, 1) (PyTorch's ``uniform_real_distribution<double>``)."""
-        return (self._u64(n) & _MASK53).astype(np.float64) * (1.0 / (1 << 53))
-
-    def _uniform24(self, n):
-        """``n`` float32 uniforms on [0, 1) (PyTorch's ``uniform_real_distribution<float>``)."""
-        return (self._u32(n) & np.uint64(0xFFFFFF)).astype(np.float32) * np.float32(2.0 ** -24)
+        self._engine = kernel("generator_engine", _SAMPLER_DEVICE)(_DEFAULT_SEED)
 
     @property
     def device(self):
@@ -152,7 +109,7 @@ class Generator:
         seed = int(seed)
         if not -(1 << 63) <= seed < _UINT64:
             raise ValueError("Overflow when unpacking long long")
-        self._reseed(seed % _UINT64)
+        self._engine.reseed(seed % _UINT64)
         return self
 
     def seed(self):
@@ -163,40 +120,18 @@ class Generator:
 
     def initial_seed(self):
         """The seed this generator was last seeded with."""
-        return self._seed
+        return self._engine.seed
 
     def get_state(self):
         """The full state as a uint8 tensor in PyTorch's layout (restore it with
         ``set_state``; ``torch.Generator.set_state`` accepts it too)."""
-        st = self._bits.state["state"]
-        pos = int(st["pos"])
-        nd = self._next_double
-        nf = self._next_float
-        raw = _STATE_LAYOUT.pack(self._seed, _MT_N + 1 - pos, 1, 0 if self._fresh else pos,
-                                 *st["key"].tolist(), 0.0, 0.0 if nd is None else nd, 0.0,
-                                 nd is not None, 0, 0.0 if nf is None else nf, nf is not None)
-        return _C.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
+        return self._engine.get_state()
 
     def set_state(self, new_state):
         """Restore a state saved by ``get_state`` (or by PyTorch); returns the generator."""
         if not isinstance(new_state, TensorBase) or new_state.dtype is not _dt.uint8:
             raise TypeError("RNG state must be a torch.ByteTensor")
-        if new_state.numel() != _STATE_SIZE:
-            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {_STATE_SIZE} but found "
-                               f"the input RNG state size to be {new_state.numel()}")
-        raw = bytes(np.ascontiguousarray(_C._ndarray(new_state.cpu())).reshape(-1))
-        fields = _STATE_LAYOUT.unpack(raw)
-        seed, left, seeded, nxt = fields[:4]
-        key = np.array(fields[4:4 + _MT_N], dtype=np.uint64).astype(np.uint32)
-        _, normal_y, _, normal_valid, _, next_float, float_valid = fields[4 + _MT_N:]
-        if not (seeded == 1 and 0 < left <= _MT_N and nxt <= _MT_N):
-            raise RuntimeError("Invalid mt19937 state")
-        self._bits.state = {"bit_generator": "MT19937",
-                            "state": {"key": key, "pos": _MT_N + 1 - left}}
-        self._seed = seed
-        self._fresh = left == 1 and nxt == 0
-        self._next_double = float(normal_y) if normal_valid else None
-        self._next_float = float(next_float) if float_valid else None
+        self._engine.set_state(new_state)
         return self
 
     def __repr__(self):
@@ -357,128 +292,10 @@ def _finish(t, device, requires_grad, out):
     return t
 
 
-def _store(t, arr):
-    """Copy a NumPy array of samples into tensor ``t`` (converting its dtype)."""
-    if t.numel():
-        _C._copy_into(t, _C.from_numpy(np.ascontiguousarray(arr).reshape(tuple(t.shape))))
-
-
-def _logical(t, values):
-    """``values`` (one per element of ``t``, in the order PyTorch's CPU kernels visit
-    it: memory order, largest stride first) rearranged to ``t``'s logical shape."""
-    values = np.asarray(values)
-    shape = tuple(t.shape)
-    if t.is_contiguous() or values.size <= 1:
-        return values.reshape(shape)
-    strides = tuple(t.stride())
-    perm = sorted(range(len(shape)), key=lambda d: (-strides[d] if shape[d] > 1 else 0, d))
-    return values.reshape(tuple(shape[d] for d in perm)).transpose(np.argsort(perm))
-
-
-def _place(t, values):
-    """Write ``values`` (in PyTorch's visiting order, see :func:`_logical`) into ``t``."""
-    if t.numel():
-        _store(t, _logical(t, values))
-
-
-def _round_to(values, dtype):
-    """float32 ``values`` rounded to float16/bfloat16 (to nearest, ties to even), kept
-    as float32; other dtypes pass through."""
-    if dtype is _dt.float16:
-        return values.astype(np.float16).astype(np.float32)
-    if dtype is _dt.bfloat16:
-        bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-        bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) \
-            & np.uint32(0xFFFF0000)
-        return bits.view(np.float32)
-    return values
-
-
-_HALF_TYPES = ("float16", "bfloat16")
-
-
-def _uniform_values(g, n, dtype, low=0.0, high=1.0):
-    """PyTorch's ``uniform_`` samples for ``n`` elements of ``dtype``."""
-    if dtype is _dt.float64:
-        x = g._uniform53(n)
-        f, t = float(low), float(high)
-        if f != 0.0 or t != 1.0:
-            x = _K.fma64(x, t - f, f)
-    else:
-        # float32 arithmetic (PyTorch's opmath type for the half types as well)
-        x = g._uniform24(n)
-        f, t = np.float32(low), np.float32(high)
-        if f != 0 or t != 1:
-            x = _K.fma32(x, t - f, f)
-        if dtype.name in _HALF_TYPES:
-            x = _round_to(x, dtype)
-            f, t = _round_to(np.array([f, t], np.float32), dtype)
-    # PyTorch keeps samples inside [from, to): one that rounds up to `to` becomes `from`.
-    x[x == t] = f
-    return x
-
-
-def _fill_uniform(t, g, low=0.0, high=1.0):
-    """t[...] = samples from U[low, high)."""
-    _place(t, _uniform_values(g, t.numel(), t.dtype, low, high))
-
-
-def _scalar_normals(g, n):
-    """``n`` values of PyTorch's scalar ``normal_distribution<double>`` (N(0, 1)),
-    using and refilling the generator's cached second Box-Muller value."""
-    out = np.empty(n)
-    i = 0
-    if n and g._next_double is not None:
-        out[0], g._next_double, i = g._next_double, None, 1
-    pairs = (n - i + 1) // 2
-    if pairs:
-        u = g._uniform53(2 * pairs)
-        c, s = _K.box_muller_pairs_f64(u[0::2], u[1::2])
-        both = np.empty(2 * pairs)
-        both[0::2], both[1::2] = c, s
-        out[i:] = both[:n - i]
-        if (n - i) % 2:
-            g._next_double = float(s[-1])
-    return out
-
-
-def _blockwise(n, draw, block, head_draws=None):
-    """PyTorch's ``normal_fill``: n uniforms (``head_draws`` if given), Box-Muller on
-    each block of 16, and for a ragged end 16 fresh uniforms recomputing the last 16
-    elements."""
-    full = n // 16 * 16
-    head = block(draw(n if head_draws is None else head_draws)[:full].reshape(-1, 16)).ravel()
-    out = np.empty(n, dtype=head.dtype)
-    out[:full] = head
-    if n % 16:
-        out[n - 16:] = block(draw(16).reshape(1, 16)).ravel()
-    return out
-
-
-def _normal_values(g, t, mean=0.0, std=1.0):
-    """PyTorch's ``normal_(mean, std)`` samples for tensor ``t`` (as float32/float64)."""
-    n, dtype = t.numel(), t.dtype
-    if n < 16 or not t.is_contiguous():
-        z = _scalar_normals(g, n)
-        if mean != 0.0 or std != 1.0:
-            z = _K.fma64(z, float(std), float(mean))
-        return z if dtype is _dt.float64 else _round_to(z.astype(np.float32), dtype)
-    if dtype is _dt.float64:
-        return _blockwise(n, g._uniform53,
-                          lambda u: _K.box_muller16_f64(u, float(mean), float(std)))
-    if dtype is _dt.float32:
-        return _blockwise(n, g._uniform24,
-                          lambda u: _K.box_muller16_f32(u, float(mean), float(std)))
-    # float16/bfloat16 run the float32 sampler (drawing uniforms for the whole blocks
-    # only, then 16 for a ragged end) and round once at the end.
-    return _round_to(_blockwise(n, g._uniform24,
-                                lambda u: _K.box_muller16_f32(u, float(mean), float(std)),
-                                head_draws=n // 16 * 16), dtype)
-
-
-def _fill_normal(t, g, mean=0.0, std=1.0):
-    """t[...] = samples from N(mean, std**2)."""
-    _place(t, _normal_values(g, t, mean, std))
+def _fill(primitive, g, t, *args):
+    """Fill ``t`` with the sampling kernel ``primitive`` from ``g``'s stream (the
+    arguments checked: kernels check nothing)."""
+    kernel(primitive, _SAMPLER_DEVICE)(g._engine, t, *args)
 
 
 def _float_parts(t):
@@ -487,10 +304,10 @@ def _float_parts(t):
     return _C.view_as_real(t) if t.dtype.is_complex else t
 
 
-def _require_float(dtype, kernel):
+def _require_float(dtype, kernel_name):
     if not dtype.is_floating_point:
         name = _C._torch_type_name(dtype)
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+        raise NotImplementedError(f'"{kernel_name}" not implemented for \'{name}\'')
 
 
 def _require_float_normal(t):
@@ -526,7 +343,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     t = _target(_size_arg(size, "rand", required=True), dtype, device, out, _dt.get_default_dtype())
     parts = _float_parts(t)
     _require_float(parts.dtype, "check_uniform_bounds")
-    _fill_uniform(parts, _gen(generator))
+    _fill("uniform_fill", _gen(generator), parts, 0.0, 1.0)
     return _finish(t, device, requires_grad, out)
 
 
@@ -544,7 +361,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     parts = _float_parts(t)
     _require_float_normal(parts)
     # complex: real and imaginary parts each N(0, 1/2), so that E|z|^2 = 1 (PyTorch)
-    _fill_normal(parts, _gen(generator), std=1.0 if parts is t else 1 / math.sqrt(2))
+    _fill("normal_fill", _gen(generator), parts, 0.0, 1.0 if parts is t else 1 / math.sqrt(2))
     return _finish(t, device, requires_grad, out)
 
 
@@ -555,11 +372,10 @@ def _int_bounds_check(low, high, dtype):
                            f"to={high}")
     if dtype.is_floating_point:
         return
-    if dtype is _dt.bool_:
-        lo, hi = 0, 1
-    else:
-        info = np.iinfo(dtype.np_dtype)
-        lo, hi = int(info.min), int(info.max)
+    if dtype.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+    lo, hi = _int_range(dtype)
     cname = {"uint8": "unsigned char", "int8": "signed char", "int16": "short",
              "int32": "int", "int64": "long", "bool": "bool"}[dtype.name]
     if not lo <= low <= hi:
@@ -568,48 +384,19 @@ def _int_bounds_check(low, high, dtype):
         raise RuntimeError(f"to - 1 is out of bounds for {cname}")
 
 
-_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
-
-
-def _as_float_int(v, dtype):
-    """int64 ``v`` cast to floating ``dtype`` and back (C casts: round, then truncate)."""
-    if dtype is _dt.float64:
-        return int(np.float64(v))
-    return int(_round_to(np.array([v], np.float32), dtype)[0])
-
-
-def _float_bounds(low, high, dtype):
-    """PyTorch's adjustment of [low, high) for a floating dtype: bounds whose
-    neighbours are not representable are moved inward to representable ones."""
-    digits = _DIGITS[dtype.name]
-    up = _as_float_int(low + 1, dtype)
-    if up < low:
-        low = up + (1 << (abs(low + 1).bit_length() - 1 - digits + 1))
-    down = _as_float_int(high - 1, dtype)
-    if down >= high:
-        high = down - (1 << (abs(high - 1).bit_length() - 1 - digits + 1))
-    return low, high
-
-
-def _integer_values(g, n, dtype, low, high, whole_dtype=False):
-    """PyTorch's ``random_`` samples as int64: ``draw % (high - low) + low``.
-
-    With explicit bounds the draw is 64-bit once the range reaches 2**28; the
-    bound-less ``random_()`` (``whole_dtype``) draws 64 bits for int64/float64 only.
-    """
-    span = high - low
-    if span >= _UINT64:          # the whole int64 range: the draw itself
-        return g._u64(n).view(np.int64)
-    wide = dtype in (_dt.int64, _dt.float64) if whole_dtype else span >= (1 << 28)
-    raw = g._u64(n) if wide else g._u32(n)
-    return ((raw % np.uint64(span)) + np.uint64(low % _UINT64)).view(np.int64)
+def _int_range(dtype):
+    """The smallest and largest value of an integer (or bool) ``dtype``."""
+    if dtype is _dt.bool_:
+        return 0, 1
+    bits = 8 * dtype.itemsize
+    if dtype.is_signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
 
 
 def _fill_integers(t, g, low, high, whole_dtype=False):
     """t[...] = integers uniform in [low, high)."""
-    if t.dtype.is_floating_point and high - low < _UINT64 and not whole_dtype:
-        low, high = _float_bounds(low, high, t.dtype)
-    _place(t, _integer_values(g, t.numel(), t.dtype, low, high, whole_dtype))
+    _fill("integers_fill", g, t, low, high, whole_dtype)
 
 
 def _int_type(v, name):
@@ -687,7 +474,7 @@ def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=F
         raise not_tensor(input, "rand_like")
     t, dev = _like(input, dtype, device)
     _require_float(t.dtype, "check_uniform_bounds")
-    _fill_uniform(t, _gen(generator))
+    _fill("uniform_fill", _gen(generator), t, 0.0, 1.0)
     return _finish(t, dev, requires_grad, None)
 
 
@@ -705,7 +492,7 @@ def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=
         raise not_tensor(input, "randn_like")
     t, dev = _like(input, dtype, device)
     _require_float_normal(t)
-    _fill_normal(t, _gen(generator))
+    _fill("normal_fill", _gen(generator), t, 0.0, 1.0)
     return _finish(t, dev, requires_grad, None)
 
 
@@ -755,14 +542,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         _check_std(std)
         t = _target(_size_arg((size,), "normal"), dtype, device, out, _dt.get_default_dtype())
         _require_float_normal(t)
-        _fill_normal(t, g, float(mean), float(std))
+        _fill("normal_fill", g, t, float(mean), float(std))
         return _finish(t, device, requires_grad, out)
     tensors = [x for x in (mean, std) if isinstance(x, TensorBase)]
     for x in tensors:
         _require_float(x.dtype, "normal_kernel_cpu")
     if not std_t:
         _check_std(std)
-    elif std.numel() and bool((_C._ndarray(std.cpu()) < 0).any()):
+    elif bool((std < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     from .ops.shape import broadcast_tensors
     shape = tuple(broadcast_tensors(*tensors)[0].shape)
@@ -770,13 +557,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     t = _target(shape, None if out is not None else dt, None, out, dt)
     # PyTorch fills the output with N(0, std) (std=1 when std is a tensor), then
     # multiplies by a tensor std and adds the mean, each step rounded in the dtype.
-    z = _logical(t, _normal_values(g, t, 0.0, 1.0 if std_t else float(std)))
-    z = z.astype(np.float64 if t.dtype is _dt.float64 else np.float32)
-    if std_t:
-        z = _round_to(z * _C._ndarray(std.cpu()).astype(z.dtype), t.dtype)
-    z = _round_to(z + (_C._ndarray(mean.cpu()).astype(z.dtype) if mean_t else z.dtype.type(mean)),
-                  t.dtype)
-    _store(t, z)
+    _fill("normal_fill", g, t, mean if mean_t else float(mean), std if std_t else float(std))
     return _finish(t, tensors[0].device, False, out)
 
 
@@ -798,92 +579,24 @@ def randperm(n, *, generator=None, out=None, dtype=None, device=None, requires_g
     if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     t = _target(_size_arg((n,), "randperm"), dtype, device, out, _dt.int64)
-    if t.dtype is _dt.bool_:
-        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
-    if not t.dtype.is_floating_point and n > 0 and n - 1 > np.iinfo(t.dtype.np_dtype).max:
+    if t.dtype is _dt.bool_ or t.dtype.is_complex:
+        raise NotImplementedError(f"\"randperm\" not implemented for "
+                                  f"'{_C._torch_type_name(t.dtype)}'")
+    if not t.dtype.is_floating_point and n > 0 and n - 1 > _int_range(t.dtype)[1]:
         raise RuntimeError(f"n is too large for result tensor type: "
                            f"'{_C._torch_type_name(t.dtype)}'")
-    _store(t, _permutation(_gen(generator), int(n)))
+    _fill("randperm_fill", _gen(generator), t)
     return _finish(t, device, requires_grad, out)
 
 
-def _permutation(g, n):
-    """PyTorch's CPU ``randperm``: for n below 2**32 / 20 the swap shuffle
-    ``swap(p[i], p[i + draw % (n - i)])`` with 32-bit draws, else the inside-out
-    Fisher-Yates shuffle with 64-bit draws."""
-    if n < 2:
-        return np.arange(n, dtype=np.int64)
-    if n < 0xFFFFFFFF // 20:
-        offsets = g._u32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
-        return _swap_shuffle(offsets.astype(np.int64))
-    else:
-        picks = (g._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
-        perm = [0] * n
-        for i, z in enumerate(picks):
-            perm[i] = perm[z]
-            perm[z] = i
-    return np.array(perm, dtype=np.int64)
-
-
-def _swap_shuffle(offsets):
-    """The permutation left by ``for i: swap(p[i], p[i + offsets[i]])`` on the identity,
-    without a Python loop.
-
-    Position i is final after step i, and holds what position ``k = i + offsets[i]``
-    held then: the value moved there by the latest earlier step j aiming at k (which
-    is what position j held at step j), or k itself when no earlier step aimed there.
-    "What position j held at step j" follows a chain of such earlier steps back to an
-    untouched position, resolved for all j at once by pointer jumping.
-    """
-    n = offsets.size + 1
-    idx = np.arange(n, dtype=np.int64)
-    target = idx[:-1] + offsets
-    # Steps sorted by (target, step): each step's predecessor aiming at the same place.
-    keys = np.sort(target * n + idx[:-1])
-    step, aim = keys % n, keys // n
-    same_before = np.full(n - 1, -1, dtype=np.int64)
-    linked = aim[1:] == aim[:-1]
-    same_before[step[1:][linked]] = step[:-1][linked]
-    # The latest step before j aiming at position j: the last of j's group, or the one
-    # before it when that last one is step j itself (a step aims at or after itself,
-    # so no later step can be in j's group).
-    last = np.flatnonzero(np.append(aim[1:] != aim[:-1], True))
-    own = step[last] == aim[last]
-    before = last - own
-    ok = before >= 0
-    ok[ok] = aim[before[ok]] == aim[last[ok]]
-    held = idx.copy()
-    held[aim[last[ok]]] = step[before[ok]]
-    while True:
-        nxt = held[held]
-        if np.array_equal(nxt, held):
-            break
-        held = nxt
-    perm = np.empty(n, dtype=np.int64)
-    perm[:-1] = np.where(same_before >= 0, held[np.maximum(same_before, 0)], target)
-    perm[-1] = held[-1]
-    return perm
-
-
 def _check_probabilities(p):
-    """``p`` as a float64 array (float64 ``p``) or float32 array (other dtypes), which
-    is how PyTorch compares it with its uniform draws."""
+    """``p`` as the kernel compares it with its uniform draws: float64 stays, other
+    dtypes become float32; every value must lie in [0, 1]."""
     if p.dtype is not _dt.float64:
         p = p.to(_dt.float32)
-    arr = _C._ndarray(p.cpu())
-    if arr.size and not bool(((arr >= 0) & (arr <= 1)).all()):
+    if not bool(((p >= 0) & (p <= 1)).all()):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-    return arr
-
-
-def _bernoulli_mask(g, t, prob):
-    """PyTorch's Bernoulli draws for the elements of ``t``: ``u < p`` with a float64
-    uniform, or a float32 one against a float32 probability tensor."""
-    if isinstance(prob, np.ndarray) and prob.dtype == np.float32:
-        u = g._uniform24(t.numel())
-    else:
-        u = g._uniform53(t.numel())
-    return _logical(t, u) < prob
+    return p
 
 
 @tensor_method
@@ -907,7 +620,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         _check_scalar_p(p)
         prob = float(p)
     t = _target(tuple(input.shape), input.dtype if out is None else None, None, out, input.dtype)
-    _store(t, _bernoulli_mask(g, t, prob))
+    _fill("bernoulli_fill", g, t, prob)
     return _finish(t, input.device, False, out)
 
 
@@ -934,7 +647,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     else:
         _check_scalar_p(p)
         prob = float(p)
-    _store(self, _bernoulli_mask(g, self, prob))
+    _fill("bernoulli_fill", g, self, prob)
     self._bump_version()
     return self
 
@@ -969,85 +682,21 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not replacement and num_samples > n_cat:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    work = np.float64 if input.dtype is _dt.float64 else np.float32
-    probs = _C._ndarray(input.to(_dt.float64).cpu()).reshape(-1, n_cat)
-    if probs.size and not bool((np.isfinite(probs) & (probs >= 0)).all()):
+    rows = input.shape[0] if input.dim() == 2 else 1
+    if (not replacement or num_samples == 1) and rows and not n_cat:
+        # PyTorch's sampler without replacement takes the extrema of the probabilities
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    p64 = input.to(_dt.float64)
+    if not bool((p64.isfinite() & (p64 >= 0)).all()):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if probs.shape[0] and not bool((probs.sum(axis=1) > 0).all()):
+    if not bool((p64.sum(-1) > 0).all()):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    probs = _round_to(probs.astype(work), input.dtype)
     g = _gen(generator)
-    if replacement and num_samples > 1:
-        idx = _sample_with_replacement(probs, num_samples, g)
-    else:
-        idx = _exponential_race(probs, num_samples, g, input.dtype)
-    shape = (num_samples,) if input.dim() == 1 else (probs.shape[0], num_samples)
+    shape = (num_samples,) if input.dim() == 1 else (rows, num_samples)
     t = _target(shape, _dt.int64 if out is None else None, None, out, _dt.int64)
-    _store(t, idx)
+    _fill("multinomial_fill", g, t, input, replacement)
     return _finish(t, input.device, False, out)
-
-
-def _sample_with_replacement(probs, k, g):
-    """PyTorch's inverse-CDF sampler: per row, the running sum in the input's precision
-    divided by the total (last entry forced to 1), then for each float64 uniform the
-    first category whose cumulative probability is >= it."""
-    u = g._uniform53(probs.shape[0] * k).reshape(-1, k)
-    idx = np.empty((probs.shape[0], k), dtype=np.int64)
-    for r in range(probs.shape[0]):
-        cdf = np.cumsum(probs[r])
-        cdf = cdf / cdf[-1]
-        cdf[-1] = 1
-        idx[r] = np.searchsorted(cdf.astype(np.float64), u[r], side="left")
-    return idx
-
-
-def _exponential_race(probs, k, g, dtype):
-    """PyTorch's sampler without replacement (and for one sample): the k largest
-    ``p / E``, E ~ Exp(1) drawn like ``exponential_`` in the input's dtype."""
-    e = _round_to(_exponential_values(g, probs.size, 1.0).astype(probs.dtype), dtype)
-    keys = _round_to(probs / e.reshape(probs.shape), dtype)
-    if k == 1:
-        return np.argmax(keys, axis=1)[:, None]
-    return np.argsort(-keys, axis=1, kind="stable")[:, :k]
-
-
-def _exponential_values(g, n, lambd):
-    """PyTorch's ``exponential_distribution<double>``: ``-1/lambda * log1p(-u)``."""
-    return (-1.0 / lambd) * _K.libm(math.log1p, -g._uniform53(n))
-
-
-def _poisson_value(rate, g):
-    """One Poisson sample with PyTorch's CPU algorithm: Hormann's transformed
-    rejection for rates >= 10, multiplying uniforms below."""
-    def uniform():
-        return float(g._uniform53(1)[0])
-    if rate >= 10:
-        slam, loglam = math.sqrt(rate), math.log(rate)
-        b = 0.931 + 2.53 * slam
-        a = -0.059 + 0.02483 * b
-        invalpha = 1.1239 + 1.1328 / (b - 3.4)
-        vr = 0.9277 - 3.6224 / (b - 2)
-        while True:
-            u = uniform() - 0.5
-            v = uniform()
-            us = 0.5 - abs(u)
-            k = math.floor((2 * a / us + b) * u + rate + 0.43)
-            if us >= 0.07 and v <= vr:
-                return k
-            if k < 0 or (us < 0.013 and v > us):
-                continue
-            if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
-                    <= -rate + k * loglam - math.lgamma(k + 1)):
-                return k
-    if rate == 0:
-        return 0
-    enlam, count, prod = math.exp(-rate), 0, 1.0
-    while True:
-        prod *= uniform()
-        if prod > enlam:
-            count += 1
-        else:
-            return count
 
 
 def poisson(input, generator=None):
@@ -1060,13 +709,10 @@ def poisson(input, generator=None):
     [0.0, 0.0, 0.0]
     """
     _require_float(input.dtype, "poisson_cpu")
-    rates = _C._ndarray(input.cpu())
-    if rates.size and not bool((rates >= 0).all()):
+    if not bool((input >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     t = _C._empty(tuple(input.shape), input.dtype, CPU)
-    g = _gen(generator)
-    _store(t, np.array([_poisson_value(r, g) for r in rates.astype(np.float64).ravel().tolist()],
-                       dtype=np.float64))
+    _fill("poisson_fill", _gen(generator), t, input)
     return _finish(t, input.device, False, None)
 
 
@@ -1099,7 +745,7 @@ def uniform_(self, from_=None, to=None, *, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(low)} > to={_fmt(high)}")
     _check_inplace(self)
-    _fill_uniform(self, _gen(generator), float(low), float(high))
+    _fill("uniform_fill", _gen(generator), self, float(low), float(high))
     self._bump_version()
     return self
 
@@ -1117,7 +763,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _require_float_normal(self)
     _check_std(std)
     _check_inplace(self)
-    _fill_normal(self, _gen(generator), float(mean), float(std))
+    _fill("normal_fill", _gen(generator), self, float(mean), float(std))
     self._bump_version()
     return self
 
@@ -1129,7 +775,7 @@ def _full_range(dtype):
         return 0, (1 << digits) + 1
     if dtype is _dt.bool_:
         return 0, 2
-    return 0, int(np.iinfo(dtype.np_dtype).max) + 1
+    return 0, _int_range(dtype)[1] + 1
 
 
 @tensor_method
@@ -1159,6 +805,12 @@ def random_(self, *args, generator=None, **kwargs):
         low, high = kwargs.pop("from", 0), kwargs.pop("to", None)
     if kwargs:
         raise TypeError(f"random_(): unexpected keyword arguments {sorted(kwargs)}")
+    if self.dtype.is_complex and high is None:
+        if not bounded:
+            raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for "
+                                      f"'{_C._torch_type_name(self.dtype)}'")
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
+                           "boolean types")
     low = int(low)
     high = hi_default if high is None else int(high)
     _int_bounds_check(low, high, self.dtype)
@@ -1185,7 +837,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     _check_inplace(self)
-    _place(self, _exponential_values(_gen(generator), self.numel(), float(lambd)))
+    _fill("exponential_fill", _gen(generator), self, float(lambd))
     self._bump_version()
     return self
 
@@ -1203,8 +855,7 @@ def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     _check_inplace(self)
-    u = _gen(generator)._uniform53(self.numel())
-    _place(self, np.ceil(_K.libm(math.log, u) / math.log1p(-p)))
+    _fill("geometric_fill", _gen(generator), self, p)
     self._bump_version()
     return self
 
@@ -1223,8 +874,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     _check_inplace(self)
-    z = _K.fma64(_scalar_normals(_gen(generator), self.numel()), float(std), float(mean))
-    _place(self, _K.libm(math.exp, z))
+    _fill("log_normal_fill", _gen(generator), self, float(mean), float(std))
     self._bump_version()
     return self
 
@@ -1243,7 +893,6 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     _check_inplace(self)
-    u = _gen(generator)._uniform53(self.numel())
-    _place(self, median + sigma * _K.libm(math.tan, math.pi * (u - 0.5)))
+    _fill("cauchy_fill", _gen(generator), self, median, sigma)
     self._bump_version()
     return self

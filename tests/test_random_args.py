@@ -11,6 +11,23 @@ CASES = [
     "{T}.randn(2, None)", "{T}.randint(2**63, (2, None))", "{T}.randint(5, (2, 2**63))",
     "{T}.normal(0., 1., (2**63,))", "{T}.normal(0., 1., (2, None))",
     "{T}.randint(2**63, (2,))",
+    # dtypes the samplers do not fill
+    "{T}.randperm(5, dtype={T}.complex64)", "{T}.empty(3, dtype={T}.complex64).random_()",
+    "{T}.empty(3, dtype={T}.complex64).random_(0, 5)",
+    "{T}.empty(3, dtype={T}.complex64).random_(2, None)",
+    "{T}.randint(0, 5, (3,), dtype={T}.complex64)",
+    # values checked before drawing
+    "{T}.bernoulli({T}.tensor([0.5, 1.5]))", "{T}.bernoulli({T}.tensor([float('nan')]))",
+    "{T}.zeros(2).bernoulli_({T}.tensor([-0.1]))",
+    "{T}.multinomial({T}.tensor([1.0, float('nan')]), 1)",
+    "{T}.multinomial({T}.tensor([1.0, -1.0]), 1, True)",
+    "{T}.multinomial({T}.tensor([[1.0, 1.0], [0.0, 0.0]]), 1)",
+    "{T}.multinomial({T}.empty(0), 1, True)", "{T}.multinomial({T}.empty(2, 0), 1, True)",
+    "{T}.multinomial({T}.empty(2, 0), 2, True)", "{T}.multinomial({T}.empty(2, 0), 1)",
+    "{T}.poisson({T}.tensor([1.0, -1.0]))",
+    "{T}.normal({T}.zeros(2), {T}.tensor([1.0, -1.0]))",
+    "{T}.Generator().set_state({T}.zeros(10, dtype={T}.uint8))",
+    "{T}.Generator().set_state({T}.zeros(5056))",
 ]
 
 
@@ -54,7 +71,7 @@ def test_randperm_matches_torch(n, seed):
 
 
 def test_swap_shuffle_is_the_sequential_swap_loop():
-    from cygrad.random import _swap_shuffle
+    from cygrad._core.backend_cpu.random import _swap_shuffle
     rng = np.random.default_rng(1)
     for n in (2, 3, 10, 300):
         offsets = np.array([rng.integers(0, n - i) for i in range(n - 1)], dtype=np.int64)
@@ -62,3 +79,12 @@ def test_swap_shuffle_is_the_sequential_swap_loop():
         for i, z in enumerate(offsets.tolist()):
             perm[i], perm[i + z] = perm[i + z], perm[i]
         assert _swap_shuffle(offsets).tolist() == perm
+
+
+@pytest.mark.parametrize("shape, k, replacement", [((0, 0), 1, True), ((0, 3), 2, False),
+                                                   ((0, 3), 2, True)])
+def test_multinomial_without_rows_is_empty_as_in_torch(shape, k, replacement):
+    torch = pytest.importorskip("torch", reason="PyTorch reference not installed")
+    ref = torch.multinomial(torch.empty(shape), k, replacement)
+    ours = cygrad.multinomial(cygrad.empty(shape), k, replacement)
+    assert tuple(ours.shape) == tuple(ref.shape) and ours.dtype is cygrad.int64
