@@ -28,7 +28,22 @@ def _huge_for(x):
     return 1e150 if x.dtype is cygrad.float64 else 1e18
 
 
-class Asinh(Function):
+class _ReciprocalDerivative(Function):
+    """A function whose derivative is ``1 / denominator(saved)``: backward and jvp
+    share that one formula."""
+
+    _ctx_attributes = ("denominator",)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g / ctx.denominator(*ctx.saved_tensors)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t / ctx.denominator(*ctx.saved_tensors)
+
+
+class Asinh(_ReciprocalDerivative):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -41,12 +56,11 @@ class Asinh(Function):
         return cygrad.where(x < 0, -mag, cygrad.where(x == 0, x, mag))
 
     @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g / cygrad.sqrt(1 + x * x)
+    def denominator(x):
+        return cygrad.sqrt(1 + x * x)
 
 
-class Acosh(Function):
+class Acosh(_ReciprocalDerivative):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -58,12 +72,11 @@ class Acosh(Function):
         return cygrad.where(big, cygrad.log(x) + _LN2, near)
 
     @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g / cygrad.sqrt((x - 1) * (x + 1))
+    def denominator(x):
+        return cygrad.sqrt((x - 1) * (x + 1))
 
 
-class Atanh(Function):
+class Atanh(_ReciprocalDerivative):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
@@ -71,12 +84,11 @@ class Atanh(Function):
         return 0.5 * cygrad.log1p(2 * x / (1 - x))
 
     @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g / (1 - x * x)
+    def denominator(x):
+        return 1 - x * x
 
 
-class Cbrt(Function):
+class Cbrt(_ReciprocalDerivative):
     @staticmethod
     def forward(ctx, x):
         a = x.abs()
@@ -89,9 +101,8 @@ class Cbrt(Function):
         return out
 
     @staticmethod
-    def backward(ctx, g):
-        (out,) = ctx.saved_tensors
-        return g / (3 * out * out)
+    def denominator(out):
+        return 3 * out * out
 
 
 def _times_i(z):

@@ -1,17 +1,18 @@
 """``cygrad.numpy.linalg``: the array API standard's linalg extension, with NumPy's
 ``norm``, ``lstsq`` and ``eigvalsh``.
 
-Every function is differentiable. Products come from cygrad's ops; the
-decompositions (``solve``, ``inv``, ``slogdet``, ``cholesky``, ``eigh``, ``svd``,
-``qr``) are ``autograd.Function``\\ s whose forward is a LAPACK kernel from the
-kernel table (``cygrad/_core/backend_cpu/linalg.py``) and whose backward is written
-with cygrad ops (so it is differentiable again). ``det``, ``pinv``, ``lstsq``,
+Every function is differentiable, in reverse and in forward mode, on real and
+complex inputs. Products come from cygrad's ops; the decompositions (``solve``,
+``inv``, ``slogdet``, ``cholesky``, ``eigh``, ``svd``, ``qr``) are
+``autograd.Function``\\ s whose forward is a LAPACK kernel from the kernel table
+(``cygrad/_core/backend_cpu/linalg.py``) and whose backward and ``jvp`` are written
+with cygrad ops (so they are differentiable again). ``det``, ``pinv``, ``lstsq``,
 ``matrix_rank``, the norms and ``matrix_power`` are built from those. Integer
 inputs are computed in float64.
 
 Gradients that are not defined are refused, not invented: ``svd`` with
 ``full_matrices=True`` on a non-square input and ``qr`` of a wide matrix raise
-``NotImplementedError`` in backward (as PyTorch).
+``NotImplementedError`` in backward and in forward mode (as PyTorch).
 
 Examples
 --------
@@ -31,6 +32,7 @@ from collections import namedtuple
 import cygrad
 from cygrad._core import dispatch
 from cygrad.autograd import Function
+from cygrad.autograd.forward_ad import saved_for_jvp
 from . import _dtypes as D
 from cygrad._core import backend_cpu  # noqa: F401  (registers the linalg_* kernels)
 from ._helpers import tensor, normalize_axis, operands
@@ -68,13 +70,31 @@ def _mT(x):
     return x.transpose(-1, -2)
 
 
+def _mH(x):
+    # the conjugate transpose: what the real formulas' transposes become for complex
+    return _mT(cygrad.conj(x)) if x.dtype.is_complex else _mT(x)
+
+
 def _diag_embed(v):
     n = v.shape[-1]
     return v.unsqueeze(-1) * cygrad.eye(n, dtype=v.dtype)
 
 
+def _diagonal(x):
+    return cygrad.diagonal(x, dim1=-2, dim2=-1)
+
+
 def _sym(x):
-    return 0.5 * (x + _mT(x))
+    """The Hermitian part: the decompositions read one triangle of a Hermitian input,
+    so gradients and tangents live on Hermitian matrices."""
+    return 0.5 * (x + _mH(x))
+
+
+def _imag_diag(x):
+    """``i Im(diag(x))`` as a diagonal matrix (0 for real ``x``): the phase part the
+    complex eigen/singular vector formulas add or remove."""
+    return _diag_embed(cygrad.complex(cygrad.zeros_like(cygrad.imag(_diagonal(x))),
+                                      cygrad.imag(_diagonal(x))))
 
 
 def _off_diag_inverse(d):
@@ -90,7 +110,21 @@ def _kernel(name, x):
     return dispatch.kernel(name, x.device)
 
 
+def _sum(*terms):
+    """The sum of the terms that are not None (a tangent of None is zero)."""
+    terms = [t for t in terms if t is not None]
+    if not terms:
+        return None
+    out = terms[0]
+    for t in terms[1:]:
+        out = out + t
+    return out
+
+
 # ---- decompositions as Functions ----------------------------------------------
+# Each has backward (reverse mode) and jvp (forward mode) from the same
+# differential: for y = f(A), jvp gives dy from dA, backward is its adjoint. The
+# formulas hold for complex inputs with conjugate transposes (PyTorch's convention).
 
 class Solve(Function):
     @staticmethod
@@ -102,8 +136,14 @@ class Solve(Function):
     @staticmethod
     def backward(ctx, g):
         a, x = ctx.saved_tensors
-        gb = Solve.apply(_mT(a), g)
-        return -(gb @ _mT(x)), gb
+        gb = Solve.apply(_mH(a), g)
+        return -(gb @ _mH(x)), gb
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        # dX = A^-1 (dB - dA X)
+        a, x = saved_for_jvp(ctx)
+        return Solve.apply(a, _sum(tb, None if ta is None else -(ta @ x)))
 
 
 class Inv(Function):
@@ -116,25 +156,60 @@ class Inv(Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        yt = _mT(y)
-        return -(yt @ g @ yt)
+        yh = _mH(y)
+        return -(yh @ g @ yh)
+
+    @staticmethod
+    def jvp(ctx, t):
+        (y,) = saved_for_jvp(ctx)
+        return -(y @ t @ y)
 
 
 class Slogdet(Function):
+    """``d logabsdet = Re tr(A^-1 dA)``; for complex ``A`` the sign (a phase) moves
+    too, ``d sign = i sign Im tr(A^-1 dA)``; a real sign does not."""
+
     @staticmethod
     def forward(ctx, a):
         sign, logabs = _kernel("linalg_slogdet", a)(a)
-        ctx.save_for_backward(a)
-        ctx.mark_non_differentiable(sign)
+        ctx.save_for_backward(a, sign)
+        if not a.dtype.is_complex:
+            ctx.mark_non_differentiable(sign)
         return sign, logabs
 
     @staticmethod
     def backward(ctx, gsign, glog):
-        (a,) = ctx.saved_tensors
-        return glog.unsqueeze(-1).unsqueeze(-1) * _mT(Inv.apply(a))
+        a, sign = ctx.saved_tensors
+        if a.dtype.is_complex:
+            glog = cygrad.zeros_like(cygrad.real(sign)) if glog is None else glog
+            # dL = glog Re(tau) - Im(conj(gsign) sign) Im(tau) = Re(conj(w) tau)
+            w = glog if gsign is None else cygrad.complex(
+                glog, cygrad.imag(cygrad.conj(sign) * gsign))
+        else:
+            w = glog
+        if w is None:
+            return None
+        return w.unsqueeze(-1).unsqueeze(-1) * _mH(Inv.apply(a))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, sign = saved_for_jvp(ctx)
+        tau = _diagonal(Solve.apply(a, t)).sum(dim=-1)
+        if not a.dtype.is_complex:
+            return None, tau
+        return sign * cygrad.complex(cygrad.zeros_like(cygrad.real(tau)), cygrad.imag(tau)), \
+            cygrad.real(tau)
+
+
+def _phi(x):
+    """The lower triangle with the diagonal halved."""
+    return cygrad.tril(x) - 0.5 * _diag_embed(_diagonal(x))
 
 
 class Cholesky(Function):
+    """``A = L L^H``: ``dL = L phi(L^-1 dA L^-H)``, ``phi`` the lower triangle with
+    the diagonal halved."""
+
     @staticmethod
     def forward(ctx, a):
         lower = _kernel("linalg_cholesky", a)(a)
@@ -144,13 +219,21 @@ class Cholesky(Function):
     @staticmethod
     def backward(ctx, g):
         (lower,) = ctx.saved_tensors
-        phi = cygrad.tril(_mT(lower) @ g)
-        phi = phi - 0.5 * _diag_embed(cygrad.diagonal(phi, dim1=-2, dim2=-1))
         linv = Inv.apply(lower)
-        return _sym(_mT(linv) @ phi @ linv)
+        return _sym(_mH(linv) @ _phi(_mH(lower) @ g) @ linv)
+
+    @staticmethod
+    def jvp(ctx, t):
+        (lower,) = saved_for_jvp(ctx)
+        linv = Inv.apply(lower)
+        return lower @ _phi(linv @ _sym(t) @ _mH(linv))
 
 
 class Eigh(Function):
+    """``A = V diag(w) V^H``, ``M = V^H dA V``: ``dw = Re diag(M)``,
+    ``dV = V (F * M)`` with ``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal (the
+    gauge where ``V^H dV`` has a zero diagonal)."""
+
     @staticmethod
     def forward(ctx, a):
         w, v = _kernel("linalg_eigh", a)(a)
@@ -160,13 +243,26 @@ class Eigh(Function):
     @staticmethod
     def backward(ctx, gw, gv):
         w, v = ctx.saved_tensors
-        inner = _diag_embed(gw) if gw is not None else cygrad.zeros_like(v)
+        inner = _diag_embed(gw).to(v.dtype) if gw is not None else cygrad.zeros_like(v)
         if gv is not None:
-            inner = inner + _off_diag_inverse(w) * (_mT(v) @ gv)
-        return _sym(v @ inner @ _mT(v))
+            inner = inner + _off_diag_inverse(w) * (_mH(v) @ gv)
+        return _sym(v @ inner @ _mH(v))
+
+    @staticmethod
+    def jvp(ctx, t):
+        w, v = saved_for_jvp(ctx)
+        m = _mH(v) @ _sym(t) @ v
+        dw = cygrad.real(_diagonal(m)) if m.dtype.is_complex else _diagonal(m)
+        return dw, v @ (_off_diag_inverse(w) * m)
 
 
 class Svd(Function):
+    """``A = U diag(S) V^H`` (thin, or full for square ``A``), ``dP = U^H dA V``,
+    ``F[i, j] = 1 / (S[j]^2 - S[i]^2)``: ``dS = Re diag(dP)``,
+    ``dU = U (F * (dP S + S dP^H) + i Im diag(dP) / S) + (I - U U^H) dA V / S``,
+    ``dV = V (F * (S dP + dP^H S)) + (I - V V^H) dA^H U / S`` (the gauge where
+    ``V^H dV`` has a zero diagonal)."""
+
     @staticmethod
     def forward(ctx, a, full_matrices):
         u, s, vh = _kernel("linalg_svd", a)(a, full_matrices)
@@ -180,29 +276,58 @@ class Svd(Function):
             raise NotImplementedError("svd backward: full_matrices=True on a non-square input has "
                                       "no well-defined gradient; use full_matrices=False")
         u, s, vh = ctx.saved_tensors
-        v = _mT(vh)
-        inner = _diag_embed(gs) if gs is not None else cygrad.zeros(
-            tuple(s.shape) + (s.shape[-1],), dtype=s.dtype)
+        v = _mH(vh)
+        inner = _diag_embed(gs).to(u.dtype) if gs is not None else cygrad.zeros(
+            tuple(s.shape) + (s.shape[-1],), dtype=u.dtype)
         extra = 0
         f = _off_diag_inverse(s * s)
         s_inv = 1.0 / s
         if gu is not None:
-            ut_gu = _mT(u) @ gu
-            inner = inner + (f * (ut_gu - _mT(ut_gu))) * s.unsqueeze(-2)
+            uh_gu = _mH(u) @ gu
+            inner = inner + (f * (uh_gu - _mH(uh_gu))) * s.unsqueeze(-2)
+            if u.dtype.is_complex:
+                inner = inner + _imag_diag(uh_gu) * s_inv.unsqueeze(-2)
             if u.shape[-2] > s.shape[-1]:
-                proj = gu - u @ ut_gu
+                proj = gu - u @ uh_gu
                 extra = extra + (proj * s_inv.unsqueeze(-2)) @ vh
         if gvh is not None:
-            gv = _mT(gvh)
-            vt_gv = _mT(v) @ gv
-            inner = inner + s.unsqueeze(-1) * (f * (vt_gv - _mT(vt_gv)))
+            gv = _mH(gvh)
+            vh_gv = vh @ gv
+            inner = inner + s.unsqueeze(-1) * (f * (vh_gv - _mH(vh_gv)))
             if v.shape[-2] > s.shape[-1]:
-                proj = gv - v @ vt_gv
-                extra = extra + (u * s_inv.unsqueeze(-2)) @ _mT(proj)
+                proj = gv - v @ vh_gv
+                extra = extra + (u * s_inv.unsqueeze(-2)) @ _mH(proj)
         return u @ inner @ vh + extra, None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        if ctx.full:
+            raise NotImplementedError("svd jvp: full_matrices=True on a non-square input has "
+                                      "no well-defined derivative; use full_matrices=False")
+        u, s, vh = saved_for_jvp(ctx)
+        v = _mH(vh)
+        a_v = t @ v
+        dp = _mH(u) @ a_v
+        ds = cygrad.real(_diagonal(dp)) if dp.dtype.is_complex else _diagonal(dp)
+        f = _off_diag_inverse(s * s)
+        s_row, s_col = s.unsqueeze(-2), s.unsqueeze(-1)
+        du = u @ (f * (dp * s_row + s_col * _mH(dp)))
+        if dp.dtype.is_complex:
+            du = du + u @ (_imag_diag(dp) / s_row)
+        dv = v @ (f * (s_col * dp + _mH(dp) * s_row))
+        if u.shape[-2] > s.shape[-1]:
+            du = du + (a_v - u @ dp) / s_row
+        if v.shape[-2] > s.shape[-1]:
+            ah_u = _mH(t) @ u
+            dv = dv + (ah_u - v @ _mH(dp)) / s_row
+        return du, ds, _mH(dv)
 
 
 class Qr(Function):
+    """``A = QR`` (``R`` with a real diagonal), ``X = Q^H dA R^-1``: ``Q^H dQ`` is
+    ``Om = tril(X, -1) - tril(X, -1)^H + i Im diag(X)``, ``dR = (X - Om) R``,
+    ``dQ = dA R^-1 - Q (X - Om)``."""
+
     @staticmethod
     def forward(ctx, a, mode):
         q, r = _kernel("linalg_qr", a)(a, mode)
@@ -218,12 +343,27 @@ class Qr(Function):
         q, r = ctx.saved_tensors
         gq = cygrad.zeros_like(q) if gq is None else gq
         gr = cygrad.zeros_like(r) if gr is None else gr
-        m = r @ _mT(gr) - _mT(gq) @ q
+        m = r @ _mH(gr) - _mH(gq) @ q
         low = cygrad.tril(m, diagonal=-1)
-        copyltu = low + _mT(low) + _diag_embed(cygrad.diagonal(m, dim1=-2, dim2=-1))
+        diag = _diagonal(m)
+        copyltu = low + _mH(low) + _diag_embed(cygrad.real(diag) if m.dtype.is_complex else diag)
         b = gq + q @ copyltu
-        # b @ R^-T, as a solve against R^T... written as (R^-1 b^T)^T
-        return _mT(Solve.apply(r, _mT(b))), None
+        # b @ R^-H, as a solve against R^H... written as (R^-1 b^H)^H
+        return _mH(Solve.apply(r, _mH(b))), None
+
+    @staticmethod
+    def jvp(ctx, t, _):
+        if ctx.wide:
+            raise NotImplementedError("qr jvp is implemented for reduced QR of matrices with "
+                                      "rows >= columns only")
+        q, r = saved_for_jvp(ctx)
+        a_rinv = _mH(Solve.apply(_mH(r), _mH(t)))        # dA R^-1
+        x = _mH(q) @ a_rinv
+        low = cygrad.tril(x, diagonal=-1)
+        y = x - (low - _mH(low))                         # X - Om: upper triangular
+        if x.dtype.is_complex:
+            y = y - _imag_diag(x)
+        return a_rinv - q @ y, y @ r
 
 
 # ---- public functions -----------------------------------------------------------
@@ -305,7 +445,7 @@ def cholesky(x, /, *, upper=False):
     x = _float(x)
     _square(x, "cholesky")
     lower = Cholesky.apply(x)
-    return _mT(lower) if upper else lower
+    return _mH(lower) if upper else lower
 
 
 def eigh(x, /):
@@ -396,7 +536,7 @@ def pinv(x, /, *, rtol=None):
     u, s, vh = svd(x, full_matrices=False)
     keep = s > _rtol(x, rtol, s)
     s_inv = cygrad.where(keep, 1.0 / cygrad.where(keep, s, cygrad.ones_like(s)), cygrad.zeros_like(s))
-    return _mT(vh) @ (s_inv.unsqueeze(-1) * _mT(u))
+    return _mH(vh) @ (s_inv.unsqueeze(-1) * _mH(u))
 
 
 def matrix_rank(x, /, *, rtol=None):
@@ -432,9 +572,9 @@ def lstsq(a, b, rcond=None):
     m, n = a.shape[-2:]
     if builtins.int(rank) == n and m > n:
         r = (a @ x - b).detach()
-        residuals = (r * r).sum(dim=0) if r.dim() > 1 else (r * r).sum().reshape(1)
+        residuals = _abs2(r).sum(dim=0) if r.dim() > 1 else _abs2(r).sum().reshape(1)
     else:
-        residuals = cygrad.zeros(0, dtype=a.dtype)
+        residuals = cygrad.zeros(0, dtype=s.dtype)
     return x, residuals, builtins.int(rank), s
 
 
