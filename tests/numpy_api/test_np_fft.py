@@ -1,12 +1,11 @@
 """cygrad.numpy.fft and cygrad.fft: values against NumPy (every function, norm,
-n/s padding and cropping, axes), dtypes, gradients by gradcheck (real and complex
-float64 inputs), torch's namespace against torch."""
+n/s padding and cropping, axes), dtypes, second derivatives, torch's namespace
+against torch. (gradcheck of the transforms: the fft rows of tests/numpy_cases.py.)"""
 import numpy as np
 import pytest
 
 import cygrad
 import cygrad.numpy as cnp
-from cygrad.autograd import gradcheck
 
 NORMS = ["backward", "ortho", "forward"]
 ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
@@ -112,27 +111,8 @@ def _leaf(a):
     return cygrad.from_numpy(np.array(a)).requires_grad_()
 
 
-@pytest.mark.parametrize("norm", NORMS)
-@pytest.mark.parametrize("name,kw", [
-    ("fft", {}), ("fft", {"n": 3}), ("fft", {"n": 7, "axis": 0}),
-    ("ifft", {}), ("ifft", {"n": 6}),
-    ("rfft", {}), ("rfft", {"n": 3}), ("rfft", {"n": 8}),
-    ("irfft", {}), ("irfft", {"n": 5}), ("irfft", {"n": 4}), ("irfft", {"n": 9}),
-    ("hfft", {}), ("hfft", {"n": 5}), ("ihfft", {}), ("ihfft", {"n": 4}),
-    ("fftn", {}), ("fftn", {"s": (3, 2)}), ("ifftn", {"axes": (0,)}),
-    ("rfftn", {}), ("rfftn", {"s": (2, 6)}),
-    ("irfftn", {}), ("irfftn", {"s": (3, 5)}), ("irfftn", {"s": (2, 4), "axes": (1, 0)}),
-])
-def test_gradcheck(name, kw, norm):
-    a = _src(name)[0, :3, :4]
-    x = _leaf(a)
-    assert gradcheck(lambda t: getattr(cnp.fft, name)(t, norm=norm, **kw), (x,))
-
-
-def test_gradcheck_real_input_to_complex_transform():
-    x = _leaf(REAL[0, :2, :5])
-    assert gradcheck(lambda t: cnp.fft.fft(t, n=4), (x,))
-    assert gradcheck(lambda t: cnp.fft.ifftn(t, norm="ortho"), (x,))
+# gradcheck of every transform and norm (real and complex inputs) runs from the table
+# in tests/numpy_cases.py, in numpy_api/test_np_grad.py
 
 
 def test_second_order_gradient():
