@@ -167,8 +167,9 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     number; with no degrees of freedom left the result is NaN, as NumPy's."""
     x, axes = _reduce_args(x, axis)
     c = _correction(correction, ddof)
+    # complex stays complex: the spread of complex values is real (NumPy's |x - mean|**2)
     dt = D.as_dtype(dtype) if dtype is not None else (
-        x.dtype if x.dtype.is_floating_point else D.DEFAULT_FLOAT)
+        x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else D.DEFAULT_FLOAT)
     if x.dtype is not dt:
         x = x.to(dt)
     dims = tuple(range(x.dim())) if axes is None else axes
@@ -181,8 +182,9 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     if n - c > 0:
         return fn(x, dim=dims, correction=c, keepdim=keepdims)
     # no degrees of freedom: NaN (cygrad's var would warn, as PyTorch does)
-    m = cygrad.mean(x, dim=dims, keepdim=True)
-    res = cygrad.sum((x - m) * (x - m), dim=dims, keepdim=keepdims) * float("nan")
+    d = x - cygrad.mean(x, dim=dims, keepdim=True)
+    sq = cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d) if d.dtype.is_complex else d * d
+    res = cygrad.sum(sq, dim=dims, keepdim=keepdims) * float("nan")
     return res if fn is cygrad.var else cygrad.sqrt(res)
 
 
@@ -354,7 +356,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False):
     1.0
     """
     a = tensor(a)
-    if a.dtype.is_floating_point:
+    if a.dtype.is_floating_point or a.dtype.is_complex:
         a = cygrad.where(a.isnan(), cygrad.zeros((), dtype=a.dtype), a)
     return sum(a, axis=axis, dtype=dtype, keepdims=keepdims)
 
@@ -369,7 +371,7 @@ def nanmean(a, axis=None, keepdims=False):
     2.0
     """
     a = tensor(a)
-    if not a.dtype.is_floating_point:
+    if not (a.dtype.is_floating_point or a.dtype.is_complex):
         return mean(a, axis=axis, keepdims=keepdims)
     keep = ~a.isnan()
     return nansum(a, axis=axis, keepdims=keepdims) / sum(keep, axis=axis, keepdims=keepdims)

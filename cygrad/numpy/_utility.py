@@ -122,6 +122,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     [0.0, 1.0]
     """
     x = tensor(x)
+    if x.dtype.is_complex:
+        # NumPy replaces in each component
+        return cygrad.complex(nan_to_num(cygrad.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                              nan_to_num(cygrad.imag(x), nan=nan, posinf=posinf, neginf=neginf))
     if not x.dtype.is_floating_point:
         return x.clone() if copy else x
     return cygrad.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
