@@ -128,7 +128,7 @@ row("asinh", lambda x: cnp.asinh(x), F * 3, label="asinh wide")
 row("acosh", lambda x: cnp.acosh(x), np.abs(F) + 1.5, label="acosh wide")
 row("atanh", lambda x: cnp.atanh(x), np.tanh(F), label="atanh wide")
 row("sqrt", lambda x: cnp.sqrt(x), np.abs(F) + 0.1, label="sqrt near 0")
-row("nan_to_num", lambda x: cnp.nan_to_num(x), WITH_INF)
+row("nan_to_num", lambda x: cnp.nan_to_num(x), WITH_INF, cplx=True)
 row("nan_to_num", lambda x: cnp.nan_to_num(x, nan=1.5, posinf=2.0, neginf=-3.0), WITH_INF,
     label="nan_to_num values")
 
@@ -170,10 +170,10 @@ row("min", lambda x: cnp.min(x, axis=0), F)
 row("amax", lambda x: cnp.amax(x, axis=1, keepdims=True), F)
 row("amin", lambda x: cnp.amin(x), F)
 row("ptp", lambda x: cnp.ptp(x, axis=0), F)
-row("std", lambda x: cnp.std(x, axis=1, correction=1), F, label="std correction")
-row("std", lambda x: cnp.std(x), F)
-row("var", lambda x: cnp.var(x, axis=(0, 1)), F)
-row("var", lambda x: cnp.var(x, axis=0, ddof=1), F, label="var ddof")
+row("std", lambda x: cnp.std(x, axis=1, correction=1), F, label="std correction", cplx=True)
+row("std", lambda x: cnp.std(x), F, cplx=True)
+row("var", lambda x: cnp.var(x, axis=(0, 1)), F, cplx=True)
+row("var", lambda x: cnp.var(x, axis=0, ddof=1), F, label="var ddof", cplx=True)
 row("cumulative_sum", lambda x: cnp.cumulative_sum(x, axis=1, include_initial=True), F, cplx=True)
 row("cumulative_prod", lambda x: cnp.cumulative_prod(x, axis=0), F, cplx=True,
     cplx_grad_bug=CUMPROD_COMPLEX_GRAD_BUG)
@@ -183,8 +183,8 @@ row("cumprod", lambda x: cnp.cumprod(x, axis=1), F, cplx=True,
 row("median", lambda x: cnp.median(x, axis=1), F)
 row("median", lambda x: cnp.median(x), F, label="median all")
 row("average", lambda x, w: cnp.average(x, axis=1, weights=w), F, P[0], cplx=True)
-row("nansum", lambda x: cnp.nansum(x, axis=0), WITH_NAN)
-row("nanmean", lambda x: cnp.nanmean(x, axis=1), WITH_NAN)
+row("nansum", lambda x: cnp.nansum(x, axis=0), WITH_NAN, cplx=True)
+row("nanmean", lambda x: cnp.nanmean(x, axis=1), WITH_NAN, cplx=True)
 
 # --------------------------------------------------------------------- manipulation
 
@@ -337,13 +337,13 @@ row("linalg.matrix_norm", lambda a: cnp.linalg.matrix_norm(a, ord=2), RECT, labe
 row("linalg.matrix_norm", lambda a: cnp.linalg.matrix_norm(a), RECT, cplx=True)
 for _ord in (-2, 1, -1, np.inf, -np.inf, "nuc"):
     row("linalg.matrix_norm", lambda a, o=_ord: cnp.linalg.matrix_norm(a, ord=o), RECT,
-        label=f"linalg.matrix_norm {_ord}")
+        label=f"linalg.matrix_norm {_ord}", cplx=True)
 row("linalg.vector_norm", lambda a: cnp.linalg.vector_norm(a, ord=3, axis=0), RECT,
-    label="linalg.vector_norm 3")
+    label="linalg.vector_norm 3", cplx=True)
 row("linalg.vector_norm", lambda a: cnp.linalg.vector_norm(a), RECT, cplx=True)
 for _ord in (1, np.inf, -np.inf, 0.5):
     row("linalg.vector_norm", lambda a, o=_ord: cnp.linalg.vector_norm(a, ord=o, axis=1), RECT,
-        label=f"linalg.vector_norm {_ord}", cplx=_ord == 1)
+        label=f"linalg.vector_norm {_ord}", cplx=True)
 
 # ------------------------------------------------------------------------------ fft
 
