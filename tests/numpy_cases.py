@@ -22,6 +22,7 @@ the bug in ``grad_bug`` / ``fwd_bug`` (one line); the tests mark it
 from typing import NamedTuple
 
 import numpy as np
+import pytest
 
 import cygrad.numpy as cnp
 
@@ -68,6 +69,14 @@ CUMPROD_COMPLEX_GRAD_BUG = "cygrad.cumprod's backward does not conjugate for com
 FFT_JVP_BUG = "cygrad/fft.py's C2C/R2C/C2R Functions have no jvp"
 
 CASES = []
+
+
+def params(bug):
+    """The rows as pytest params, ``xfail(strict=True)`` where the row's ``bug``
+    field (``"grad_bug"`` or ``"fwd_bug"``) names a known bug."""
+    return [pytest.param(c, id=c.label,
+                         marks=[pytest.mark.xfail(strict=True, reason=getattr(c, bug))]
+                         if getattr(c, bug) else []) for c in CASES]
 
 
 def _to_complex(a):

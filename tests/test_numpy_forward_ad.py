@@ -26,14 +26,9 @@ from cygrad.autograd import forward_ad as fwAD
 from cygrad.autograd import gradcheck
 from cygrad._core.tensor import TensorBase
 
-from numpy_cases import CASES, NON_DIFFERENTIABLE
+from numpy_cases import CASES, NON_DIFFERENTIABLE, params
 
 EPS, ATOL, RTOL = 1e-6, 1e-5, 1e-4
-
-
-def _params():
-    return [pytest.param(c, id=c.label, marks=[pytest.mark.xfail(strict=True, reason=c.fwd_bug)]
-                         if c.fwd_bug else []) for c in CASES]
 
 
 def _leaf(a):
@@ -74,7 +69,7 @@ def _known_bug(test):
     return run
 
 
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", params("fwd_bug"))
 @_known_bug
 def test_forward_jacobian(case):
     leaves = tuple(_leaf(a) for a in case.inputs)
@@ -84,7 +79,7 @@ def test_forward_jacobian(case):
                      check_backward_ad=False)
 
 
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", params("fwd_bug"))
 @_known_bug
 def test_dense_tangent(case):
     rng = np.random.default_rng(0)

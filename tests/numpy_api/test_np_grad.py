@@ -8,19 +8,14 @@ import cygrad
 import cygrad.numpy as cnp
 from cygrad.autograd import gradcheck
 
-from numpy_cases import CASES, F, RECT, SQ
+from numpy_cases import F, RECT, SQ, params
 
 
 def leaf(a):
     return cygrad.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
 
 
-def _params():
-    return [pytest.param(c, id=c.label, marks=[pytest.mark.xfail(strict=True, reason=c.grad_bug)]
-                         if c.grad_bug else []) for c in CASES]
-
-
-@pytest.mark.parametrize("case", _params())
+@pytest.mark.parametrize("case", params("grad_bug"))
 def test_gradcheck(case):
     leaves = tuple(cygrad.from_numpy(np.array(a)).requires_grad_() for a in case.inputs)
     outs = case.fn(*leaves)
