@@ -9,10 +9,10 @@ the core needs                 connected to
 the class of new tensors       ``cygrad.Tensor`` (``_tensor.py``)
 record a view for autograd     ``engine.record_view`` with the view Functions of
                                ``ops/views.py`` (``Permute``, ``Slice`` ...)
-an in-place op on a tensor     ``autograd.views.inplace`` (``CopySlices`` when the
-that requires grad             target is a view)
+an in-place op on a tensor     ``autograd.inplace.elementwise_inplace``: the op's
+that requires grad             Function marked dirty (``CopySlices`` on a view)
 re-derive a view's history     ``autograd.views.refresh_view``
-``clone()`` / ``to()`` nodes   ``autograd.views.Clone`` / ``ToCopy``
+``clone()`` / ``to()`` nodes   ``ops/shape/copying.py``'s ``Clone`` / ``ToCopy``
 each elementwise op's          the ``UnaryFunction``/``BinaryFunction`` classes
 Function                       (``ops/elementwise/unary.py``, ``binary.py``)
 forward-mode AD                ``autograd.forward_ad`` (tangent restorer, jvp hook)
@@ -52,16 +52,17 @@ def connect():
     if _connected:
         return
     _connected = True
-    from .autograd import forward_ad
+    from .autograd import forward_ad, inplace
     from .autograd import views as autograd_views
     from .ops import complex as complex_ops
     from .ops import elementwise, indexing, reduction
     from .ops import views as view_functions
+    from .ops.shape import copying
 
     # views and in-place ops
     _C._set_view_hook(autograd_views.record_view)
-    _C._set_inplace_hook(autograd_views.inplace)
-    _C._set_view_functions(autograd_views.Clone, autograd_views.ToCopy)
+    _C._set_inplace_hook(inplace.elementwise_inplace)
+    _C._set_view_functions(copying.Clone, copying.ToCopy)
     _E._set_view_refresher(autograd_views.refresh_view)
     view_functions.register()
     complex_ops.register()

@@ -442,13 +442,13 @@ cdef tuple _NEEDS = ((), (False,), (True,), (False, False), (True, False), (Fals
 cdef tuple _POSITIONS = ((), (0,), (0, 1), (0, 1, 2))
 
 
-cdef object apply_function(object cls, tuple args, dict kwargs):
+cdef FunctionCtx _new_ctx(object cls, tuple args, int* flags):
+    """The node ``cls.apply(*args)`` would record, with ``needs_input_grad`` and the
+    tensor positions filled in; ``flags``: bit 0 record, bit 1 forward-mode tangents."""
     cdef FunctionCtx ctx = <FunctionCtx>cg_engine_tp_new(FunctionCtx, cls._backward_cls, _EMPTY)
     cdef Py_ssize_t i, n = len(args), ntensors = 0
-    cdef bint record = False, dual = False, in_order = True
+    cdef bint dual = False, in_order = True
     cdef int mask = 0
-    cdef list needs
-    cdef list positions
     for i in range(n):
         a = args[i]
         if isinstance(a, TensorBase):
@@ -459,8 +459,7 @@ cdef object apply_function(object cls, tuple args, dict kwargs):
                 mask |= 1 << i
             if (<TensorBase>a)._fw_grad is not None:
                 dual = True
-    record = mask != 0 and grad_enabled()
-    dual = dual and _T._is_fw_grad_enabled()
+    flags[0] = (mask != 0 and grad_enabled()) | ((dual and _T._is_fw_grad_enabled()) << 1)
     if n <= 2:
         ctx.needs_input_grad = <tuple>_NEEDS[(1 << n) - 1 + mask]
     else:
@@ -470,27 +469,94 @@ cdef object apply_function(object cls, tuple args, dict kwargs):
     else:
         ctx._tensor_positions = tuple([i for i in range(n) if isinstance(args[i], TensorBase)])
     ctx._materialize_grads = True
-    # forward computes plain values: no recording, no tangents, for the ops it calls
+    return ctx
+
+
+cdef object _run_forward(FunctionCtx ctx, object cls, tuple args, dict kwargs):
+    """``cls.forward(ctx, *args)``, computing plain values: no recording and no tangents
+    for the ops it calls (the node being built records them all)."""
+    cdef Py_ssize_t n = len(args)
     cdef bint was_enabled = grad_enabled()
     cdef bint fw_was = set_fw_enabled(False)
     set_grad_enabled(False)
     try:
         if kwargs:
-            outputs = cls.forward(ctx, *args, **kwargs)
-        else:
-            fast = _fast_forwards.get(cls) if n <= 2 else None
-            if fast is not None and ntensors == n:
-                outputs = _fast_forward(ctx, <tuple>fast, args)
-            else:
-                outputs = cls.forward(ctx, *args)
+            return cls.forward(ctx, *args, **kwargs)
+        fast = _fast_forwards.get(cls) if n <= 2 else None
+        if fast is not None and len(ctx._tensor_positions) == n:
+            return _fast_forward(ctx, <tuple>fast, args)
+        return cls.forward(ctx, *args)
     finally:
         set_grad_enabled(was_enabled)
         set_fw_enabled(fw_was)
-    if dual and _forward_ad_hook is not None:
+
+
+cdef object apply_function(object cls, tuple args, dict kwargs):
+    cdef int flags = 0
+    cdef FunctionCtx ctx = _new_ctx(cls, args, &flags)
+    outputs = _run_forward(ctx, cls, args, kwargs)
+    if flags & 2 and _forward_ad_hook is not None:
         outputs = _forward_ad_hook(cls, ctx, args, outputs)
-    if not record:
+    if not flags & 1:
         return outputs
     return _record(ctx, args, ctx._tensor_positions, outputs)
+
+
+def apply_inplace(cls, TensorBase target, tuple args, bint write=True):
+    """``target.op_(...)`` recorded as the same Function ``cls`` as ``op(...)``: what a
+    user's Function does when its forward writes into an input and calls
+    ``ctx.mark_dirty`` on it (``args[0]`` is ``target``).
+
+    The forward computes the result from the inputs as they are. Before the result
+    is written into ``target``, a saved ``target`` is swapped for a copy of its old
+    value (backward needs the old value, and the write would make the saved tensor
+    stale) and a saved result for ``target`` itself. Then ``target`` is marked dirty,
+    so the node becomes its ``grad_fn``, as for any dirty output.
+
+    With ``write=False`` the result is returned as a new output instead (the saved
+    ``target`` is still an old copy): for a view, whose base records the write
+    itself (``CopySlices``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([1.0, 2.0], requires_grad=True).clone()
+    >>> x.mul_(3).grad_fn.name()
+    'MulBackward0'
+    """
+    cdef int flags = 0
+    cdef FunctionCtx ctx = _new_ctx(cls, args, &flags)
+    cdef TensorBase result = <TensorBase?>_run_forward(ctx, cls, args, None)
+    cdef list saved
+    cdef Py_ssize_t i
+    if ctx._to_save is not None:
+        saved = list(ctx._to_save)
+        for i in range(len(saved)):
+            if saved[i] is target:
+                saved[i] = detach(target).clone()
+            elif saved[i] is result and write:
+                saved[i] = target
+        ctx._to_save = tuple(saved)
+    if ctx._to_save_fw is not None:
+        ctx._to_save_fw = tuple([detach(target).clone() if x is target else x
+                                 for x in ctx._to_save_fw])
+    if not write:
+        if flags & 2 and _forward_ad_hook is not None:
+            result = _forward_ad_hook(cls, ctx, args, result)
+        return _record(ctx, args, ctx._tensor_positions, result) if flags & 1 else result
+    was_enabled = grad_enabled()
+    set_grad_enabled(False)
+    try:
+        _T._copy_into(target, result)
+    finally:
+        set_grad_enabled(was_enabled)
+    target._storage.version += 1
+    ctx._dirty = (target,)
+    if flags & 2 and _forward_ad_hook is not None:
+        _forward_ad_hook(cls, ctx, args, target)
+    if not flags & 1:
+        return target
+    return _record(ctx, args, ctx._tensor_positions, target)
 
 
 set_apply_hook(apply_function)

@@ -367,10 +367,7 @@ OPS = [
                                    "long": ((3,), ((2, 1, 2),), {})})),
     OpInfo("repeat_interleave", cygrad.repeat_interleave, _repeat_interleave_ref, dtypes=ALL,
            method="repeat_interleave", sample_inputs=_repeat_interleave_samples,
-           error_inputs=_repeat_interleave_errors,
-           xfails={"test_function_class": "issue 8: repeat_interleave is an index_select: its "
-                   "node is IndexSelectBackward0 (cygrad.ops.indexing.index_ops.IndexSelect), "
-                   "not a Function in cygrad.ops.shape"}),
+           error_inputs=_repeat_interleave_errors),
     OpInfo("tril", cygrad.tril, lambda a, diagonal=0: np.tril(a, diagonal), dtypes=ALL, method="tril", inplace="tril_",
            supports_out=True, sample_inputs=_samples(_TRI_CASES), error_inputs=_tri_errors),
     OpInfo("triu", cygrad.triu, lambda a, diagonal=0: np.triu(a, diagonal), dtypes=ALL, method="triu", inplace="triu_",
@@ -433,7 +430,5 @@ OPS = [
     _view_row("vsplit", np.vsplit, {"mat": ((4, 2), (2,), {})}, "vsplit"),
     _view_row("dsplit", np.dsplit, {"3d": ((1, 2, 4), ([1],), {})}, "dsplit"),
     _view_row("t", np.transpose, {"mat": ((2, 3), (), {}), "vec": ((3,), (), {})}, "t"),
-    _view_row("clone", np.copy, {"mat": ((2, 3), (), {})}, "clone",
-              xfails={"test_function_class": "issue 8: clone's Function is "
-                      "cygrad.autograd.views.Clone, outside the op modules (cygrad.ops.shape)"}),
+    _view_row("clone", np.copy, {"mat": ((2, 3), (), {})}, "clone"),
 ]

@@ -17,6 +17,7 @@ Examples
 """
 
 from ..._core import tensor as _C
+from ...autograd import inplace as _inplace
 from ...autograd import views as _views
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
@@ -69,24 +70,24 @@ def _write_back(self, result):
     graph saved is still intact); copy it into ``self`` and continue ``self``'s history
     from ``result``'s node. For a view, the base records the write (``CopySlices``) and
     the view re-derives its ``grad_fn`` from the base when next used — the same steps
-    as ``cygrad.autograd.views.inplace`` for the elementwise ops.
+    as ``cygrad.autograd.inplace`` does for the elementwise ops.
     """
     if self._base is not None:
         region = _C._detach(self)._as_strided_any(tuple(self.shape), self.stride(),
                                              self.storage_offset())
-        _views.CopySlices.apply(self._base, result, region)
+        _inplace.CopySlices.apply(self._base, result, region)
         if result.requires_grad and not self.requires_grad:
             # the view was untracked (its base too, until now): it is a tracked view now
             _views.refresh_view(self)
             self._view_version = self._version
-            _views._set_requires_grad(self)
+            _inplace._set_requires_grad(self)
         return self
     _C._copy_into(self, result)
     self._bump_version()
     if result.requires_grad:
         self._grad_fn = result.grad_fn
         self._output_nr = result.output_nr
-        _views._set_requires_grad(self)
+        _inplace._set_requires_grad(self)
     if result._fw_grad is not None:
         self._fw_grad = result._fw_grad
         _fwad._remember(self)
