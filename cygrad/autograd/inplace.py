@@ -46,7 +46,8 @@ def apply_inplace(cls, target, *args):
     [2.0, 3.0]
     """
     if target._base is None:
-        _check_not_leaf(target)
+        if _C.is_grad_enabled():
+            _check_not_leaf(target)
         old_node, old_nr = target._grad_fn, target._output_nr
         _E.apply_inplace(cls, target, (target,) + args)
         _move_retained_grad(target, old_node, old_nr)

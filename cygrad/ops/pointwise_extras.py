@@ -17,8 +17,10 @@ from .._core.tensor import TensorBase
 from .._tensor import tensor_method
 from ..autograd.function import Function
 from ..autograd.forward_ad import saved_for_jvp
+from ..autograd.inplace import apply_inplace
 from ._argcheck import not_tensor
 from .indexing import where
+from .shape.broadcasting import broadcast_shapes
 
 __all__ = ["addcmul", "addcdiv", "cdist"]
 
@@ -167,17 +169,21 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _finish_out(Addcdiv.apply(input, tensor1, tensor2, value), out, "addcdiv")
 
 
-def _inplace(self, fn, opname, tensor1, tensor2, value):
+def _inplace(self, cls, opname, tensor1, tensor2, value):
+    """``self`` op= ``value * tensor1 (* or /) tensor2``: ``cls``'s Function applied in
+    place, after PyTorch's checks that the result fits ``self``."""
     if not isinstance(self, TensorBase):
         raise not_tensor(self, opname)
-    result = fn(self, tensor1, tensor2, value=value)
-    if tuple(result.shape) != tuple(self.shape):
+    (_, tensor1, tensor2), value = _pointwise_args(opname, self, tensor1, tensor2, value)
+    shape = broadcast_shapes(tuple(self.shape), tuple(tensor1.shape), tuple(tensor2.shape))
+    if tuple(shape) != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(result.shape)}")
-    if result.dtype is not self.dtype and not _C._can_cast(result.dtype, self.dtype):
-        raise RuntimeError(f"result type {_C._torch_type_name(result.dtype)} can't be cast to "
+                           f"shape {list(shape)}")
+    dt = tensor1.dtype      # (the common dtype: _pointwise_args converted to it)
+    if dt is not self.dtype and not _C._can_cast(dt, self.dtype):
+        raise RuntimeError(f"result type {_C._torch_type_name(dt)} can't be cast to "
                            f"the desired output type {_C._torch_type_name(self.dtype)}")
-    return self.copy_(result)
+    return apply_inplace(cls, self, tensor1, tensor2, value)
 
 
 @tensor_method
@@ -190,7 +196,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     >>> cygrad.ones(2).addcmul_(cygrad.tensor([1., 2.]), cygrad.tensor([2., 2.])).tolist()
     [3.0, 5.0]
     """
-    return _inplace(self, addcmul, "addcmul_", tensor1, tensor2, value)
+    return _inplace(self, Addcmul, "addcmul_", tensor1, tensor2, value)
 
 
 @tensor_method
@@ -204,7 +210,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     [1.5, 2.0]
     """
     _check_addcdiv(tensor1, tensor2)
-    return _inplace(self, addcdiv, "addcdiv_", tensor1, tensor2, value)
+    return _inplace(self, Addcdiv, "addcdiv_", tensor1, tensor2, value)
 
 
 # ----------------------------------------------------------------------- sum_to_size

@@ -23,6 +23,7 @@ from ..._core.tensor import TensorBase
 from .._argcheck import not_tensor, int_arg, bool_arg, float_arg, number_arg, check_scalar_fits
 from ..._tensor import Tensor, tensor_method
 from ...autograd.function import Function
+from ...autograd.inplace import apply_inplace
 from ..._core.dispatch import kernel as _kernel
 
 OPS = _C.ELEMENTWISE_OPS
@@ -761,6 +762,12 @@ def _nan_to_num_values(input, nan, posinf, neginf):
     return _kernel("nan_to_num", input.device.type)(input, nan, posinf, neginf)
 
 
+def _check_replacements(nan, posinf, neginf):
+    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if value is not None:
+            float_arg(value, "nan_to_num", name)
+
+
 class NanToNum(Function):
     """``nan_to_num``: the gradient passes where the input was finite and is 0 where
     a NaN or infinity was replaced by a constant (as PyTorch)."""
@@ -795,16 +802,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "nan_to_num")
-    for name, value in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
-        if value is not None:
-            float_arg(value, "nan_to_num", name)
+    _check_replacements(nan, posinf, neginf)
     if isinstance(out, TensorBase) and out.dtype is not input.dtype:
         raise RuntimeError(f"nan_to_num: dtype of out: {_C._torch_type_name(out.dtype)} should be "
                            f"same as input: {_C._torch_type_name(input.dtype)}")
-    if _C.needs_autograd(input) and input.is_floating_point():
-        res = NanToNum.apply(input, nan, posinf, neginf)
-    else:
-        res = _nan_to_num_values(input, nan, posinf, neginf)
+    res = NanToNum.apply(input, nan, posinf, neginf)
     if out is not None:
         return _write_out(out, res, "nan_to_num")
     return res
@@ -813,9 +815,9 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 @tensor_method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     """In-place nan_to_num; integer and bool tensors hold no NaN and are left as they are."""
+    _check_replacements(nan, posinf, neginf)
     if self.is_floating_point():
-        return self.copy_(nan_to_num(_source_for_inplace(self), nan, posinf, neginf))
-    nan_to_num(self, nan, posinf, neginf)       # (argument checks)
+        return apply_inplace(NanToNum, self, nan, posinf, neginf)
     self._bump_version()       # written (with its own values), as PyTorch counts it
     return self
 
