@@ -1,10 +1,15 @@
 """Reductions, scans, sorting and softmax, with PyTorch's signatures and semantics.
 
-Each op is one function.  It checks its arguments as PyTorch's parser does, works
-out the result dtype the way PyTorch does, and calls the primitive kernel of the
-input's device from the kernel table (``cygrad._core.dispatch``; the CPU kernels are
-in ``cygrad/_core/backend_cpu/reduction.py``), returning its fresh result (or
-copying it into ``out=``).
+Each op is one function and, where it is differentiable, one ``Function``.  The
+function checks its arguments once, as PyTorch's parser does, works out the result
+dtype the way PyTorch does, and calls ``Xxx.apply`` with the checked arguments (dims
+wrapped, dtype resolved); the Function's ``forward`` calls the primitive kernel of
+the input's device from the kernel table (``cygrad._core.dispatch``; the CPU kernels
+are in ``cygrad/_core/backend_cpu/reduction.py``).  The engine records a node only
+when an input requires grad; ``out=`` is filled from the result afterwards, and
+refused up front when the op would have to be recorded.  Ops whose results are only
+indices, counts or booleans (argmax, argsort, all, count_nonzero, unique...) have no
+gradient and call their kernel directly.
 Rules shared by the family:
 
 * ``dim`` may be an int (negative counts from the end), a tuple/list of ints, or
@@ -19,11 +24,11 @@ Ops returning two tensors return a named tuple from ``cygrad.return_types``
 
 Autograd: every differentiable op has its ``Function`` right below it (forward runs
 the kernel, backward is written with cygrad ops so that it is itself
-differentiable, jvp pushes a tangent forward).  The public function goes through
-``Xxx.apply`` only when an input requires grad or carries a tangent
-(``_C.needs_autograd``), so plain calls pay nothing.  Most backward formulas share
-one idea: put the reduced dims back as size-1 dims (``_Reduced.unreduce``) and
-broadcast the output's gradient over the elements that were reduced.
+differentiable, jvp pushes a tangent forward).  Most backward formulas share one
+idea: put the reduced dims back as size-1 dims (``_Reduced.unreduce``) and broadcast
+the output's gradient over the elements that were reduced.  ``max(input, other)``
+is PyTorch's elementwise ``maximum``: ``MaxOther`` is ``Maximum`` under this family's
+roof.
 
 Layout, one family per module: ``sums`` (sum, nansum, mean, nanmean, prod),
 ``extrema`` (max, min, amax, amin, aminmax, argmax, argmin), ``statistics`` (var,
@@ -32,12 +37,13 @@ count_nonzero), ``scans`` (cumsum, cumprod), ``softmax`` (softmax, log_softmax,
 logsumexp), ``sorting`` (sort, argsort, msort, topk, median, kthvalue, mode,
 unique); ``_common`` and ``_autograd`` hold what they share.
 """
+from ..._core import engine as _E
 from ..._core import tensor as _C
 from ._common import return_types
 from .sums import (Mean, MeanDim, Nanmean, Nansum, Prod, ProdDim, Sum, SumAll, SumDim, _sum_entry,
                    mean, nanmean, nansum, prod, sum)
-from .extrema import (Amax, Amin, Aminmax, MaxAll, MaxDim, MinAll, MinDim, _amax_entry,
-                      _amin_entry, amax, amin, aminmax, argmax, argmin, max, min)
+from .extrema import (Amax, Amin, Aminmax, MaxAll, MaxDim, MaxOther, MinAll, MinDim, MinOther,
+                      _amax_entry, _amin_entry, amax, amin, aminmax, argmax, argmin, max, min)
 from .statistics import Std, StdMean, Var, VarMean, std, std_mean, var, var_mean
 from .norms import Norm, NuclearNorm, norm
 from .logical import all, any, count_nonzero
@@ -56,10 +62,14 @@ __all__ = ["return_types", "sum", "mean", "prod", "max", "min", "amax", "amin", 
 def register():
     """Tensor.sum/amax/amin/max/min have C fast paths in the core; every other case
     comes back to these functions, and ``x.sum()`` of a tensor that requires grad to
-    ``SumAll`` (called once, from ``cygrad/_wiring.py``)."""
+    ``SumAll``.  ``max(input, other)``'s forward is exactly ``maximum``'s, which the
+    engine may run itself (see ``_register_fast_forward``).  Called once, from
+    ``cygrad/_wiring.py``."""
     _C._register_reduction("sum", _sum_entry)
     _C._register_reduction("amax", _amax_entry)
     _C._register_reduction("amin", _amin_entry)
     _C._register_reduction("max", max)
     _C._register_reduction("min", min)
     _C._set_sum_all_function(SumAll)
+    for cls in (MaxOther, MinOther):
+        _E._register_fast_forward(cls, 2, cls.op, False)

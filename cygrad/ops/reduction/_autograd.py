@@ -5,13 +5,16 @@ goes to the picked index; ``_TieSplit``: it is split evenly among tied elements)
 """
 import math
 
+from ..._core import tensor as _C
 from ...autograd.function import Function
 from ._common import _kernel
 
 
-def _no_out(out, opname):
-    """PyTorch refuses ``out=`` when autograd would have to record the op."""
-    if out is not None:
+def _no_out(out, opname, input, *others):
+    """PyTorch refuses ``out=`` when autograd would have to record the op: when
+    ``input`` (or one of ``others``) requires grad or carries a tangent.  Called
+    before the op computes, so that the error comes first, as in PyTorch."""
+    if out is not None and _C.needs_autograd(input, *others):
         raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
                            f"automatic differentiation, but one of the arguments requires grad.")
 
@@ -34,13 +37,18 @@ class _Reduced:
     ``dims`` are the reduced dims (all of them for a full reduction, none for a 0-d
     input); ``keepdim`` says whether the output kept them as size-1 dims.
     """
-    __slots__ = ("shape", "dims", "keepdim")
+    __slots__ = ("shape", "_given", "keepdim")
 
     def __init__(self, input, dims, keepdim):
-        self.shape = tuple(input.shape)
-        ndim = len(self.shape)
-        self.dims = () if ndim == 0 else tuple(range(ndim)) if dims is None else tuple(sorted(dims))
-        self.keepdim = bool(keepdim)
+        # Only stores: every forward builds one, with or without grad, so the work
+        # is left to the properties, which only backward and jvp read.
+        self.shape, self._given, self.keepdim = input.shape, dims, keepdim
+
+    @property
+    def dims(self):
+        """The reduced dims, sorted."""
+        ndim, given = len(self.shape), self._given
+        return () if ndim == 0 else tuple(range(ndim)) if given is None else tuple(sorted(given))
 
     @property
     def count(self):
@@ -72,10 +80,12 @@ class _Reduced:
     @property
     def kept_shape(self):
         """The input's shape with the reduced dims as size 1 (the output, unreduced)."""
-        return tuple(1 if d in self.dims else n for d, n in enumerate(self.shape))
+        dims = self.dims
+        return tuple(1 if d in dims else n for d, n in enumerate(self.shape))
 
     def _order(self):
-        return [d for d in range(len(self.shape)) if d not in self.dims] + list(self.dims)
+        dims = self.dims
+        return [d for d in range(len(self.shape)) if d not in dims] + list(dims)
 
     def rows(self, t):
         """An input-shaped tensor with the reduced dims moved last and merged into one

@@ -11,32 +11,17 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg
-from .. import elementwise as _ew
-from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _dims, _emit,
+from ..elementwise.binary import Maximum, Minimum
+from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _emit,
                       _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
-                      _parse_dims, _refuse_complex, _single_dim, _UNSET)
+                      _parse_dims, _refuse_complex, _single_dim, _UNSET, _wrap_dims)
 from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
 
 
-_RESULT = {"max": _MaxResult, "min": _MinResult}
-
-
-def _extreme(input, dim, keepdim, out, opname):
-    """max/min (no ``other``) through their kernels: the whole tensor's extreme, or
-    ``(values, indices)`` along ``dim``.  NaN propagates in both: the value is NaN
-    and the index the first NaN's."""
-    if dim is None:
-        _check_nonempty(input, None, opname)
-        res = _kernel("reduce_extreme", input)(input, None, False, opname == "max")
-        return _emit(res, input.dtype, out, opname, exact=True)
-    d = _single_dim(input, dim, opname)
-    _check_nonempty(input, (d,), opname)
-    values, idx = _kernel("extreme_dim", input)(input, d, keepdim, opname == "max")
-    return _emit_pair(_RESULT[opname], values, idx, input.dtype, out, opname)
-
-
 def _extreme_entry(input, dim, keepdim, out, opname):
-    """Shared body of max/min: the three PyTorch call forms, with or without autograd."""
+    """Shared body of max/min: PyTorch's three call forms, told apart and checked,
+    then the Function of the form: ``MaxAll``/``MaxDim``/``MaxOther`` (``Min...``)."""
+    largest = opname == "max"
     if dim is _UNSET or isinstance(dim, TensorBase):
         if keepdim is not False:                # only max(input, dim) takes keepdim
             raise _no_overload(opname, (input, dim, keepdim))
@@ -47,17 +32,23 @@ def _extreme_entry(input, dim, keepdim, out, opname):
     else:
         bool_arg(keepdim, opname, "keepdim")
     if isinstance(dim, TensorBase):
-        # max(input, other): elementwise maximum/minimum with broadcasting
-        other_fn = _ew.maximum if opname == "max" else _ew.minimum
-        return other_fn(input, dim, out=out)
+        # max(input, other): elementwise maximum/minimum with broadcasting (PyTorch
+        # names it so in its messages too)
+        name = "maximum" if largest else "minimum"
+        _no_out(out, name, input, dim)
+        result = (MaxOther if largest else MinOther).apply(input, dim)
+        return result if out is None else _emit(result, result.dtype, out, name)
     _refuse_complex(input, opname, opname + "_all" if dim is None else None)
-    if not _C.needs_autograd(input):
-        return _extreme(input, dim, keepdim, out, opname)
-    _no_out(out, opname)
-    whole, along = (MaxAll, MaxDim) if opname == "max" else (MinAll, MinDim)
+    _no_out(out, opname, input)
     if dim is None:
-        return whole.apply(input)
-    return _RESULT[opname](*along.apply(input, dim, keepdim))
+        _check_nonempty(input, None, opname)
+        result = (MaxAll if largest else MinAll).apply(input)
+        return result if out is None else _emit(result, input.dtype, out, opname, exact=True)
+    d = _single_dim(input, dim, opname)
+    _check_nonempty(input, (d,), opname)
+    values, indices = (MaxDim if largest else MinDim).apply(input, d, keepdim)
+    return _emit_pair(_MaxResult if largest else _MinResult, values, indices, input.dtype, out,
+                      opname)
 
 
 @tensor_method
@@ -106,31 +97,35 @@ def min(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None)
 
 
 class MaxAll(_TieSplit):
-    """``max()`` of the whole tensor."""
+    """``max()`` of the whole tensor (NaN propagates)."""
     _node_name = "MaxBackward1"
 
     @staticmethod
     def forward(ctx, input):
-        return MaxAll._chosen(ctx, input, None, False, _extreme(input, None, False, None, "max"))
+        result = _kernel("reduce_extreme", input)(input, None, False, True)
+        return MaxAll._chosen(ctx, input, None, False, result)
 
 
 class MinAll(_TieSplit):
-    """``min()`` of the whole tensor."""
+    """``min()`` of the whole tensor (NaN propagates)."""
     _node_name = "MinBackward1"
 
     @staticmethod
     def forward(ctx, input):
-        return MinAll._chosen(ctx, input, None, False, _extreme(input, None, False, None, "min"))
+        result = _kernel("reduce_extreme", input)(input, None, False, False)
+        return MinAll._chosen(ctx, input, None, False, result)
 
 
 class MaxDim(_Selection):
-    """``max(dim)``: each value's gradient goes to the element ``indices`` names."""
+    """``max(dim)``: each value's gradient goes to the element ``indices`` names.
+
+    ``forward(input, d, keepdim)`` with ``d`` wrapped; a NaN wins, with the first
+    NaN's index."""
     _node_name = "MaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        values, indices = _extreme(input, dim, keepdim, None, "max")
-        d = _single_dim(input, dim, "max")
+    def forward(ctx, input, d, keepdim):
+        values, indices = _kernel("extreme_dim", input)(input, d, keepdim, True)
         return MaxDim._selected(ctx, input, values, indices, d, not keepdim)
 
 
@@ -139,32 +134,38 @@ class MinDim(_Selection):
     _node_name = "MinBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        values, indices = _extreme(input, dim, keepdim, None, "min")
-        d = _single_dim(input, dim, "min")
+    def forward(ctx, input, d, keepdim):
+        values, indices = _kernel("extreme_dim", input)(input, d, keepdim, False)
         return MinDim._selected(ctx, input, values, indices, d, not keepdim)
 
 
-def _amax_amin(input, dim, keepdim, out, opname):
-    dims = _dims(input, dim, opname)
-    raw = dim if isinstance(dim, numbers.Integral) else None
-    _check_nonempty(input, dims, opname, raw)
-    res = _kernel("reduce_extreme", input)(input, _axes(input, dims), bool(keepdim),
-                                           opname == "amax")
+class MaxOther(Maximum):
+    """``max(input, other)``: the elementwise maximum with broadcasting.  PyTorch
+    records it as ``maximum`` (hence the node's name), and so does this class:
+    forward, backward and jvp are ``Maximum``'s (the larger operand gets the
+    gradient, ties split it)."""
+    _node_name = "MaximumBackward0"
+
+
+class MinOther(Minimum):
+    """``min(input, other)``: the elementwise minimum, recorded as ``minimum`` (see
+    ``MaxOther``)."""
+    _node_name = "MinimumBackward0"
+
+
+def _amax_amin_entry(input, dim, keepdim, out, opname):
+    """Shared body of amax/amin: arguments checked once, then ``Amax``/``Amin``."""
+    _refuse_complex(input, opname, opname[1:] + "_values_cpu")
+    dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
+    _no_out(out, opname, input)
+    dims = _wrap_dims(input, dim)
+    _check_nonempty(input, dims, opname, dim if isinstance(dim, numbers.Integral) else None)
     if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
         raise RuntimeError(f"Expected the dtype for input and out to match, but got "
                            f"{_C._torch_type_name(input.dtype)} for input's dtype and "
                            f"{_C._torch_type_name(out.dtype)} for out's dtype.")
-    return _emit(res, input.dtype, out, opname)
-
-
-def _amax_amin_entry(input, dim, keepdim, out, opname):
-    _refuse_complex(input, opname, opname[1:] + "_values_cpu")
-    dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
-    if _C.needs_autograd(input):
-        _no_out(out, opname)
-        return (Amax if opname == "amax" else Amin).apply(input, dim, keepdim)
-    return _amax_amin(input, dim, keepdim, out, opname)
+    result = (Amax if opname == "amax" else Amin).apply(input, dims, keepdim)
+    return result if out is None else _emit(result, input.dtype, out, opname)
 
 
 @tensor_method
@@ -218,13 +219,15 @@ def _amin_entry(input, dim=(), keepdim=False):
 
 
 class Amax(_TieSplit):
-    """``amax``: the gradient is shared evenly by the tied maxima of each slice."""
+    """``amax``: the gradient is shared evenly by the tied maxima of each slice.
+
+    ``forward(input, dims, keepdim)`` with ``dims`` wrapped and sorted (None: all)."""
     _node_name = "AmaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        result = _amax_amin(input, dim, keepdim, None, "amax")
-        return Amax._chosen(ctx, input, _dims(input, dim, "amax"), keepdim, result, False)
+    def forward(ctx, input, dims, keepdim):
+        result = _kernel("reduce_extreme", input)(input, _axes(input, dims), keepdim, True)
+        return Amax._chosen(ctx, input, dims, keepdim, result, False)
 
 
 class Amin(_TieSplit):
@@ -232,9 +235,9 @@ class Amin(_TieSplit):
     _node_name = "AminBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        result = _amax_amin(input, dim, keepdim, None, "amin")
-        return Amin._chosen(ctx, input, _dims(input, dim, "amin"), keepdim, result, False)
+    def forward(ctx, input, dims, keepdim):
+        result = _kernel("reduce_extreme", input)(input, _axes(input, dims), keepdim, False)
+        return Amin._chosen(ctx, input, dims, keepdim, result, False)
 
 
 @tensor_method
@@ -250,32 +253,26 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     """
     _check_tensor(input, "aminmax")
     _refuse_complex(input, "aminmax", "aminmax_cpu")
-    _keepdim(keepdim, "aminmax")
-    if _C.needs_autograd(input):
-        _no_out(out, "aminmax")
-        return _AminmaxResult(*Aminmax.apply(input, dim, keepdim))
-    lo, hi = _aminmax(input, dim, keepdim)
+    keepdim = _keepdim(keepdim, "aminmax")
+    _no_out(out, "aminmax", input)
+    dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+    _check_nonempty(input, dims, "aminmax")
+    lo, hi = Aminmax.apply(input, dims, keepdim)
     if out is None:
         return _AminmaxResult(lo, hi)
     return _AminmaxResult(_emit(lo, input.dtype, out[0], "aminmax", exact=True),
                           _emit(hi, input.dtype, out[1], "aminmax", exact=True))
 
 
-def _aminmax(input, dim, keepdim):
-    """(min, max) as tensors."""
-    dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
-    _check_nonempty(input, dims, "aminmax")
-    return _kernel("aminmax", input)(input, _axes(input, dims), bool(keepdim))
-
-
 class Aminmax(Function):
-    """Both results split their gradients among their ties, like amin and amax."""
+    """Both results split their gradients among their ties, like amin and amax.
+
+    ``forward(input, dims, keepdim)``: ``dims`` is None or one wrapped dim, ``(d,)``."""
     _node_name = "AminmaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        lo, hi = _aminmax(input, dim, keepdim)
-        dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+    def forward(ctx, input, dims, keepdim):
+        lo, hi = _kernel("aminmax", input)(input, _axes(input, dims), keepdim)
         ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input, lo, hi)
         return lo, hi

@@ -8,8 +8,8 @@ from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function, once_differentiable
 from .._argcheck import int_list_arg, number_arg
-from ._common import (_axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
-                      _reduced_count)
+from ._common import (_axes, _check_tensor, _emit, _kernel, _keepdim, _parse_dims,
+                      _reduced_count, _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved, _tie_weights
 
 
@@ -58,29 +58,22 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if isinstance(p, str):
         if p not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
-        if p == "nuc" and _C.needs_autograd(input):
-            _no_out(out, "norm")
-            return NuclearNorm.apply(input, dim, keepdim, dt)
-        if p == "nuc" or (dim is not None and not isinstance(dim, numbers.Integral)
-                          and len(dim) > 2):
-            return _matrix_norm(input, p, dim, keepdim, out, dt)
+        if p == "nuc" or (dim is not None and len(dim) > 2):
+            # a matrix norm: 'nuc' ('fro' over more than two dims: _matrix_dims refuses it)
+            _no_out(out, "norm", input)
+            dims = _matrix_dims(input, dim, dt)
+            result = NuclearNorm.apply(input, dims, keepdim, dt)
+            return result if out is None else _emit(result, dt, out, "norm", exact=True)
         p = 2
     p = float(p)
-    if _C.needs_autograd(input):
-        _no_out(out, "norm")
-        return Norm.apply(input, p, dim, keepdim, dt)
-    return _vector_norm(input, p, dim, keepdim, out, dt)
-
-
-def _vector_norm(input, p, dim, keepdim, out, dt):
-    dims = _dims(input, dim, "norm")
-    axes = _axes(input, dims)
+    _no_out(out, "norm", input)
+    dims = _wrap_dims(input, dim)
     if (p < 0 or math.isinf(p)) and _reduced_count(input, dims) == 0:
         where = "tensor" if dims is None else f"dimension {dim}"
         raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty "
                            f"{where} because the operation does not have an identity")
-    res = _kernel("vector_norm", input)(input, p, axes, bool(keepdim), dt)
-    return _emit(res, dt, out, "norm", exact=True)
+    result = Norm.apply(input, p, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "norm", exact=True)
 
 
 def _norm_weights(x, norm, p, red):
@@ -107,13 +100,16 @@ def _norm_weights(x, norm, p, red):
 
 
 class Norm(Function):
-    """Vector p-norms over ``dim``; see ``_norm_weights`` for the derivative."""
+    """Vector p-norms over ``dims``; see ``_norm_weights`` for the derivative.
+
+    ``forward(input, p, dims, keepdim, dt)``: ``p`` a float, ``dims`` wrapped and
+    sorted (None: every dim), ``dt`` the dtype computed in."""
     _node_name = "LinalgVectorNormBackward0"
 
     @staticmethod
-    def forward(ctx, input, p, dim, keepdim, dt):
-        ctx.red, ctx.p = _Reduced(input, _dims(input, dim, "norm"), keepdim), p
-        result = _vector_norm(input, p, dim, keepdim, None, dt)
+    def forward(ctx, input, p, dims, keepdim, dt):
+        ctx.red, ctx.p = _Reduced(input, dims, keepdim), p
+        result = _kernel("vector_norm", input)(input, p, _axes(input, dims), keepdim, dt)
         ctx.save_for_backward(input, result)
         return result
 
@@ -133,8 +129,12 @@ class Norm(Function):
         return ctx.red.sum(t * _norm_weights(x, result, ctx.p, ctx.red))
 
 
-def _matrix_dims(input, dim):
-    """The two wrapped dims a matrix norm reduces (its rows and columns)."""
+def _matrix_dims(input, dim, dt):
+    """The two wrapped dims a matrix norm reduces (its rows and columns), checked with
+    the dtype ``dt`` it computes in."""
+    if dt.name in ("float16", "bfloat16"):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. "
+                           f"Got {_C._torch_type_name(dt)}")
     if dim is None:
         dim = (-2, -1) if input.dim() == 2 else tuple(range(input.dim()))
     if isinstance(dim, numbers.Integral) or len(dim) != 2:
@@ -144,17 +144,6 @@ def _matrix_dims(input, dim):
     if dims[0] == dims[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
     return dims
-
-
-def _matrix_norm(input, p, dim, keepdim, out, dt):
-    """'nuc' (and 'fro' given too many dims): norms over exactly two dims."""
-    if dt.name in ("float16", "bfloat16"):
-        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. "
-                           f"Got {_C._torch_type_name(dt)}")
-    dims = _matrix_dims(input, dim)
-    res = _kernel("matrix_norm", input)(input, "nuc" if p == "nuc" else "fro", dims,
-                                        bool(keepdim), dt)
-    return _emit(res, dt, out, "norm", exact=True)
 
 
 def _nuclear_weights(x, dims):
@@ -168,15 +157,16 @@ class NuclearNorm(Function):
     With ``x = U S V^T``, ``d sum(S) = tr(U^T dx V)``: the gradient is ``U V^T`` (a
     subgradient where singular values vanish).  Only once differentiable: a second
     derivative would need the derivative of the SVD itself.
+
+    ``forward(input, dims, keepdim, dt)``: ``dims`` the two wrapped dims.
     """
     _node_name = "NuclearNormBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim, dt):
-        ctx.dims = _matrix_dims(input, dim)
-        ctx.red = _Reduced(input, ctx.dims, keepdim)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.dims, ctx.red = dims, _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input)
-        return _matrix_norm(input, "nuc", dim, keepdim, None, dt)
+        return _kernel("matrix_norm", input)(input, "nuc", dims, keepdim, dt)
 
     @staticmethod
     @once_differentiable

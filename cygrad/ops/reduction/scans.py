@@ -26,12 +26,11 @@ def _rev_cumsum(t, d):
     return _flip(cumsum(_flip(t, d), d), d)
 
 
-def _scan(input, dim, dtype, out, opname):
+def _scan_args(input, dim, dtype, out, opname):
+    """cumsum/cumprod's checked arguments: (wrapped dim, result dtype)."""
     _check_tensor(input, opname)
-    d = _single_dim(input, dim, opname)
-    dt = _accumulate_dtype(input, dtype, out, opname)
-    res = _kernel("scan", input)(input, d, dt, opname == "cumprod")
-    return _emit(res, dt, out, opname)
+    _no_out(out, opname, input)
+    return _single_dim(input, dim, opname), _accumulate_dtype(input, dtype, out, opname)
 
 
 @tensor_method
@@ -44,21 +43,22 @@ def cumsum(input, dim, *, dtype=None, out=None):
     >>> cygrad.cumsum(cygrad.tensor([1, 2, 3, 4]), dim=0).tolist()
     [1, 3, 6, 10]
     """
-    if _C.needs_autograd(input):
-        _no_out(out, "cumsum")
-        return Cumsum.apply(input, dim, dtype)
-    return _scan(input, dim, dtype, out, "cumsum")
+    d, dt = _scan_args(input, dim, dtype, out, "cumsum")
+    result = Cumsum.apply(input, d, dt)
+    return result if out is None else _emit(result, dt, out, "cumsum")
 
 
 class Cumsum(Function):
     """``x[k]`` appears in ``out[k], out[k+1], ...``: its gradient is the sum of their
-    gradients, a cumsum running backwards."""
+    gradients, a cumsum running backwards.
+
+    ``forward(input, d, dt)``: ``d`` the wrapped dim, ``dt`` the result dtype."""
     _node_name = "CumsumBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, dtype):
-        ctx.d, ctx.dtype = _single_dim(input, dim, "cumsum"), dtype
-        return _scan(input, dim, dtype, None, "cumsum")
+    def forward(ctx, input, d, dt):
+        ctx.d, ctx.dtype = d, dt
+        return _kernel("scan", input)(input, d, dt, False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -79,10 +79,9 @@ def cumprod(input, dim, *, dtype=None, out=None):
     >>> cygrad.tensor([1.0, 2.0, 3.0, 4.0]).cumprod(0).tolist()
     [1.0, 2.0, 6.0, 24.0]
     """
-    if _C.needs_autograd(input):
-        _no_out(out, "cumprod")
-        return Cumprod.apply(input, dim, dtype)
-    return _scan(input, dim, dtype, out, "cumprod")
+    d, dt = _scan_args(input, dim, dtype, out, "cumprod")
+    result = Cumprod.apply(input, d, dt)
+    return result if out is None else _emit(result, dt, out, "cumprod")
 
 
 def _omitted_cumprods(x, d):
@@ -116,9 +115,9 @@ class Cumprod(Function):
     _node_name = "CumprodBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, dtype):
-        ctx.d = _single_dim(input, dim, "cumprod")
-        result = _scan(input, dim, dtype, None, "cumprod")
+    def forward(ctx, input, d, dt):
+        ctx.d = d
+        result = _kernel("scan", input)(input, d, dt, True)
         ctx.save_for_backward(input, result)
         return result
 

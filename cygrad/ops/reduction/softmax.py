@@ -9,17 +9,25 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from ._common import (_axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
-                      _single_dim)
+from ._common import _axes, _check_tensor, _emit, _kernel, _keepdim, _parse_dims, _wrap_dims
 from ._autograd import _no_out, _Reduced, _saved
 from .sums import sum
 
 
-def _softmax_dim(input, dim, opname):
-    """``dim`` checked as PyTorch's parser checks ``torch.softmax``'s: an int, None
+def _softmax_args(input, dim, dtype, opname):
+    """softmax/log_softmax's checked arguments: (wrapped dim, dtype computed in).
+
+    ``dim`` is checked as PyTorch's parser checks ``torch.softmax``'s: an int, None
     included in what it refuses (only ``nn.functional`` has the implicit choice)."""
     _check_tensor(input, opname)
-    return dim if type(dim) is int else int_arg(dim, opname, "dim", 2)
+    if type(dim) is not int:
+        dim = int_arg(dim, opname, "dim", 2)
+    d = _C._wrap(dim, input.dim())
+    dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"{opname}_kernel_impl" not implemented for '
+                                  f"'{_C._torch_type_name(dt)}'")
+    return d, dt
 
 
 def implicit_dim(input, opname, stacklevel=3):
@@ -41,16 +49,6 @@ def implicit_dim(input, opname, stacklevel=3):
     return 0 if input.dim() in (0, 1, 3) else 1
 
 
-def _softmax_setup(input, dim, dtype, opname):
-    """(dim, result dtype)."""
-    d = _single_dim(input, dim, opname)
-    dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
-    if not dt.is_floating_point:
-        raise NotImplementedError(f'"{opname}_kernel_impl" not implemented for '
-                                  f"'{_C._torch_type_name(dt)}'")
-    return d, dt
-
-
 @tensor_method
 def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably (the max along ``dim``
@@ -66,26 +64,21 @@ def softmax(input, dim, dtype=None):
     >>> p.tolist()
     [[0.5, 0.5], [0.5, 0.5]]
     """
-    dim = _softmax_dim(input, dim, "softmax")
-    if _C.needs_autograd(input):
-        return Softmax.apply(input, dim, dtype)
-    return _softmax(input, dim, dtype)
-
-
-def _softmax(input, dim, dtype):
-    d, dt = _softmax_setup(input, dim, dtype, "softmax")
-    return _kernel("softmax", input)(input, d, dt, False)
+    d, dt = _softmax_args(input, dim, dtype, "softmax")
+    return Softmax.apply(input, d, dt)
 
 
 class Softmax(Function):
     """With ``y = softmax(x)``: ``dy_i/dx_j = y_i (delta_ij - y_j)``, so the gradient is
-    ``y * (g - sum(g * y))``."""
+    ``y * (g - sum(g * y))``.
+
+    ``forward(input, d, dt)``: ``d`` the wrapped dim, ``dt`` the dtype computed in."""
     _node_name = "SoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, dtype):
-        ctx.d = _single_dim(input, dim, "softmax")
-        y = _softmax(input, dim, dtype)
+    def forward(ctx, input, d, dt):
+        ctx.d = d
+        y = _kernel("softmax", input)(input, d, dt, False)
         ctx.save_for_backward(y)
         return y
 
@@ -112,15 +105,8 @@ def log_softmax(input, dim, dtype=None):
     >>> [round(v, 4) for v in y.tolist()]
     [-0.6931, -0.6931]
     """
-    dim = _softmax_dim(input, dim, "log_softmax")
-    if _C.needs_autograd(input):
-        return LogSoftmax.apply(input, dim, dtype)
-    return _log_softmax(input, dim, dtype)
-
-
-def _log_softmax(input, dim, dtype):
-    d, dt = _softmax_setup(input, dim, dtype, "log_softmax")
-    return _kernel("softmax", input)(input, d, dt, True)
+    d, dt = _softmax_args(input, dim, dtype, "log_softmax")
+    return LogSoftmax.apply(input, d, dt)
 
 
 class LogSoftmax(Function):
@@ -129,9 +115,9 @@ class LogSoftmax(Function):
     _node_name = "LogSoftmaxBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, dtype):
-        ctx.d = _single_dim(input, dim, "log_softmax")
-        y = _log_softmax(input, dim, dtype)
+    def forward(ctx, input, d, dt):
+        ctx.d = d
+        y = _kernel("softmax", input)(input, d, dt, True)
         ctx.save_for_backward(y)
         return y
 
@@ -166,30 +152,27 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         raise TypeError("logsumexp(): argument 'dim' (position 2) must be tuple of ints, "
                         "not NoneType")
     dim, keepdim = _parse_dims(dim, "logsumexp"), _keepdim(keepdim, "logsumexp")
-    if _C.needs_autograd(input):
-        _no_out(out, "logsumexp")
-        return Logsumexp.apply(input, dim, keepdim)
-    return _logsumexp(input, dim, keepdim, out)
-
-
-def _logsumexp(input, dim, keepdim, out=None):
-    dims = _dims(input, dim, "logsumexp")
+    _no_out(out, "logsumexp", input)
+    dims = _wrap_dims(input, dim)
     dt = input.dtype if input.dtype.is_floating_point else _dt.get_default_dtype()
     if isinstance(out, TensorBase) and not out.dtype.is_floating_point:
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, "
                            f"but got: {_C._torch_type_name(out.dtype)}")
-    res = _kernel("logsumexp", input)(input, _axes(input, dims), bool(keepdim), dt)
-    return _emit(res, dt, out, "logsumexp")
+    result = Logsumexp.apply(input, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "logsumexp")
 
 
 class Logsumexp(Function):
-    """``d logsumexp / d x_i = exp(x_i - logsumexp)``: the slice's softmax."""
+    """``d logsumexp / d x_i = exp(x_i - logsumexp)``: the slice's softmax.
+
+    ``forward(input, dims, keepdim, dt)``: ``dims`` wrapped and sorted, ``dt`` the
+    result dtype."""
     _node_name = "LogsumexpBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        ctx.red = _Reduced(input, _dims(input, dim, "logsumexp"), keepdim)
-        result = _logsumexp(input, dim, keepdim)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.red = _Reduced(input, dims, keepdim)
+        result = _kernel("logsumexp", input)(input, _axes(input, dims), keepdim, dt)
         ctx.save_for_backward(input, result)
         return result
 
@@ -197,7 +180,7 @@ class Logsumexp(Function):
     def backward(ctx, grad):
         x, result = ctx.saved_tensors
         red = ctx.red
-        return red.unreduce(grad) * (x - red.unreduce(result)).exp(), None, None
+        return red.unreduce(grad) * (x - red.unreduce(result)).exp(), None, None, None
 
     @staticmethod
     def jvp(ctx, t, *unused):

@@ -1,7 +1,6 @@
 """Sorting and selection: ``sort``, ``argsort``, ``msort``, ``topk``, ``median``,
 ``kthvalue``, ``mode``, ``unique``.  Sorts are stable; NaN sorts as the largest value.
 """
-from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from .._argcheck import bool_arg, int_arg
@@ -37,26 +36,21 @@ def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     bool_arg(descending, "sort", "descending")
     if stable is not None:
         bool_arg(stable, "sort", "stable")
-    if _C.needs_autograd(input):
-        _no_out(out, "sort")
-        return _SortResult(*Sort.apply(input, dim, descending))
-    return _sort(input, dim, descending, out)
-
-
-def _sort(input, dim, descending, out=None):
-    d = _single_dim(input, dim, "sort")
-    values, idx = _kernel("sort", input)(input, d, descending)
-    return _emit_pair(_SortResult, values, idx, input.dtype, out, "sort")
+    _no_out(out, "sort", input)
+    values, indices = Sort.apply(input, _single_dim(input, dim, "sort"), descending)
+    return _emit_pair(_SortResult, values, indices, input.dtype, out, "sort")
 
 
 class Sort(_Selection):
-    """``sort``: each sorted value's gradient goes back to the position it came from."""
+    """``sort``: each sorted value's gradient goes back to the position it came from.
+
+    ``forward(input, d, descending)`` with ``d`` wrapped."""
     _node_name = "SortBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, descending):
-        values, indices = _sort(input, dim, descending)
-        return Sort._selected(ctx, input, values, indices, _single_dim(input, dim, "sort"), False)
+    def forward(ctx, input, d, descending):
+        values, indices = _kernel("sort", input)(input, d, descending)
+        return Sort._selected(ctx, input, values, indices, d, False)
 
 
 @tensor_method
@@ -88,11 +82,9 @@ def msort(input, *, out=None):
     """
     _check_tensor(input, "msort")
     _no_complex_sort(input, "Sort")
-    if _C.needs_autograd(input):
-        _no_out(out, "msort")
-        return Sort.apply(input, 0, False)[0]
-    values, _ = _kernel("sort", input)(input, 0, False)
-    return _emit(values, input.dtype, out, "msort", exact=True)
+    _no_out(out, "msort", input)
+    values, _ = Sort.apply(input, 0, False)
+    return values if out is None else _emit(values, input.dtype, out, "msort", exact=True)
 
 
 @tensor_method
@@ -114,30 +106,27 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     k = int_arg(k, "topk", "k", 2)
     bool_arg(largest, "topk", "largest")
     bool_arg(sorted, "topk", "sorted")
-    if _C.needs_autograd(input):
-        _no_out(out, "topk")
-        return _TopkResult(*Topk.apply(input, k, dim, largest, sorted))
-    return _topk(input, k, dim, largest, sorted, out)
-
-
-def _topk(input, k, dim, largest, sorted, out=None):
+    _no_out(out, "topk", input)
     if input.dtype == _dt.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _single_dim(input, dim, "topk")
     if not 0 <= k <= (input.shape[d] if input.dim() else 1):
         raise RuntimeError("selected index k out of range")
-    values, idx = _kernel("topk", input)(input, k, d, largest)
-    return _emit_pair(_TopkResult, values, idx, input.dtype, out, "topk")
+    values, indices = Topk.apply(input, k, d, largest)
+    return _emit_pair(_TopkResult, values, indices, input.dtype, out, "topk")
 
 
 class Topk(_Selection):
-    """``topk``: each value's gradient goes back to the position it came from."""
+    """``topk``: each value's gradient goes back to the position it came from.
+
+    ``forward(input, k, d, largest)`` with ``d`` wrapped; the results always come
+    sorted."""
     _node_name = "TopkBackward0"
 
     @staticmethod
-    def forward(ctx, input, k, dim, largest, sorted):
-        values, indices = _topk(input, k, dim, largest, sorted)
-        return Topk._selected(ctx, input, values, indices, _single_dim(input, dim, "topk"), False)
+    def forward(ctx, input, k, d, largest):
+        values, indices = _kernel("topk", input)(input, k, d, largest)
+        return Topk._selected(ctx, input, values, indices, d, False)
 
 
 def _no_bool(input, opname):
@@ -145,13 +134,12 @@ def _no_bool(input, opname):
         raise NotImplementedError(f'"{opname}_cpu" not implemented for \'Bool\'')
 
 
-def _select_sorted(input, dim, keepdim, opname, k):
-    """Shared body of median/kthvalue: the element at sorted position ``k`` along
-    ``dim`` (``k`` None: the lower median, a NaN-holding row's first NaN)."""
+def _nonempty_dim(input, dim, opname):
+    """``dim`` wrapped, refused where the input has no element along it."""
     d = _single_dim(input, dim, opname)
     if input.dim() and input.shape[d] == 0:
         raise IndexError(f"{opname}(): Expected reduction dim {d} to have non-zero size.")
-    return _kernel("kthvalue", input)(input, d, keepdim, k)
+    return d
 
 
 @tensor_method
@@ -175,41 +163,37 @@ def median(input, dim=_UNSET, keepdim=False, *, out=None):
         int_arg(dim, "median", "dim", 2)
     _keepdim(keepdim, "median")
     _no_bool(input, "median")       # (after the argument types, as PyTorch's parser)
-    if _C.needs_autograd(input):
-        _no_out(out, "median")
-        if dim is None:
-            return MedianAll.apply(input)
-        return _MedianResult(*MedianDim.apply(input, dim, keepdim))
-    return _median(input, dim, keepdim, out)
-
-
-def _median(input, dim, keepdim, out=None):
+    _no_out(out, "median", input)
     if dim is None:
-        values, _ = _kernel("kthvalue", input)(input.reshape(-1), 0, False, None)
+        result = MedianAll.apply(input)
         # (the NaN of an empty input converts into out's dtype)
-        return _emit(values, input.dtype, out, "median", exact=input.numel() != 0)
-    values, idx = _select_sorted(input, dim, keepdim, "median", None)
-    return _emit_pair(_MedianResult, values, idx, input.dtype, out, "median")
+        return result if out is None else _emit(result, input.dtype, out, "median",
+                                                exact=input.numel() != 0)
+    values, indices = MedianDim.apply(input, _nonempty_dim(input, dim, "median"), keepdim)
+    return _emit_pair(_MedianResult, values, indices, input.dtype, out, "median")
 
 
 class MedianAll(_TieSplit):
-    """``median()`` of the whole tensor: like ``max()``, the gradient is split evenly
-    among the elements equal to the median (PyTorch's rule)."""
+    """``median()`` of the whole tensor, the lower median: like ``max()``, the gradient
+    is split evenly among the elements equal to the median (PyTorch's rule)."""
     _node_name = "MedianBackward0"
 
     @staticmethod
     def forward(ctx, input):
-        return MedianAll._chosen(ctx, input, None, False, _median(input, None, False))
+        result, _ = _kernel("kthvalue", input)(input.reshape(-1), 0, False, None)
+        return MedianAll._chosen(ctx, input, None, False, result)
 
 
 class MedianDim(_Selection):
-    """``median(dim)``: each value's gradient goes to the element ``indices`` names."""
+    """``median(dim)``: each value's gradient goes to the element ``indices`` names.
+
+    ``forward(input, d, keepdim)`` with ``d`` wrapped; a NaN-holding row's median is
+    its first NaN."""
     _node_name = "MedianBackward1"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        values, indices = _median(input, dim, keepdim)
-        d = _single_dim(input, dim, "median")
+    def forward(ctx, input, d, keepdim):
+        values, indices = _kernel("kthvalue", input)(input, d, keepdim, None)
         return MedianDim._selected(ctx, input, values, indices, d, not keepdim)
 
 
@@ -231,31 +215,23 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if input.dim() != 0 and input.numel() != 0:
         # (PyTorch takes a 0-d input's value, or fails on an empty one, without a kernel)
         _no_bool(input, "kthvalue")
-    if _C.needs_autograd(input):
-        _no_out(out, "kthvalue")
-        return _KthvalueResult(*Kthvalue.apply(input, k, dim, keepdim))
-    return _kthvalue(input, k, dim, keepdim, out)
-
-
-def _kthvalue(input, k, dim, keepdim, out=None):
-    d = _single_dim(input, dim, "kthvalue")
-    size = 1 if input.dim() == 0 else input.shape[d]
-    if size == 0:
-        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
-    if not 1 <= k <= size:
+    _no_out(out, "kthvalue", input)
+    d = _nonempty_dim(input, dim, "kthvalue")
+    if not 1 <= k <= (input.shape[d] if input.dim() else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    values, idx = _select_sorted(input, d, keepdim, "kthvalue", k - 1)
-    return _emit_pair(_KthvalueResult, values, idx, input.dtype, out, "kthvalue")
+    values, indices = Kthvalue.apply(input, k, d, keepdim)
+    return _emit_pair(_KthvalueResult, values, indices, input.dtype, out, "kthvalue")
 
 
 class Kthvalue(_Selection):
-    """``kthvalue``: each value's gradient goes to the element ``indices`` names."""
+    """``kthvalue``: each value's gradient goes to the element ``indices`` names.
+
+    ``forward(input, k, d, keepdim)``: ``k`` counts from 1, ``d`` is wrapped."""
     _node_name = "KthvalueBackward0"
 
     @staticmethod
-    def forward(ctx, input, k, dim, keepdim):
-        values, indices = _kthvalue(input, k, dim, keepdim)
-        d = _single_dim(input, dim, "kthvalue")
+    def forward(ctx, input, k, d, keepdim):
+        values, indices = _kernel("kthvalue", input)(input, d, keepdim, k - 1)
         return Kthvalue._selected(ctx, input, values, indices, d, not keepdim)
 
 
@@ -272,30 +248,22 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     (1, 3)
     """
     _check_tensor(input, "mode")
-    _keepdim(keepdim, "mode")
-    if _C.needs_autograd(input):
-        _no_out(out, "mode")
-        return _ModeResult(*Mode.apply(input, dim, keepdim))
-    return _mode(input, dim, keepdim, out)
-
-
-def _mode(input, dim, keepdim, out=None):
-    d = _single_dim(input, dim, "mode")
-    if input.dim() and input.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = _kernel("mode", input)(input, d, keepdim)
+    keepdim = _keepdim(keepdim, "mode")
+    _no_out(out, "mode", input)
+    values, indices = Mode.apply(input, _nonempty_dim(input, dim, "mode"), keepdim)
     return _emit_pair(_ModeResult, values, indices, input.dtype, out, "mode")
 
 
 class Mode(_Selection):
-    """``mode``: each value's gradient goes to the element ``indices`` names."""
+    """``mode``: each value's gradient goes to the element ``indices`` names.
+
+    ``forward(input, d, keepdim)`` with ``d`` wrapped."""
     _node_name = "ModeBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim):
-        values, indices = _mode(input, dim, keepdim)
-        return Mode._selected(ctx, input, values, indices, _single_dim(input, dim, "mode"),
-                              not keepdim)
+    def forward(ctx, input, d, keepdim):
+        values, indices = _kernel("mode", input)(input, d, keepdim)
+        return Mode._selected(ctx, input, values, indices, d, not keepdim)
 
 
 @tensor_method

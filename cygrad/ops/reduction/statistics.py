@@ -80,9 +80,10 @@ def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):
     dof = n - corr
     if not dof > 0:             # also a NaN correction: no degrees of freedom, as PyTorch
         dof = 0
+        # (stacklevel: this function, forward, the public function, its caller)
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=4)
     return _kernel("var_mean", input)(input, _axes(input, dims), bool(keepdim), n, dof,
                                       take_sqrt)
 
@@ -129,11 +130,9 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "var")
     if input.is_complex():
         return _finish_complex(_complex_var(input, dims, corr, keepdim), out)
-    if _C.needs_autograd(input):
-        _no_out(out, "var")
-        return Var.apply(input, dims, corr, keepdim)
-    v, _ = _var_and_mean(input, dims, corr, keepdim, "var")
-    return _emit(v, input.dtype, out, "var")
+    _no_out(out, "var", input)
+    result = Var.apply(input, dims, corr, keepdim)
+    return result if out is None else _emit(result, input.dtype, out, "var")
 
 
 def _complex_var(z, dims, corr, keepdim):
@@ -146,8 +145,7 @@ def _complex_var(z, dims, corr, keepdim):
 def _finish_complex(result, out):
     if out is None:
         return result
-    if result.requires_grad:
-        _no_out(out, "var")          # (raises: out= does not record autograd)
+    _no_out(out, "var", result)
     return out.resize_(result.shape).copy_(result)
 
 
@@ -188,11 +186,9 @@ def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "std")
     if input.is_complex():
         return _finish_complex(_complex_var(input, dims, corr, keepdim).sqrt(), out)
-    if _C.needs_autograd(input):
-        _no_out(out, "std")
-        return Std.apply(input, dims, corr, keepdim)
-    v, _ = _var_and_mean(input, dims, corr, keepdim, "std", True)
-    return _emit(v, input.dtype, out, "std")
+    _no_out(out, "std", input)
+    result = Std.apply(input, dims, corr, keepdim)
+    return result if out is None else _emit(result, input.dtype, out, "std")
 
 
 class Std(Function):
@@ -228,9 +224,7 @@ def var_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=No
     (1.0, 2.0)
     """
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, None, "var_mean")
-    if _C.needs_autograd(input):
-        return VarMean.apply(input, dims, corr, keepdim)
-    return _var_and_mean(input, dims, corr, keepdim, "var_mean")
+    return VarMean.apply(input, dims, corr, keepdim)
 
 
 class VarMean(Function):
@@ -267,9 +261,7 @@ def std_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=No
     (2.0, 4.0)
     """
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, None, "std_mean")
-    if _C.needs_autograd(input):
-        return StdMean.apply(input, dims, corr, keepdim)
-    return _var_and_mean(input, dims, corr, keepdim, "std_mean", True)
+    return StdMean.apply(input, dims, corr, keepdim)
 
 
 class StdMean(Function):

@@ -11,7 +11,7 @@ from ...autograd.function import Function
 from .._argcheck import int_arg
 from ..creation import eye, ones
 from ._common import (_UNSET, _accumulate_dtype, _alias, _axes, _check_tensor, _dims, _emit,
-                      _kernel, _keepdim, _parse_dims, _reduced_count)
+                      _kernel, _keepdim, _parse_dims, _reduced_count, _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 
 
@@ -41,35 +41,51 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
 
 
 def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
-    """``sum`` when the core's C fast path does not apply (registered with the core)."""
+    """``sum`` wherever the core's C fast path does not apply (registered with the
+    core): the arguments checked once, then ``Sum``."""
     _keepdim(keepdim, "sum")
-    if _C.needs_autograd(input):
-        _no_out(out, "sum")
-        if dim is None and not keepdim and dtype is None:
-            return SumAll.apply(input)
-        return (Sum if dim is None else SumDim).apply(input, dim, keepdim, dtype)
-    return _sum(input, dim, keepdim, dtype, out)
-
-
-def _sum(input, dim=None, keepdim=False, dtype=None, out=None):
-    """``sum`` through its kernel (argument checks and result dtype here)."""
+    _no_out(out, "sum", input)
     dims = _dims(input, dim, "sum")
     dt = _accumulate_dtype(input, dtype, out, "sum")
-    res = _kernel("reduce_sum", input)(input, _axes(input, dims), bool(keepdim), dt)
-    return _emit(res, dt, out, "sum")
+    result = (Sum if dim is None else SumDim).apply(input, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "sum")
+
+
+_C_SUMMED = frozenset((_dt.float32, _dt.float64))
+
+
+def _sum_kernel(input, dims, keepdim, dt):
+    """The sum of ``input`` over wrapped ``dims`` (None: all) into dtype ``dt``.
+
+    A full sum, or one over the last dim, of a contiguous float32/float64 CPU tensor
+    is the core's C row reduction, reached through ``Tensor.sum``; anything else is
+    the ``reduce_sum`` kernel.  The test repeats the conditions of the core's C path
+    (``_reduce_fast`` in ``_core/tensor.pyx``) exactly, because where that path
+    declines ``Tensor.sum`` hands the call back to ``Sum``, whose forward is this.
+    """
+    if dt in _C_SUMMED and input.dtype is dt and input.is_contiguous() and input.numel() \
+            and input.device.type == "cpu":
+        if dims is None:
+            if not keepdim:
+                return TensorBase.sum(input)
+        elif len(dims) == 1 and dims[0] == input.dim() - 1:
+            return TensorBase.sum(input, dims[0], keepdim)
+    return _kernel("reduce_sum", input)(input, _axes(input, dims), keepdim, dt)
 
 
 class Sum(Function):
     """Every summed element has derivative 1: its gradient is the output's gradient,
-    broadcast back over the summed dims."""
+    broadcast back over the summed dims.
+
+    ``forward(input, dims, keepdim, dt)``: ``dims`` wrapped and sorted (None: every
+    dim), ``dt`` the result dtype.
+    """
     _node_name = "SumBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim, dtype):
-        ctx.red, ctx.dtype = _Reduced(input, _dims(input, dim, "sum"), keepdim), dtype
-        if dtype is None:
-            return input.sum(dim, keepdim)   # the core's C kernel where it applies
-        return _sum(input, dim, keepdim, dtype)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.red, ctx.dtype = _Reduced(input, dims, keepdim), dt
+        return _sum_kernel(input, dims, keepdim, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -81,12 +97,14 @@ class Sum(Function):
 
 
 class SumAll(Function):
-    """``x.sum()``: the gradient of every element is the output's gradient."""
+    """``x.sum()`` of a tensor that requires grad (the core applies it directly): the
+    gradient of every element is the output's gradient."""
     _node_name = "SumBackward0"
 
     @staticmethod
     def forward(ctx, input):
         ctx.shape = input.shape
+        # the core's C kernel; where it does not apply, Tensor.sum hands over to Sum
         return input.sum()
 
     @staticmethod
@@ -123,17 +141,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     _check_tensor(input, "nansum")
     _keepdim(keepdim, "nansum")
-    if _C.needs_autograd(input):
-        _no_out(out, "nansum")
-        return Nansum.apply(input, dim, keepdim, dtype)
-    return _nansum(input, dim, keepdim, dtype, out)
-
-
-def _nansum(input, dim, keepdim, dtype, out=None):
+    _no_out(out, "nansum", input)
     dims = _dims(input, dim, "nansum")
     dt = _accumulate_dtype(input, dtype, out, "nansum")
-    res = _kernel("reduce_nansum", input)(input, _axes(input, dims), bool(keepdim), dt)
-    return _emit(res, dt, out, "nansum")
+    result = Nansum.apply(input, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "nansum")
 
 
 class Nansum(Function):
@@ -141,10 +153,10 @@ class Nansum(Function):
     _node_name = "NansumBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim, dtype):
-        ctx.red = _Reduced(input, _dims(input, dim, "nansum"), keepdim)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input)
-        return _nansum(input, dim, keepdim, dtype)
+        return _kernel("reduce_nansum", input)(input, _axes(input, dims), keepdim, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -188,19 +200,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     """
     _check_tensor(input, "mean")
     dim, keepdim = _parse_dims(_alias(dim, axis), "mean"), _keepdim(_alias(keepdim, keepdims), "mean")
-    _mean_dtype(input, dtype, "mean")       # PyTorch checks the dtype before the dims
-    if _C.needs_autograd(input):
-        _no_out(out, "mean")
-        return (Mean if dim is None else MeanDim).apply(input, dim, keepdim, dtype)
-    return _mean(input, dim, keepdim, dtype, out)
-
-
-def _mean(input, dim, keepdim, dtype, out=None):
-    dims = _dims(input, dim, "mean")
-    dt = _mean_dtype(input, dtype, "mean")
-    res = _kernel("reduce_mean", input)(input, _axes(input, dims), bool(keepdim), dt,
-                                        _reduced_count(input, dims))
-    return _emit(res, dt, out, "mean")
+    dt = _mean_dtype(input, dtype, "mean")       # PyTorch checks the dtype before the dims
+    _no_out(out, "mean", input)
+    dims = _wrap_dims(input, dim)
+    result = (Mean if dim is None else MeanDim).apply(input, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "mean")
 
 
 class Mean(Function):
@@ -208,9 +212,10 @@ class Mean(Function):
     _node_name = "MeanBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim, dtype):
-        ctx.red, ctx.dtype = _Reduced(input, _dims(input, dim, "mean"), keepdim), dtype
-        return _mean(input, dim, keepdim, dtype)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.red, ctx.dtype = _Reduced(input, dims, keepdim), dt
+        return _kernel("reduce_mean", input)(input, _axes(input, dims), keepdim, dt,
+                                             _reduced_count(input, dims))
 
     @staticmethod
     def backward(ctx, grad):
@@ -238,18 +243,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """
     _check_tensor(input, "nanmean")
     dim, keepdim = _parse_dims(dim, "nanmean"), _keepdim(keepdim, "nanmean")
-    _mean_dtype(input, dtype, "nanmean")
-    if _C.needs_autograd(input):
-        _no_out(out, "nanmean")
-        return Nanmean.apply(input, dim, keepdim, dtype)
-    return _nanmean(input, dim, keepdim, dtype, out)
-
-
-def _nanmean(input, dim, keepdim, dtype, out=None):
-    dims = _dims(input, dim, "nanmean")
     dt = _mean_dtype(input, dtype, "nanmean")
-    res = _kernel("reduce_nanmean", input)(input, _axes(input, dims), bool(keepdim), dt)
-    return _emit(res, dt, out, "nanmean")
+    _no_out(out, "nanmean", input)
+    dims = _wrap_dims(input, dim)
+    result = Nanmean.apply(input, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "nanmean")
 
 
 class Nanmean(Function):
@@ -263,10 +261,10 @@ class Nanmean(Function):
         return valid / _kernel("reduce_sum", valid)(valid, red.axes, True, x.dtype)
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim, dtype):
-        ctx.red = _Reduced(input, _dims(input, dim, "nanmean"), keepdim)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input)
-        return _nanmean(input, dim, keepdim, dtype)
+        return _kernel("reduce_nanmean", input)(input, _axes(input, dims), keepdim, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -300,17 +298,11 @@ def prod(input, dim=_UNSET, keepdim=False, *, dtype=None, out=None, axis=None, k
         dim = None
     else:       # PyTorch's prod has no dim-list overload, and an explicit None matches none
         dim = int_arg(dim, "prod", "dim")
-    if _C.needs_autograd(input):
-        _no_out(out, "prod")
-        return (Prod if dim is None else ProdDim).apply(input, dim, keepdim, dtype)
-    return _prod(input, dim, keepdim, dtype, out)
-
-
-def _prod(input, dim, keepdim, dtype, out=None):
-    dims = _dims(input, dim, "prod")
+    _no_out(out, "prod", input)
+    dims = _wrap_dims(input, dim)
     dt = _accumulate_dtype(input, dtype, out, "prod")
-    res = _kernel("reduce_prod", input)(input, _axes(input, dims), bool(keepdim), dt)
-    return _emit(res, dt, out, "prod")
+    result = (Prod if dim is None else ProdDim).apply(input, dims, keepdim, dt)
+    return result if out is None else _emit(result, dt, out, "prod")
 
 
 def _omit_each(r):
@@ -345,9 +337,9 @@ class Prod(Function):
     _node_name = "ProdBackward0"
 
     @staticmethod
-    def forward(ctx, input, dim, keepdim, dtype):
-        ctx.red = _Reduced(input, _dims(input, dim, "prod"), keepdim)
-        result = _prod(input, dim, keepdim, dtype)
+    def forward(ctx, input, dims, keepdim, dt):
+        ctx.red = _Reduced(input, dims, keepdim)
+        result = _kernel("reduce_prod", input)(input, _axes(input, dims), keepdim, dt)
         ctx.save_for_backward(input, result)
         return result
 
