@@ -507,12 +507,6 @@ _NO_INT_OUT = ("PyTorch computes sum/prod/cumsum into out's dtype (a float resul
                "int64 out is allowed), so the generated int-out check does not apply; "
                "out= is tested in tests/test_reduction.py")
 
-def _elementwise_node(op, cls):
-    """Reason of a strict xfail of test_function_class (issue 8)."""
-    return (f"issue 8: {op}(input, other) records the elementwise {cls}Backward0 "
-            f"(cygrad.ops.elementwise.binary.{cls}), not a Function in cygrad.ops.reduction")
-
-
 # Value reductions are differentiable; index results (argmax, argsort...), bool/count
 # results and unique (torch: not implemented) say supports_autograd=False.
 AUTOGRAD_DEFAULTS = {"supports_autograd": True}
@@ -553,14 +547,14 @@ OPS = [
                ("empty_dim", _EMPTY, (1,), {}, IndexError, "to have non-zero size"),
                ("tuple_dim", _arr((2, 3)), (), {"dim": (0,)}, TypeError, None))),
     OpInfo("max", cygrad.max, _quiet(np.maximum), ALL, _max_other_samples, method="max",
-           variant="other", xfails={"test_function_class": _elementwise_node("max", "Maximum")}),
+           variant="other"),
     OpInfo("min", cygrad.min, _quiet(np.min), ALL, _max_full_samples, method="min",
            variant="full"),
     OpInfo("min", cygrad.min, _values_indices_ref(np.argmin), ALL,
            lambda op, dt, rng: _dim_samples(op, dt, rng, extra=_keepdim_extra),
            method="min", variant="dim"),
     OpInfo("min", cygrad.min, _quiet(np.minimum), ALL, _max_other_samples, method="min",
-           variant="other", xfails={"test_function_class": _elementwise_node("min", "Minimum")}),
+           variant="other"),
     OpInfo("amax", cygrad.amax, _reduction_ref(np.max), ALL, _reduce_samples, method="amax",
            supports_out=True, error_inputs=_errors(
                ("empty_dim", _EMPTY, (1,), {}, IndexError, "to have non-zero size"),
