@@ -59,6 +59,10 @@ class C2C(Function):
     def backward(ctx, g):
         return C2C.apply(g, ctx.axes, _DUAL[ctx.norm], not ctx.fwd), None, None, None
 
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return C2C.apply(t, ctx.axes, ctx.norm, ctx.fwd)      # linear: the same transform
+
 
 class R2C(Function):
     """The forward transform of a real input, ``n // 2 + 1`` outputs on ``axes[-1]``."""
@@ -72,6 +76,10 @@ class R2C(Function):
     def backward(ctx, g):
         padded = resize(g, ctx.axes[-1], ctx.n)
         return cygrad.real(C2C.apply(padded, ctx.axes, _DUAL[ctx.norm], False)), None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return R2C.apply(t, ctx.axes, ctx.norm)
 
 
 class C2R(Function):
@@ -96,6 +104,11 @@ class C2R(Function):
         shape = [1] * g.dim()
         shape[axis] = m
         return half * w.reshape(shape), None, None, None
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        # real-linear in the half-spectrum (the Hermitian extension is conjugation)
+        return C2R.apply(t, ctx.axes, ctx.n, ctx.norm)
 
 
 # ------------------------------------------------------------------------- helpers

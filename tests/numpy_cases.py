@@ -66,7 +66,6 @@ EINSUM_COMPLEX_BUG = ("cygrad.einsum of a complex operand that sums a label comp
                       "(ops/linalg.py _einsum_compute treats complex as integer)")
 EINSUM_COMPLEX_GRAD_BUG = "cygrad.einsum's backward does not conjugate the other operands (complex)"
 CUMPROD_COMPLEX_GRAD_BUG = "cygrad.cumprod's backward does not conjugate for complex inputs"
-FFT_JVP_BUG = "cygrad/fft.py's C2C/R2C/C2R Functions have no jvp"
 
 CASES = []
 
@@ -375,12 +374,11 @@ for _norm in FFT_NORMS:
         _src = FFT_REAL if _name in FFT_REAL_INPUT else FFT_CPLX
         CASES.append(Case(f"fft.{_name}", f"fft.{_name} {_kw} {_norm}",
                           lambda t, f=_f, kw=_kw, norm=_norm: f(t, norm=norm, **kw),
-                          (_src[0, :3, :4],), fwd_bug=FFT_JVP_BUG))
+                          (_src[0, :3, :4],)))
 # a real input to a complex transform
-row("fft.fft", lambda t: cnp.fft.fft(t, n=4), FFT_REAL[0, :2, :5], label="fft.fft real input",
-    fwd_bug=FFT_JVP_BUG)
+row("fft.fft", lambda t: cnp.fft.fft(t, n=4), FFT_REAL[0, :2, :5], label="fft.fft real input")
 row("fft.ifftn", lambda t: cnp.fft.ifftn(t, norm="ortho"), FFT_REAL[0, :2, :5],
-    label="fft.ifftn real input", fwd_bug=FFT_JVP_BUG)
+    label="fft.ifftn real input")
 row("fft.fftshift", lambda t: cnp.fft.fftshift(t, axes=1), F, cplx=True)
 row("fft.ifftshift", lambda t: cnp.fft.ifftshift(t), F, cplx=True)
 
