@@ -393,9 +393,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         if type(input) in (int, float) and isinstance(other, TensorBase) \
                 and other.dtype in _NARROW_FLOATS:
             input = _narrowed(input, other.dtype)   # as floor_divide reads a first-place number
-        if out is None and _C.needs_autograd(input, other) and _C.result_type(input, other).is_floating_point:
-            # differentiable form (zero gradient almost everywhere, as in PyTorch)
-            return _C.unary_op(OPS["floor"], _C.binary_op(OPS["div"], input, other))
+        if out is None:
+            return _binary.DivFloor.apply(input, other)
         return _C.binary_op(OPS["floor_divide"], input, other, out)
     if rounding_mode == "trunc":
         dt = _C.result_type(input, other)
