@@ -1,7 +1,8 @@
 """Helpers shared by the shape functions: reading tensor-list and int-list
-arguments as PyTorch's parser does, checking and filling ``out=`` tensors, the
-autograd bookkeeping of the copying ops, and gathering slices along a dim (the
-kernel of ``repeat_interleave`` and the copying pad modes).
+arguments as PyTorch's parser does, checking and filling ``out=`` tensors (the
+result is computed by the op's Function, then copied in), zero tangents, and
+gathering slices along a dim (the forward of ``repeat_interleave`` and the copying
+pad modes) with its adjoint.
 """
 from ..._core import tensor as _C
 from ..._core.dispatch import kernel
@@ -59,43 +60,39 @@ _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "complex128": "c10::complex<double>"}
 
 
-def _new_output(out, shape, dtype, device, opname, exact=False):
-    """``out`` checked (its dtype equal to ``dtype`` when ``exact``, else one the
-    result can be cast to; resized when its shape is wrong) or a new tensor."""
-    if out is None:
-        return _C._empty(tuple(shape), dtype, device)
+def _refuse_tracked(opname, res):
+    """``out=`` is refused for a result that autograd tracks (an argument requires
+    grad, or carries a tangent), as in PyTorch."""
+    if _C.needs_autograd(res):
+        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+
+
+def _write_out(out, res, opname, exact=False):
+    """Copy an op's result ``res`` into the caller's ``out`` after PyTorch's checks:
+    its dtype equal to the result's when ``exact``, else one the result can be cast
+    to; resized when its shape is wrong.  Writing into ``out`` is an in-place change
+    (its version moves)."""
+    _refuse_tracked(opname, res)
     if not isinstance(out, TensorBase):
         raise TypeError(f"{opname}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    dtype = res.dtype
     if exact and out.dtype is not dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {_CPP_NAMES[dtype.name]}, but got "
                            f"{_CPP_NAMES[out.dtype.name]} instead")
     if not _C._can_cast(dtype, out.dtype):
         raise TypeError(f"torch.{opname}(): input types can't be cast to the desired output type "
                         f"{_C._torch_type_name(out.dtype)}")
-    if tuple(out.shape) != tuple(shape):
+    if tuple(out.shape) != tuple(res.shape):
         resize = getattr(out, "resize_", None)
         if resize is None:
             raise RuntimeError(f"{opname}(): out= has shape {list(out.shape)} but the result has "
-                               f"shape {list(shape)}")
-        resize(tuple(shape))
+                               f"shape {list(res.shape)}")
+        resize(tuple(res.shape))
+    if res.numel():
+        _C._copy_into(out, res)
+    out._bump_version()
     return out
-
-
-def _done(res, out):
-    if out is not None:
-        res._bump_version()   # writing into a caller's tensor is an in-place change
-    return res
-
-
-def _records(opname, out, *tensors):
-    """Must this call go through the op's autograd Function?  (``out=`` is refused
-    then, as in PyTorch.)"""
-    if not _C.needs_autograd(*tensors):
-        return False
-    if out is not None:
-        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
-                           "automatic differentiation, but one of the arguments requires grad.")
-    return True
 
 
 def _zero_tangents(tangents, shapes):

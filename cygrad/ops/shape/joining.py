@@ -1,17 +1,20 @@
 """Joining tensors: ``cat`` (and its aliases ``concat``/``concatenate``),
 ``stack`` and the NumPy-style ``hstack``/``vstack``/``dstack``/``column_stack``.
 
-The output is allocated once and each input copied into its slice of it
-(``_C._copy_into(out.narrow(...), x)``); the copy kernel converts dtypes and
-follows strides, so no input is copied first.  ``Cat``'s and ``Stack``'s backward
-hand each input its slice of the output gradient (views).
+``cat`` and ``stack`` check their arguments and call their Function (``Cat``,
+``Stack``), whose forward allocates the output once and copies each input into its
+slice of it: CPU inputs of one dtype in one "cat" kernel call, others with
+``_C._copy_into(out.narrow(...), x)`` (the copy kernel converts dtypes and follows
+strides, so no input is copied first).  ``out=`` gets the result copied in.  The
+backward hands each input its slice of the output gradient (views); the jvp joins
+the tangents the same way.
 """
 from ..._core import tensor as _C
 from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from ._common import (_check_devices, _done, _new_output, _records, _tensor_seq,
+from ._common import (_check_devices, _tensor_seq, _write_out,
                       _zero_tangents)
 from .broadcasting import atleast_1d, atleast_2d, atleast_3d
 
@@ -62,10 +65,10 @@ def concatenate(tensors, dim=0, *, out=None):
     return _cat(tensors, dim, out, "concatenate")
 
 
-def _cat_fast(tensors, dim):
-    """``cat`` of CPU tensors of one dtype and rank that need no autograd, with every
-    check in one loop; None when the call is anything else (the general path then
-    runs, and raises PyTorch's errors)."""
+def _fast_dim(tensors, dim):
+    """``cat``'s dim, wrapped, for CPU tensors of one dtype and rank with equal sizes
+    off ``dim``, all checks in one loop; None when the call is anything else (the
+    general checks then run, and raise PyTorch's errors)."""
     if type(tensors) is not list and type(tensors) is not tuple or not tensors:
         return None
     ref = tensors[0]
@@ -76,29 +79,24 @@ def _cat_fast(tensors, dim):
     d = dim + nd if dim < 0 else dim
     if not 0 <= d < nd:
         return None
+    if nd == 1:
+        for x in tensors:
+            if not isinstance(x, TensorBase) or x.dtype is not dt or not x.is_cpu or x.dim() != 1:
+                return None
+        return d
     before, after = shape[:d], shape[d + 1:]
-    total = 0
     for x in tensors:
         if not isinstance(x, TensorBase) or x.dtype is not dt or not x.is_cpu:
             return None
         s = tuple(x.shape)
-        if len(s) != nd or (nd > 1 and (s[:d] != before or s[d + 1:] != after)):
+        if len(s) != nd or s[:d] != before or s[d + 1:] != after:
             return None
-        total += s[d]
-    if _C.needs_autograd(*tensors):
-        return None
-    res = _C._empty(before + (total,) + after, dt, ref.device)
-    if total:
-        _cat_kernel()(res, tensors, d)
-    return res
+    return d
 
 
-def _cat(tensors, dim, out, opname):
-    if out is None:
-        res = _cat_fast(tensors, dim)
-        if res is not None:
-            return res
-    tensors = _tensor_seq(tensors, opname)
+def _checked_dim(tensors, dim, opname):
+    """PyTorch's checks of ``cat``'s arguments; the dim, wrapped (0 when every tensor
+    is a skipped 1-D empty one)."""
     if type(dim) is not int:
         dim = int_arg(dim, opname, "dim")
     if not tensors:
@@ -107,15 +105,11 @@ def _cat(tensors, dim, out, opname):
         if x.dim() == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     _check_devices(tensors)
-    dtype = _C.result_type(*tensors)
     kept = [(i, x) for i, x in enumerate(tensors) if not _is_legacy_empty(x)]
     if not kept:
-        if _records("cat", out, *tensors):
-            return Cat.apply(0, *tensors)
-        return _done(_new_output(out, (0,), dtype, tensors[0].device, "cat"), out)
+        return 0
     ref = kept[0][1]
     d = _C._wrap(dim, ref.dim())
-    total = 0
     for i, x in kept:
         if x.dim() != ref.dim():
             raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} "
@@ -125,14 +119,16 @@ def _cat(tensors, dim, out, opname):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {ref.shape[k]} but got size {x.shape[k]} for "
                                    f"tensor number {i} in the list.")
-        total += x.shape[d]
-    if _records("cat", out, *tensors):
-        return Cat.apply(d, *tensors)
-    shape = list(ref.shape)
-    shape[d] = total
-    res = _new_output(out, shape, dtype, ref.device, "cat")
-    _cat_into(res, [x for _, x in kept], d)
-    return _done(res, out)
+    return d
+
+
+def _cat(tensors, dim, out, opname):
+    d = _fast_dim(tensors, dim) if out is None else None
+    if d is None:
+        tensors = _tensor_seq(tensors, opname)
+        d = _checked_dim(tensors, dim, opname)
+    res = Cat.apply(d, *tensors)
+    return res if out is None else _write_out(out, res, "cat")
 
 
 _cat_cpu = None
@@ -147,16 +143,28 @@ def _cat_kernel():
     return _cat_cpu
 
 
-def _cat_into(res, tensors, d):
-    if res.is_cpu and all(x.is_cpu and x.dtype is res.dtype for x in tensors):
-        if res.numel():
+def _joined(tensors, d, shapes):
+    """The checked ``tensors`` (``shapes`` their shapes, as tuples) one after the
+    other along ``d``, in a new tensor of their promoted dtype; 1-D empty tensors are
+    skipped (PyTorch's legacy rule)."""
+    dtype = _C.result_type(*tensors)
+    if (0,) in shapes:
+        kept = [(x, s) for x, s in zip(tensors, shapes) if s != (0,)]
+        if not kept:
+            return _C._empty((0,), dtype, tensors[0].device)
+        tensors, shapes = [x for x, _ in kept], [s for _, s in kept]
+    first = shapes[0]
+    total = sum([s[d] for s in shapes])
+    res = _C._empty(first[:d] + (total,) + first[d + 1:], dtype, tensors[0].device)
+    if res.is_cpu and all([x.dtype is dtype for x in tensors]):
+        if total:
             _cat_kernel()(res, tensors, d)
-        return
+        return res
     offset = 0
-    for x in tensors:
-        n = x.shape[d]
-        _C._copy_into(res.narrow(d, offset, n), x)
-        offset += n
+    for x, s in zip(tensors, shapes):
+        _C._copy_into(res.narrow(d, offset, s[d]), x)
+        offset += s[d]
+    return res
 
 
 class Cat(Function):
@@ -167,8 +175,8 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
-        ctx.shapes = [tuple(x.shape) for x in tensors]
-        return cat(tensors, dim)
+        ctx.shapes = shapes = [tuple(x.shape) for x in tensors]
+        return _joined(tensors, dim, shapes)
 
     @staticmethod
     def backward(ctx, grad):
@@ -186,7 +194,7 @@ class Cat(Function):
     @staticmethod
     def jvp(ctx, _dim, *tangents):
         tangents = _zero_tangents(tangents, ctx.shapes)
-        return None if tangents is None else cat(tangents, ctx.dim)
+        return None if tangents is None else Cat.apply(ctx.dim, *tangents)
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -204,21 +212,27 @@ def stack(tensors, dim=0, *, out=None):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     ref = tensors[0]
-    _C._wrap(dim, ref.dim() + 1)        # PyTorch checks the dim before the sizes
+    d = _C._wrap(dim, ref.dim() + 1)        # PyTorch checks the dim before the sizes
+    shape = ref.shape
     for i, x in enumerate(tensors[1:], 1):
-        if tuple(x.shape) != tuple(ref.shape):
+        if x.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(ref.shape)} at entry 0 and {list(x.shape)} at entry {i}")
+                               f"{list(shape)} at entry 0 and {list(x.shape)} at entry {i}")
     _check_devices(tensors)
-    d = _C._wrap(dim, ref.dim() + 1)
-    if _records("stack", out, *tensors):
-        return Stack.apply(d, *tensors)
-    shape = list(ref.shape)
-    shape.insert(d, len(tensors))
-    res = _new_output(out, shape, _C.result_type(*tensors), ref.device, "stack")
+    res = Stack.apply(d, *tensors)
+    return res if out is None else _write_out(out, res, "stack")
+
+
+def _stacked(tensors, d):
+    """The checked, equally shaped ``tensors`` as slices ``0, 1, ...`` of a new dim
+    ``d`` of a new tensor (their promoted dtype)."""
+    ref = tensors[0]
+    shape = tuple(ref.shape)
+    res = _C._empty(shape[:d] + (len(tensors),) + shape[d:], _C.result_type(*tensors),
+                    ref.device)
     for i, x in enumerate(tensors):
         _C._copy_into(res.select(d, i), x)
-    return _done(res, out)
+    return res
 
 
 class Stack(Function):
@@ -228,8 +242,8 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, dim, *tensors):
         ctx.dim = dim
-        ctx.shape = tuple(tensors[0].shape)
-        return stack(tensors, dim)
+        ctx.shape = tensors[0].shape
+        return _stacked(tensors, dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -238,7 +252,7 @@ class Stack(Function):
     @staticmethod
     def jvp(ctx, _dim, *tangents):
         tangents = _zero_tangents(tangents, [ctx.shape] * len(tangents))
-        return None if tangents is None else stack(tangents, ctx.dim)
+        return None if tangents is None else Stack.apply(ctx.dim, *tangents)
 
 
 def hstack(tensors, *, out=None):

@@ -11,7 +11,6 @@ from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ...autograd.function import Function
 from .._argcheck import float_arg, int_list_arg, not_tensor, symint_list_arg
-from ..indexing import index_select
 from ._common import _INT64_MAX, _add_slices, _gather
 
 
@@ -62,9 +61,7 @@ def pad(input, pad, mode="constant", value=None):
                 raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding "
                                    f"{before} and {after} resulted in a negative output size, "
                                    f"which is invalid. Check dimension {d} of your input.")
-        if _C.needs_autograd(input):
-            return ConstantPadNd.apply(input, amounts, value)
-        return _pad_constant(input, widths, value)
+        return ConstantPadNd.apply(input, amounts, value)
     if mode not in _COPY_PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None:
@@ -90,11 +87,11 @@ class ConstantPadNd(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return pad(grad, tuple(-a for a in ctx.amounts)), None, None
+        return ConstantPadNd.apply(grad, tuple(-a for a in ctx.amounts), 0), None, None
 
     @staticmethod
     def jvp(ctx, tangent, _amounts, _value):
-        return pad(tangent, ctx.amounts)
+        return ConstantPadNd.apply(tangent, ctx.amounts, 0)
 
 
 def _crop_negative(input, widths):
@@ -141,9 +138,7 @@ def _pad_copying(input, widths, mode):
         if mode == "circular" and (before > size or after > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
     sources = [(d, _pad_source(input.shape[d], before, after, mode)) for d, before, after in widths]
-    if _C.needs_autograd(input):
-        return _pad_function(mode, len(widths)).apply(input, sources)
-    return _gather_along(input, sources)
+    return _pad_function(mode, len(widths)).apply(input, sources)
 
 
 def _pad_source(size, before, after, mode):
@@ -182,9 +177,9 @@ class _PadCopies(Function):
 
     @staticmethod
     def jvp(ctx, tangent, _sources):
-        for d, source, _ in ctx.sources:
-            tangent = index_select(tangent, d, source.to(tangent.device))
-        return tangent
+        # linear: the tangent is padded the same way
+        sources = [(d, source) for d, source, _ in ctx.sources]
+        return type(ctx)._forward_cls.apply(tangent, sources)
 
 
 _PAD_NODE_NAMES = {"reflect": "ReflectionPad{}DBackward0",

@@ -41,9 +41,7 @@ def _flip_dims(input, dims):
     for d in wrapped:
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    if _C.needs_autograd(input):
-        return Flip.apply(input, tuple(wrapped))
-    return _flip(input, wrapped)
+    return Flip.apply(input, tuple(wrapped))
 
 
 def _flip(input, wrapped):
@@ -67,11 +65,11 @@ class Flip(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return flip(grad, ctx.dims), None
+        return Flip.apply(grad, ctx.dims), None
 
     @staticmethod
     def jvp(ctx, tangent, _dims):
-        return flip(tangent, ctx.dims)
+        return Flip.apply(tangent, ctx.dims)
 
 
 @tensor_method
@@ -127,37 +125,31 @@ def roll(input, shifts, dims=None):
     if not shifts:
         raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
-        if _C.needs_autograd(input):
-            return Roll.apply(input, shifts, None)
-        return _roll_flat(input, shifts[0])
+        return Roll.apply(input, shifts, None)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
     if input.numel() == 0:
-        return input.clone()    # PyTorch returns before it looks at the dims
+        return Roll.apply(input, (), ())    # PyTorch returns before it looks at the dims
     total = {}
     for s, d in zip(shifts, dims):
         d = _C._wrap(d, input.dim())
         total[d] = total.get(d, 0) + s
-    if _C.needs_autograd(input):
-        return Roll.apply(input, tuple(total.values()), tuple(total))
-    return _roll(input, total)
+    return Roll.apply(input, tuple(total.values()), tuple(total))
 
 
-def _roll_flat(input, shift):
-    """``roll`` without dims: the flattened elements rolled, in the input's shape."""
-    return _roll(input.flatten(), {0: shift}).view(input.shape)
-
-
-def _roll(input, total):
-    """``roll`` with ``total`` = {dim: shift} (dims wrapped and distinct)."""
+def _roll(input, shifts, dims):
+    """``input`` rolled by ``shifts[i]`` along ``dims[i]`` (wrapped and distinct);
+    ``dims=None``: the flattened elements rolled by ``shifts[0]``, in the input's shape."""
+    if dims is None:
+        return _roll(input.flatten(), shifts, (0,)).view(input.shape)
     res = _C._empty(tuple(input.shape), input.dtype, input.device)
     if res.numel() == 0:
         return res
     # Along each rolled dim the output is two blocks of the input, swapped:
     # out[s:] = in[:n-s] and out[:s] = in[n-s:].  Every combination of blocks is one copy.
     pieces = []
-    for d, s in total.items():
+    for d, s in zip(dims, shifts):
         n = input.shape[d]
         s %= n
         pieces.append([(d, s, 0, n - s), (d, 0, n - s, s)])
@@ -179,9 +171,7 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, input, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        if dims is None:
-            return _roll_flat(input, shifts[0])
-        return _roll(input, dict(zip(dims, shifts)))
+        return _roll(input, shifts, dims)
 
     @staticmethod
     def backward(ctx, grad):
@@ -217,19 +207,17 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
-    if _C.needs_autograd(input):
-        return Rot90.apply(input, k, (d0, d1))
-    return _rot90(input, k, d0, d1)
+    return Rot90.apply(input, k, (d0, d1))
 
 
 def _rot90(input, k, d0, d1):
     k %= 4
     if k == 1:
-        return flip(input, [d1]).transpose(d0, d1)
+        return _flip(input, (d1,)).transpose(d0, d1)
     if k == 2:
-        return flip(input, [d0, d1])
+        return _flip(input, (d0, d1))
     if k == 3:
-        return flip(input, [d0]).transpose(d0, d1)
+        return _flip(input, (d0,)).transpose(d0, d1)
     return input.clone()
 
 
@@ -244,8 +232,8 @@ class Rot90(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return rot90(grad, -ctx.k % 4, ctx.dims), None, None
+        return Rot90.apply(grad, -ctx.k % 4, ctx.dims), None, None
 
     @staticmethod
     def jvp(ctx, tangent, _k, _dims):
-        return rot90(tangent, ctx.k, ctx.dims)
+        return Rot90.apply(tangent, ctx.k, ctx.dims)

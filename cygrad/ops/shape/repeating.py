@@ -2,9 +2,9 @@
 tensor, PyTorch's meaning) and ``repeat_interleave`` (each element repeated in
 place, NumPy's ``repeat``).
 
-``repeat`` copies the input once into a view of the output shaped
+``Repeat`` copies the input once into a view of the output shaped
 ``(r0, s0, r1, s1, ...)``, broadcast over the copy dims; its gradient sums those
-dims.  ``repeat_interleave`` gathers slices and shares ``index_select``'s autograd.
+dims.  ``RepeatInterleave`` gathers slices along a dim; its gradient adds them back.
 """
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
@@ -13,8 +13,7 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg, int_list_arg, not_tensor, symint_list_arg
-from ..indexing import IndexSelect
-from ._common import _INT64_MAX, _gather, _method_ints, _shape_error_if_negative
+from ._common import _INT64_MAX, _add_slices, _gather, _method_ints, _shape_error_if_negative
 
 
 @tensor_method
@@ -45,12 +44,12 @@ def _repeat_checked(input, reps):
         if r * s > _INT64_MAX:
             raise RuntimeError(f"repeat: size {s} of dimension {i} repeated {r} times does not "
                                "fit in 64 bits")
-    if _C.needs_autograd(input):
-        return Repeat.apply(input, reps)
-    return _repeat(input, reps, src_shape, out_shape)
+    return Repeat.apply(input, reps)
 
 
-def _repeat(input, reps, src_shape, out_shape):
+def _repeat(input, reps):
+    src_shape = (1,) * (len(reps) - input.dim()) + input.shape
+    out_shape = tuple(r * s for r, s in zip(reps, src_shape))
     res = _C._empty(out_shape, input.dtype, input.device)
     if res.numel() == 0:
         return res
@@ -80,8 +79,8 @@ class Repeat(Function):
 
     @staticmethod
     def forward(ctx, input, reps):
-        ctx.reps, ctx.shape = reps, tuple(input.shape)
-        return repeat(input, reps)
+        ctx.reps, ctx.shape = reps, input.shape
+        return _repeat(input, reps)
 
     @staticmethod
     def backward(ctx, grad):
@@ -92,7 +91,7 @@ class Repeat(Function):
 
     @staticmethod
     def jvp(ctx, tangent, _reps):
-        return repeat(tangent, ctx.reps)
+        return Repeat.apply(tangent, ctx.reps)
 
 
 def tile(input, dims):
@@ -170,9 +169,33 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = _C.full((n,), repeats, dtype=_dt.int64)
     index = _repeat_index(counts, output_size)
     src = input if input.dim() else input.reshape(1)
-    if _C.needs_autograd(src):
-        return IndexSelect.apply(src, d, index.to(src.device))
-    return _gather(src, d, index)
+    return RepeatInterleave.apply(src, d, index.to(src.device))
+
+
+class RepeatInterleave(Function):
+    """Slice ``i`` of the input along ``dim`` repeated ``counts[i]`` times: the
+    slices gathered at ``index`` (``0..n-1``, each ``i`` ``counts[i]`` times).
+
+    It is linear: the tangent is gathered the same way, and the gradient is the
+    gather's adjoint, each output slice added back onto the slice it copies.
+    PyTorch's node for it is ``IndexSelectBackward0``."""
+    _node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, input, dim, index):
+        ctx.dim, ctx.size = dim, input.shape[dim]
+        ctx.save_for_backward(index)
+        return _gather(input, dim, index)
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, = ctx.saved_tensors
+        return _add_slices(grad, ctx.dim, index, ctx.size), None, None
+
+    @staticmethod
+    def jvp(ctx, tangent, _dim, _index):
+        index, = ctx.saved_tensors
+        return RepeatInterleave.apply(tangent, ctx.dim, index)
 
 
 def _repeat_index(counts, output_size):

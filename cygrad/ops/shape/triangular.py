@@ -1,9 +1,10 @@
 """``tril``/``triu`` and their in-place forms: the lower/upper triangle of the last
 two dims kept, the rest zeroed.
 
-A copy (or, in place, the tensor itself) has the elements outside the triangle
-zeroed by the "triangle_zero" kernel; the gradient is the same triangle of the
-output gradient.
+``Tril``/``Triu`` copy the input and zero the elements outside the triangle with
+the "triangle_zero" kernel; ``TrilInplace``/``TriuInplace`` zero the tensor
+itself.  The gradient (and the tangent) is the same triangle of the output
+gradient.
 """
 from ..._core import tensor as _C
 from ..._core.dispatch import kernel
@@ -11,20 +12,21 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg, not_tensor
-from ._common import _done, _new_output, _records
+from ._common import _write_out
 
 
-def _triangle_keep(input, diagonal, lower, opname):
-    """What to keep, ``(diagonal, lower)``, once ``input`` is known to have a triangle."""
+def _clamped_diagonal(input, diagonal, opname):
+    """``diagonal`` once ``input`` is known to have a triangle, clamped to the range
+    where offsets differ (beyond the matrix all offsets act alike)."""
     if input.dim() < 2:
         raise RuntimeError(f"{opname}: input tensor must have at least 2 dimensions")
     n, m = input.shape[-2], input.shape[-1]
-    return min(max(diagonal, -n - 1), m + 1), lower   # beyond the matrix all offsets act alike
+    return min(max(diagonal, -n - 1), m + 1)
 
 
-def _zero_outside(t, keep):
-    """Zero the elements of ``t`` (last two dims) outside the triangle ``keep``, in place."""
-    kernel("triangle_zero", t.device.type)(t, *keep)
+def _zero_outside(t, diagonal, lower):
+    """Zero the elements of ``t`` (last two dims) outside the triangle, in place."""
+    kernel("triangle_zero", t.device.type)(t, diagonal, lower)
 
 
 @tensor_method
@@ -38,13 +40,7 @@ def tril(input, diagonal=0, *, out=None):
     >>> cygrad.tril(cygrad.ones(3, 3, dtype=cygrad.int64)).tolist()
     [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
     """
-    if not isinstance(input, TensorBase):
-        raise not_tensor(input, "tril")
-    diagonal = int_arg(diagonal, "tril", "diagonal", 2)
-    keep = _triangle_keep(input, diagonal, True, "tril")
-    if _records("tril", out, input):
-        return Tril.apply(input, diagonal)
-    return _triangle(input, keep, out, "tril")
+    return _triangle(Tril, input, diagonal, out, "tril")
 
 
 @tensor_method
@@ -58,43 +54,43 @@ def triu(input, diagonal=0, *, out=None):
     >>> cygrad.triu(cygrad.ones(2, 3, dtype=cygrad.int64), 1).tolist()
     [[0, 1, 1], [0, 0, 1]]
     """
+    return _triangle(Triu, input, diagonal, out, "triu")
+
+
+def _triangle(fn, input, diagonal, out, opname):
     if not isinstance(input, TensorBase):
-        raise not_tensor(input, "triu")
-    diagonal = int_arg(diagonal, "triu", "diagonal", 2)
-    keep = _triangle_keep(input, diagonal, False, "triu")
-    if _records("triu", out, input):
-        return Triu.apply(input, diagonal)
-    return _triangle(input, keep, out, "triu")
-
-
-def _triangle(input, keep, out, opname):
-    res = _new_output(out, tuple(input.shape), input.dtype, input.device, opname, exact=True)
-    _C._copy_into(res, input)
-    _zero_outside(res, keep)
-    return _done(res, out)
+        raise not_tensor(input, opname)
+    diagonal = _clamped_diagonal(input, int_arg(diagonal, opname, "diagonal", 2), opname)
+    res = fn.apply(input, diagonal)
+    return res if out is None else _write_out(out, res, opname, exact=True)
 
 
 class Tril(Function):
     """Elements outside the triangle are constant zeros: the gradient is the output
-    gradient's triangle."""
+    gradient's triangle, and so is the tangent."""
     _node_name = "TrilBackward0"
     lower = True
 
     @staticmethod
     def forward(ctx, input, diagonal):
         ctx.diagonal = diagonal
-        lower = type(ctx)._forward_cls.lower
-        return _triangle(input, _triangle_keep(input, diagonal, lower, "tril"), None, "tril")
+        res = _C._empty(tuple(input.shape), input.dtype, input.device)
+        _C._copy_into(res, input)
+        _zero_outside(res, diagonal, type(ctx)._forward_cls.lower)
+        return res
 
     @staticmethod
     def backward(ctx, grad):
-        triangle = tril if type(ctx)._forward_cls.lower else triu
-        return triangle(grad, ctx.diagonal), None
+        return Tril._same_triangle(ctx, grad), None
 
     @staticmethod
     def jvp(ctx, tangent, _diagonal):
-        triangle = tril if type(ctx)._forward_cls.lower else triu
-        return triangle(tangent, ctx.diagonal)
+        return Tril._same_triangle(ctx, tangent)
+
+    @staticmethod
+    def _same_triangle(ctx, t):
+        # the out-of-place Function of the same triangle (also for the in-place ones)
+        return (Tril if type(ctx)._forward_cls.lower else Triu).apply(t, ctx.diagonal)
 
 
 class Triu(Tril):
@@ -103,14 +99,13 @@ class Triu(Tril):
 
 
 class _TriangleInplace(Tril):
-    """``tril_``/``triu_`` of a non-leaf tensor that is not a view: zero it in place
-    and mark it dirty; the engine gives it this node as its new history.  The
-    gradient is the out-of-place one."""
+    """``tril_``/``triu_``: zero the tensor in place and mark it dirty (the engine
+    gives it this node as its new history).  The gradient is the out-of-place one."""
 
     @staticmethod
     def forward(ctx, x, diagonal):
         ctx.diagonal = diagonal
-        _zero_outside(x, _triangle_keep(x, diagonal, type(ctx)._forward_cls.lower, "tril"))
+        _zero_outside(x, diagonal, type(ctx)._forward_cls.lower)
         x._bump_version()
         ctx.mark_dirty(x)
         return x
@@ -128,20 +123,16 @@ class TriuInplace(_TriangleInplace):
 
 def _triangle_inplace(self, diagonal, lower):
     opname = "tril" if lower else "triu"
-    diagonal = int_arg(diagonal, opname + "_", "diagonal", 1)
-    keep = _triangle_keep(self, diagonal, lower, opname)
+    diagonal = _clamped_diagonal(self, int_arg(diagonal, opname + "_", "diagonal", 1), opname)
     if _C.needs_autograd(self):
         if self.is_leaf and self.requires_grad and _C.is_grad_enabled():
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
         if self._base is not None:
-            # A view: copy_ takes the core's in-place path, which records the write
-            # into the base (CopySlices) and refreshes the views' histories.
-            return self.copy_((tril if lower else triu)(self, diagonal))
-        return (TrilInplace if lower else TriuInplace).apply(self, diagonal)
-    _zero_outside(self, keep)
-    self._bump_version()
-    return self
+            # A view in a graph: copy_ takes the core's in-place path, which records
+            # the write into the base (CopySlices) and refreshes the views' histories.
+            return self.copy_((Tril if lower else Triu).apply(self, diagonal))
+    return (TrilInplace if lower else TriuInplace).apply(self, diagonal)
 
 
 @tensor_method
