@@ -342,10 +342,13 @@ def test_mm_bmm_mv_dot_jvp(rng):
 
 def test_einsum_jvp(rng):
     # Einsum's Function sees operands in the plain form (distinct, full-size labels).
+    # (its third argument: the labels' sizes, the result's dtype and the one the
+    # contraction runs in)
+    plan = ({"i": 2, "j": 3, "k": 4}, cygrad.float64, None)
     check_jvp(rng, lambda a, b: cygrad.einsum("ij,jk->ik", a, b), L.Einsum,
-              lambda a, b: ((("i", "j"), ("j", "k")), ("i", "k"), a, b), [(2, 3), (3, 4)])
+              lambda a, b: ((("i", "j"), ("j", "k")), ("i", "k"), plan, a, b), [(2, 3), (3, 4)])
     check_jvp(rng, lambda a, b, c: cygrad.einsum("i,j,k->ik", a, b, c), L.Einsum,
-              lambda a, b, c: ((("i",), ("j",), ("k",)), ("i", "k"), a, b, c),
+              lambda a, b, c: ((("i",), ("j",), ("k",)), ("i", "k"), plan, a, b, c),
               [(2,), (3,), (4,)], which=[0, 2])
 
 

@@ -8,17 +8,16 @@ BLAS for float32/float64, NumPy's own loop for integers (PyTorch supports them t
 float32 for float16/bfloat16, rounded once at the end (how PyTorch accumulates
 half-precision products on CPU).  ``einsum`` has a primitive of its own.
 
-The functions here only check arguments the way PyTorch does (same exception types,
-same messages) and work out the output shape.
+The public functions only check arguments the way PyTorch does (same exception
+types, same messages) and call their product's ``Function`` (``Mm``, ``Bmm``,
+``Matmul``, ``Outer``, ``Tensordot``, ``Einsum``, ``Addmm``...), whose forward
+computes it; the engine records a node only when autograd needs one.  ``out=``
+gets the result copied in.
 
-Autograd: every product has a ``Function`` next to it (``Mm``, ``Bmm``, ``Matmul``,
-``Einsum``, ``Addmm``...).  All their gradients come from one identity: for
-``C = A @ B``, ``dC = dA @ B + A @ dB``, so ``grad_A = grad_C @ B^T`` and
-``grad_B = A^T @ grad_C`` (the ``jvp`` is ``dC`` itself).  The backward formulas
-are written with these same products, so they are differentiable again (double
-backward).  ``outer``, ``inner`` and ``tensordot`` are built from differentiable
-pieces (multiplication, views, ``mm``) and need no Function of their own, as in
-PyTorch.
+All the gradients come from one identity: for ``C = A @ B``,
+``dC = dA @ B + A @ dB``, so ``grad_A = grad_C @ B^T`` and ``grad_B = A^T @ grad_C``
+(the ``jvp`` is ``dC`` itself).  The backward formulas are written with these same
+products, so they are differentiable again (double backward).
 """
 import math
 import numbers
@@ -32,6 +31,8 @@ from .._tensor import Tensor, tensor_method
 from ..autograd.function import Function
 from ..autograd.forward_ad import saved_for_jvp
 from ._argcheck import check_scalar_fits, not_tensor
+from .elementwise import _write_out
+from .shape._common import _refuse_tracked
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum",
            "tensordot", "addmm", "addmv", "addbmm", "baddbmm", "addr"]
@@ -108,21 +109,20 @@ def _output(out, shape, dtype, device):
     return out
 
 
-def _finish_out(out):
-    # Writing into a user's tensor is an in-place change: autograd must see it.
+def _into_out(out, res, opname, same_dtype=True):
+    """Copy a product ``res`` into the caller's ``out`` after PyTorch's checks: refused
+    when autograd tracks the result; the same dtype (``same_dtype``, else the
+    elementwise ops' rule: one the result can be cast to); resized, with a warning,
+    when its shape differs.  Writing into a user's tensor is an in-place change: its
+    version moves."""
+    _refuse_tracked(opname, res)
+    if not same_dtype:
+        return _write_out(out, res, opname)
+    out = _output(out, res.shape, res.dtype, res.device)
+    if res.numel():
+        _C._copy_into(out, res)
     out._bump_version()
     return out
-
-
-def _records(opname, out, *tensors):
-    """Must this call go through the op's autograd Function?  (``out=`` is refused
-    then, as in PyTorch.)"""
-    if not _C.needs_autograd(*tensors):
-        return False
-    if out is not None:
-        raise RuntimeError(f"{opname}(): functions with out=... arguments don't support "
-                           "automatic differentiation, but one of the arguments requires grad.")
-    return True
 
 
 def _conj_saved(ctx):
@@ -177,10 +177,9 @@ def _device_kernel(primitive, device):
         return None
 
 
-def _product(a, b, shape, out):
-    res = _output(out, shape, a.dtype, a.device)
-    _product_into(a, b, res)
-    return _finish_out(res) if out is not None else res
+def _product(a, b, shape):
+    """``a @ b`` (NumPy's matmul rules) in a new tensor of ``shape`` (a tuple)."""
+    return _product_into(a, b, _C._empty(shape, a.dtype, a.device))
 
 
 # ----------------------------------------------------------------------- special cases
@@ -191,12 +190,13 @@ def _check_dot_args(a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
                            f"{_tname(a.dtype)} and {_tname(b.dtype)}")
-    if a.shape[0] != b.shape[0]:
+    if a.size(0) != b.size(0):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
                            f"[{b.shape[0]}] to have the same number of elements, but got "
                            f"{a.shape[0]} and {b.shape[0]} elements respectively")
     _check_not_bool(a.dtype, "dot")
-    _check_same_device(a, b)
+    if not (a.is_cpu and b.is_cpu):
+        _check_same_device(a, b)
 
 
 @tensor_method
@@ -214,9 +214,8 @@ def dot(input, tensor, *, out=None):
     _check_tensor(input, "dot", "input")
     _check_tensor(tensor, "dot", "tensor")
     _check_dot_args(input, tensor)
-    if _records("dot", out, input, tensor):
-        return Dot.apply(input, tensor)
-    return _product(input, tensor, (), out)
+    res = Dot.apply(input, tensor)
+    return res if out is None else _into_out(out, res, "dot")
 
 
 class Dot(Function):
@@ -226,7 +225,7 @@ class Dot(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _product(a, b, (), None)
+        return _product(a, b, ())
 
     @staticmethod
     def backward(ctx, grad):
@@ -263,9 +262,8 @@ def vdot(input, other, *, out=None):
     _check_dot_args(input, other)
     if input.is_complex():
         return dot(input.conj(), other, out=out)
-    if _records("vdot", out, input, other):
-        return Vdot.apply(input, other)
-    return _product(input, other, (), out)
+    res = Vdot.apply(input, other)
+    return res if out is None else _into_out(out, res, "vdot")
 
 
 @tensor_method
@@ -291,19 +289,22 @@ def mm(input, mat2, *, out=None):
 def _mm_checked(a, b, out, shape_for_error=None):
     """mm after the rank checks; ``shape_for_error`` is what the error message shows
     for ``a`` when a caller reshaped it."""
-    if a.shape[1] != b.shape[0]:
+    n, k = a.shape          # (unpacking a Size is its cheapest read: small mm is hot)
+    k2, m = b.shape
+    if k != k2:
         shown = shape_for_error or tuple(a.shape)
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({_dims_str(shown)} and {_dims_str(b.shape)})")
-    if a.dtype is not b.dtype:
+    dtype = a.dtype
+    if dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{_cname(a.dtype)} != {_cname(b.dtype)}")
-    if a.shape[0] * b.shape[1]:             # an empty result needs no kernel
-        _check_not_bool(a.dtype, "addmm_impl_cpu_")
-    _check_same_device(a, b)
-    if _records("mm", out, a, b):
-        return Mm.apply(a, b)
-    return _product(a, b, (a.shape[0], b.shape[1]), out)
+                           f"{_cname(dtype)} != {_cname(b.dtype)}")
+    if dtype is _dt.bool_ and n * m:             # an empty result needs no kernel
+        _check_not_bool(dtype, "addmm_impl_cpu_")
+    if not (a.is_cpu and b.is_cpu):
+        _check_same_device(a, b)
+    res = Mm.apply(a, b)
+    return res if out is None else _into_out(out, res, "mm")
 
 
 class Mm(Function):
@@ -313,7 +314,7 @@ class Mm(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _product(a, b, (a.shape[0], b.shape[1]), None)
+        return _product(a, b, (a.size(0), b.size(1)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -356,19 +357,20 @@ def _mv_checked(mat, vec, out):
     _size_at(mat, 0)            # PyTorch sizes its result from mat before checking ranks
     if mat.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.dim()}, {vec.dim()}")
-    if mat.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({mat.shape[0]}), mat "
+    n, k = mat.shape
+    if k != vec.size(0):
+        raise RuntimeError(f"size mismatch, got input ({n}), mat "
                            f"({_dims_str(mat.shape)}), vec ({vec.shape[0]})")
     if mat.dtype is not vec.dtype:
         # PyTorch names the dtypes of (bias, matrix, vector) of its addmv kernel.
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_tname(vec.dtype)}, {_tname(mat.dtype)}, and {_tname(vec.dtype)}")
-    if mat.shape[0]:
+    if n:
         _check_not_bool(mat.dtype, "addmv_impl_cpu")
-    _check_same_device(mat, vec)
-    if _records("mv", out, mat, vec):
-        return Mv.apply(mat, vec)
-    return _product(mat, vec, (mat.shape[0],), out)
+    if not (mat.is_cpu and vec.is_cpu):
+        _check_same_device(mat, vec)
+    res = Mv.apply(mat, vec)
+    return res if out is None else _into_out(out, res, "mv")
 
 
 class Mv(Function):
@@ -378,7 +380,7 @@ class Mv(Function):
     @staticmethod
     def forward(ctx, mat, vec):
         ctx.save_for_backward(mat, vec)
-        return _product(mat, vec, (mat.shape[0],), None)
+        return _product(mat, vec, (mat.size(0),))
 
     @staticmethod
     def backward(ctx, grad):
@@ -416,24 +418,24 @@ def bmm(input, mat2, *, out=None):
 
 def _check_batched(a, b, batch):
     """Inner sizes must agree (PyTorch's bmm message), dtypes must be equal."""
-    if a.shape[-1] != b.shape[-2]:
+    if a.size(-1) != b.size(-2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{batch}, {a.shape[-1]}] but got: [{batch}, {b.shape[-2]}].")
-    if a.shape[0] * a.shape[-2] * b.shape[-1]:     # an empty result needs no kernel
-        _check_not_bool(a.dtype, "bmm")
+    if a.dtype is _dt.bool_ and a.size(0) * a.size(-2) * b.size(-1):
+        _check_not_bool(a.dtype, "bmm")         # (an empty result needs no kernel)
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {_tname(a.dtype)} but found {_tname(b.dtype)}")
-    _check_same_device(a, b)
+    if not (a.is_cpu and b.is_cpu):
+        _check_same_device(a, b)
 
 
 def _bmm_checked(a, b, out):
-    if a.shape[0] != b.shape[0]:
+    if a.size(0) != b.size(0):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_batched(a, b, a.shape[0])
-    if _records("bmm", out, a, b):
-        return Bmm.apply(a, b)
-    return _product(a, b, (a.shape[0], a.shape[1], b.shape[2]), out)
+    res = Bmm.apply(a, b)
+    return res if out is None else _into_out(out, res, "bmm")
 
 
 class Bmm(Function):
@@ -443,7 +445,7 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return _product(a, b, (a.shape[0], a.shape[1], b.shape[2]), None)
+        return _product(a, b, (a.size(0), a.size(1), b.size(2)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -496,25 +498,25 @@ def matmul(input, other, *, out=None):
     >>> (cygrad.ones(2, 3) @ cygrad.ones(3)).shape
     cygrad.Size([2])
     """
-    _check_tensor(input, "matmul", "input")
-    _check_tensor(other, "matmul", "other")
+    if not isinstance(input, TensorBase) or not isinstance(other, TensorBase):
+        _check_tensor(input, "matmul", "input")
+        _check_tensor(other, "matmul", "other")
     da, db = input.dim(), other.dim()
+    if da == 2 and db == 2:
+        return _mm_checked(input, other, out)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
         _check_dot_args(input, other)
-        if _records("matmul", out, input, other):
-            return Dot.apply(input, other)
-        return _product(input, other, (), out)
+        res = Dot.apply(input, other)
+        return res if out is None else _into_out(out, res, "matmul")
     if da == 2 and db == 1:
         return _mv_checked(input, other, out)
     if da == 1 and db == 2:
         # Checked as the (1, k) @ (k, m) product it is.
         _mm_checks_only(input.unsqueeze(0), other)
         return _matmul_product(input, other, (other.shape[1],), out)
-    if da == 2 and db == 2:
-        return _mm_checked(input, other, out)
     if db <= 2:
         # (..., n, k) @ (k, m) or (..., k): the batch dims fold into the rows.
         lead = tuple(input.shape[:-1])
@@ -571,9 +573,8 @@ def _batched_matmul(a, b, out):
 
 def _matmul_product(a, b, shape, out):
     """The cases of matmul that are not plain dot/mv/mm (checked, result ``shape``)."""
-    if _records("matmul", out, a, b):
-        return Matmul.apply(a, b, shape)
-    return _product(a, b, shape, out)
+    res = Matmul.apply(a, b, tuple(shape))
+    return res if out is None else _into_out(out, res, "matmul")
 
 
 class Matmul(Function):
@@ -589,7 +590,7 @@ class Matmul(Function):
     @staticmethod
     def forward(ctx, a, b, shape):
         ctx.save_for_backward(a, b)
-        return _product(a, b, shape, None)
+        return _product(a, b, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -656,11 +657,14 @@ def inner(input, other, *, out=None):
     _check_tensor(input, "inner", "input")
     _check_tensor(other, "inner", "other")
     if input.dim() == 0 or other.dim() == 0:
+        # a scalar operand: the product is a multiplication (PyTorch's too)
         return _C.binary_op(_C.ELEMENTWISE_OPS["mul"], input, other, out)
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
                            f"shapes {list(input.shape)} and {list(other.shape)}")
-    return tensordot(input, other, dims=([input.dim() - 1], [other.dim() - 1]), out=out)
+    ca, cb = _contracted(input, other, [-1], [-1])
+    res = Inner.apply(input, other, ca, cb)
+    return res if out is None else _into_out(out, res, "inner")
 
 
 @tensor_method
@@ -681,8 +685,39 @@ def outer(input, vec2, *, out=None):
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
     if vec2.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    # A column times a row broadcasts to the outer product.
-    return _C.binary_op(_C.ELEMENTWISE_OPS["mul"], input.unsqueeze(1), vec2, out)
+    res = Outer.apply(input, vec2)
+    return res if out is None else _into_out(out, res, "outer", same_dtype=False)
+
+
+_MUL = _C.ELEMENTWISE_OPS["mul"]
+
+
+class Outer(Function):
+    """``outer(a, b)[i, j] = a[i] * b[j]``: a column times a row, broadcast (dtypes
+    promoted as in a multiplication).
+
+    ``d outer(a, b) = outer(da, b) + outer(a, db)``, so ``grad_a = G @ b`` and
+    ``grad_b = G^T @ a`` (conjugated for complex operands).  PyTorch's node for it is
+    the multiplication's, ``MulBackward0``."""
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _C.binary_op(_MUL, a.unsqueeze(1), b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = _conj_saved(ctx)
+        grad_a = mv(grad, b.to(grad.dtype)) if ctx.needs_input_grad[0] else None
+        grad_b = mv(grad.mT, a.to(grad.dtype)) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b
+
+    @staticmethod
+    def jvp(ctx, ta, tb):
+        a, b = saved_for_jvp(ctx)
+        return _add_terms(Outer.apply(ta, b) if ta is not None else None,
+                          Outer.apply(a, tb) if tb is not None else None)
 
 
 ger = tensor_method(outer, name="ger")
@@ -783,9 +818,30 @@ def einsum(*args):
         # contracted by a matrix product, which needs one dtype.
         dtype = _C.result_type(*operands)
         operands = [op.to(dtype) for op in operands]
-    if _C.needs_autograd(*operands):
-        return _einsum_autograd(terms, out_labels, operands)
-    return _einsum_compute(terms, out_labels, operands)
+    _check_einsum_operands(operands)
+    terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
+    sizes, plain = _label_sizes(terms, operands)
+    plan = (sizes,) + _einsum_dtypes(terms, out_labels, operands)
+    if not plain:
+        terms, operands = _plain_form(terms, operands, sizes)
+    return Einsum.apply(tuple(map(tuple, terms)), tuple(out_labels), plan, *operands)
+
+
+def _plain_form(terms, operands, sizes):
+    """The operands in the plain form where every label names exactly one dim, of
+    the label's full size: the dims of a repeated label become their diagonal,
+    size-1 dims are expanded.  Both are views, which autograd differentiates (a
+    diagonal's gradient lands on the diagonal, an expanded dim's gradient is
+    summed), so ``Einsum`` itself only deals with the plain case."""
+    plain_terms, plain_ops = [], []
+    for labels, op in zip(terms, operands):
+        op, labels = _diagonal_view(op, labels)
+        full = tuple(sizes[x] for x in labels)
+        if op.shape != full:
+            op = op.expand(*full)
+        plain_terms.append(labels)
+        plain_ops.append(op)
+    return plain_terms, plain_ops
 
 
 def _parse_equation(equation, operands):
@@ -841,20 +897,23 @@ def _check_einsum_operands(operands):
         _check_same_device(operands[0], op)
 
 
-def _einsum_compute(terms, out_labels, operands):
-    _check_einsum_operands(operands)
+def _einsum_dtypes(terms, out_labels, operands):
+    """PyTorch's dtypes for an einsum of operands of one dtype: the result's, and
+    the one the contraction runs in (None: the operands')."""
     dtype = operands[0].dtype
-    terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
-    sizes = _label_sizes(terms, operands)
-    reduces = any(x not in out_labels for t in terms for x in t)
-    result_dtype, compute_dtype = dtype, None
     if dtype.name in _HALF_TYPES:
-        compute_dtype = _dt.float32
-    elif not dtype.is_floating_point and _sums_a_label(terms, out_labels, operands):
+        return dtype, _dt.float32
+    if not dtype.is_floating_point and _sums_a_label(terms, out_labels, operands):
         # PyTorch sums a label away with torch.sum, which turns integers/bools into int64.
-        result_dtype, compute_dtype = _dt.int64, _dt.int64
-    elif dtype is _dt.bool_ and reduces:
+        return _dt.int64, _dt.int64
+    if dtype is _dt.bool_ and any(x not in out_labels for t in terms for x in t):
         _check_not_bool(dtype, "bmm")
+    return dtype, None
+
+
+def _contract(terms, out_labels, operands, sizes, result_dtype, compute_dtype):
+    """The einsum primitive: ``operands`` checked, their labels named, ``sizes`` the
+    labels' sizes, the dtypes as :func:`_einsum_dtypes` says."""
     dev = operands[0].device
     device_kernel = _device_kernel("einsum", dev)
     if device_kernel is not None:
@@ -903,27 +962,6 @@ def _spec(terms, out_labels):
     return ",".join("".join(t) for t in terms) + "->" + "".join(out_labels)
 
 
-def _einsum_autograd(terms, out_labels, operands):
-    """einsum through its Function.  Each operand is first brought to the plain form
-    where every label names exactly one dim, of the label's full size: the dims of a
-    repeated label become their diagonal, size-1 dims are expanded.  Both steps are
-    views, which the core differentiates (a diagonal's gradient lands on the
-    diagonal, an expanded dim's gradient is summed), so ``Einsum`` itself only deals
-    with the plain case."""
-    _check_einsum_operands(operands)
-    terms, out_labels = _name_ellipsis_dims(terms, out_labels, operands)
-    sizes = _label_sizes(terms, operands)
-    plain_terms, plain_ops = [], []
-    for labels, op in zip(terms, operands):
-        op, labels = _diagonal_view(op, labels)
-        full = tuple(sizes[x] for x in labels)
-        if tuple(op.shape) != full:
-            op = op.expand(*full)
-        plain_terms.append(tuple(labels))
-        plain_ops.append(op)
-    return Einsum.apply(tuple(plain_terms), tuple(out_labels), *plain_ops)
-
-
 def _diagonal_view(op, labels):
     """``op`` viewed with each repeated label's dims collapsed into one (the diagonal:
     its stride is the sum of theirs), and the labels without repeats."""
@@ -941,7 +979,9 @@ def _diagonal_view(op, labels):
 
 
 class Einsum(Function):
-    """einsum of operands whose labels are all distinct and full-sized.
+    """einsum of operands whose labels are all distinct and full-sized (``plan``:
+    the labels' sizes, the result's dtype and the dtype it is computed in, worked
+    out by :func:`einsum`).
 
     The result is linear in each operand, and the gradient of operand ``i`` is
     another einsum: the output gradient contracted with the other operands, giving
@@ -950,24 +990,24 @@ class Einsum(Function):
     _node_name = "EinsumBackward0"
 
     @staticmethod
-    def forward(ctx, terms, out_labels, *operands):
+    def forward(ctx, terms, out_labels, plan, *operands):
         ctx.save_for_backward(*operands)
         ctx.terms, ctx.out_labels = terms, out_labels
-        return _einsum_compute(list(terms), list(out_labels), list(operands))
+        return _contract(terms, out_labels, operands, *plan)
 
     @staticmethod
     def backward(ctx, grad):
         operands = ctx.saved_tensors
-        grads = [None, None]
+        grads = [None, None, None]
         for i in range(len(operands)):
-            if ctx.needs_input_grad[i + 2]:
+            if ctx.needs_input_grad[i + 3]:
                 grads.append(_einsum_operand_grad(grad, i, ctx.terms, ctx.out_labels, operands))
             else:
                 grads.append(None)
         return tuple(grads)
 
     @staticmethod
-    def jvp(ctx, _terms, _out_labels, *tangents):
+    def jvp(ctx, _terms, _out_labels, _plan, *tangents):
         # Linear in each operand: the sum over operands of einsum with the tangent in
         # that operand's place.
         operands = saved_for_jvp(ctx)
@@ -1024,22 +1064,29 @@ def _name_ellipsis_dims(terms, out_labels, operands):
 
 def _label_sizes(terms, operands):
     """Size of every label; size-1 dims broadcast against a larger size, other
-    mismatches raise PyTorch's errors."""
-    sizes = {}
+    mismatches raise PyTorch's errors.  Also says whether the operands are in the
+    plain form already (no repeated label, nothing to broadcast)."""
+    sizes, plain = {}, True
     for i, (labels, op) in enumerate(zip(terms, operands)):
         own = {}
         for x, n in zip(labels, op.shape):
-            if x in own and own[x] != n:
-                raise RuntimeError(f"einsum(): subscript {x} is repeated for operand {i} but the "
-                                   f"sizes don't match, {n} != {own[x]}")
+            if x in own:
+                if own[x] != n:
+                    raise RuntimeError(f"einsum(): subscript {x} is repeated for operand {i} "
+                                       f"but the sizes don't match, {n} != {own[x]}")
+                plain = False
             own[x] = n
             prev = sizes.get(x)
             if prev is None or prev == 1:
                 sizes[x] = n
-            elif n != 1 and n != prev:
-                raise RuntimeError(f"einsum(): subscript {x} has size {n} for operand {i} which "
-                                   f"does not broadcast with previously seen size {prev}")
-    return sizes
+                plain = plain and (prev is None or n == 1)
+            elif n != prev:
+                if n != 1:
+                    raise RuntimeError(f"einsum(): subscript {x} has size {n} for operand {i} "
+                                       f"which does not broadcast with previously seen size "
+                                       f"{prev}")
+                plain = False
+    return sizes, plain
 
 
 # ----------------------------------------------------------------------- tensordot
@@ -1083,6 +1130,14 @@ def tensordot(a, b, dims=2, out=None):
     _check_tensor(a, "tensordot", "a")
     _check_tensor(b, "tensordot", "b")
     given_a, given_b = _tensordot_dims(a, b, dims)
+    ca, cb = _contracted(a, b, given_a, given_b)
+    res = Tensordot.apply(a, b, ca, cb)
+    return res if out is None else _into_out(out, res, "tensordot")
+
+
+def _contracted(a, b, given_a, given_b):
+    """PyTorch's checks of the dims ``tensordot`` contracts; the dims, wrapped, as
+    two tuples."""
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
     ca, cb = [], []
@@ -1101,45 +1156,90 @@ def tensordot(a, b, dims=2, out=None):
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     _check_not_bool(a.dtype, "addmm_impl_cpu_")
     _check_same_device(a, b)
-    # A size-1 contracted dim broadcasts against the other side, as in PyTorch.
-    a, b = _expand_contracted(a, b, ca, cb)
-    free_a = [d for d in range(a.dim()) if d not in ca]
-    free_b = [d for d in range(b.dim()) if d not in cb]
-    k = 1
-    for d in ca:
-        k *= a.shape[d]
-    m = 1
-    for d in free_a:
-        m *= a.shape[d]
-    n = 1
-    for d in free_b:
-        n *= b.shape[d]
-    # Move the contracted dims together; reshape copies only if the layout needs it.
-    a2 = a.permute(free_a + ca).reshape(m, k)
-    b2 = b.permute(cb + free_b).reshape(k, n)
-    shape = tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b)
-    if _records("tensordot", out, a, b):
-        # Built from differentiable pieces: the views above and one mm (as PyTorch).
-        return mm(a2, b2).reshape(shape)
-    res = _output(out, shape, a.dtype, a.device)
-    if res.is_contiguous():
-        _product_into(a2, b2, res.view(m, n))
-    else:
-        res.copy_(_product_into(a2, b2, _C._empty((m, n), a.dtype, a.device)).view(shape))
-    return _finish_out(res) if out is not None else res
+    return tuple(ca), tuple(cb)
 
 
-def _expand_contracted(a, b, ca, cb):
+def _as_matrices(a, b, ca, cb):
+    """A contraction as one matrix product ``(m, k) @ (k, n)``: each operand moved to
+    (free dims, contracted dims), resp. (contracted, free), and flattened (reshape
+    copies only if the layout needs it).  A size-1 contracted dim broadcasts against
+    the other side, as in PyTorch.  Returns the two matrices, the result's shape
+    and, for each operand, its broadcast shape and the order of its dims in its
+    matrix."""
     sa, sb = list(a.shape), list(b.shape)
     for x, y in zip(ca, cb):
-        size = max(sa[x], sb[y])
-        sa[x], sb[y] = size, size
-    return a.expand(tuple(sa)), b.expand(tuple(sb))
+        sa[x] = sb[y] = max(sa[x], sb[y])
+    free_a = [d for d in range(len(sa)) if d not in ca]
+    free_b = [d for d in range(len(sb)) if d not in cb]
+    rows, cols = [sa[d] for d in free_a], [sb[d] for d in free_b]
+    k = math.prod([sa[d] for d in ca])
+    order_a, order_b = free_a + list(ca), list(cb) + free_b
+    a2 = _moved(a, sa, order_a).reshape(math.prod(rows), k)
+    b2 = _moved(b, sb, order_b).reshape(k, math.prod(cols))
+    return a2, b2, tuple(rows + cols), (sa, order_a), (sb, order_b)
+
+
+def _moved(t, shape, order):
+    """``t`` broadcast to ``shape``, its dims permuted to ``order`` (views)."""
+    if list(t.shape) != shape:
+        t = t.expand(tuple(shape))
+    return t if order == list(range(len(order))) else t.permute(order)
+
+
+def _unflatten(matrix, shape, order):
+    """A matrix of :func:`_as_matrices` back to its operand's (broadcast) ``shape``."""
+    moved = matrix.reshape(tuple(shape[d] for d in order))
+    if order == list(range(len(order))):
+        return moved
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return moved.permute(inverse)
+
+
+class Tensordot(Function):
+    """Contraction of dims ``ca`` of ``a`` with dims ``cb`` of ``b``: moved together
+    and flattened, it is one matrix product ``A (m, k) @ B (k, n)``, reshaped to
+    ``a``'s free dims then ``b``'s.  So its gradients are ``mm``'s,
+    ``grad_A = G @ B^T`` and ``grad_B = A^T @ G``, reshaped and moved back (a
+    contracted dim broadcast from size 1 is summed back by the engine), and its
+    tangent is ``tensordot(da, b) + tensordot(a, db)``.  PyTorch builds tensordot
+    from ``mm`` and views: its node is ``ViewBackward0``."""
+    _node_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, ca, cb):
+        ctx.save_for_backward(a, b)
+        ctx.dims = ca, cb
+        a2, b2, shape, _, _ = _as_matrices(a, b, ca, cb)
+        res = _C._empty(shape, a.dtype, a.device)
+        _product_into(a2, b2, res.view(a2.size(0), b2.size(1)))
+        return res
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = _conj_saved(ctx)
+        a2, b2, _, layout_a, layout_b = _as_matrices(a, b, *ctx.dims)
+        g = grad.reshape(a2.size(0), b2.size(1))
+        grad_a = _unflatten(mm(g, b2.mT), *layout_a) if ctx.needs_input_grad[0] else None
+        grad_b = _unflatten(mm(a2.mT, g), *layout_b) if ctx.needs_input_grad[1] else None
+        return grad_a, grad_b, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, tb, _ca, _cb):
+        a, b = saved_for_jvp(ctx)
+        return _add_terms(Tensordot.apply(ta, b, *ctx.dims) if ta is not None else None,
+                          Tensordot.apply(a, tb, *ctx.dims) if tb is not None else None)
+
+
+class Inner(Tensordot):
+    """``inner`` is ``tensordot`` over the last dim of both operands: the same
+    Function (PyTorch's node for it is ``ViewBackward0`` too)."""
 
 
 # ----------------------------------------------------------------------- add* family
 
-def _scaled_sum(input, product, beta, alpha, out):
+def _scaled_sum(input, product, beta, alpha):
     """``beta * input + alpha * product``; with ``beta == 0`` the input is ignored
     (NaNs in it do not propagate), as PyTorch documents."""
     ops = _C.ELEMENTWISE_OPS
@@ -1150,11 +1250,9 @@ def _scaled_sum(input, product, beta, alpha, out):
     if alpha != 1:
         product = _C.binary_op(ops["mul"], product, alpha)
     if beta == 0:
-        if out is None:
-            return product
-        return out.copy_(product)
+        return product
     scaled = input if beta == 1 else _C.binary_op(ops["mul"], input, beta)
-    return _C.binary_op(ops["add"], scaled, product, out)
+    return _C.binary_op(ops["add"], scaled, product)
 
 
 class _ScaledProductSum(Function):
@@ -1171,7 +1269,7 @@ class _ScaledProductSum(Function):
         cls = type(ctx)._forward_cls
         ctx.save_for_backward(x, y)
         ctx.beta, ctx.alpha = beta, alpha
-        return _scaled_sum(input, cls.product(x, y), beta, alpha, None)
+        return _scaled_sum(input, cls.product(x, y), beta, alpha)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1302,9 +1400,8 @@ def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None):
         # The product is taken in the promoted dtype: integer vectors times a float
         # alpha must not turn into the default float dtype.
         x, y = x.to(dtype), y.to(dtype)
-    if _records(opname, out, input, x, y):
-        return fn.apply(input, x, y, beta, alpha)
-    return _scaled_sum(input, fn.product(x, y), beta, alpha, out)
+    res = fn.apply(input, x, y, beta, alpha)
+    return res if out is None else _into_out(out, res, opname, same_dtype=False)
 
 
 @tensor_method

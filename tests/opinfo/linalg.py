@@ -244,15 +244,6 @@ def _addr_ref(inp, a, b, beta=1, alpha=1):
 _DOT_SHAPES = {"vec": ((5,), (5,)), "empty": ((0,), (0,))}
 
 # Every product is differentiable in all its operands.
-_ELEMENTWISE_MUL = "cygrad.ops.elementwise.binary.Mul"
-
-
-def _composite(op, node, cls):
-    """Reason of a strict xfail of test_function_class (issue 8: one Function per op)."""
-    return (f"issue 8: {op} is composed of other ops; its output node is {node} from {cls}, "
-            "not a Function of its own in cygrad.ops.linalg")
-
-
 AUTOGRAD_DEFAULTS = {"supports_autograd": True}
 
 OPS = [
@@ -274,23 +265,18 @@ OPS = [
     OpInfo("vdot", cygrad.vdot, np.vdot, dtypes=ALL_NUMERIC, sample_inputs=_pairs(_DOT_SHAPES),
            method="vdot", supports_out=True),
     OpInfo("inner", cygrad.inner, _inner_ref, dtypes=ALL_NUMERIC, sample_inputs=_inner_samples,
-           method="inner", xfails={"test_function_class": _composite("inner", "ViewBackward0",
-                                                                      "cygrad.ops.views.View")}),
+           method="inner"),
     OpInfo("outer", cygrad.outer, np.outer, dtypes=ALL,
            sample_inputs=_pairs({"vecs": ((3,), (4,))}), method="outer", supports_out=True,
            error_inputs=_outer_errors,
-           check_zero_size=False,     # the generic dim-0 cut leaves no aligned operand
-           xfails={"test_function_class": _composite("outer", "MulBackward0", _ELEMENTWISE_MUL)}),
+           check_zero_size=False),    # the generic dim-0 cut leaves no aligned operand
     OpInfo("ger", cygrad.ger, np.outer, dtypes=FLOATS,
-           sample_inputs=_pairs({"vecs": ((3,), (4,))}), method="ger", check_zero_size=False,
-           xfails={"test_function_class": _composite("ger", "MulBackward0", _ELEMENTWISE_MUL)}),
+           sample_inputs=_pairs({"vecs": ((3,), (4,))}), method="ger", check_zero_size=False),
     OpInfo("einsum", cygrad.einsum, _einsum_ref, dtypes=ALL_NUMERIC,
            sample_inputs=_einsum_samples, error_inputs=_einsum_errors,
            check_zero_size=False),    # equation-specific shapes: no generic dim-0 cut
     OpInfo("tensordot", cygrad.tensordot, _tensordot_ref, dtypes=ALL_NUMERIC,
-           sample_inputs=_tensordot_samples, error_inputs=_tensordot_errors,
-           xfails={"test_function_class": _composite("tensordot", "ViewBackward0",
-                                                      "cygrad.ops.views.View")}),
+           sample_inputs=_tensordot_samples, error_inputs=_tensordot_errors),
     OpInfo("addmm", cygrad.addmm, _addmm_ref, dtypes=FLOATS, sample_inputs=_addmm_samples,
            method="addmm", check_zero_size=False),   # operands don't align on dim 0
     OpInfo("addmv", cygrad.addmv, _addmm_ref, dtypes=FLOATS, sample_inputs=_addmv_samples,
