@@ -186,10 +186,17 @@ class ViewAsComplex(Function):
 
 
 def register():
-    """Record view_as_real/view_as_complex as these Functions (called once, from
+    """Record view_as_real/view_as_complex as these Functions, and point the
+    dispatcher's rows of ``conj_physical``, ``angle`` and ``sgn`` at theirs: the
+    dispatcher calls them when an input needs autograd (called once, from
     ``cygrad/_wiring.py``)."""
     _E._register_view_function(ViewAsReal)
     _E._register_view_function(ViewAsComplex)
+    OPS["conj_physical"].function = ConjPhysical
+    OPS["angle"].function = Angle
+    OPS["sgn"].function = Sgn
+    # Angle's forward is exactly "run the kernel, save the input": the engine runs it
+    _E._register_fast_forward(Angle, 1, OPS["angle"], False)
 
 
 # ---------------------------------------------------------------------- conj and angle
@@ -298,9 +305,7 @@ def angle(input, *, out=None):
     [1.5707963705062866, 3.1415927410125732]
     """
     _check(input, "angle")
-    if out is None and _C.needs_autograd(input):
-        return Angle.apply(input)
-    return _C.unary_op(OPS["angle"], input, out)
+    return _C.unary_op(OPS["angle"], input, out)      # (Angle.apply when autograd needs it)
 
 
 class Sgn(Function):
@@ -344,9 +349,7 @@ def sgn(input, *, out=None):
     [(0.6+0.8j), 0j]
     """
     _check(input, "sgn")
-    if out is None and _C.needs_autograd(input):
-        return Sgn.apply(input)
-    return _C.unary_op(OPS["sgn"], input, out)
+    return _C.unary_op(OPS["sgn"], input, out)        # (Sgn.apply when autograd needs it)
 
 
 # ---------------------------------------------------------------------------- building
@@ -447,8 +450,3 @@ def _H_error(t):
     raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {t.dim()}-D "
                        "tensor.")
 
-
-# The dispatcher calls these Functions when an input needs autograd.
-OPS["conj_physical"].function = ConjPhysical
-OPS["angle"].function = Angle
-OPS["sgn"].function = Sgn

@@ -5,8 +5,8 @@ static methods: ``value(x, *params)`` (the activation, written with cygrad ops) 
 ``chain(x, g, *params)`` (``g * f'(x)``).  ``backward`` and ``jvp`` both call
 ``chain`` (one derivative formula, applied to a gradient or to a tangent), and since
 ``chain`` is written with differentiable ops, double backward works.  Public
-functions call ``Function.apply`` only when autograd has something to record, so
-plain calls run ``value`` directly.
+functions check their arguments and call ``Function.apply``; the engine records a
+node only when autograd needs one.
 
 ``inplace=True`` overwrites the input with ``copy_`` (autograd records the copy;
 the op itself runs on a clone so that its saved input is not the tensor being
@@ -42,7 +42,12 @@ tanh = _ew.tanh
 
 
 class _Pointwise(Function):
-    """``y = value(x, *params)`` elementwise; the gradient is ``chain(x, g, *params)``."""
+    """``y = value(x, *params)`` elementwise; the gradient is ``chain(x, g, *params)``.
+
+    ``value``, ``chain`` and ``params`` (the numbers the activation takes, none by
+    default) are visible on ``ctx`` too (``_ctx_attributes``)."""
+    _ctx_attributes = ("value", "chain", "params")
+    params = ()
 
     @staticmethod
     def value(x, *params):
@@ -54,26 +59,20 @@ class _Pointwise(Function):
 
     @staticmethod
     def forward(ctx, x, *params):
-        ctx.params = params
+        if params:                  # (most take none: the class default serves them)
+            ctx.params = params
         ctx.save_for_backward(x)
-        return type(ctx)._forward_cls.value(x, *params)
+        return ctx.value(x, *params)
 
     @staticmethod
     def backward(ctx, grad):
         x, = ctx.saved_tensors
-        return (type(ctx)._forward_cls.chain(x, grad, *ctx.params),) + (None,) * len(ctx.params)
+        return (ctx.chain(x, grad, *ctx.params),) + (None,) * len(ctx.params)
 
     @staticmethod
     def jvp(ctx, t, *unused):
         x, = ctx.saved_tensors
-        return type(ctx)._forward_cls.chain(x, t, *ctx.params)
-
-
-def _run(cls, input, *params):
-    """``cls`` applied to ``input``, recorded only when autograd needs it."""
-    if _C.needs_autograd(input):
-        return cls.apply(input, *params)
-    return cls.value(input, *params)
+        return ctx.chain(x, t, *ctx.params)
 
 
 def _overwrite(input, fn):
@@ -157,8 +156,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """
     _check_hardtanh(min_val, max_val)
     if inplace:
-        return _overwrite(input, lambda x: _run(Hardtanh, x, min_val, max_val))
-    return _run(Hardtanh, input, min_val, max_val)
+        return _overwrite(input, lambda x: Hardtanh.apply(x, min_val, max_val))
+    return Hardtanh.apply(input, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -212,8 +211,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """
     _require_float(input, "leaky_relu_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(LeakyRelu, x, negative_slope))
-    return _run(LeakyRelu, input, negative_slope)
+        return _overwrite(input, lambda x: LeakyRelu.apply(x, negative_slope))
+    return LeakyRelu.apply(input, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -253,8 +252,8 @@ def threshold(input, threshold, value, inplace=False):
     [-7.0, 2.0]
     """
     if inplace:
-        return _overwrite(input, lambda x: _run(Threshold, x, threshold, value))
-    return _run(Threshold, input, threshold, value)
+        return _overwrite(input, lambda x: Threshold.apply(x, threshold, value))
+    return Threshold.apply(input, threshold, value)
 
 
 def threshold_(input, threshold, value):
@@ -297,7 +296,7 @@ def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, {_dtype_max(input)}] for input dtype "
                            f"{_C._torch_type_name(input.dtype)}, but found {lambd:g}")
-    return _run(Softshrink, input, lambd)
+    return Softshrink.apply(input, lambd)
 
 
 def _dtype_max(input):
@@ -329,7 +328,7 @@ def hardshrink(input, lambd=0.5):
     >>> F.hardshrink(cygrad.tensor([-2.0, 0.25, 2.0]), 1.0).tolist()
     [-2.0, 0.0, 2.0]
     """
-    return _run(Hardshrink, input, lambd)
+    return Hardshrink.apply(input, lambd)
 
 
 # ---------------------------------------------------------------------------
@@ -360,8 +359,8 @@ class Celu(Elu):
 def _elu(input, alpha, scale, input_scale, inplace, cls=Elu):
     _require_float(input, "elu_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(cls, x, alpha, scale, input_scale))
-    return _run(cls, input, alpha, scale, input_scale)
+        return _overwrite(input, lambda x: cls.apply(x, alpha, scale, input_scale))
+    return cls.apply(input, alpha, scale, input_scale)
 
 
 def elu(input, alpha=1.0, inplace=False):
@@ -482,7 +481,7 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     _require_float(input, "GeluKernelImpl")
-    return _run(Gelu, input, approximate)
+    return Gelu.apply(input, approximate)
 
 
 class Silu(_Pointwise):
@@ -511,8 +510,8 @@ def silu(input, inplace=False):
     """
     _require_float(input, "silu_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(Silu, x))
-    return _run(Silu, input)
+        return _overwrite(input, Silu.apply)
+    return Silu.apply(input)
 
 
 class Mish(_Pointwise):
@@ -541,8 +540,8 @@ def mish(input, inplace=False):
     """
     _require_float(input, "mish_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(Mish, x))
-    return _run(Mish, input)
+        return _overwrite(input, Mish.apply)
+    return Mish.apply(input)
 
 
 class Softplus(_Pointwise):
@@ -571,7 +570,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     [0.6931, 30.0]
     """
     _require_float(input, "softplus_cpu")
-    return _run(Softplus, input, beta, threshold)
+    return Softplus.apply(input, beta, threshold)
 
 
 class LogSigmoid(_Pointwise):
@@ -598,7 +597,7 @@ def logsigmoid(input):
     [-200.0, -0.6931]
     """
     _require_float(input, "log_sigmoid_cpu")
-    return _run(LogSigmoid, input)
+    return LogSigmoid.apply(input)
 
 
 class Hardsigmoid(_Pointwise):
@@ -626,8 +625,8 @@ def hardsigmoid(input, inplace=False):
     """
     _require_float(input, "hardsigmoid_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(Hardsigmoid, x))
-    return _run(Hardsigmoid, input)
+        return _overwrite(input, Hardsigmoid.apply)
+    return Hardsigmoid.apply(input)
 
 
 class Hardswish(_Pointwise):
@@ -656,8 +655,8 @@ def hardswish(input, inplace=False):
     """
     _require_float(input, "hardswish_cpu")
     if inplace:
-        return _overwrite(input, lambda x: _run(Hardswish, x))
-    return _run(Hardswish, input)
+        return _overwrite(input, Hardswish.apply)
+    return Hardswish.apply(input)
 
 
 def softsign(input):
