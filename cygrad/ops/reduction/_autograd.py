@@ -170,14 +170,16 @@ class _Selection(Function):
     @staticmethod
     def _selected(ctx, input, values, indices, d, squeezed):
         """Record what backward needs and return the outputs; ``squeezed`` means the
-        output dropped dim ``d`` (a reduction without keepdim)."""
-        ctx.mark_non_differentiable(indices)
+        output dropped dim ``d`` (a reduction without keepdim).  (``indices`` need no
+        ``mark_non_differentiable``: the engine never gives an int64 tensor a grad.)"""
         ctx.save_for_backward(indices)
-        ctx.d, ctx.shape, ctx.squeezed = d, tuple(input.shape), squeezed and input.dim() > 0
+        ctx.d, ctx.shape, ctx.squeezed = d, input.shape, squeezed
         return values, indices
 
     @staticmethod
     def _kept(ctx, t):
+        """``t`` with dim ``d`` back if the output dropped it (a 0-d input, whose
+        output is the input itself, never gets here)."""
         return t.unsqueeze(ctx.d) if ctx.squeezed else t
 
     @staticmethod

@@ -13,7 +13,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
-from .._argcheck import bool_arg, int_arg, int_list_arg
+from .._argcheck import _INT64_MAX, _INT64_MIN, bool_arg, int_arg, int_list_arg
 
 
 return_types = types.ModuleType(
@@ -35,6 +35,7 @@ def _result_type(name, fields=("values", "indices")):
     return cls
 
 
+_new_tuple = tuple.__new__
 _MaxResult = _result_type("max")
 _MinResult = _result_type("min")
 _SortResult = _result_type("sort")
@@ -99,34 +100,36 @@ def _parse_dims(dim, opname):
 
 
 def _wrap_dims(input, dim):
-    """Parsed ``dim`` as a sorted tuple of wrapped ints, or None for "all dims" (an
-    empty tuple/list also means every dim, as in PyTorch)."""
+    """Parsed ``dim`` as a sorted tuple of wrapped ints, or None for "all dims": an
+    empty tuple/list means every dim, as in PyTorch, and so does the dim 0 or -1 of a
+    0-d input.  This is the ``axes`` argument of the reduction kernels."""
     if dim is None:
         return None
+    ndim = input.dim()
     if type(dim) is not tuple:
-        return (_C._wrap(dim, input.dim()),)
+        dim = _C._wrap(dim, ndim)
+        return (dim,) if ndim else None
     if not dim:
         return None
-    dims = [_C._wrap(d, input.dim()) for d in dim]
+    dims = [_C._wrap(d, ndim) for d in dim]
     for d in dims:
         if dims.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return tuple(sorted(dims))
+    return tuple(sorted(dims)) if ndim else None
 
 
 def _dims(input, dim, opname):
-    """Reduction dims as a sorted tuple of wrapped ints, or None for "all dims"."""
+    """Reduction dims checked and wrapped: see ``_wrap_dims``."""
+    if type(dim) is int and _INT64_MIN <= dim <= _INT64_MAX:   # (the common call, checked)
+        ndim = input.dim()
+        dim = _C._wrap(dim, ndim)
+        return (dim,) if ndim else None
     return _wrap_dims(input, _parse_dims(dim, opname))
-
-
-def _axes(input, dims):
-    """The kernels' ``axes`` for wrapped ``dims`` (a 0-d array only takes axis=None)."""
-    return None if dims is None or input.dim() == 0 else dims
 
 
 def _reduced_count(input, dims):
     """How many input elements fold into each output element."""
-    if dims is None or input.dim() == 0:
+    if dims is None:
         return input.numel()
     return math.prod(input.shape[d] for d in dims)
 
@@ -176,7 +179,9 @@ def _resize_out(out, shape, opname):
 def _emit_pair(cls, values, indices, dt, out, opname):
     """(values, indices) named tuple; ``out`` is an optional (values, indices) pair."""
     if out is None:
-        return cls(values, indices)
+        # (the named tuple's own constructor is a Python function; this is the same
+        # object, built in C)
+        return _new_tuple(cls, (values, indices))
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise TypeError(f"{opname}(): argument 'out' must be a tuple of two Tensors")
     return cls(_emit(values, dt, out[0], opname, exact=True),
@@ -235,7 +240,9 @@ def _check_nonempty(input, dims, opname, raw_dim=None):
 
 def _single_dim(input, dim, opname):
     """A single wrapped dim for ops that take exactly one (max(dim), sort, cumsum...)."""
-    return _C._wrap(int_arg(dim, opname, "dim"), input.dim())
+    if not (type(dim) is int and _INT64_MIN <= dim <= _INT64_MAX):
+        dim = int_arg(dim, opname, "dim")
+    return _C._wrap(dim, input.dim())
 
 
 def _no_overload(opname, args):

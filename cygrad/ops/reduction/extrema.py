@@ -12,7 +12,7 @@ from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg
 from ..elementwise.binary import Maximum, Minimum
-from ._common import (_alias, _AminmaxResult, _axes, _check_nonempty, _check_tensor, _emit,
+from ._common import (_alias, _AminmaxResult, _check_nonempty, _check_tensor, _emit,
                       _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
                       _parse_dims, _refuse_complex, _single_dim, _UNSET, _wrap_dims)
 from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
@@ -32,12 +32,10 @@ def _extreme_entry(input, dim, keepdim, out, opname):
     else:
         bool_arg(keepdim, opname, "keepdim")
     if isinstance(dim, TensorBase):
-        # max(input, other): elementwise maximum/minimum with broadcasting (PyTorch
-        # names it so in its messages too)
-        name = "maximum" if largest else "minimum"
-        _no_out(out, name, input, dim)
-        result = (MaxOther if largest else MinOther).apply(input, dim)
-        return result if out is None else _emit(result, result.dtype, out, name)
+        # max(input, other): the elementwise maximum, through the core's elementwise
+        # dispatcher like every binary op (it broadcasts, fills out=, and applies
+        # MaxOther when autograd must record)
+        return _C.binary_op(_MAX_OTHER if largest else _MIN_OTHER, input, dim, out)
     _refuse_complex(input, opname, opname + "_all" if dim is None else None)
     _no_out(out, opname, input)
     if dim is None:
@@ -153,6 +151,20 @@ class MinOther(Minimum):
     _node_name = "MinimumBackward0"
 
 
+def _dispatcher_row(function):
+    """A row of the core's elementwise dispatcher that computes exactly as the row
+    of the op ``function`` inherits (``maximum``, ``minimum``) and names
+    ``function`` as the Function to apply when grad is needed."""
+    op = function.op
+    row = _C.ElementwiseOp(op.name, op.arity, op.c_op, op.ufunc, op.result, op.inputs,
+                           op.zero_check, op.out_rule)
+    row.function = function
+    return row
+
+
+_MAX_OTHER, _MIN_OTHER = _dispatcher_row(MaxOther), _dispatcher_row(MinOther)
+
+
 def _amax_amin_entry(input, dim, keepdim, out, opname):
     """Shared body of amax/amin: arguments checked once, then ``Amax``/``Amin``."""
     _refuse_complex(input, opname, opname[1:] + "_values_cpu")
@@ -226,7 +238,7 @@ class Amax(_TieSplit):
 
     @staticmethod
     def forward(ctx, input, dims, keepdim):
-        result = _kernel("reduce_extreme", input)(input, _axes(input, dims), keepdim, True)
+        result = _kernel("reduce_extreme", input)(input, dims, keepdim, True)
         return Amax._chosen(ctx, input, dims, keepdim, result, False)
 
 
@@ -236,7 +248,7 @@ class Amin(_TieSplit):
 
     @staticmethod
     def forward(ctx, input, dims, keepdim):
-        result = _kernel("reduce_extreme", input)(input, _axes(input, dims), keepdim, False)
+        result = _kernel("reduce_extreme", input)(input, dims, keepdim, False)
         return Amin._chosen(ctx, input, dims, keepdim, result, False)
 
 
@@ -255,7 +267,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     _refuse_complex(input, "aminmax", "aminmax_cpu")
     keepdim = _keepdim(keepdim, "aminmax")
     _no_out(out, "aminmax", input)
-    dims = None if dim is None else (_single_dim(input, dim, "aminmax"),)
+    d = None if dim is None else _single_dim(input, dim, "aminmax")
+    dims = None if d is None or input.dim() == 0 else (d,)
     _check_nonempty(input, dims, "aminmax")
     lo, hi = Aminmax.apply(input, dims, keepdim)
     if out is None:
@@ -267,12 +280,12 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 class Aminmax(Function):
     """Both results split their gradients among their ties, like amin and amax.
 
-    ``forward(input, dims, keepdim)``: ``dims`` is None or one wrapped dim, ``(d,)``."""
+    ``forward(input, dims, keepdim)``: ``dims`` is None (all) or one wrapped dim, ``(d,)``."""
     _node_name = "AminmaxBackward0"
 
     @staticmethod
     def forward(ctx, input, dims, keepdim):
-        lo, hi = _kernel("aminmax", input)(input, _axes(input, dims), keepdim)
+        lo, hi = _kernel("aminmax", input)(input, dims, keepdim)
         ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input, lo, hi)
         return lo, hi

@@ -4,7 +4,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
-from ._common import (_alias, _axes, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
+from ._common import (_alias, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
                       _wrap_dims)
 
 
@@ -18,8 +18,7 @@ def _all_any(input, dim, keepdim, out, opname):
     if isinstance(out, TensorBase) and out.dtype not in (_dt.bool_, _dt.uint8):
         raise RuntimeError(f"{opname} only supports bool tensor for result, got: "
                            f"{_C._torch_type_name(out.dtype)}")
-    axes = dims if dims == () else _axes(input, dims)
-    res = _kernel("all_any", input)(input, axes, keepdim, opname == "all", dt)
+    res = _kernel("all_any", input)(input, dims, keepdim, opname == "all", dt)
     return _emit(res, dt, out, opname)
 
 
@@ -72,4 +71,4 @@ def count_nonzero(input, dim=None):
     """
     _check_tensor(input, "count_nonzero")
     dims = _dims(input, dim, "count_nonzero")
-    return _kernel("count_nonzero", input)(input, _axes(input, dims))
+    return _kernel("count_nonzero", input)(input, dims)

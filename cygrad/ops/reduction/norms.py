@@ -8,7 +8,7 @@ from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function, once_differentiable
 from .._argcheck import int_list_arg, number_arg
-from ._common import (_axes, _check_tensor, _emit, _kernel, _keepdim, _parse_dims,
+from ._common import (_check_tensor, _emit, _kernel, _keepdim, _parse_dims,
                       _reduced_count, _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved, _tie_weights
 
@@ -109,7 +109,7 @@ class Norm(Function):
     @staticmethod
     def forward(ctx, input, p, dims, keepdim, dt):
         ctx.red, ctx.p = _Reduced(input, dims, keepdim), p
-        result = _kernel("vector_norm", input)(input, p, _axes(input, dims), keepdim, dt)
+        result = _kernel("vector_norm", input)(input, p, dims, keepdim, dt)
         ctx.save_for_backward(input, result)
         return result
 

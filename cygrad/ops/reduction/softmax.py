@@ -9,7 +9,7 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from ._common import _axes, _check_tensor, _emit, _kernel, _keepdim, _parse_dims, _wrap_dims
+from ._common import _check_tensor, _emit, _kernel, _keepdim, _parse_dims, _wrap_dims
 from ._autograd import _no_out, _Reduced, _saved
 from .sums import sum
 
@@ -172,7 +172,7 @@ class Logsumexp(Function):
     @staticmethod
     def forward(ctx, input, dims, keepdim, dt):
         ctx.red = _Reduced(input, dims, keepdim)
-        result = _kernel("logsumexp", input)(input, _axes(input, dims), keepdim, dt)
+        result = _kernel("logsumexp", input)(input, dims, keepdim, dt)
         ctx.save_for_backward(input, result)
         return result
 

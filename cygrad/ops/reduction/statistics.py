@@ -11,7 +11,7 @@ from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
-from ._common import (_alias, _axes, _check_tensor, _emit, _kernel, _keepdim, _no_overload,
+from ._common import (_alias, _check_tensor, _emit, _kernel, _keepdim, _no_overload,
                       _parse_dims, _reduced_count, _require_float, _UNSET, _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 from .sums import mean
@@ -84,7 +84,7 @@ def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=4)
-    return _kernel("var_mean", input)(input, _axes(input, dims), bool(keepdim), n, dof,
+    return _kernel("var_mean", input)(input, dims, keepdim, n, dof,
                                       take_sqrt)
 
 

@@ -10,7 +10,7 @@ from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
 from ..creation import eye, ones
-from ._common import (_UNSET, _accumulate_dtype, _alias, _axes, _check_tensor, _dims, _emit,
+from ._common import (_UNSET, _accumulate_dtype, _alias, _check_tensor, _dims, _emit,
                       _kernel, _keepdim, _parse_dims, _reduced_count, _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 
@@ -43,8 +43,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
 def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
     """``sum`` wherever the core's C fast path does not apply (registered with the
     core): the arguments checked once, then ``Sum``."""
-    _keepdim(keepdim, "sum")
-    _no_out(out, "sum", input)
+    if keepdim is not True and keepdim is not False:
+        _keepdim(keepdim, "sum")
+    if out is not None:
+        _no_out(out, "sum", input)
     dims = _dims(input, dim, "sum")
     dt = _accumulate_dtype(input, dtype, out, "sum")
     result = (Sum if dim is None else SumDim).apply(input, dims, keepdim, dt)
@@ -52,25 +54,6 @@ def _sum_entry(input, dim=None, keepdim=False, dtype=None, out=None):
 
 
 _C_SUMMED = frozenset((_dt.float32, _dt.float64))
-
-
-def _sum_kernel(input, dims, keepdim, dt):
-    """The sum of ``input`` over wrapped ``dims`` (None: all) into dtype ``dt``.
-
-    A full sum, or one over the last dim, of a contiguous float32/float64 CPU tensor
-    is the core's C row reduction, reached through ``Tensor.sum``; anything else is
-    the ``reduce_sum`` kernel.  The test repeats the conditions of the core's C path
-    (``_reduce_fast`` in ``_core/tensor.pyx``) exactly, because where that path
-    declines ``Tensor.sum`` hands the call back to ``Sum``, whose forward is this.
-    """
-    if dt in _C_SUMMED and input.dtype is dt and input.is_contiguous() and input.numel() \
-            and input.device.type == "cpu":
-        if dims is None:
-            if not keepdim:
-                return TensorBase.sum(input)
-        elif len(dims) == 1 and dims[0] == input.dim() - 1:
-            return TensorBase.sum(input, dims[0], keepdim)
-    return _kernel("reduce_sum", input)(input, _axes(input, dims), keepdim, dt)
 
 
 class Sum(Function):
@@ -85,7 +68,19 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, input, dims, keepdim, dt):
         ctx.red, ctx.dtype = _Reduced(input, dims, keepdim), dt
-        return _sum_kernel(input, dims, keepdim, dt)
+        # A full sum, or one over the last dim, of a contiguous float32/float64 CPU
+        # tensor is the core's C row reduction, reached through Tensor.sum; anything
+        # else is the reduce_sum kernel.  The test repeats the conditions of the core's
+        # C path (_reduce_fast in _core/tensor.pyx) exactly: where that path declines,
+        # Tensor.sum hands the call back to Sum, and so to this forward.
+        if dims is None:
+            c_rows = not keepdim
+        else:
+            c_rows = len(dims) == 1 and dims[0] == input.dim() - 1
+        if c_rows and dt in _C_SUMMED and input.dtype is dt and input.is_contiguous() \
+                and input.numel() and input.device.type == "cpu":
+            return TensorBase.sum(input, None if dims is None else dims[0], keepdim)
+        return _kernel("reduce_sum", input)(input, dims, keepdim, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -156,7 +151,7 @@ class Nansum(Function):
     def forward(ctx, input, dims, keepdim, dt):
         ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input)
-        return _kernel("reduce_nansum", input)(input, _axes(input, dims), keepdim, dt)
+        return _kernel("reduce_nansum", input)(input, dims, keepdim, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -214,7 +209,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx, input, dims, keepdim, dt):
         ctx.red, ctx.dtype = _Reduced(input, dims, keepdim), dt
-        return _kernel("reduce_mean", input)(input, _axes(input, dims), keepdim, dt,
+        return _kernel("reduce_mean", input)(input, dims, keepdim, dt,
                                              _reduced_count(input, dims))
 
     @staticmethod
@@ -264,7 +259,7 @@ class Nanmean(Function):
     def forward(ctx, input, dims, keepdim, dt):
         ctx.red = _Reduced(input, dims, keepdim)
         ctx.save_for_backward(input)
-        return _kernel("reduce_nanmean", input)(input, _axes(input, dims), keepdim, dt)
+        return _kernel("reduce_nanmean", input)(input, dims, keepdim, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -339,7 +334,7 @@ class Prod(Function):
     @staticmethod
     def forward(ctx, input, dims, keepdim, dt):
         ctx.red = _Reduced(input, dims, keepdim)
-        result = _kernel("reduce_prod", input)(input, _axes(input, dims), keepdim, dt)
+        result = _kernel("reduce_prod", input)(input, dims, keepdim, dt)
         ctx.save_for_backward(input, result)
         return result
 
