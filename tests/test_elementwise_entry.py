@@ -49,3 +49,36 @@ def test_inplace_ops_record_their_own_function_marked_dirty():
     inner = np.exp(a * b + 0.5 * b * b)
     np.testing.assert_allclose(leaf.grad.numpy(), inner * b)
     np.testing.assert_allclose(y.grad.numpy(), inner * (a + b))
+
+
+@pytest.mark.parametrize("name, call, node", [
+    ("clamp_", lambda h, o: h.clamp_(-0.5, 0.5), "ClampBackward1"),
+    ("clamp_ tensor", lambda h, o: h.clamp_(min=o), "ClampBackward0"),
+    ("lerp_", lambda h, o: h.lerp_(o, 0.3), "LerpBackward0"),
+    ("lerp_ tensor", lambda h, o: h.lerp_(o, o), "LerpBackward1"),
+    ("round_", lambda h, o: h.round_(decimals=1), "RoundBackward1"),
+    ("div_ trunc", lambda h, o: h.div_(o, rounding_mode="trunc"), "DivBackward2"),
+    ("div_ floor", lambda h, o: h.div_(o, rounding_mode="floor"), "DivBackward2"),
+    ("nan_to_num_", lambda h, o: h.nan_to_num_(), "NanToNumBackward0"),
+])
+def test_compound_inplace_is_its_function_marked_dirty(name, call, node):
+    """The in-place forms of the several-kernel ops record the same Function as the
+    out-of-place op, under torch's node name, with torch's gradients."""
+    torch = pytest.importorskip("torch")
+    values, other = [-1.5, 0.25, 0.7, 2.0], [0.5, -0.75, 1.5, 0.9]
+    leaf, o = _pair(values, True), _pair(other, True)
+    h = leaf * 1
+    assert call(h, o) is h and h.grad_fn.name() == node
+    (h * _pair([1.0, 2.0, 3.0, 4.0], False)).sum().backward()
+    tl = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    to = torch.tensor(other, dtype=torch.float64, requires_grad=True)
+    th = tl * 1
+    call(th, to)
+    assert th.grad_fn.name() == node
+    (th * torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64)).sum().backward()
+    np.testing.assert_allclose(h.detach().numpy(), th.detach().numpy())
+    np.testing.assert_allclose(leaf.grad.numpy(), tl.grad.numpy())
+    if to.grad is None:
+        assert o.grad is None or not o.grad.numpy().any()
+    else:
+        np.testing.assert_allclose(o.grad.numpy(), to.grad.numpy())

@@ -359,17 +359,6 @@ def mul_(self, other):
 multiply = tensor_method(mul, name="multiply")
 
 
-def _int_trunc_divide(a, b):
-    """Integer division rounding toward zero, exact for all of int64 (a float
-    round trip would lose bits above 2**24/2**53): the floor quotient, plus one where
-    the division was inexact and the operands' signs differ."""
-    q = _C.binary_op(OPS["floor_divide"], a, b)
-    inexact = _C.binary_op(OPS["ne"], _C.binary_op(OPS["remainder"], a, b), 0)
-    signs_differ = _C.binary_op(OPS["logical_xor"], _C.binary_op(OPS["lt"], a, 0),
-                                _C.binary_op(OPS["lt"], b, 0))
-    return _C.binary_op(OPS["add"], q, _C.binary_op(OPS["logical_and"], inexact, signs_differ))
-
-
 @tensor_method
 def div(input, other, *, rounding_mode=None, out=None):
     """Division: true division, or ``rounding_mode='trunc'``/``'floor'``.
@@ -394,15 +383,10 @@ def div(input, other, *, rounding_mode=None, out=None):
                 and other.dtype in _NARROW_FLOATS:
             input = _narrowed(input, other.dtype)   # as floor_divide reads a first-place number
         if out is None:
-            return _binary.DivFloor.apply(input, other)
+            return _compound.DivFloor.apply(input, other)
         return _C.binary_op(OPS["floor_divide"], input, other, out)
     if rounding_mode == "trunc":
-        dt = _C.result_type(input, other)
-        if dt.is_floating_point:
-            res = _C.unary_op(OPS["trunc"], _C.binary_op(OPS["div"], *_opmath(input, other)))
-            res = res if res.dtype is dt else res.to(dt)
-        else:
-            res = _int_trunc_divide(input, other)
+        res = _compound.DivTrunc.apply(input, other)
         if out is not None:
             return _write_out(out, res, "div")
         return res
@@ -410,29 +394,27 @@ def div(input, other, *, rounding_mode=None, out=None):
                        f"found '{rounding_mode}'")
 
 
-def _opmath(*args):
-    """float16/bfloat16 tensors as float32, the precision PyTorch computes them in
-    (its quotient is truncated before it is rounded back to the narrow dtype)."""
-    return tuple(x.float() if isinstance(x, TensorBase) and x.dtype in (_dt.float16, _dt.bfloat16)
-                 else x for x in args)
-
-
-def _source_for_inplace(self, *others):
-    """What an in-place op built from its out-of-place form should compute from:
-    ``self`` itself, or, when autograd records the op, a clone of it. The op's
-    node then saves the clone, which the write into ``self`` leaves intact (saving
-    ``self`` would make backward fail the version check: PyTorch works here)."""
-    if _C.needs_autograd(self, *others):
-        return self.clone()
-    return self
-
-
 @tensor_method
 def div_(self, other, *, rounding_mode=None):
     """In-place division."""
     if rounding_mode is None:
         return _C.binary_op_(OPS["div"], self, other)
-    return self.copy_(div(_source_for_inplace(self, other), other, rounding_mode=rounding_mode))
+    if rounding_mode not in ("floor", "trunc"):
+        div(self, other, rounding_mode=rounding_mode)       # (its error)
+    if type(other) is int:
+        _, other = _operands(self, other, "floor_divide")
+    if _C.result_type(self, other).name == "bool":
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    _check_castable(_C.result_type(self, other), self)
+    cls = _compound.DivFloor if rounding_mode == "floor" else _compound.DivTrunc
+    return apply_inplace(cls, self, other)
+
+
+def _check_castable(dtype, target):
+    """PyTorch's rule for an in-place result: it must cast to the target's dtype."""
+    if dtype is not target.dtype and not _C._can_cast(dtype, target.dtype):
+        raise RuntimeError(f"result type {_C._torch_type_name(dtype)} can't be cast to the "
+                           f"desired output type {_C._torch_type_name(target.dtype)}")
 
 
 divide = tensor_method(div, name="divide")
@@ -545,11 +527,12 @@ def float_power_(self, exponent):
     return _C.binary_op_(OPS["pow"], self, b)
 
 
-def _ten_pow(decimals):
-    try:
-        return 10.0 ** decimals
-    except OverflowError:
-        return _math.inf
+def _decimals_arg(input, decimals):
+    decimals = int_arg(decimals, "round", "decimals")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"round_cpu\" not implemented for "
+                                  f"'{_C._torch_type_name(input.dtype)}'")
+    return decimals
 
 
 @tensor_method
@@ -568,23 +551,13 @@ def round(input, *, decimals=None, out=None):
         raise not_tensor(input, "round")
     if decimals is None:
         return _C.unary_op(OPS["round"], input, out)
-    decimals = int_arg(decimals, "round", "decimals")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"round_cpu\" not implemented for "
-                                  f"'{_C._torch_type_name(input.dtype)}'")
+    decimals = _decimals_arg(input, decimals)
     if isinstance(out, TensorBase) and out.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
                            f"{_C._torch_type_name(input.dtype)}")
     if decimals == 0:
         return _C.unary_op(OPS["round"], input, out)
-    # PyTorch scales in float32 for float16/bfloat16, by 10**|decimals| rounded to that type
-    x, = _opmath(input)
-    ten = _ten_pow(-decimals if decimals < 0 else decimals)
-    if decimals > 0:
-        res = _C.binary_op(OPS["div"], _C.unary_op(OPS["round"], _C.binary_op(OPS["mul"], x, ten)), ten)
-    else:
-        res = _C.binary_op(OPS["mul"], _C.unary_op(OPS["round"], _C.binary_op(OPS["div"], x, ten)), ten)
-    res = res if res.dtype is input.dtype else res.to(input.dtype)
+    res = _compound.RoundDecimals.apply(input, decimals)
     if out is not None:
         return _write_out(out, res, "round")
     return res
@@ -595,7 +568,10 @@ def round_(self, *, decimals=None):
     """In-place rounding."""
     if decimals is None:
         return _C.unary_op_(OPS["round"], self)
-    return self.copy_(round(_source_for_inplace(self), decimals=decimals))
+    decimals = _decimals_arg(self, decimals)
+    if decimals == 0:
+        return _C.unary_op_(OPS["round"], self)
+    return apply_inplace(_compound.RoundDecimals, self, decimals)
 
 
 @tensor_method
@@ -616,6 +592,16 @@ def clamp(input, min=None, max=None, *, out=None):
         res = _C.clamp_numbers(input, min, max)      # one C pass when nothing else is needed
         if res is not None:
             return res
+    min, max, dtype = _clamp_args(input, min, max, out)
+    res = _clamp_function(min, max).apply(input, min, max, dtype)
+    if out is not None:
+        return _write_out(out, res, "clamp")
+    return res
+
+
+def _clamp_args(input, min, max, out=None):
+    """clamp's checked bounds (numbers that fit the result dtype, or tensors) and
+    result dtype, with PyTorch's errors."""
     # the Tensor overload (every bound given is a tensor) writes into any ``out`` it can
     # cast to; the Number one wants ``out`` of the result dtype exactly
     tensor_overload = all(isinstance(b, TensorBase) for b in (min, max) if b is not None)
@@ -633,16 +619,13 @@ def clamp(input, min=None, max=None, *, out=None):
     if isinstance(out, TensorBase) and out.dtype is not dtype and not tensor_overload:
         raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
                            f"{_C._torch_type_name(dtype)}")
-    res = input if input.dtype is dtype else input.to(dtype)
-    if min is not None:
-        res = _C.binary_op(OPS["maximum"], res, _checked_bound(min, dtype))
-    if max is not None:
-        res = _C.binary_op(OPS["minimum"], res, _checked_bound(max, dtype))
-    if res is input:
-        res = input.clone()
-    if out is not None:
-        return _write_out(out, res, "clamp")
-    return res
+    return _checked_bound(min, dtype), _checked_bound(max, dtype), dtype
+
+
+def _clamp_function(min, max):
+    """PyTorch's two overloads are two nodes: ClampBackward1 (numbers), ClampBackward0."""
+    tensors = any(isinstance(b, TensorBase) for b in (min, max))
+    return _compound.ClampTensor if tensors else _compound.Clamp
 
 
 _NUMBER_OR_NONE = frozenset((int, float, type(None)))
@@ -665,7 +648,7 @@ def _clamp_bounds(min, max):
 
 def _checked_bound(bound, dtype):
     """A number bound that ``dtype`` cannot hold is an error; uint8 takes -255..-1 wrapped."""
-    if isinstance(bound, TensorBase) or isinstance(bound, bool):
+    if bound is None or isinstance(bound, TensorBase) or isinstance(bound, bool):
         return bound
     check_scalar_fits(bound, dtype)
     return _int_operand(bound, _C.empty((), dtype=dtype), True) if type(bound) is int else bound
@@ -681,11 +664,21 @@ def clamp_(self, min=None, max=None):
     >>> cygrad.tensor([1.0, 5.0]).clamp_(max=2.0).tolist()
     [1.0, 2.0]
     """
-    res = clamp(_source_for_inplace(self, min, max), min, max)
-    if res.dtype is not self.dtype and not _C._can_cast(res.dtype, self.dtype):
-        raise RuntimeError(f"result type {_C._torch_type_name(res.dtype)} can't be cast to the "
+    if not isinstance(self, TensorBase):
+        raise not_tensor(self, "clamp_")
+    if self.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    if type(min) in _NUMBER_OR_NONE and type(max) in _NUMBER_OR_NONE:
+        res = _C.clamp_numbers(self, min, max)      # the C kernel, when nothing records
+        if res is not None:
+            _C._copy_into(self, res)
+            self._bump_version()
+            return self
+    min, max, dtype = _clamp_args(self, min, max)
+    if dtype is not self.dtype and not _C._can_cast(dtype, self.dtype):
+        raise RuntimeError(f"result type {_C._torch_type_name(dtype)} can't be cast to the "
                            f"desired output type {self.dtype.name}")
-    return self.copy_(res)
+    return apply_inplace(_clamp_function(min, max), self, min, max, dtype)
 
 
 clip = tensor_method(clamp, name="clip")
@@ -702,6 +695,16 @@ def lerp(input, end, weight, *, out=None):
     >>> cygrad.lerp(cygrad.tensor([0.0]), cygrad.tensor([10.0]), 0.25).tolist()
     [2.5]
     """
+    weight = _lerp_args(input, end, weight, out)
+    res = _lerp_function(weight).apply(input, end, weight)
+    if out is not None:
+        return _write_out(out, res, "lerp")
+    return res
+
+
+def _lerp_args(input, end, weight, out=None):
+    """lerp's checks (PyTorch's order and errors); the weight, read as a number
+    unless it is a tensor."""
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "lerp")
     if not isinstance(end, TensorBase):
@@ -724,11 +727,12 @@ def lerp(input, end, weight, *, out=None):
     if isinstance(out, TensorBase) and out.dtype is not dt:
         raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
                            f"{_C._torch_type_name(dt)}")
-    res = _lerp_formula(*_opmath(input, end, weight))
-    res = res if res.dtype is dt else res.to(dt)
-    if out is not None:
-        return _write_out(out, res, "lerp")
-    return res
+    return weight
+
+
+def _lerp_function(weight):
+    return _compound.LerpTensor if isinstance(weight, TensorBase) else _compound.Lerp
+
 
 
 def _c_type(dt):
@@ -736,22 +740,18 @@ def _c_type(dt):
     return _C_TYPE_NAMES.get(dt.name, dt.name)
 
 
-def _lerp_formula(start, end, weight):
-    """PyTorch's lerp: from ``start`` for weights below 0.5 in magnitude, from ``end``
-    otherwise, so that weight 1 gives ``end`` exactly."""
-    diff = end - start
-    if not isinstance(weight, TensorBase):
-        if _math.fabs(weight) < 0.5:
-            return start + weight * diff
-        return end - diff * (1 - weight)
-    from ..indexing import where
-    return where(abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
-
-
 @tensor_method
 def lerp_(self, end, weight):
-    """In-place lerp."""
-    return self.copy_(lerp(self, end, weight))
+    """In-place lerp.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([0.0]).lerp_(cygrad.tensor([10.0]), 0.25).tolist()
+    [2.5]
+    """
+    weight = _lerp_args(self, end, weight)
+    return apply_inplace(_lerp_function(weight), self, end, weight)
 
 
 def _nan_to_num_values(input, nan, posinf, neginf):
@@ -935,7 +935,7 @@ for _alias, _target in (("negative_", "neg_"), ("absolute_", "abs_"), ("arcsin_"
 # ------------------------------------------------------------- the ops' Function classes
 
 from ..._core import engine as _E  # noqa: E402
-from . import binary as _binary, unary as _unary  # noqa: E402
+from . import binary as _binary, compound as _compound, unary as _unary  # noqa: E402
 from .binary import BinaryFunction  # noqa: E402,F401
 from .unary import UnaryFunction  # noqa: E402,F401
 

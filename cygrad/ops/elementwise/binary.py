@@ -133,29 +133,6 @@ class Div(BinaryFunction):
         return (1 / b if need_a else None), (-a / (b * b) if need_b else None)
 
 
-class DivFloor(Function):
-    """``div(a, b, rounding_mode="floor")``: a step function, so its derivative is 0
-    wherever it exists (PyTorch's convention); the values are floor division's,
-    computed exactly (``floor(a / b)`` would round ``1.0 / 0.1`` up to 10)."""
-    _node_name = "DivBackward2"
-
-    @staticmethod
-    def forward(ctx, a, b):
-        out = _binary_op(OPS["floor_divide"], a, b)
-        ctx.out_shape = tuple(out.shape)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        zero = grad.new_zeros(ctx.out_shape)    # the engine sums it to each input's shape
-        need_a, need_b = ctx.needs_input_grad
-        return (zero if need_a else None), (zero if need_b else None)
-
-    @staticmethod
-    def jvp(ctx, t_a, t_b):
-        return (t_a if t_a is not None else t_b).new_zeros(ctx.out_shape)
-
-
 class Pow(BinaryFunction):
     """d(a^b)/da = b a^(b-1); d(a^b)/db = a^b log(a), taken as 0 where a == 0 (as
     PyTorch does)."""
