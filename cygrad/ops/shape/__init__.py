@@ -40,7 +40,7 @@ from .joining import (Cat, Stack, cat, column_stack, concat, concatenate, dstack
                       row_stack, stack, vstack)
 from .padding import ConstantPadNd, _pad_function, _pad_source, pad
 from .reordering import Flip, Roll, Rot90, flip, fliplr, flipud, roll, rot90
-from .repeating import Repeat, repeat, repeat_interleave, tile
+from .repeating import Repeat, RepeatInterleave, repeat, repeat_interleave, tile
 from .splitting import chunk, dsplit, hsplit, split, tensor_split, unbind, vsplit
 from .triangular import Tril, TrilInplace, Triu, TriuInplace, tril, tril_, triu, triu_
 from .views import (as_strided, clone, diagonal, flatten, movedim, moveaxis, narrow, permute,

@@ -46,6 +46,8 @@ def _method_ints(args, keyword, opname, argname):
 
 
 def _check_devices(tensors):
+    if all([x.is_cpu for x in tensors]):
+        return
     dev = tensors[0].device
     for x in tensors[1:]:
         if x.device != dev:

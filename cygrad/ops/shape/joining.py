@@ -65,10 +65,11 @@ def concatenate(tensors, dim=0, *, out=None):
     return _cat(tensors, dim, out, "concatenate")
 
 
-def _fast_dim(tensors, dim):
-    """``cat``'s dim, wrapped, for CPU tensors of one dtype and rank with equal sizes
-    off ``dim``, all checks in one loop; None when the call is anything else (the
-    general checks then run, and raise PyTorch's errors)."""
+def _fast_layout(tensors, dim):
+    """``cat``'s layout, ``(dim wrapped, each tensor's size along it)``, for CPU
+    tensors of one dtype and rank with equal sizes off ``dim``, all checks in one
+    loop; None when the call is anything else (the general checks then run, and
+    raise PyTorch's errors)."""
     if type(tensors) is not list and type(tensors) is not tuple or not tensors:
         return None
     ref = tensors[0]
@@ -83,20 +84,22 @@ def _fast_dim(tensors, dim):
         for x in tensors:
             if not isinstance(x, TensorBase) or x.dtype is not dt or not x.is_cpu or x.dim() != 1:
                 return None
-        return d
+        return d, [x.size(0) for x in tensors]
     before, after = shape[:d], shape[d + 1:]
+    sizes = []
     for x in tensors:
         if not isinstance(x, TensorBase) or x.dtype is not dt or not x.is_cpu:
             return None
         s = tuple(x.shape)
         if len(s) != nd or s[:d] != before or s[d + 1:] != after:
             return None
-    return d
+        sizes.append(s[d])
+    return d, sizes
 
 
-def _checked_dim(tensors, dim, opname):
-    """PyTorch's checks of ``cat``'s arguments; the dim, wrapped (0 when every tensor
-    is a skipped 1-D empty one)."""
+def _checked_layout(tensors, dim, opname):
+    """PyTorch's checks of ``cat``'s arguments; the layout ``(dim wrapped, each
+    tensor's size along it)``, None for a skipped 1-D empty tensor."""
     if type(dim) is not int:
         dim = int_arg(dim, opname, "dim")
     if not tensors:
@@ -107,7 +110,7 @@ def _checked_dim(tensors, dim, opname):
     _check_devices(tensors)
     kept = [(i, x) for i, x in enumerate(tensors) if not _is_legacy_empty(x)]
     if not kept:
-        return 0
+        return 0, [None] * len(tensors)
     ref = kept[0][1]
     d = _C._wrap(dim, ref.dim())
     for i, x in kept:
@@ -119,15 +122,15 @@ def _checked_dim(tensors, dim, opname):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
                                    f"Expected size {ref.shape[k]} but got size {x.shape[k]} for "
                                    f"tensor number {i} in the list.")
-    return d
+    return d, [None if _is_legacy_empty(x) else x.size(d) for x in tensors]
 
 
 def _cat(tensors, dim, out, opname):
-    d = _fast_dim(tensors, dim) if out is None else None
-    if d is None:
+    layout = _fast_layout(tensors, dim) if out is None else None
+    if layout is None:
         tensors = _tensor_seq(tensors, opname)
-        d = _checked_dim(tensors, dim, opname)
-    res = Cat.apply(d, *tensors)
+        layout = _checked_layout(tensors, dim, opname)
+    res = Cat.apply(*layout, *tensors)
     return res if out is None else _write_out(out, res, "cat")
 
 
@@ -143,58 +146,66 @@ def _cat_kernel():
     return _cat_cpu
 
 
-def _joined(tensors, d, shapes):
-    """The checked ``tensors`` (``shapes`` their shapes, as tuples) one after the
-    other along ``d``, in a new tensor of their promoted dtype; 1-D empty tensors are
-    skipped (PyTorch's legacy rule)."""
+def _joined(tensors, d, sizes):
+    """The checked ``tensors`` (``sizes``: along ``d``, None for a skipped 1-D empty
+    tensor) one after the other along ``d``, in a new tensor of their promoted dtype."""
     dtype = _C.result_type(*tensors)
-    if (0,) in shapes:
-        kept = [(x, s) for x, s in zip(tensors, shapes) if s != (0,)]
+    if None in sizes:
+        kept = [x for x, n in zip(tensors, sizes) if n is not None]
         if not kept:
             return _C._empty((0,), dtype, tensors[0].device)
-        tensors, shapes = [x for x, _ in kept], [s for _, s in kept]
-    first = shapes[0]
-    total = sum([s[d] for s in shapes])
-    res = _C._empty(first[:d] + (total,) + first[d + 1:], dtype, tensors[0].device)
-    if res.is_cpu and all([x.dtype is dtype for x in tensors]):
-        if total:
-            _cat_kernel()(res, tensors, d)
+        sizes = [n for n in sizes if n is not None]
+    else:
+        kept = tensors
+    shape = tuple(kept[0].shape)
+    res = _C._empty(shape[:d] + (sum(sizes),) + shape[d + 1:], dtype, kept[0].device)
+    if res.is_cpu and all([x.dtype is dtype for x in kept]):
+        if res.numel():
+            _cat_kernel()(res, kept, d)
         return res
     offset = 0
-    for x, s in zip(tensors, shapes):
-        _C._copy_into(res.narrow(d, offset, s[d]), x)
-        offset += s[d]
+    for x, n in zip(kept, sizes):
+        _C._copy_into(res.narrow(d, offset, n), x)
+        offset += n
     return res
 
 
 class Cat(Function):
-    """``cat``: each input's gradient is its slice of the output gradient (a view).
-    Inputs of other dtypes get theirs converted back by the engine."""
+    """``cat``: each input's gradient is its slice of the output gradient (a view);
+    the tangent is the inputs' tangents joined the same way.  ``sizes``: each
+    input's size along ``dim``, None for a skipped 1-D empty tensor (PyTorch's legacy
+    rule), as ``cat``'s checks found them.  Inputs of other dtypes get their
+    gradients converted back by the engine."""
     _node_name = "CatBackward0"
 
     @staticmethod
-    def forward(ctx, dim, *tensors):
-        ctx.dim = dim
-        ctx.shapes = shapes = [tuple(x.shape) for x in tensors]
-        return _joined(tensors, dim, shapes)
+    def forward(ctx, dim, sizes, *tensors):
+        ctx.dim, ctx.sizes = dim, sizes
+        return _joined(tensors, dim, sizes)
 
     @staticmethod
     def backward(ctx, grad):
-        grads, offset = [None], 0
-        for shape in ctx.shapes:
-            if len(shape) == 1 and shape[0] == 0:
-                # a skipped 1-D empty tensor (legacy rule): an empty gradient
+        grads, offset = [None, None], 0
+        for n in ctx.sizes:
+            if n is None:       # a skipped tensor: an empty gradient
                 grads.append(_C._empty((0,), grad.dtype, grad.device))
                 continue
-            n = shape[ctx.dim]
             grads.append(grad.narrow(ctx.dim, offset, n))
             offset += n
         return tuple(grads)
 
     @staticmethod
-    def jvp(ctx, _dim, *tangents):
-        tangents = _zero_tangents(tangents, ctx.shapes)
-        return None if tangents is None else Cat.apply(ctx.dim, *tangents)
+    def jvp(ctx, _dim, _sizes, *tangents):
+        d, sizes = ctx.dim, ctx.sizes
+        known = [t for t, n in zip(tangents, sizes) if t is not None and n is not None]
+        if not known:
+            return None         # every tangent is zero, or of a skipped tensor
+        ref = tuple(known[0].shape)
+        tangents = [t if t is not None else
+                    _C.zeros(ref[:d] + (n,) + ref[d + 1:] if n is not None else (0,),
+                             dtype=known[0].dtype, device=known[0].device)
+                    for t, n in zip(tangents, sizes)]
+        return Cat.apply(d, sizes, *tangents)
 
 
 def stack(tensors, dim=0, *, out=None):

@@ -61,7 +61,7 @@ def pad(input, pad, mode="constant", value=None):
                 raise RuntimeError(f"The input size {input.shape[d]}, plus negative padding "
                                    f"{before} and {after} resulted in a negative output size, "
                                    f"which is invalid. Check dimension {d} of your input.")
-        return ConstantPadNd.apply(input, amounts, value)
+        return ConstantPadNd.apply(input, widths, value)
     if mode not in _COPY_PAD_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None:
@@ -77,26 +77,31 @@ def _pad_widths(input, amounts):
 class ConstantPadNd(Function):
     """Constant padding adds elements that do not depend on the input and crops
     (negative amounts) elements that vanish: the gradient is the output gradient
-    padded by the opposite amounts (the border cropped, the cropped part zero)."""
+    padded by the opposite amounts (the border cropped, the cropped part zero), and
+    the tangent is padded with zeros.  ``widths``: ``(dim, before, after)`` for each
+    padded dim (``pad``'s amounts paired with their dims)."""
     _node_name = "ConstantPadNdBackward0"
 
     @staticmethod
-    def forward(ctx, input, amounts, value):
-        ctx.amounts = amounts
-        return _pad_constant(input, _pad_widths(input, amounts), value)
+    def forward(ctx, input, widths, value):
+        ctx.widths = widths
+        return _pad_constant(input, widths, value)
 
     @staticmethod
     def backward(ctx, grad):
-        return ConstantPadNd.apply(grad, tuple(-a for a in ctx.amounts), 0), None, None
+        opposite = [(d, -before, -after) for d, before, after in ctx.widths]
+        return ConstantPadNd.apply(grad, opposite, 0), None, None
 
     @staticmethod
-    def jvp(ctx, tangent, _amounts, _value):
-        return ConstantPadNd.apply(tangent, ctx.amounts, 0)
+    def jvp(ctx, tangent, _widths, _value):
+        return ConstantPadNd.apply(tangent, ctx.widths, 0)
 
 
 def _crop_negative(input, widths):
     """Apply the negative pad amounts as crops (narrow views)."""
     for d, before, after in widths:
+        if before >= 0 and after >= 0:
+            continue
         start = max(-before, 0)
         length = input.shape[d] - start - max(-after, 0)
         if length < 0:
@@ -110,11 +115,14 @@ def _pad_constant(input, widths, value):
     shape = list(core.shape)
     for d, before, after in widths:
         shape[d] += max(before, 0) + max(after, 0)
-    res = _C._empty(tuple(shape), input.dtype, input.device)
-    res.fill_(value)
+    if type(value) is int and value == 0:       # (the common case, and the cheapest fill)
+        res = _C.zeros(tuple(shape), dtype=input.dtype, device=input.device)
+    else:
+        res = _C._empty(tuple(shape), input.dtype, input.device)
+        res.fill_(value)
     inner = res
     for d, before, _ in widths:
-        inner = inner.narrow(d, max(before, 0), core.shape[d])
+        inner = inner.narrow(d, max(before, 0), core.size(d))
     if inner.numel():
         _C._copy_into(inner, core)
     return res

@@ -37,17 +37,21 @@ def _flip_method(self, *args, dims=None):
 
 
 def _flip_dims(input, dims):
-    wrapped = [_C._wrap(d, input.dim()) for d in dims]
-    for d in wrapped:
-        if wrapped.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return Flip.apply(input, tuple(wrapped))
+    n = input.dim()
+    wrapped = tuple([_C._wrap(d, n) for d in dims])
+    if len(set(wrapped)) != len(wrapped):
+        for d in wrapped:
+            if wrapped.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return Flip.apply(input, wrapped)
 
 
-def _flip(input, wrapped):
+_REVERSED, _WHOLE = slice(None, None, -1), slice(None)
+
+
+def _flip(input, dims):
     # A reversed view (negative strides) copied into a fresh tensor.
-    index = tuple(slice(None, None, -1) if k in wrapped else slice(None)
-                  for k in range(input.dim()))
+    index = tuple([_REVERSED if k in dims else _WHOLE for k in range(input.dim())])
     view = input[index] if index else input
     res = _C._empty(tuple(input.shape), input.dtype, input.device)
     _C._copy_into(res, view)
@@ -131,6 +135,8 @@ def roll(input, shifts, dims=None):
                            f"dims:{len(dims)}")
     if input.numel() == 0:
         return Roll.apply(input, (), ())    # PyTorch returns before it looks at the dims
+    if len(dims) == 1:
+        return Roll.apply(input, shifts, (_C._wrap(dims[0], input.dim()),))
     total = {}
     for s, d in zip(shifts, dims):
         d = _C._wrap(d, input.dim())
@@ -150,9 +156,10 @@ def _roll(input, shifts, dims):
     # out[s:] = in[:n-s] and out[:s] = in[n-s:].  Every combination of blocks is one copy.
     pieces = []
     for d, s in zip(dims, shifts):
-        n = input.shape[d]
+        n = input.size(d)
         s %= n
-        pieces.append([(d, s, 0, n - s), (d, 0, n - s, s)])
+        if s:
+            pieces.append(((d, s, 0, n - s), (d, 0, n - s, s)))
     for combo in itertools.product(*pieces):
         dst, src = res, input
         for d, dst_start, src_start, length in combo:

@@ -11,6 +11,7 @@ from ..._core import dtype as _dt
 from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
+from ...autograd.forward_ad import saved_for_jvp
 from ...autograd.function import Function
 from .._argcheck import int_arg, int_list_arg, not_tensor, symint_list_arg
 from ._common import _INT64_MAX, _add_slices, _gather, _method_ints, _shape_error_if_negative
@@ -38,37 +39,36 @@ def _repeat_checked(input, reps):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
     src_shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
-    out_shape = tuple(r * s for r, s in zip(reps, src_shape))
-    _shape_error_if_negative(out_shape)
-    for i, (r, s) in enumerate(zip(reps, src_shape)):
-        if r * s > _INT64_MAX:
-            raise RuntimeError(f"repeat: size {s} of dimension {i} repeated {r} times does not "
-                               "fit in 64 bits")
+    out_shape = [r * s for r, s in zip(reps, src_shape)]
+    if out_shape and (min(out_shape) < 0 or max(out_shape) > _INT64_MAX):
+        _shape_error_if_negative(out_shape)
+        for i, (r, s) in enumerate(zip(reps, src_shape)):
+            if r * s > _INT64_MAX:
+                raise RuntimeError(f"repeat: size {s} of dimension {i} repeated {r} times does "
+                                   "not fit in 64 bits")
     return Repeat.apply(input, reps)
 
 
 def _repeat(input, reps):
-    src_shape = (1,) * (len(reps) - input.dim()) + input.shape
-    out_shape = tuple(r * s for r, s in zip(reps, src_shape))
-    res = _C._empty(out_shape, input.dtype, input.device)
-    if res.numel() == 0:
+    src_shape = (1,) * (len(reps) - input.dim()) + tuple(input.shape)
+    res = _C._empty(tuple([r * s for r, s in zip(reps, src_shape)]), input.dtype, input.device)
+    if not res.numel():
         return res
-    # View the output as (r0, s0, r1, s1, ...) and copy the input broadcast over
-    # the r-dims (stride 0): one pass, no intermediate tiles.
     if not reps:        # a 0-d tensor repeated (): a copy
         _C._copy_into(res, input)
         return res
+    # View the output as (r0, s0, r1, s1, ...) and copy the input, viewed as
+    # (1, s0, 1, s1, ...), broadcast over the r-dims (stride 0): one pass, no
+    # intermediate tiles.
     paired = _paired(reps, src_shape)
-    src = input.reshape(src_shape)
-    for k in range(len(reps)):
-        src = src.unsqueeze(2 * k)
+    src = input.reshape(_paired((1,) * len(reps), src_shape))
     _C._copy_into(res.view(paired), src.expand(*paired))
     return res
 
 
 def _paired(reps, src_shape):
     """(r0, s0, r1, s1, ...): the repeated shape with each copy count on a dim of its own."""
-    return tuple(x for r, s in zip(reps, src_shape) for x in (r, s))
+    return tuple([x for r, s in zip(reps, src_shape) for x in (r, s)])
 
 
 class Repeat(Function):
@@ -194,7 +194,7 @@ class RepeatInterleave(Function):
 
     @staticmethod
     def jvp(ctx, tangent, _dim, _index):
-        index, = ctx.saved_tensors
+        index, = saved_for_jvp(ctx)
         return RepeatInterleave.apply(tangent, ctx.dim, index)
 
 
