@@ -18,11 +18,14 @@ Ops that build a new tensor allocate the output once and copy each input into a
 view of it (``_C._copy_into(out.narrow(...), src)``); the copy kernel converts
 dtypes and follows any strides, so inputs are never copied first.
 
-Autograd: an op that copies elements around has a ``Function`` next to it whose
-backward moves the gradient back the opposite way: ``cat``'s gradient is split
-(narrow views of it), ``flip``'s is flipped, ``roll``'s rolled back, ``repeat``'s
-tiles are summed, a padded border is cropped (constant) or added back onto the
-elements it copied (reflect/replicate/circular).  Each backward is written with
+Autograd: an op that copies elements around has a ``Function`` next to it; the
+public function checks its arguments and calls the Function's ``apply`` (the
+engine records a node only when autograd needs one; ``out=`` gets the result
+copied in).  Its backward moves the gradient back the opposite way: ``cat``'s
+gradient is split (narrow views of it), ``flip``'s is flipped, ``roll``'s rolled
+back, ``repeat``'s tiles are summed, ``repeat_interleave``'s slices added back, a
+padded border is cropped (constant) or added back onto the elements it copied
+(reflect/replicate/circular).  Each backward is written with
 cygrad ops, so it is differentiable again.  Views (``transpose``, ``expand``,
 ``broadcast_to``, ``meshgrid``...) need nothing here: the core records every view
 of a tensor that requires grad, and the ops built from views and the ops above
