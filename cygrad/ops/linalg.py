@@ -96,6 +96,13 @@ def _resize_out(out, shape):
     resize(shape)
 
 
+def _copy_out(out, res):
+    """``out=`` of ``inner``/``tensordot``: PyTorch builds them from other ops and
+    copies the result into ``out`` with ``copy_``, which autograd records (no
+    refusal with grad)."""
+    return _output(out, res.shape, res.dtype, res.device).copy_(res)
+
+
 def _output(out, shape, dtype, device):
     """The tensor a product writes into: ``out`` after PyTorch's checks, or a new one."""
     if out is None:
@@ -664,7 +671,7 @@ def inner(input, other, *, out=None):
                            f"shapes {list(input.shape)} and {list(other.shape)}")
     ca, cb = _contracted(input, other, [-1], [-1])
     res = Inner.apply(input, other, ca, cb)
-    return res if out is None else _into_out(out, res, "inner")
+    return res if out is None else _copy_out(out, res)
 
 
 @tensor_method
@@ -679,14 +686,16 @@ def outer(input, vec2, *, out=None):
     >>> cygrad.outer(cygrad.tensor([1, 2]), cygrad.tensor([1, 10, 100])).tolist()
     [[1, 10, 100], [2, 20, 200]]
     """
-    _check_tensor(input, "outer", "input")
-    _check_tensor(vec2, "outer", "vec2")
+    if not isinstance(input, TensorBase) or not isinstance(vec2, TensorBase):
+        _check_tensor(input, "outer", "input")
+        _check_tensor(vec2, "outer", "vec2")
     if input.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.dim()}-D")
     if vec2.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
     res = Outer.apply(input, vec2)
-    return res if out is None else _into_out(out, res, "outer", same_dtype=False)
+    # (PyTorch's outer is a multiplication: its out= follows mul's rules, and names it)
+    return res if out is None else _into_out(out, res, "mul", same_dtype=False)
 
 
 _MUL = _C.ELEMENTWISE_OPS["mul"]
@@ -1132,7 +1141,7 @@ def tensordot(a, b, dims=2, out=None):
     given_a, given_b = _tensordot_dims(a, b, dims)
     ca, cb = _contracted(a, b, given_a, given_b)
     res = Tensordot.apply(a, b, ca, cb)
-    return res if out is None else _into_out(out, res, "tensordot")
+    return res if out is None else _copy_out(out, res)
 
 
 def _contracted(a, b, given_a, given_b):
