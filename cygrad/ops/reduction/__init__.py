@@ -9,7 +9,10 @@ are in ``cygrad/_core/backend_cpu/reduction.py``).  The engine records a node on
 when an input requires grad; ``out=`` is filled from the result afterwards, and
 refused up front when the op would have to be recorded.  Ops whose results are only
 indices, counts or booleans (argmax, argsort, all, count_nonzero, unique...) have no
-gradient and call their kernel directly.
+gradient and call their kernel directly.  ``Tensor.sum``/``amax``/``amin``/``max``/
+``min`` try the core's C row reduction first (a full reduction, or one over the last
+dim, of a contiguous float tensor without grad) and come back to these functions
+otherwise (see ``register``).
 Rules shared by the family:
 
 * ``dim`` may be an int (negative counts from the end), a tuple/list of ints, or
@@ -27,8 +30,9 @@ the kernel, backward is written with cygrad ops so that it is itself
 differentiable, jvp pushes a tangent forward).  Most backward formulas share one
 idea: put the reduced dims back as size-1 dims (``_Reduced.unreduce``) and broadcast
 the output's gradient over the elements that were reduced.  ``max(input, other)``
-is PyTorch's elementwise ``maximum``: ``MaxOther`` is ``Maximum`` under this family's
-roof.
+is PyTorch's elementwise ``maximum``: it goes through the core's elementwise
+dispatcher like every binary op, and its Function, ``MaxOther``, is ``Maximum``
+under this family's roof.
 
 Layout, one family per module: ``sums`` (sum, nansum, mean, nanmean, prod),
 ``extrema`` (max, min, amax, amin, aminmax, argmax, argmin), ``statistics`` (var,
