@@ -22,6 +22,7 @@ from cygrad.autograd import gradcheck, gradgradcheck
 from cygrad.nn._ops import activation as A
 from cygrad.ops import linalg as L
 from cygrad.ops import shape as S
+from entry_helpers import count_forward_calls
 
 F64 = cygrad.float64
 
@@ -80,14 +81,7 @@ IDS = [c[0] for c in FORWARD_CASES]
 @pytest.mark.parametrize("case", FORWARD_CASES, ids=IDS)
 def test_forward_runs_once_with_or_without_grad(case, requires_grad, monkeypatch):
     _, call, cls = case
-    forward = cls.forward
-    calls = []
-
-    def counted(ctx, *args):
-        calls.append(args)
-        return forward(ctx, *args)
-
-    monkeypatch.setattr(cls, "forward", staticmethod(counted))
+    calls = count_forward_calls(monkeypatch, cls)
     out = call(_x().requires_grad_(requires_grad))
     assert len(calls) == 1, f"{cls.__name__}.forward ran {len(calls)} times"
     assert (out.grad_fn is not None) == requires_grad
