@@ -61,6 +61,8 @@ from ._core.tensor import TensorBase
 from .ops._argcheck import not_tensor
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
+from .autograd.inplace import apply_inplace
+from .ops.shape.copying import Overwrite
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "rand", "randn", "randint", "rand_like",
@@ -599,6 +601,69 @@ def _check_probabilities(p):
     return p
 
 
+# ------------------------------------------------------------- in-place samplers
+# Each in-place sampler is a Function marked dirty (cygrad.autograd.inplace): the
+# samples overwrite the old values, which get a zero gradient (PyTorch's nodes).
+
+class _Sample(Overwrite):
+    """Fill ``x`` from the sampling primitive of the kernel table."""
+
+    @staticmethod
+    def forward(ctx, x, primitive, g, *args):
+        _fill(primitive, g, x, *args)
+        return x
+
+
+class Uniform(_Sample):
+    _node_name = "UniformBackward0"
+
+
+class Normal(_Sample):
+    _node_name = "NormalBackward0"
+
+
+class Bernoulli(_Sample):
+    _node_name = "BernoulliBackward2"
+
+
+class BernoulliTensor(_Sample):
+    _node_name = "BernoulliBackward1"
+
+
+class Exponential(_Sample):
+    _node_name = "ExponentialBackward0"
+
+
+class Geometric(_Sample):
+    _node_name = "GeometricBackward0"
+
+
+class LogNormal(_Sample):
+    _node_name = "LogNormalBackward0"
+
+
+class Cauchy(_Sample):
+    _node_name = "CauchyBackward0"
+
+
+class Random(Overwrite):
+    """``random_()``: integers spanning the dtype."""
+    _node_name = "RandomBackward2"
+
+    @staticmethod
+    def forward(ctx, x, g, low, high, whole_dtype):
+        _fill_integers(x, g, low, high, whole_dtype=whole_dtype)
+        return x
+
+
+class RandomTo(Random):
+    _node_name = "RandomBackward1"
+
+
+class RandomFromTo(Random):
+    _node_name = "RandomBackward0"
+
+
 @tensor_method
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: ``result[i] = 1`` with probability ``input[i]`` (or ``p`` for every
@@ -647,9 +712,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
     else:
         _check_scalar_p(p)
         prob = float(p)
-    _fill("bernoulli_fill", g, self, prob)
-    self._bump_version()
-    return self
+    cls = BernoulliTensor if isinstance(prob, TensorBase) else Bernoulli
+    return apply_inplace(cls, self, "bernoulli_fill", g, prob)
 
 
 @tensor_method
@@ -745,9 +809,7 @@ def uniform_(self, from_=None, to=None, *, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(low)} > to={_fmt(high)}")
     _check_inplace(self)
-    _fill("uniform_fill", _gen(generator), self, float(low), float(high))
-    self._bump_version()
-    return self
+    return apply_inplace(Uniform, self, "uniform_fill", _gen(generator), float(low), float(high))
 
 
 @tensor_method
@@ -763,9 +825,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _require_float_normal(self)
     _check_std(std)
     _check_inplace(self)
-    _fill("normal_fill", _gen(generator), self, float(mean), float(std))
-    self._bump_version()
-    return self
+    return apply_inplace(Normal, self, "normal_fill", _gen(generator), float(mean), float(std))
 
 
 def _full_range(dtype):
@@ -795,6 +855,7 @@ def random_(self, *args, generator=None, **kwargs):
     if len(args) > 2:
         raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
     bounded = bool(args) or "from" in kwargs or "to" in kwargs
+    from_given = len(args) == 2 or "from" in kwargs or (len(args) == 1 and "to" in kwargs)
     if len(args) == 2:
         low, high = args
     elif len(args) == 1 and "to" not in kwargs:
@@ -815,9 +876,8 @@ def random_(self, *args, generator=None, **kwargs):
     high = hi_default if high is None else int(high)
     _int_bounds_check(low, high, self.dtype)
     _check_inplace(self)
-    _fill_integers(self, _gen(generator), low, high, whole_dtype=not bounded)
-    self._bump_version()
-    return self
+    cls = RandomFromTo if from_given else (RandomTo if bounded else Random)
+    return apply_inplace(cls, self, _gen(generator), low, high, not bounded)
 
 
 @tensor_method
@@ -837,9 +897,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     _check_inplace(self)
-    _fill("exponential_fill", _gen(generator), self, float(lambd))
-    self._bump_version()
-    return self
+    return apply_inplace(Exponential, self, "exponential_fill", _gen(generator), float(lambd))
 
 
 @tensor_method
@@ -855,9 +913,7 @@ def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     _check_inplace(self)
-    _fill("geometric_fill", _gen(generator), self, p)
-    self._bump_version()
-    return self
+    return apply_inplace(Geometric, self, "geometric_fill", _gen(generator), p)
 
 
 @tensor_method
@@ -874,9 +930,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     _check_inplace(self)
-    _fill("log_normal_fill", _gen(generator), self, float(mean), float(std))
-    self._bump_version()
-    return self
+    return apply_inplace(LogNormal, self, "log_normal_fill", _gen(generator), float(mean), float(std))
 
 
 @tensor_method
@@ -893,6 +947,4 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     _check_inplace(self)
-    _fill("cauchy_fill", _gen(generator), self, median, sigma)
-    self._bump_version()
-    return self
+    return apply_inplace(Cauchy, self, "cauchy_fill", _gen(generator), median, sigma)

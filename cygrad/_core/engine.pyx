@@ -544,12 +544,13 @@ def apply_inplace(cls, TensorBase target, tuple args, bint write=True):
         if flags & 2 and _forward_ad_hook is not None:
             result = _forward_ad_hook(cls, ctx, args, result)
         return _record(ctx, args, ctx._tensor_positions, result) if flags & 1 else result
-    was_enabled = grad_enabled()
-    set_grad_enabled(False)
-    try:
-        _T._copy_into(target, result)
-    finally:
-        set_grad_enabled(was_enabled)
+    if result is not target:        # (a forward may write into target itself: a fill)
+        was_enabled = grad_enabled()
+        set_grad_enabled(False)
+        try:
+            _T._copy_into(target, result)
+        finally:
+            set_grad_enabled(was_enabled)
     target._storage.version += 1
     ctx._dirty = (target,)
     if flags & 2 and _forward_ad_hook is not None:

@@ -1282,7 +1282,13 @@ cdef class TensorBase:
             if (<TensorBase>value)._ndim != 0:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                    f"{(<TensorBase>value)._ndim} dimensions.")
+            if _tracked(<TensorBase>value) or _tracked(self):
+                return _inplace_autograd(_FILL_OP, self, value)     # (value gets a gradient)
             value = value.item()
+        elif _tracked(self):
+            # an overwrite: autograd must see it (the old values get no gradient)
+            _int_fill_value(self._dtype, value, self._numel == 1)   # (its checks first)
+            return _inplace_autograd(_FILL_OP, self, value)
         value = _int_fill_value(self._dtype, value, self._numel == 1)
         if self._numel:
             token = _quiet_enter()     # (a one-element half fill may round to inf)
@@ -1298,6 +1304,11 @@ cdef class TensorBase:
 
     def zero_(self):
         """Set every element to zero, in place."""
+        if _tracked(self):
+            if cg_grad_mode_enabled and self._requires_grad and self._grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            return _inplace_autograd(_ZERO_OP, self, None)
         return self.fill_(0)
 
     def to(self, *args, **kwargs):
@@ -1776,6 +1787,9 @@ cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):
 
 
 cdef ElementwiseOp _COPY_OP = ElementwiseOp("copy_", 1, CG_COPY, None)
+# (the in-place hook's names for the two overwrites: cygrad.autograd.inplace)
+cdef ElementwiseOp _FILL_OP = ElementwiseOp("fill_", 1, CG_COPY, None)
+cdef ElementwiseOp _ZERO_OP = ElementwiseOp("zero_", 1, CG_COPY, None)
 cdef object _clone_function = None
 cdef object _to_function = None
 

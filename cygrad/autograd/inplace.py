@@ -138,9 +138,14 @@ class CopySlices(Function):
 def elementwise_inplace(op, self, other):
     """``self.op_(other)`` when autograd must see it (the core calls this): the op's
     Function (``op.function``), or ``copy_``'s, applied in place."""
-    if op.name == "copy_":
-        from ..ops.shape.copying import Copy
-        return apply_inplace(Copy, self, other)
+    if op.name in ("copy_", "fill_", "zero_"):
+        from ..ops.shape import copying
+        if op.name == "copy_":
+            return apply_inplace(copying.Copy, self, other)
+        if op.name == "zero_":
+            return apply_inplace(copying.Zero, self)
+        cls = copying.FillTensor if isinstance(other, _C.TensorBase) else copying.Fill
+        return apply_inplace(cls, self, other)
     if op.function is None:
         raise RuntimeError(f"{op.name}_: this op has no derivative for autograd to record")
     return apply_inplace(op.function, self) if op.arity == 1 else apply_inplace(op.function, self, other)

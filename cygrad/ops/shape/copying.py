@@ -1,9 +1,12 @@
-"""The Functions of the copying ops: ``clone()``, ``to(dtype/device)`` and ``copy_``.
+"""The Functions of the copying ops: ``clone()``, ``to(dtype/device)``, ``copy_``, and
+the overwrites ``fill_`` and ``zero_``.
 
-Each moves values unchanged (or converted), so each backward passes the gradient
-straight back, converted to the input's dtype and device where needed.  The core
-reaches ``Clone`` and ``ToCopy`` through ``cygrad/_wiring.py``; ``Copy`` is applied in
-place by ``cygrad.autograd.inplace`` (``x.copy_(src)`` marks ``x`` dirty).
+A copy moves values unchanged (or converted), so its backward passes the gradient
+straight back, converted to the input's dtype and device where needed. An
+overwrite replaces the old values, which therefore get a zero gradient.  The core
+reaches ``Clone`` and ``ToCopy`` through ``cygrad/_wiring.py``; ``Copy``, ``Fill`` and
+``Zero`` are applied in place by ``cygrad.autograd.inplace`` (``x.copy_(src)`` marks
+``x`` dirty).
 """
 from ..._core import tensor as _C
 from ...autograd.function import Function
@@ -99,3 +102,64 @@ class Copy(Function):
         if t_src is None:       # self's old tangent is overwritten too
             return t_self.new_zeros(ctx.shape)
         return t_src.expand(ctx.shape)
+
+
+class Overwrite(Function):
+    """An in-place op whose result does not depend on the old values (fills, random
+    samples): the gradient of those is 0. Subclasses write their values into ``x``
+    in ``forward`` and return ``x``."""
+
+    @staticmethod
+    def backward(ctx, grad, *_):
+        return (grad.new_zeros(tuple(grad.shape)),) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+    @staticmethod
+    def jvp(ctx, t, *_):
+        return t.new_zeros(tuple(t.shape)) if t is not None else None
+
+
+class Fill(Overwrite):
+    """``x.fill_(value)`` with a number.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.ones(2, requires_grad=True) * 1
+    >>> x.fill_(3.0).grad_fn.name()
+    'FillBackward2'
+    """
+    _node_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        return x.fill_(value)       # (recording is off inside forward: the plain fill)
+
+
+class FillTensor(Function):
+    """``x.fill_(value)`` with a 0-dim tensor, which gets the sum of the gradient."""
+    _node_name = "FillBackward3"
+
+    @staticmethod
+    def forward(ctx, x, value):
+        ctx.out_shape = tuple(x.shape)
+        return x.fill_(value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        need_x, need_value = ctx.needs_input_grad
+        return (grad.new_zeros(tuple(grad.shape)) if need_x else None,
+                grad.sum() if need_value else None)
+
+    @staticmethod
+    def jvp(ctx, t_x, t_value):
+        zeros = (t_x if t_x is not None else t_value).new_zeros(ctx.out_shape)
+        return zeros if t_value is None else zeros + t_value
+
+
+class Zero(Overwrite):
+    """``x.zero_()``."""
+    _node_name = "ZeroBackward0"
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.zero_()
