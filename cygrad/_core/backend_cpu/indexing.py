@@ -1,14 +1,18 @@
 """CPU kernels of the indexing ops (``cygrad/ops/indexing``): gathers, scatters,
-``index_*`` slices, ``take``/``put``, masks, ``nonzero``, the ``where`` select and
-advanced ``t[idx]`` reads and writes.
+``index_*`` slices, ``take``/``put``, masked fills and selects, ``nonzero``, the
+``where`` select and advanced ``t[idx]`` reads and writes.
 
 Each kernel runs NumPy on zero-copy views of the tensors (``_C._ndarray``) and
 writes into tensors cygrad allocated (or returns fresh ones).  The ops have checked
-every argument before calling; the few checks that need the index *values*
-(``first_out_of_bounds``, ``first_bad_index``) are kernels too, returning the
-offending value so that the op raises PyTorch's error.  A number given where a
+every argument before calling, index bounds included, so a kernel does not check
+them again (``take`` runs in NumPy's "clip" mode); the checks that need the index
+*values* (``first_out_of_bounds``, ``first_bad_index``) are kernels too, returning
+the offending value so that the op raises PyTorch's error.  A number given where a
 tensor could be (a fill value, ``alpha``) has been validated by the op and is
 converted here like a C cast.
+
+A small call is mostly fixed costs, so the kernels take the cheapest NumPy route for
+small arrays (a list for a few index values, an assignment rather than ``copyto``).
 
 Examples
 --------
@@ -35,10 +39,15 @@ INT_TYPES = (int, np.integer)
 ARRAY_TYPES = (np.ndarray,)
 
 _nd = _C._ndarray
+_TensorBase = _C.TensorBase
 
 # Below this many elements the branchy masked copy is as fast as the blend and needs
 # no scratch buffer.
 BLEND_MIN = 2048
+
+# Up to this many index values, Python's min/max over a list of them beat two NumPy
+# reductions (each has a fixed cost of about a microsecond).
+FEW_INDICES = 16
 
 _BITS = {1: (np.int8, _dt.int8), 2: (np.int16, _dt.int16), 4: (np.int32, _dt.int32),
          8: (np.int64, _dt.int64)}
@@ -71,28 +80,46 @@ def _number(value, npdt):
 
 
 def _operand(value, npdt):
-    """A tensor's view, or a number as a 0-d array of ``npdt``."""
-    return _nd(value) if isinstance(value, _C.TensorBase) else _number(value, npdt)
+    """A tensor's view, or a number as NumPy writes it into an ``npdt`` array: a
+    Python float or int that any float dtype holds as it is (NumPy converts it on the
+    write, exactly), else a 0-d array of ``npdt`` (see :func:`_number`)."""
+    if isinstance(value, _TensorBase):
+        return _nd(value)
+    if ((type(value) is float or type(value) is int) and npdt.kind in "fc"
+            and -65504.0 <= value <= 65504.0):
+        return value
+    return _number(value, npdt)
 
 
 def _private(vals, target):
-    """``vals``, copied when it shares memory with ``target`` (a write must not read
-    its own partial results)."""
-    return vals.copy() if np.may_share_memory(vals, target) else vals
+    """``vals``, copied when it is an array sharing memory with ``target`` (a write
+    must not read its own partial results)."""
+    if type(vals) is np.ndarray and np.may_share_memory(vals, target):
+        return vals.copy()
+    return vals
 
 
 # ---------------------------------------------------------------- checks on index values
+
+def _within(idx, low, high):
+    """Are all the values of the int array ``idx`` in ``[low, high)``?"""
+    if idx.size <= FEW_INDICES:
+        if idx.size == 0:
+            return True
+        values = idx.ravel().tolist()
+        return low <= min(values) and max(values) < high
+    flat = idx.reshape(-1)
+    return low <= np.minimum.reduce(flat) and np.maximum.reduce(flat) < high
+
 
 @register("first_out_of_bounds", "cpu")
 def first_out_of_bounds(index, low, high):
     """The first value of ``index`` (C order) outside ``[low, high)``, or None."""
     idx = _nd(index)
-    if idx.size == 0:
+    if _within(idx, low, high):
         return None
-    bad = (idx < low) | (idx >= high)
-    if not bad.any():
-        return None
-    return int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+    flat = idx.reshape(-1)
+    return int(flat[np.argmax((flat < low) | (flat >= high))])
 
 
 @register("first_bad_index", "cpu")
@@ -100,12 +127,8 @@ def first_bad_index(indices, sizes, shape):
     """``(k, value)`` for the first index out of range among the int tensors
     ``indices`` (the k-th indexes a dim of ``sizes[k]``) broadcast to ``shape``: the
     first broadcast position in C order, the first tensor within it; None if all fit."""
-    if len(indices) == 1:       # the common t[idx]: one index tensor
-        a, n = _nd(indices[0]), sizes[0]
-        if a.size == 0 or (a.min() >= -n and a.max() < n):
-            return None
     arrays = [_nd(i) for i in indices]
-    if all(a.size == 0 or (a.min() >= -n and a.max() < n) for a, n in zip(arrays, sizes)):
+    if all(_within(a, -n, n) for a, n in zip(arrays, sizes)):
         return None
     bad = [(a < -n) | (a >= n) for a, n in zip(arrays, sizes)]
     any_bad = np.zeros(shape, dtype=bool)
@@ -178,7 +201,7 @@ def index_put(x, basic, advanced, values, accumulate):
     """In place: ``x[basic][advanced] = values`` (``+=`` with repeats counted when
     ``accumulate``); ``values`` a tensor of ``x``'s dtype broadcastable to the indexed
     shape, or a number."""
-    target = _basic_view(_nd(x), basic)
+    target = _basic_view(_nd(x), basic) if basic else _nd(x)
     if target.size == 0:
         return x
     vals = _private(_operand(values, target.dtype), target)
@@ -341,12 +364,12 @@ def _moved_source(source, dim, target):
 @register("index_select", "cpu")
 def index_select(input, dim, index, out):
     """``out = take(input, index, axis=dim)`` (a 0-dim input: its value); ``index``
-    1-D or 0-dim, within bounds (checked)."""
-    arr, idx = _nd(input), _nd(index).reshape(-1)
+    1-D or 0-dim, within bounds (checked: NumPy need not check them again)."""
+    arr = _nd(input)
     if arr.ndim == 0:
         _nd(out)[...] = arr
     else:
-        np.take(arr, idx, axis=dim, out=_nd(out))
+        arr.take(_nd(index).reshape(-1), dim, _nd(out), "clip")
     return out
 
 
@@ -384,6 +407,11 @@ def index_add(input, dim, index, source, alpha):
 # ---------------------------------------------------------------- flat take / put
 
 def _flat(arr, idx):
+    """``(target, positions)``: ``target[positions]`` are the elements of ``arr`` at
+    the flat (row-major) ``idx``, negative counting from the end.  A contiguous ``arr``
+    is its own flat view; another is addressed through the unravelled positions."""
+    if arr.flags.c_contiguous:
+        return arr.reshape(-1), idx
     target = arr.reshape(1) if arr.ndim == 0 else arr
     return target, np.unravel_index(idx % max(arr.size, 1), target.shape)
 
@@ -400,13 +428,14 @@ def take(input, index):
 
 @register("put", "cpu")
 def put(input, index, source, accumulate):
-    """In place: ``source`` written (added when ``accumulate``) at the flat positions
-    ``index`` of ``input`` (negative from the end; checked)."""
+    """In place: ``source`` (a tensor, or a number) written (added when ``accumulate``)
+    at the flat positions ``index`` of ``input`` (negative from the end; checked)."""
     idx = _nd(index).reshape(-1)
     if idx.size:
         target, pos = _flat(_nd(input), idx)
         vals = _operand(source, target.dtype)
-        vals = _private(vals.reshape(-1), target) if vals.ndim else vals
+        if isinstance(vals, np.ndarray) and vals.ndim:
+            vals = _private(vals.reshape(-1), target)
         if accumulate:
             np.add.at(target, pos, vals)
         else:
@@ -440,48 +469,83 @@ def nonzero(input, as_tuple=False):
     return _wrap(np.argwhere(arr).astype(np.int64, copy=False))
 
 
-def select_into(res, cond, x, y=None):
-    """Write ``where(cond, x, y)`` into the NumPy array ``res``.
+def _array_of(value, npdt):
+    """An array or number as an array of ``npdt`` (cast as by ``casting="unsafe"``)."""
+    if isinstance(value, np.ndarray):
+        return value.astype(npdt, copy=False)
+    return np.asarray(value, dtype=npdt)
 
-    ``cond`` is a bool array, ``x`` and ``y`` arrays (0-d for numbers); all broadcast
-    to ``res``'s shape and are cast to its dtype as by ``casting="unsafe"``.
-    ``y=None`` means ``res`` already holds ``y`` (an in-place masked fill).
+
+def _blend(res, cond, x, y):
+    """Write ``where(cond, x, y)`` into the NumPy array ``res`` without branches.
 
     NumPy's masked copy branches on every element: with a mask that is not sorted, a
     branch mispredicted half the time costs ~10 ns per element.  Above ``BLEND_MIN``
-    elements the choice is made without branches instead, on the bits of the values:
+    elements the choice is made on the bits of the values instead:
     ``y ^ ((x ^ y) * cond)`` over integers of the elements' width picks ``x``'s bits
     where ``cond`` is 1 and ``y``'s where it is 0, exactly (NaN payloads, -0.0 and all).
+    ``y=None`` means ``res`` already holds ``y``.
     """
-    if res.size == 0:
-        return
-    bits = _BITS.get(res.dtype.itemsize) if res.size >= BLEND_MIN else None
+    bits = _BITS.get(res.dtype.itemsize)
     if bits is None:
         if y is not None:
             np.copyto(res, y, casting="unsafe")
         np.copyto(res, x, casting="unsafe", where=cond)
         return
     np_int, dt_int = bits
-    y = res if y is None else y.astype(res.dtype, copy=False)
+    y = res if y is None else _array_of(y, res.dtype)
     yi = y.view(np_int)
     # scratch from cygrad's allocator: a fresh NumPy buffer of this size costs page faults
     tmp = _nd(_C._empty(res.shape, dt_int, _C.CPU))
-    np.bitwise_xor(x.astype(res.dtype, copy=False).view(np_int), yi, out=tmp)
+    np.bitwise_xor(_array_of(x, res.dtype).view(np_int), yi, out=tmp)
     np.multiply(tmp, cond, out=tmp)
     np.bitwise_xor(yi, tmp, out=res.view(np_int))
 
 
 @register("where_select", "cpu")
-def where_select(out, cond, x, y=None):
+def where_select(out, cond, x, y):
     """``out[...] = where(cond, x, y)``: ``cond`` a bool or uint8 tensor, ``x``/``y``
-    tensors or numbers, all broadcast to ``out`` and cast to its dtype; ``y=None``
-    keeps ``out``'s values where ``cond`` is False (an in-place masked fill)."""
+    tensors or numbers, all broadcast to ``out`` and cast to its dtype as by
+    ``casting="unsafe"``."""
     res = _nd(out)
     c = _nd(cond)
     if c.dtype.kind != "b":
         c = c.astype(bool)
-    npdt = res.dtype
-    select_into(res, c, _operand(x, npdt), None if y is None else _operand(y, npdt))
+    x = _nd(x) if isinstance(x, _TensorBase) else _operand(x, res.dtype)
+    y = _nd(y) if isinstance(y, _TensorBase) else _operand(y, res.dtype)
+    n = res.size
+    if n >= BLEND_MIN:
+        _blend(res, c, x, y)
+    elif n:
+        # (an assignment casts as "unsafe" too, and costs less than copyto)
+        res[...] = y
+        if (type(x) is not np.ndarray or not x.ndim) and c.shape == res.shape:
+            res[c] = x
+        else:
+            np.copyto(res, x, casting="unsafe", where=c)
+    return out
+
+
+@register("masked_fill", "cpu")
+def masked_fill(out, mask, value, input=None):
+    """``out`` set to ``value`` (a number, or a 0-dim tensor) where the bool ``mask``
+    (broadcast to ``out``'s shape) is True, and to ``input`` (broadcast) elsewhere;
+    ``input=None`` keeps ``out``'s values there (in place)."""
+    res = _nd(out)
+    m = _nd(mask)
+    if type(value) is not float or res.dtype.kind != "f" or not -65504.0 <= value <= 65504.0:
+        value = _operand(value, res.dtype)      # (the common case is used as it is)
+    n = res.size
+    if n >= BLEND_MIN:
+        _blend(res, m, value, None if input is None else _nd(input))
+    elif n:
+        # (assignments cast as "unsafe" too, and cost less than copyto)
+        if input is not None:
+            res[...] = _nd(input)
+        if m.shape == res.shape:
+            res[m] = value
+        else:
+            np.copyto(res, value, casting="unsafe", where=m)
     return out
 
 

@@ -50,20 +50,6 @@ def _fill_array(value, dtype):
     return _fill_value(value, dtype, "masked_fill_")
 
 
-_select = None
-
-
-def _select_kernel(t):
-    # the kernel behind where/masked_fill, looked up once: the lookup is a visible part
-    # of a small call
-    global _select
-    if t.device.type == "cpu":
-        if _select is None:
-            _select = _k("where_select", t)
-        return _select
-    return _k("where_select", t)
-
-
 def _masked_fill_kernel(input, mask, value):
     """Fill ``input`` in place where ``mask`` (broadcast to ``input``) is True."""
     _check_bool_mask(mask)
@@ -74,7 +60,7 @@ def _masked_fill_kernel(input, mask, value):
         if full != shape:
             raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the "
                                f"broadcast shape {_shape_str(full)}")
-    _select_kernel(input)(input, mask, fill)
+    _k("masked_fill", input)(input, mask, fill)
     return input
 
 
@@ -86,7 +72,7 @@ def _masked_fill_out_of_place(input, mask, value):
         shape = _broadcast_shapes(tuple(mask.shape), tuple(shape))
     fill = _fill_array(value, input.dtype)
     result = _C._empty(tuple(shape), input.dtype, input.device)
-    return _select_kernel(result)(result, mask, fill, input)
+    return _k("masked_fill", result)(result, mask, fill, input)
 
 
 class MaskedFill(Function):

@@ -16,7 +16,6 @@ from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
 from ._common import BOOL_TYPES, INT_TYPES, NUMBER_TYPES, _broadcast_shapes, _finish, _k, \
     _require_tensor, _tname
-from .masked import _select_kernel
 from ._autograd import _no_out
 
 __all__ = ["where", "nonzero", "argwhere"]
@@ -107,7 +106,7 @@ def _where_kernel(condition, input, other):
         if wide is not None and wide.shape != shape:
             shape = _broadcast_shapes(tuple(shape), tuple(wide.shape))
     result = _C._empty(tuple(shape), dtype, like.device)
-    return _select_kernel(result)(result, condition, input, other)
+    return _k("where_select", result)(result, condition, input, other)
 
 
 class Where(Function):
