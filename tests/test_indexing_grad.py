@@ -427,6 +427,8 @@ def _jvp_vs_finite_differences(cls, args, diff):
 
     def forward(step):
         ctx = cls._backward_cls.__new__(cls._backward_cls)
+        # as the engine sets it: the differentiated arguments require grad
+        ctx.needs_input_grad = tuple(i in diff for i in range(len(args)))
         moved = [a + step * t if t is not None else a for a, t in zip(args, tangents)]
         return ctx, cls.forward(ctx, *moved)
 

@@ -4,9 +4,13 @@ The backward of an indexing op is the same indexing run the other way (the gradi
 of a gather is a scatter-add into zeros; of a scatter, a gather). Places an op
 overwrote pass no gradient to what was there before: the gradient is multiplied by a
 constant 0/1 "keep" mask (:func:`_keep_mask`), which keeps every backward
-differentiable with plain elementwise ops (double backward). An in-place op on a
-tensor autograd tracks is computed out of place by its Function, then copied into the
-target, whose history is rebased onto the new node (:func:`_write_back`).
+differentiable with plain elementwise ops (double backward).
+
+An in-place op (``index_add_``, ``masked_fill_``...) is the same Function as the
+out-of-place one, in its in-place form: a subclass with ``inplace = True`` whose
+forward writes into the input (:func:`_target`) and marks it dirty (:func:`_written`),
+so the engine makes the node the input's new ``grad_fn``; :func:`_apply_inplace` runs
+it.
 
 Examples
 --------
@@ -18,15 +22,12 @@ Examples
 
 from ..._core import tensor as _C
 from ...autograd import inplace as _inplace
-from ...autograd import views as _views
-from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
-from ._common import _empty
 
 
 def _copy(x):
     """A fresh contiguous copy of ``x``, outside autograd (for use inside ``forward``)."""
-    out = _empty(x.shape, x.dtype, x)
+    out = _C._empty(tuple(x.shape), x.dtype, x.device)
     _C._copy_into(out, x)
     return out
 
@@ -44,8 +45,9 @@ def _keep_mask(shape, dtype, clear):
     return mask
 
 
-def _no_out(out, opname):
-    if out is not None:
+def _no_out(out, opname, *inputs):
+    """PyTorch's error for ``out=`` when autograd would have to record the op."""
+    if out is not None and _C.needs_autograd(*inputs):
         raise RuntimeError(f"{opname}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
 
@@ -63,35 +65,52 @@ def _check_inplace_target(self):
                            "in-place operation.")
 
 
-def _write_back(self, result):
-    """Finish an in-place op that autograd must see.
+def _differentiated(ctx, *inputs):
+    """Will this node be asked for a derivative: does an input require grad, or carry
+    a forward-mode tangent? Only then are a forward's costly intermediates (those the
+    gradient alone needs) worth computing and saving."""
+    if any(ctx.needs_input_grad):
+        return True
+    return any(t._fw_grad is not None for t in inputs)
 
-    ``result`` is the op computed out of place by its Function (so every tensor the
-    graph saved is still intact); copy it into ``self`` and continue ``self``'s history
-    from ``result``'s node. For a view, the base records the write (``CopySlices``) and
-    the view re-derives its ``grad_fn`` from the base when next used — the same steps
-    as ``cygrad.autograd.inplace`` does for the elementwise ops.
+
+def _target(ctx, x):
+    """Where the forward of a writing op writes: into ``x`` itself for the in-place
+    form of its Function (``inplace = True``), else into a fresh copy of ``x``."""
+    return x if type(ctx)._forward_cls.inplace else _copy(x)
+
+
+def _written(ctx, x, out):
+    """The result ``out`` of a writing op's forward. Written into the input ``x``
+    itself (in place), ``x`` gets a new version and is marked dirty, so the node the
+    engine records becomes its ``grad_fn``."""
+    if out is x:
+        x._bump_version()
+        ctx.mark_dirty(x)
+    return out
+
+
+def _apply_inplace(cls, input, *args):
+    """``input.op_(*args)``: ``cls.apply(input, *args)``, ``cls`` being the in-place
+    form of the op's Function (its forward writes into ``input`` and marks it dirty).
+
+    Autograd's errors come before anything is written, and a gradient ``input``
+    retains follows it to its new node. A view that autograd must see is the one case
+    the dirty mark cannot record alone: the engine gives the view the new node but
+    leaves its base's history as it was. There the op runs in place on a copy of the
+    view, which is then written back into it, the base recording ``CopySlices`` (as
+    for any in-place op on a view).
     """
-    if self._base is not None:
-        region = _C._detach(self)._as_strided_any(tuple(self.shape), self.stride(),
-                                             self.storage_offset())
-        _inplace.CopySlices.apply(self._base, result, region)
-        if result.requires_grad and not self.requires_grad:
-            # the view was untracked (its base too, until now): it is a tracked view now
-            _views.refresh_view(self)
-            self._view_version = self._version
-            _inplace._set_requires_grad(self)
-        return self
-    _C._copy_into(self, result)
-    self._bump_version()
-    if result.requires_grad:
-        self._grad_fn = result.grad_fn
-        self._output_nr = result.output_nr
-        _inplace._set_requires_grad(self)
-    if result._fw_grad is not None:
-        self._fw_grad = result._fw_grad
-        _fwad._remember(self)
-    return self
+    if (input._base is not None or input.requires_grad) and _C.needs_autograd(input, *args):
+        _check_inplace_target(input)
+        if input._base is not None:
+            _inplace.write_into_view(input, cls.apply(input.clone(), *args))
+            return input
+        old_node, old_nr = input._grad_fn, input._output_nr
+        cls.apply(input, *args)
+        _inplace._move_retained_grad(input, old_node, old_nr)
+        return input
+    return cls.apply(input, *args)
 
 
 def _pad_kernel(x, shape):
@@ -124,4 +143,4 @@ def _pad_to(x, shape):
     shape = tuple(shape)
     if tuple(x.shape) == shape:
         return x
-    return _Pad.apply(x, shape) if _C.needs_autograd(x) else _pad_kernel(x, shape)
+    return _Pad.apply(x, shape)

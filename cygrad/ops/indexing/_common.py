@@ -55,10 +55,6 @@ def _shape_str(shape):
     return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
-def _empty(shape, dtype, like):
-    return _C._empty(tuple(int(s) for s in shape), dtype, like.device)
-
-
 def _require_tensor(x, opname, argname, position):
     if not isinstance(x, TensorBase):
         raise not_tensor(x, opname, argname, position)

@@ -36,7 +36,7 @@ from ...autograd.function import Function
 from .._argcheck import bool_arg
 from ._common import (ARRAY_TYPES, BOOL_TYPES, INT_TYPES, NUMBER_TYPES, _INDEX_DTYPES,
                       _broadcast_shapes, _k, _require_tensor, _scalar_array, _shape_str, _tname)
-from ._autograd import _check_inplace_target, _copy, _keep_mask, _write_back, _zeros
+from ._autograd import _apply_inplace, _keep_mask, _target, _written, _zeros
 
 __all__ = ["index_put"]
 
@@ -47,15 +47,17 @@ class _IndexPlan:
     ``basic`` is applied first (a view), then ``advanced`` (a tuple holding one int64
     tensor, or one bool mask, per indexed dim of that view and ``slice(None)``
     elsewhere). ``shape`` is the shape of the result. ``bounds`` holds what
-    :meth:`check_bounds` still has to check (None once checked).
+    :meth:`check_bounds` still has to check (None once checked). ``private``: the
+    index tensors are the plan's own copies (see :meth:`owned`).
     """
-    __slots__ = ("basic", "advanced", "shape", "bounds")
+    __slots__ = ("basic", "advanced", "shape", "bounds", "private")
 
-    def __init__(self, basic, advanced, shape, bounds=None):
+    def __init__(self, basic, advanced, shape, bounds=None, private=False):
         self.basic = basic
         self.advanced = advanced
         self.shape = shape
         self.bounds = bounds
+        self.private = private
 
     def numel(self):
         return math.prod(self.shape)
@@ -69,8 +71,10 @@ class _IndexPlan:
     def owned(self):
         """This plan with private copies of its index tensors. Autograd keeps a plan
         until backward; the caller's index tensors could change before then."""
+        if self.private:
+            return self
         advanced = tuple(a.clone() if isinstance(a, TensorBase) else a for a in self.advanced)
-        return _IndexPlan(self.basic, advanced, self.shape, self.bounds)
+        return _IndexPlan(self.basic, advanced, self.shape, self.bounds, True)
 
     def get(self, x):
         """A new tensor ``x[index]``."""
@@ -149,9 +153,13 @@ def _plan_index(t, index, defer_bounds=False):
     if (len(index) == 1 and isinstance(index[0], list)
             and any(x is None or x is Ellipsis or isinstance(x, slice) for x in index[0])):
         index = tuple(index[0])      # PyTorch reads t[[0, slice(None)]] as t[0, :]
-    items = [_classify(idx) for idx in index]
-    if len(items) == 1 and items[0][0] in ("array", "mask") and t.dim() > 0:
-        return _plan_single(t, *items[0], defer_bounds)
+    if len(index) == 1:
+        kind, item = _classify(index[0])
+        if (kind == "array" or kind == "mask") and t.dim() > 0:
+            return _plan_single(t, kind, item, defer_bounds)
+        items = [(kind, item)]
+    else:
+        items = [_classify(idx) for idx in index]
     if not any(kind in ("bool", "mask", "array", "invalid") for kind, _ in items):
         return tuple(item for _, item in items)
 
@@ -269,11 +277,12 @@ def _plan_single(t, kind, item, defer_bounds=False):
         k = item.dim()
         if k > len(shape):
             raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
-        for j in range(k):
-            if item.shape[j] != shape[j]:
-                raise IndexError(f"The shape of the mask {_shape_str(item.shape)} at index {j} "
-                                 f"does not match the shape of the indexed tensor "
-                                 f"{_shape_str(shape)} at index {j}")
+        if tuple(item.shape) != shape[:k]:
+            for j in range(k):
+                if item.shape[j] != shape[j]:
+                    raise IndexError(f"The shape of the mask {_shape_str(item.shape)} at index "
+                                     f"{j} does not match the shape of the indexed tensor "
+                                     f"{_shape_str(shape)} at index {j}")
         # a leading mask alone: a mask index of the kernel has the same meaning
         return _IndexPlan((), (item,), (_k("count_true", item)(item),) + shape[k:])
     result_shape = tuple(item.shape) + shape[1:]
@@ -342,14 +351,12 @@ def _index_past_ellipses(t, index):
 
 
 def _getitem_hook(t, index):
-    if _several_ellipses(index):
+    if len(index) > 1 and _several_ellipses(index):
         return _index_past_ellipses(t, index)
     plan = _plan_index(t, index)
     if isinstance(plan, tuple):
         return t[plan]
-    if _C.needs_autograd(t):
-        return Index.apply(t, plan.owned())
-    return plan.get(t)
+    return Index.apply(t, plan)
 
 
 class Index(Function):
@@ -359,7 +366,9 @@ class Index(Function):
 
     @staticmethod
     def forward(ctx, x, plan):
-        ctx.plan, ctx.shape = plan, tuple(x.shape)
+        # backward comes later: by then the caller may have changed its index tensors
+        ctx.plan = plan.owned() if ctx.needs_input_grad[0] else plan
+        ctx.shape = tuple(x.shape)
         return plan.get(x)
 
     @staticmethod
@@ -384,7 +393,8 @@ class IndexScatter(Function):
 
     @staticmethod
     def forward(ctx, values, plan, shape):
-        ctx.plan, ctx.shape = plan, shape
+        ctx.plan = plan.owned() if ctx.needs_input_grad[0] else plan
+        ctx.shape = shape
         return _index_scatter_kernel(values, plan, shape)
 
     @staticmethod
@@ -397,15 +407,11 @@ class IndexScatter(Function):
 
 
 def _index_get(x, plan):
-    if _C.needs_autograd(x):
-        return Index.apply(x, plan)
-    return plan.get(x)
+    return Index.apply(x, plan)
 
 
 def _index_scatter(values, plan, shape):
-    if _C.needs_autograd(values):
-        return IndexScatter.apply(values, plan, shape)
-    return _index_scatter_kernel(values, plan, shape)
+    return IndexScatter.apply(values, plan, shape)
 
 
 def _strip_leading_ones(shape):
@@ -430,8 +436,8 @@ def _value_array(t, value, plan, single_mask):
                         f"cygrad.{_tname(t.dtype)}Tensor")
     vshape = _strip_leading_ones(shape)
     rshape = plan.shape
-    if len(vshape) > len(rshape) or any(v != 1 and v != r for v, r in
-                                         zip(vshape[::-1], rshape[::-1])):
+    if vshape and (len(vshape) > len(rshape) or any(v != 1 and v != r for v, r in
+                                                    zip(vshape[::-1], rshape[::-1]))):
         raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be "
                            f"broadcast to indexing result of shape {_shape_str(rshape)}")
     if single_mask == "uint8" and (not isinstance(value, TensorBase) or value.numel() == 1):
@@ -468,19 +474,14 @@ def _single_mask(index):
 
 
 def _setitem_hook(t, index, value):
-    if _several_ellipses(index):
+    if len(index) > 1 and _several_ellipses(index):
         _index_past_ellipses(t, index)[...] = value
         return
     plan = _plan_index(t, index, defer_bounds=True)
     if isinstance(plan, tuple):
         t[plan] = value
         return
-    if _C.needs_autograd(t, value):
-        _check_inplace_target(t)
-        _write_back(t, IndexPut.apply(t, value, plan.owned(), _single_mask(index), False))
-        return
-    _index_put_kernel(t, value, plan, _single_mask(index), False)
-    t._bump_version()
+    _apply_inplace(IndexPutInplace, t, value, plan, _single_mask(index), False)
 
 
 
@@ -499,15 +500,18 @@ class IndexPut(Function):
     Backward: the written places of ``x`` get no gradient (unless accumulating); the
     values get the gradient at the places they went to, summed over broadcasting."""
     _node_name = "IndexPutBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, values, plan, single_mask, accumulate):
-        ctx.plan, ctx.single_mask, ctx.accumulate = plan, single_mask, accumulate
+        out = _target(ctx, x)
+        _index_put_kernel(out, values, plan, single_mask, accumulate)
+        # backward comes later: by then the caller may have changed its index tensors
+        ctx.plan = plan.owned() if any(ctx.needs_input_grad) else plan
+        ctx.single_mask, ctx.accumulate = single_mask, accumulate
         ctx.shape, ctx.dtype = tuple(x.shape), x.dtype
         ctx.value_dim = values.dim() if isinstance(values, TensorBase) else 0
-        result = _copy(x)
-        _index_put_kernel(result, values, plan, single_mask, accumulate)
-        return result
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -532,13 +536,15 @@ class IndexPut(Function):
                           ctx.accumulate)
 
 
+class IndexPutInplace(IndexPut):
+    """``x[index] = values`` and ``index_put_``: :class:`IndexPut` writing into ``x``."""
+    _node_name = "IndexPutBackward0"
+    inplace = True
+
+
 def _index_put(x, values, plan, single_mask, accumulate):
-    """Out-of-place ``x[plan] = values`` through autograd when needed."""
-    if _C.needs_autograd(x, values):
-        return IndexPut.apply(x, values, plan, single_mask, accumulate)
-    result = _copy(x)
-    _index_put_kernel(result, values, plan, single_mask, accumulate)
-    return result
+    """Out-of-place ``x[plan] = values``."""
+    return IndexPut.apply(x, values, plan, single_mask, accumulate)
 
 
 def _as_index_tuple(indices):
@@ -576,13 +582,7 @@ def index_put_(input, indices, values, accumulate=False):
     if not bool_arg(accumulate, "index_put_", "accumulate"):
         _setitem_hook(input, index, values)
         return input
-    plan = _put_plan(input, index)
-    if _C.needs_autograd(input, values):
-        _check_inplace_target(input)
-        return _write_back(input, IndexPut.apply(input, values, plan.owned(), False, True))
-    _index_put_kernel(input, values, plan, False, True)
-    input._bump_version()
-    return input
+    return _apply_inplace(IndexPutInplace, input, values, _put_plan(input, index), False, True)
 
 
 @tensor_method
@@ -598,8 +598,5 @@ def index_put(input, indices, values, accumulate=False):
     _require_tensor(input, "index_put", "input", 1)
     _require_tensor(values, "index_put", "values", 3)
     accumulate = bool_arg(accumulate, "index_put", "accumulate")
-    if _C.needs_autograd(input, values):
-        index = _as_index_tuple(indices)
-        return IndexPut.apply(input, values, _put_plan(input, index).owned(),
-                              _single_mask(index), accumulate)
+    # as in PyTorch, index_put_ on a copy (its node is then IndexPutBackward0 too)
     return index_put_(input.clone(), indices, values, accumulate)

@@ -22,9 +22,9 @@ from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg, int_arg
 from ._common import (NUMBER_TYPES, _broadcast_shapes, _check_no_internal_overlap,
-                      _check_out_dtype, _dim, _empty, _finish, _first_out_of_bounds, _fits,
+                      _check_out_dtype, _dim, _finish, _first_out_of_bounds, _fits,
                       _index_array, _k, _require_tensor, _scalar_array, _shape_str, _tname)
-from ._autograd import (_check_inplace_target, _copy, _keep_mask, _no_out, _pad_to, _write_back,
+from ._autograd import (_apply_inplace, _keep_mask, _no_out, _pad_to, _target, _written,
                         _zeros)
 
 __all__ = ["gather", "scatter", "scatter_add", "take_along_dim"]
@@ -42,13 +42,14 @@ def _along(shape):
     return shape or (1,)
 
 
-def _gather_kernel(input, dim, index, out=None):
+def _gather_checks(input, dim, index, out):
+    """PyTorch's checks of ``gather``, in its order, the bounds of the indices
+    included: the wrapped dim."""
     _require_tensor(index, "gather", "index", 3)
     dim = _dim(dim, input.dim())
     _check_out_dtype(out, input.dtype)
-    result = _empty(tuple(index.shape), input.dtype, input)
     if index.numel() == 0:      # PyTorch checks nothing more for an empty index
-        return result
+        return dim
     _index_array(index, "gather")
     _check_same_ndim(input, index, "input")
     a1, i1 = _along(input.shape), _along(index.shape)
@@ -61,7 +62,7 @@ def _gather_kernel(input, dim, index, out=None):
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "
                            f"{a1[dim]}")
-    return _k("gather", input)(input, dim, index, result)
+    return dim
 
 
 class Gather(Function):
@@ -72,7 +73,10 @@ class Gather(Function):
     def forward(ctx, x, dim, index):
         ctx.dim, ctx.shape = dim, tuple(x.shape)
         ctx.save_for_backward(index)
-        return _gather_kernel(x, dim, index)
+        result = _C._empty(tuple(index.shape), x.dtype, x.device)
+        if index.numel() == 0:
+            return result
+        return _k("gather", x)(x, dim, index, result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -102,10 +106,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     _require_tensor(input, "gather", "input", 1)
     dim = int_arg(dim, "gather", "dim", 2)
     bool_arg(sparse_grad, "gather", "sparse_grad")
-    if _C.needs_autograd(input):
-        _no_out(out, "gather")
-        return Gather.apply(input, dim, index)
-    return _finish(_gather_kernel(input, dim, index, out), out)
+    _no_out(out, "gather", input)
+    return _finish(Gather.apply(input, _gather_checks(input, dim, index, out), index), out)
 
 
 def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
@@ -211,12 +213,14 @@ class Scatter(Function):
     """``scatter`` with a ``src`` tensor. Backward: the overwritten places of ``input``
     get no gradient; ``src`` gets the gradient of the places its values went to."""
     _node_name = "ScatterBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, src):
+        out = _scatter_into(_target(ctx, x), dim, index, src, None)
         ctx.dim, ctx.shape, ctx.src_shape = dim, tuple(x.shape), tuple(src.shape)
         ctx.save_for_backward(index)
-        return _scatter_into(_copy(x), dim, index, src, None)
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -241,9 +245,10 @@ class ScatterValue(Scatter):
 
     @staticmethod
     def forward(ctx, x, dim, index, value):
+        out = _scatter_into(_target(ctx, x), dim, index, None, value)
         ctx.dim = dim
         ctx.save_for_backward(index)
-        return _scatter_into(_copy(x), dim, index, None, value)
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -259,14 +264,33 @@ class ScatterWithReduce(Function):
     """``scatter(..., reduce=...)``: PyTorch defines no derivative for it (use
     ``scatter_reduce``); the error comes when the gradient is needed, as in PyTorch."""
     _node_name = "NotImplemented"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, src, value, reduce):
-        return _scatter_into(_copy(x), dim, index, src, value, reduce)
+        return _written(ctx, x, _scatter_into(_target(ctx, x), dim, index, src, value, reduce))
 
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+class ScatterInplace(Scatter):
+    """``scatter_`` with a ``src`` tensor: :class:`Scatter` writing into ``x``."""
+    _node_name = "ScatterBackward0"
+    inplace = True
+
+
+class ScatterValueInplace(ScatterValue):
+    """``scatter_`` with a number: :class:`ScatterValue` writing into ``x``."""
+    _node_name = "ScatterBackward1"
+    inplace = True
+
+
+class ScatterWithReduceInplace(ScatterWithReduce):
+    """``scatter_(..., reduce=...)``: :class:`ScatterWithReduce` writing into ``x``."""
+    _node_name = "NotImplemented"
+    inplace = True
 
 
 def _scattered_cleared(grad, dim, index):
@@ -275,12 +299,17 @@ def _scattered_cleared(grad, dim, index):
                              lambda m: _scatter_into(m, dim, index, None, 0))
 
 
-def _scatter_autograd(input, dim, index, src, value, reduce):
+def _scatter_apply(input, dim, index, src, value, reduce, inplace):
+    """``scatter(_)`` through the Function its arguments call for (in its in-place
+    form when ``inplace``)."""
     if reduce is not None:
-        return ScatterWithReduce.apply(input, dim, index, src, value, reduce)
-    if src is not None:
-        return Scatter.apply(input, dim, index, src)
-    return ScatterValue.apply(input, dim, index, value)
+        cls = ScatterWithReduceInplace if inplace else ScatterWithReduce
+        args = (dim, index, src, value, reduce)
+    elif src is not None:
+        cls, args = (ScatterInplace if inplace else Scatter), (dim, index, src)
+    else:
+        cls, args = (ScatterValueInplace if inplace else ScatterValue), (dim, index, value)
+    return _apply_inplace(cls, input, *args) if inplace else cls.apply(input, *args)
 
 
 @tensor_method
@@ -304,12 +333,7 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=_NO_REDUCE):
     src, value = _split_src_value(src, value, "scatter_")
     reduce = _scatter_reduce_arg(reduce, src, "scatter_")
     _check_no_internal_overlap(input)
-    if _C.needs_autograd(input, src):
-        _check_inplace_target(input)
-        return _write_back(input, _scatter_autograd(input, dim, index, src, value, reduce))
-    _scatter_into(input, dim, index, src, value, reduce)
-    input._bump_version()
-    return input
+    return _scatter_apply(input, dim, index, src, value, reduce, inplace=True)
 
 
 @tensor_method
@@ -327,25 +351,23 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=_NO_REDUCE, out=N
     dim = _scatter_args("scatter", input, dim, index, None, inplace=False)
     src, value = _split_src_value(src, value, "scatter")
     reduce = _scatter_reduce_arg(reduce, src, "scatter")
-    if _C.needs_autograd(input, src):
-        _no_out(out, "scatter")
-        return _scatter_autograd(input, dim, index, src, value, reduce)
+    _no_out(out, "scatter", input, src)
     _check_out_dtype(out, input.dtype)
-    result = input.clone()
-    _scatter_into(result, dim, index, src, value, reduce)
-    return _finish(result, out)
+    return _finish(_scatter_apply(input, dim, index, src, value, reduce, inplace=False), out)
 
 
 class ScatterAdd(Function):
     """``scatter_add``: ``input``'s gradient passes unchanged; ``src`` gets the
     gradient of the places its values were added to."""
     _node_name = "ScatterAddBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, src):
+        out = _scatter_into(_target(ctx, x), dim, index, src, None, "add")
         ctx.dim, ctx.shape, ctx.src_shape = dim, tuple(x.shape), tuple(src.shape)
         ctx.save_for_backward(index)
-        return _scatter_into(_copy(x), dim, index, src, None, "add")
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -363,6 +385,12 @@ class ScatterAdd(Function):
         return scatter_add(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], ts)
 
 
+class ScatterAddInplace(ScatterAdd):
+    """``scatter_add_``: :class:`ScatterAdd` writing into ``x``."""
+    _node_name = "ScatterAddBackward0"
+    inplace = True
+
+
 @tensor_method
 def scatter_add_(input, dim, index, src):
     """In place: add ``src`` into ``input`` at ``index`` along ``dim``; repeated indices
@@ -377,12 +405,7 @@ def scatter_add_(input, dim, index, src):
     """
     dim = _scatter_args("scatter_add_", input, dim, index, src, inplace=True)
     _check_no_internal_overlap(input)
-    if _C.needs_autograd(input, src):
-        _check_inplace_target(input)
-        return _write_back(input, ScatterAdd.apply(input, dim, index, src))
-    _scatter_into(input, dim, index, src, None, "add")
-    input._bump_version()
-    return input
+    return _apply_inplace(ScatterAddInplace, input, dim, index, src)
 
 
 @tensor_method
@@ -396,13 +419,9 @@ def scatter_add(input, dim, index, src, *, out=None):
     [0.0, 2.0]
     """
     dim = _scatter_args("scatter_add", input, dim, index, src, inplace=False)
-    if _C.needs_autograd(input, src):
-        _no_out(out, "scatter_add")
-        return ScatterAdd.apply(input, dim, index, src)
+    _no_out(out, "scatter_add", input, src)
     _check_out_dtype(out, input.dtype)
-    result = input.clone()
-    _scatter_into(result, dim, index, src, None, "add")
-    return _finish(result, out)
+    return _finish(ScatterAdd.apply(input, dim, index, src), out)
 
 
 @tensor_method
@@ -446,13 +465,33 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         bad = _first_out_of_bounds(indices, -size, size)
         if bad is not None:
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-    if _C.needs_autograd(input):
-        # as PyTorch: a gather from the broadcast input (the broadcast is a view, so the
-        # gradient of the repeated elements sums up through it)
-        _no_out(out, "take_along_dim")
-        wide = input.expand(tuple(common[:dim] + [size] + common[dim + 1:]))
-        idx = _C._detach(indices)
-        positions = (idx + (idx < 0).to(idx.dtype) * size).expand(tuple(out_shape))
-        return gather(wide, dim, positions.contiguous())
-    result = _empty(out_shape, input.dtype, input)
-    return _finish(_k("gather_broadcast", input)(input, dim, indices, result), out)
+    _no_out(out, "take_along_dim", input)
+    wide = tuple(common[:dim] + [size] + common[dim + 1:])
+    return _finish(TakeAlongDim.apply(input, dim, indices, wide, tuple(out_shape)), out)
+
+
+class TakeAlongDim(Function):
+    """``take_along_dim``: a gather from ``x`` broadcast to ``wide`` (``indices``
+    broadcast too, off ``dim``; negative indices count from the end). As in PyTorch,
+    it is the node of a gather: backward scatter-adds the gradient into zeros of the
+    broadcast shape, and the engine sums the broadcast dims back to ``x``'s shape."""
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x, dim, indices, wide, shape):
+        ctx.dim, ctx.wide = dim, wide
+        ctx.save_for_backward(indices)
+        result = _C._empty(shape, x.dtype, x.device)
+        return _k("gather_broadcast", x)(x, dim, indices, result)
+
+    @staticmethod
+    def backward(ctx, grad):
+        indices, = ctx.saved_tensors
+        size = ctx.wide[ctx.dim]
+        positions = (indices + (indices < 0).to(indices.dtype) * size).expand(tuple(grad.shape))
+        grad_x = scatter_add(_zeros(ctx.wide, grad.dtype), ctx.dim, positions.contiguous(), grad)
+        return grad_x, None, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tx, *_):
+        return take_along_dim(tx, _fwad.saved_for_jvp(ctx)[0], ctx.dim)

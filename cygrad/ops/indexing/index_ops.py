@@ -16,50 +16,48 @@ from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from ._common import (_INDEX_DTYPES, _check_no_internal_overlap, _check_out_dtype, _dim, _empty,
+from ._common import (_INDEX_DTYPES, _check_no_internal_overlap, _check_out_dtype, _dim,
                       _fill_arg, _fill_value, _finish, _first_out_of_bounds, _fits, _index_array,
                       _k, _number_arg, _require_tensor, _shape_str, _tname)
-from ._autograd import _check_inplace_target, _copy, _keep_mask, _no_out, _write_back, _zeros
+from ._autograd import _apply_inplace, _keep_mask, _no_out, _target, _written, _zeros
 
 __all__ = ["index_select", "index_fill", "index_copy", "index_add"]
 
 
-def _index_select_kernel(input, dim, index, out=None):
-    _require_tensor(index, "index_select", "index", 3)
-    _index_array(index, "index_select",
-                 message="index_select(): Expected dtype int32 or int64 for index")
+def _index_select_checks(input, dim, index, out):
+    """PyTorch's checks of ``index_select``, in its order, the bounds of the indices
+    included (so that the kernel reads nothing out of range): the wrapped dim."""
+    if not isinstance(index, TensorBase):
+        _require_tensor(index, "index_select", "index", 3)
+    if index.dtype not in _INDEX_DTYPES:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    dim = _dim(dim, input.dim())
-    _check_out_dtype(out, input.dtype, "index_select(): self and result must have the same "
-                                       "scalar type")
     ndim = input.dim()
-    size = input.shape[dim] if ndim else 1
+    dim = _dim(dim, ndim)
+    if out is not None:
+        _check_out_dtype(out, input.dtype, "index_select(): self and result must have the "
+                                           "same scalar type")
     n = index.numel()
-    if ndim == 0 and n != 1:
-        # a 0-d result needs exactly one index (counted before any bound, as PyTorch
-        # does); none used to return uninitialised memory
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
-                           f"{n} value(s)")
-    if ndim > 1 and n and input.numel() == 0:
-        # PyTorch checks an empty input's indices against its (positive) dim size
-        if size == 0:
+    if ndim == 0:
+        if n != 1:
+            # a 0-d result needs exactly one index (counted before any bound, as PyTorch
+            # does); none used to return uninitialised memory
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{n} value(s)")
+        size = 1
+    else:
+        size = input.shape[dim]
+        if size == 0 and n and ndim > 1:
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
-        bad = _first_out_of_bounds(index, 0, size)
-        if bad is not None:
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
-    bad = _first_out_of_bounds(index, 0, size)
+    bad = _first_out_of_bounds(index, 0, size) if n else None
     if bad is not None:
-        if dim == 1 and ndim > 1:
-            # PyTorch's CPU kernel for dim 1 has its own check, with its own error type
+        if ndim > 1 and (dim == 1 or input.numel() == 0):
+            # PyTorch's CPU kernel for dim 1 (and for an empty input) has its own
+            # check, with its own error type
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise IndexError("index out of range in self")
-    if ndim == 0:
-        shape = ()
-    else:
-        shape = tuple(input.shape[:dim]) + (n,) + tuple(input.shape[dim + 1:])
-    result = _empty(shape, input.dtype, input)
-    return _k("index_select", input)(input, dim, index, result)
+    return dim
 
 
 class IndexSelect(Function):
@@ -68,9 +66,12 @@ class IndexSelect(Function):
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.dim, ctx.shape = dim, tuple(x.shape)
+        shape = tuple(x.shape)
+        ctx.dim, ctx.shape = dim, shape
         ctx.save_for_backward(index)
-        return _index_select_kernel(x, dim, index)
+        if shape:
+            shape = shape[:dim] + (index.numel(),) + shape[dim + 1:]
+        return _k("index_select", x)(x, dim, index, _C._empty(shape, x.dtype, x.device))
 
     @staticmethod
     def backward(ctx, grad):
@@ -95,12 +96,14 @@ def index_select(input, dim, index, *, out=None):
     >>> cygrad.index_select(x, 1, cygrad.tensor([2, 0])).tolist()
     [[2, 0], [5, 3]]
     """
-    _require_tensor(input, "index_select", "input", 1)
+    if not isinstance(input, TensorBase):
+        _require_tensor(input, "index_select", "input", 1)
     dim = int_arg(dim, "index_select", "dim", 2)
-    if _C.needs_autograd(input):
-        _no_out(out, "index_select")
-        return IndexSelect.apply(input, dim, index)
-    return _finish(_index_select_kernel(input, dim, index, out), out)
+    if out is None:
+        return IndexSelect.apply(input, _index_select_checks(input, dim, index, None), index)
+    _no_out(out, "index_select", input)
+    return _finish(IndexSelect.apply(input, _index_select_checks(input, dim, index, out), index),
+                   out)
 
 
 def _index_vector(index, opname, dtypes, dtype_msg, error=RuntimeError):
@@ -139,12 +142,14 @@ def _clear_slices(mask, dim, index):
 class IndexFill(Function):
     """``index_fill`` with a number: the filled slices get no gradient."""
     _node_name = "IndexFillBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, value):
+        out = _index_fill_kernel(_target(ctx, x), dim, index, value)
         ctx.dim, ctx.shape, ctx.dtype = dim, tuple(x.shape), x.dtype
         ctx.save_for_backward(index)
-        return _index_fill_kernel(_copy(x), dim, index, value)
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -167,8 +172,23 @@ class IndexFillTensor(IndexFill):
     _node_name = "IndexFillBackward1"
 
 
-def _index_fill_function(value):
-    return IndexFillTensor if isinstance(value, TensorBase) else IndexFill
+class IndexFillInplace(IndexFill):
+    """``index_fill_`` with a number: :class:`IndexFill` writing into ``x``."""
+    _node_name = "IndexFillBackward0"
+    inplace = True
+
+
+class IndexFillTensorInplace(IndexFillTensor):
+    """``index_fill_`` with a 0-dim tensor value: :class:`IndexFillTensor` writing
+    into ``x``."""
+    _node_name = "IndexFillBackward1"
+    inplace = True
+
+
+def _index_fill_function(value, inplace=False):
+    if isinstance(value, TensorBase):
+        return IndexFillTensorInplace if inplace else IndexFillTensor
+    return IndexFillInplace if inplace else IndexFill
 
 
 @tensor_method
@@ -185,12 +205,7 @@ def index_fill_(input, dim, index, value):
     """
     dim = int_arg(dim, "index_fill_", "dim", 1)
     _fill_arg(value, "index_fill_")
-    if _C.needs_autograd(input, value):
-        _check_inplace_target(input)
-        return _write_back(input, _index_fill_function(value).apply(input, dim, index, value))
-    _index_fill_kernel(input, dim, index, value)
-    input._bump_version()
-    return input
+    return _apply_inplace(_index_fill_function(value, inplace=True), input, dim, index, value)
 
 
 @tensor_method
@@ -206,9 +221,7 @@ def index_fill(input, dim, index, value):
     _require_tensor(input, "index_fill", "input", 1)
     dim = int_arg(dim, "index_fill", "dim", 2)
     _fill_arg(value, "index_fill")
-    if _C.needs_autograd(input, value):
-        return _index_fill_function(value).apply(input, dim, index, value)
-    return index_fill_(input.clone(), dim, index, value)
+    return _index_fill_function(value).apply(input, dim, index, value)
 
 
 def _slices(t, dim):
@@ -263,12 +276,14 @@ class IndexCopy(Function):
     """``index_copy``: the overwritten slices of ``input`` get no gradient; ``source``
     gets the gradient of the slices it went to."""
     _node_name = "IndexCopyBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, source):
+        out = _index_copy_kernel(_target(ctx, x), dim, index, source)
         ctx.dim, ctx.shape, ctx.source_shape = dim, tuple(x.shape), tuple(source.shape)
         ctx.save_for_backward(index)
-        return _index_copy_kernel(_copy(x), dim, index, source)
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -292,6 +307,12 @@ class IndexCopy(Function):
         return index_copy(base, ctx.dim, index, ts)
 
 
+class IndexCopyInplace(IndexCopy):
+    """``index_copy_``: :class:`IndexCopy` writing into ``x``."""
+    _node_name = "IndexCopyBackward0"
+    inplace = True
+
+
 @tensor_method
 def index_copy_(input, dim, index, source):
     """In place: copy the slices of ``source`` into ``input`` along ``dim`` at positions
@@ -306,12 +327,7 @@ def index_copy_(input, dim, index, source):
     """
     dim = int_arg(dim, "index_copy_", "dim", 1)
     _check_no_internal_overlap(input)
-    if _C.needs_autograd(input, source):
-        _check_inplace_target(input)
-        return _write_back(input, IndexCopy.apply(input, dim, index, source))
-    _index_copy_kernel(input, dim, index, source)
-    input._bump_version()
-    return input
+    return _apply_inplace(IndexCopyInplace, input, dim, index, source)
 
 
 @tensor_method
@@ -326,9 +342,7 @@ def index_copy(input, dim, index, source):
     """
     _require_tensor(input, "index_copy", "input", 1)
     dim = int_arg(dim, "index_copy", "dim", 2)
-    if _C.needs_autograd(input, source):
-        return IndexCopy.apply(input, dim, index, source)
-    return index_copy_(input.clone(), dim, index, source)
+    return IndexCopy.apply(input, dim, index, source)
 
 
 def _index_add_checks(input, dim, index, source):
@@ -381,13 +395,15 @@ class IndexAdd(Function):
     """``index_add``: ``input``'s gradient passes unchanged; ``source`` gets
     ``alpha`` times the gradient of the slices it was added to."""
     _node_name = "IndexAddBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, source, alpha):
+        out = _index_add_kernel(_target(ctx, x), dim, index, source, alpha)
         ctx.dim, ctx.alpha, ctx.shape = dim, alpha, tuple(x.shape)
         ctx.source_shape = tuple(source.shape)
         ctx.save_for_backward(index)
-        return _index_add_kernel(_copy(x), dim, index, source, alpha)
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -407,6 +423,12 @@ class IndexAdd(Function):
         return index_add(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], ts, alpha=ctx.alpha)
 
 
+class IndexAddInplace(IndexAdd):
+    """``index_add_``: :class:`IndexAdd` writing into ``x``."""
+    _node_name = "IndexAddBackward0"
+    inplace = True
+
+
 @tensor_method
 def index_add_(input, dim, index, source, *, alpha=1):
     """In place: add ``alpha * source`` into the slices of ``input`` at ``index`` along
@@ -422,12 +444,7 @@ def index_add_(input, dim, index, source, *, alpha=1):
     dim = int_arg(dim, "index_add_", "dim", 1)
     alpha = _fits(_number_arg(alpha, "index_add_", "alpha"), input.dtype)
     _check_no_internal_overlap(input)
-    if _C.needs_autograd(input, source):
-        _check_inplace_target(input)
-        return _write_back(input, IndexAdd.apply(input, dim, index, source, alpha))
-    _index_add_kernel(input, dim, index, source, alpha)
-    input._bump_version()
-    return input
+    return _apply_inplace(IndexAddInplace, input, dim, index, source, alpha)
 
 
 @tensor_method
@@ -443,8 +460,6 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     _require_tensor(input, "index_add", "input", 1)
     dim = int_arg(dim, "index_add", "dim", 2)
     alpha = _fits(_number_arg(alpha, "index_add", "alpha"), input.dtype)
-    if _C.needs_autograd(input, source):
-        _no_out(out, "index_add")
-        return IndexAdd.apply(input, dim, index, source, alpha)
+    _no_out(out, "index_add", input, source)
     _check_out_dtype(out, input.dtype)
-    return _finish(index_add_(input.clone(), dim, index, source, alpha=alpha), out)
+    return _finish(IndexAdd.apply(input, dim, index, source, alpha), out)

@@ -16,7 +16,7 @@ from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from ._common import (_C10_NAMES, _broadcast_shapes, _check_out_dtype, _fill_arg, _fill_value,
                       _finish, _k, _require_tensor, _shape_str)
-from ._autograd import _check_inplace_target, _no_out, _write_back, _zeros
+from ._autograd import _apply_inplace, _differentiated, _no_out, _zeros
 from .advanced import _IndexPlan, _index_get, _index_scatter
 
 __all__ = ["masked_fill", "masked_select"]
@@ -50,41 +50,40 @@ def _fill_array(value, dtype):
     return _fill_value(value, dtype, "masked_fill_")
 
 
-def _masked_fill_kernel(input, mask, value):
-    """Fill ``input`` in place where ``mask`` (broadcast to ``input``) is True."""
-    _check_bool_mask(mask)
-    fill = _fill_array(value, input.dtype)
+def _inplace_fill(input, mask, value):
+    """The fill value of ``masked_fill_``, after PyTorch's checks in its order: a bool
+    mask, which may broadcast to ``input`` but not make it larger, then the value."""
+    if mask.dtype is not _dt.bool_:
+        _check_bool_mask(mask)
     shape = input.shape
     if mask.shape != shape:
         full = _broadcast_shapes(tuple(shape), tuple(mask.shape))
         if full != shape:
             raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the "
                                f"broadcast shape {_shape_str(full)}")
-    _k("masked_fill", input)(input, mask, fill)
-    return input
-
-
-def _masked_fill_out_of_place(input, mask, value):
-    """``where(mask, value, input)`` in one pass over a new tensor."""
-    _check_bool_mask(mask)
-    shape = input.shape
-    if mask.shape != shape:
-        shape = _broadcast_shapes(tuple(mask.shape), tuple(shape))
-    fill = _fill_array(value, input.dtype)
-    result = _C._empty(tuple(shape), input.dtype, input.device)
-    return _k("masked_fill", result)(result, mask, fill, input)
+    return _fill_array(value, input.dtype)
 
 
 class MaskedFill(Function):
-    """``masked_fill`` with a number: the filled places get no gradient."""
+    """``masked_fill`` with a number: the filled places get no gradient.
+
+    Out of place, the result is ``where(mask, value, x)``, written into a new tensor
+    of the broadcast shape."""
     _node_name = "MaskedFillBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, mask, value):
-        result = _masked_fill_out_of_place(x, mask, value)
-        ctx.shape, ctx.dtype = tuple(result.shape), result.dtype
+        if mask.dtype is not _dt.bool_:
+            _check_bool_mask(mask)
+        shape = x.shape
+        if mask.shape != shape:
+            shape = _broadcast_shapes(tuple(mask.shape), tuple(shape))
+        fill = _fill_array(value, x.dtype)
+        ctx.shape, ctx.dtype = shape, x.dtype
         ctx.save_for_backward(mask)
-        return result
+        result = _C._empty(tuple(shape), x.dtype, x.device)
+        return _k("masked_fill", result)(result, mask, fill, x)
 
     @staticmethod
     def backward(ctx, grad):
@@ -107,8 +106,29 @@ class MaskedFillTensor(MaskedFill):
     _node_name = "MaskedFillBackward1"
 
 
-def _masked_fill_function(value):
-    return MaskedFillTensor if isinstance(value, TensorBase) else MaskedFill
+class MaskedFillInplace(MaskedFill):
+    """``masked_fill_`` with a number: :class:`MaskedFill` writing into ``x`` (in one
+    pass, by the "masked_fill" kernel)."""
+    _node_name = "MaskedFillBackward0"
+    inplace = True
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        fill = _inplace_fill(x, mask, value)
+        ctx.shape, ctx.dtype = x.shape, x.dtype
+        ctx.save_for_backward(mask)
+        _k("masked_fill", x)(x, mask, fill)
+        x._bump_version()
+        ctx.mark_dirty(x)
+        return x
+
+
+class MaskedFillTensorInplace(MaskedFillTensor, MaskedFillInplace):
+    """``masked_fill_`` with a 0-dim tensor value: :class:`MaskedFillTensor` writing
+    into ``x`` (with :class:`MaskedFillInplace`'s forward)."""
+    _node_name = "MaskedFillBackward1"
+
+
 
 
 @tensor_method
@@ -125,18 +145,12 @@ def masked_fill_(input, mask, value):
     """
     _require_tensor(mask, "masked_fill_", "mask", 2)
     _fill_arg(value, "masked_fill_")
-    if _C.needs_autograd(input, value):
-        _check_inplace_target(input)
-        shape = tuple(input.shape)
-        full = (_broadcast_shapes(shape, tuple(mask.shape)) if isinstance(mask, TensorBase)
-                else shape)
-        if full != shape:     # the Function would broadcast; in place must not grow
-            raise RuntimeError(f"output with shape {_shape_str(shape)} doesn't match the "
-                               f"broadcast shape {_shape_str(full)}")
-        return _write_back(input, _masked_fill_function(value).apply(input, mask, value))
-    _masked_fill_kernel(input, mask, value)
-    input._bump_version()
-    return input
+    cls = MaskedFillTensorInplace if isinstance(value, TensorBase) else MaskedFillInplace
+    if input._base is None and not input.requires_grad:
+        # nothing for _apply_inplace to check or redirect (the call is short: a
+        # microsecond or two for a small tensor)
+        return cls.apply(input, mask, value)
+    return _apply_inplace(cls, input, mask, value)
 
 
 @tensor_method
@@ -150,20 +164,12 @@ def masked_fill(input, mask, value):
     >>> cygrad.masked_fill(x, x < 0, 0.0).tolist()
     [1.0, 0.0, 3.0]
     """
-    _require_tensor(input, "masked_fill", "input", 1)
-    _require_tensor(mask, "masked_fill", "mask", 2)
+    if not (isinstance(input, TensorBase) and isinstance(mask, TensorBase)):
+        _require_tensor(input, "masked_fill", "input", 1)
+        _require_tensor(mask, "masked_fill", "mask", 2)
     _fill_arg(value, "masked_fill")
-    if _C.needs_autograd(input, value):
-        return _masked_fill_function(value).apply(input, mask, value)
-    return _masked_fill_out_of_place(input, mask, value)
-
-
-def _masked_select_kernel(input, mask, out=None):
-    _check_mask(mask, "masked_select: expected BoolTensor for mask")
-    _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the same "
-                                       "scalar type")
-    shape = _broadcast_shapes(tuple(mask.shape), tuple(input.shape))
-    return _k("masked_select", input)(input, mask, shape)
+    cls = MaskedFillTensor if isinstance(value, TensorBase) else MaskedFill
+    return cls.apply(input, mask, value)
 
 
 class MaskedSelect(Function):
@@ -173,11 +179,14 @@ class MaskedSelect(Function):
 
     @staticmethod
     def forward(ctx, x, mask):
-        result = _masked_select_kernel(x, mask)
         shape = _broadcast_shapes(tuple(mask.shape), tuple(x.shape))
-        # as a 1-D (or more) mask plan; a 0-dim result shape is restored in backward
-        selected = _C._detach(mask).expand(shape).reshape(shape or (1,)).clone()
-        ctx.shape, ctx.plan = shape, _IndexPlan((), (selected,), tuple(result.shape))
+        result = _k("masked_select", x)(x, mask, shape)
+        ctx.shape = shape
+        if _differentiated(ctx, x):
+            # the mask as a 1-D (or more) index plan, a copy of the caller's; a 0-dim
+            # result shape is restored in backward
+            selected = mask.expand(shape).reshape(shape or (1,)).clone()
+            ctx.plan = _IndexPlan((), (selected,), tuple(result.shape))
         return result
 
     @staticmethod
@@ -204,9 +213,8 @@ def masked_select(input, mask, *, out=None):
     [2, 3, 4]
     """
     _require_tensor(input, "masked_select", "input", 1)
-    if _C.needs_autograd(input):
-        _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the "
-                                           "same scalar type")
-        _no_out(out, "masked_select")
-        return MaskedSelect.apply(input, mask)
-    return _finish(_masked_select_kernel(input, mask, out), out)
+    _no_out(out, "masked_select", input)
+    _check_mask(mask, "masked_select: expected BoolTensor for mask")
+    _check_out_dtype(out, input.dtype, "masked_select(): self and result must have the same "
+                                       "scalar type")
+    return _finish(MaskedSelect.apply(input, mask), out)

@@ -14,7 +14,8 @@ from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg
 from ._common import _check_no_internal_overlap, _check_out_dtype, _dim, _finish, _k
-from ._autograd import _check_inplace_target, _copy, _no_out, _pad_to, _write_back, _zeros
+from ._autograd import (_apply_inplace, _copy, _differentiated, _no_out, _pad_to, _target,
+                        _written, _zeros)
 from .gather_scatter import _scatter_args, _scatter_into, gather, scatter_add
 from .masked import masked_fill
 from .where_nonzero import where
@@ -57,17 +58,23 @@ class ScatterReduce(Function):
     With ``include_self=False`` the places ``index`` reaches pass nothing to ``input``.
     """
     _node_name = "ScatterReduceBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, dim, index, src, reduce, include_self):
         ctx.dim, ctx.reduce, ctx.include_self = dim, reduce, include_self
         ctx.shape, ctx.src_shape, ctx.dtype = tuple(x.shape), tuple(src.shape), x.dtype
-        result = _scatter_into(_copy(x), dim, index, src, None, reduce, include_self)
+        # the derivative's weights are worth computing only when a gradient is asked for
+        weighed = x.dtype.is_floating_point and _differentiated(ctx, x, src)
+        target = _target(ctx, x)
+        # (in place, the weights still need the values x had before the write)
+        old = _copy(x) if weighed and target is x else x
+        result = _scatter_into(target, dim, index, src, None, reduce, include_self)
         saved = (index,)
-        if x.dtype.is_floating_point:
-            saved += _scatter_reduce_saved(x, dim, index, src, result, reduce, include_self)
+        if weighed:
+            saved += _scatter_reduce_saved(old, dim, index, src, result, reduce, include_self)
         ctx.save_for_backward(*saved)
-        return result
+        return _written(ctx, x, result)
 
     @staticmethod
     def backward(ctx, grad):
@@ -94,6 +101,12 @@ class ScatterReduce(Function):
             added = scatter_add(_zeros(ctx.shape, ts.dtype), ctx.dim, saved[0], ts * d_src)
             out = added if out is None else out + added
         return out
+
+
+class ScatterReduceInplace(ScatterReduce):
+    """``scatter_reduce_``: :class:`ScatterReduce` writing into ``x``."""
+    _node_name = "ScatterReduceBackward0"
+    inplace = True
 
 
 def _scatter_reduce_saved(x, dim, index, src, result, reduce, include_self):
@@ -193,15 +206,7 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     dim, reduce, include_self = _reduce_args("scatter_reduce_", input, dim, index, src, reduce,
                                              include_self, inplace=True)
     _check_no_internal_overlap(input)
-    if _C.needs_autograd(input, src):
-        _check_inplace_target(input)
-        # "prod" saves the input for backward: give it a snapshot, not the tensor written to
-        old = input.clone() if reduce == "prod" else input
-        return _write_back(input, ScatterReduce.apply(old, dim, index, src, reduce,
-                                                      include_self))
-    _scatter_into(input, dim, index, src, None, reduce, include_self)
-    input._bump_version()
-    return input
+    return _apply_inplace(ScatterReduceInplace, input, dim, index, src, reduce, include_self)
 
 
 @tensor_method
@@ -218,10 +223,6 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     """
     dim, reduce, include_self = _reduce_args("scatter_reduce", input, dim, index, src, reduce,
                                              include_self, inplace=False)
-    if _C.needs_autograd(input, src):
-        _no_out(out, "scatter_reduce")
-        return ScatterReduce.apply(input, dim, index, src, reduce, include_self)
+    _no_out(out, "scatter_reduce", input, src)
     _check_out_dtype(out, input.dtype)
-    result = input.clone()
-    _scatter_into(result, dim, index, src, None, reduce, include_self)
-    return _finish(result, out)
+    return _finish(ScatterReduce.apply(input, dim, index, src, reduce, include_self), out)

@@ -6,14 +6,13 @@ Examples
 >>> cygrad.take(cygrad.tensor([[1, 2], [3, 4]]), cygrad.tensor([3, 0])).tolist()
 [4, 1]
 """
-from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg
 from ._common import _check_no_internal_overlap, _first_out_of_bounds, _k, _require_tensor, _tname
-from ._autograd import _check_inplace_target, _copy, _keep_mask, _write_back, _zeros
+from ._autograd import _apply_inplace, _keep_mask, _target, _written, _zeros
 
 __all__ = ["take", "put"]
 
@@ -33,9 +32,10 @@ class Take(Function):
 
     @staticmethod
     def forward(ctx, x, index):
+        result = _take_kernel(x, index)
         ctx.shape = tuple(x.shape)
         ctx.save_for_backward(index)
-        return _take_kernel(x, index)
+        return result
 
     @staticmethod
     def backward(ctx, grad):
@@ -60,9 +60,7 @@ def take(input, index):
     [4, 7, 7]
     """
     _require_tensor(input, "take", "input", 1)
-    if _C.needs_autograd(input):
-        return Take.apply(input, index)
-    return _take_kernel(input, index)
+    return Take.apply(input, index)
 
 
 def _check_flat_bounds(input, index):
@@ -101,13 +99,15 @@ class Put(Function):
     """``put``. Backward: without ``accumulate`` the overwritten places of ``input`` get
     no gradient; ``source`` gets the gradient at the places its values went to."""
     _node_name = "PutBackward0"
+    inplace = False
 
     @staticmethod
     def forward(ctx, x, index, source, accumulate):
+        out = _put_kernel(_target(ctx, x), index, source, accumulate)
         ctx.accumulate, ctx.shape = accumulate, tuple(x.shape)
         ctx.source_shape = tuple(source.shape)
         ctx.save_for_backward(index)
-        return _put_kernel(_copy(x), index, source, accumulate)
+        return _written(ctx, x, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -131,6 +131,12 @@ class Put(Function):
         return put(base, index, ts, ctx.accumulate)
 
 
+class PutInplace(Put):
+    """``put_``: :class:`Put` writing into ``x``."""
+    _node_name = "PutBackward0"
+    inplace = True
+
+
 @tensor_method
 def put_(input, index, source, accumulate=False):
     """In place: write ``source`` at the flat (row-major) positions ``index`` of ``input``;
@@ -145,12 +151,7 @@ def put_(input, index, source, accumulate=False):
     """
     accumulate = bool_arg(accumulate, "put_", "accumulate")
     _check_no_internal_overlap(input)
-    if _C.needs_autograd(input, source):
-        _check_inplace_target(input)
-        return _write_back(input, Put.apply(input, index, source, accumulate))
-    _put_kernel(input, index, source, accumulate)
-    input._bump_version()
-    return input
+    return _apply_inplace(PutInplace, input, index, source, accumulate)
 
 
 @tensor_method
@@ -165,6 +166,4 @@ def put(input, index, source, accumulate=False):
     """
     _require_tensor(input, "put", "input", 1)
     accumulate = bool_arg(accumulate, "put", "accumulate")
-    if _C.needs_autograd(input, source):
-        return Put.apply(input, index, source, accumulate)
-    return put_(input.clone(), index, source, accumulate)
+    return Put.apply(input, index, source, accumulate)

@@ -14,7 +14,7 @@ from ..._tensor import tensor_method
 from ...autograd import forward_ad as _fwad
 from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
-from ._common import BOOL_TYPES, INT_TYPES, NUMBER_TYPES, _broadcast_shapes, _finish, _k, \
+from ._common import BOOL_TYPES, NUMBER_TYPES, _broadcast_shapes, _finish, _k, \
     _require_tensor, _tname
 from ._autograd import _no_out
 
@@ -74,39 +74,40 @@ def _number_dtype(x):
     raise TypeError(f"where(): expected Tensor or Number, got {type(x).__name__}")
 
 
-def _where_kernel(condition, input, other):
+_OPERAND_TYPES = (TensorBase,) + NUMBER_TYPES
+
+
+def _where_result(condition, input, other):
+    """The empty result of ``where``: its broadcast shape and promoted dtype, after
+    PyTorch's checks of the numbers among ``input``/``other``."""
     tx, ty = isinstance(input, TensorBase), isinstance(other, TensorBase)
     if tx and ty:
+        shape = _broadcast_shapes(tuple(condition.shape), tuple(input.shape),
+                                  tuple(other.shape))
+        return _C._empty(shape, _C.result_type(input, other), input.device)
+    for x in (input, other):
+        if not isinstance(x, _OPERAND_TYPES):
+            _number_dtype(x)        # refuses what is no number
+    if tx or ty:
         dtype = _C.result_type(input, other)
-        like = input
-        shape = condition.shape
-        if input.shape != shape or other.shape != shape:
-            shape = _broadcast_shapes(tuple(shape), tuple(input.shape), tuple(other.shape))
+        like = input if tx else other
     else:
-        for x in (input, other):
-            if not isinstance(x, (TensorBase,) + NUMBER_TYPES):
-                _number_dtype(x)        # refuses what is no number
-        if tx or ty:
-            dtype = _C.result_type(input, other)
-            like = input if tx else other
-        else:
-            # two numbers: both count as 0-dim tensors of their default dtypes
-            dtype = _C.result_type(_C.zeros((), dtype=_number_dtype(input)),
-                                   _C.zeros((), dtype=_number_dtype(other)))
-            like = condition
-        # A number must fit the result (PyTorch's checked cast), except that a half
-        # type takes any float through float (too big is inf); no Python int past
-        # 64 bits can be read at all.
-        half = dtype in (_dt.float16, _dt.bfloat16)
-        for x in (input, other):
-            if isinstance(x, NUMBER_TYPES) and not isinstance(x, BOOL_TYPES):
-                check_scalar_fits(x, _dt.float64 if half else dtype)
-        shape = condition.shape
-        wide = input if tx else other if ty else None
-        if wide is not None and wide.shape != shape:
-            shape = _broadcast_shapes(tuple(shape), tuple(wide.shape))
-    result = _C._empty(tuple(shape), dtype, like.device)
-    return _k("where_select", result)(result, condition, input, other)
+        # two numbers: both count as 0-dim tensors of their default dtypes
+        dtype = _C.result_type(_C.zeros((), dtype=_number_dtype(input)),
+                               _C.zeros((), dtype=_number_dtype(other)))
+        like = condition
+    # A number must fit the result (PyTorch's checked cast), except that a half type
+    # takes any float through float (too big is inf); no Python int past 64 bits can
+    # be read at all.
+    half = dtype in (_dt.float16, _dt.bfloat16)
+    for x in (input, other):
+        if isinstance(x, NUMBER_TYPES) and not isinstance(x, BOOL_TYPES):
+            check_scalar_fits(x, _dt.float64 if half else dtype)
+    shape = condition.shape
+    wide = input if tx else other if ty else None
+    if wide is not None and wide.shape != shape:
+        shape = _broadcast_shapes(tuple(shape), tuple(wide.shape))
+    return _C._empty(tuple(shape), dtype, like.device)
 
 
 class Where(Function):
@@ -117,7 +118,14 @@ class Where(Function):
     @staticmethod
     def forward(ctx, condition, x, y):
         ctx.save_for_backward(condition)
-        return _where_kernel(condition, x, y)
+        shape = condition.shape
+        if (isinstance(x, TensorBase) and isinstance(y, TensorBase) and x.dtype is y.dtype
+                and x.shape == shape and y.shape == shape):
+            # the common case, which needs no promotion, broadcasting or number checks
+            result = _C._empty(tuple(shape), x.dtype, x.device)
+        else:
+            result = _where_result(condition, x, y)
+        return _k("where_select", result)(result, condition, x, y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -132,6 +140,9 @@ class Where(Function):
             return None
         condition = _fwad.saved_for_jvp(ctx)[0]
         return where(condition, 0.0 if tx is None else tx, 0.0 if ty is None else ty)
+
+
+_CONDITION_DTYPES = (_dt.bool_, _dt.uint8)
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -156,17 +167,16 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(condition, TensorBase):
         raise TypeError(f"where(): argument 'condition' must be Tensor, not "
                         f"{type(condition).__name__}")
-    if condition.dtype not in (_dt.bool_, _dt.uint8):
+    if condition.dtype not in _CONDITION_DTYPES:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_tname(condition.dtype)}")
-    if out is not None:
-        # only where(Tensor, Tensor, Tensor) has an out= overload in PyTorch
-        _require_tensor(input, "where", "input", 2)
-        _require_tensor(other, "where", "other", 3)
-    if _C.needs_autograd(input, other):
-        _no_out(out, "where")
+    if out is None:
         return Where.apply(condition, input, other)
-    result = _where_kernel(condition, input, other)
+    # only where(Tensor, Tensor, Tensor) has an out= overload in PyTorch
+    _require_tensor(input, "where", "input", 2)
+    _require_tensor(other, "where", "other", 3)
+    _no_out(out, "where", input, other)
+    result = Where.apply(condition, input, other)
     if isinstance(out, TensorBase) and out.dtype != result.dtype:
         raise RuntimeError(f"Expected out type to be {_tname(result.dtype)} but got "
                            f"{_tname(out.dtype)}")
