@@ -135,7 +135,9 @@ def _int_list_not_tensor(value, opname, argname, position):
 
 def _gather(input, dim, index):
     """``input``'s slices along ``dim`` at the positions ``index`` (a 1-D int64 tensor)."""
-    return kernel("gather_slices", input.device.type)(input, dim, index.to(input.device))
+    if not (index.is_cpu and input.is_cpu):     # (a no-op .to() still costs a call)
+        index = index.to(input.device)
+    return kernel("gather_slices", input.device.type)(input, dim, index)
 
 
 def _add_slices(src, dim, index, size):

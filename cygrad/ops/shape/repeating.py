@@ -169,7 +169,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = _C.full((n,), repeats, dtype=_dt.int64)
     index = _repeat_index(counts, output_size)
     src = input if input.dim() else input.reshape(1)
-    return RepeatInterleave.apply(src, d, index.to(src.device))
+    if not src.is_cpu:          # (the index is built on the CPU)
+        index = index.to(src.device)
+    return RepeatInterleave.apply(src, d, index)
 
 
 class RepeatInterleave(Function):
