@@ -20,6 +20,7 @@ import pytest
 
 import cygrad
 from cygrad.ops import reduction as R
+from entry_helpers import count_forward_calls
 
 extrema, scans, softmax_module, sorting, statistics, sums = (
     importlib.import_module(f"cygrad.ops.reduction.{m}")
@@ -80,14 +81,7 @@ FORWARD_CASES = [
 @pytest.mark.parametrize("case", FORWARD_CASES, ids=[c[0] for c in FORWARD_CASES])
 def test_forward_runs_once_with_or_without_grad(case, requires_grad, monkeypatch):
     _, call, cls = case
-    forward = cls.forward
-    calls = []
-
-    def counted(ctx, *args):
-        calls.append(args)
-        return forward(ctx, *args)
-
-    monkeypatch.setattr(cls, "forward", staticmethod(counted))
+    calls = count_forward_calls(monkeypatch, cls)
     x = _x().requires_grad_(requires_grad)
     out = call(x)
     first = out if isinstance(out, cygrad.Tensor) else out[0]
