@@ -963,6 +963,9 @@ cdef ElementwiseOp ATAN = ElementwiseOp("atan", 1, CG_ATAN, np.arctan, result=RE
 cdef ElementwiseOp SINH = ElementwiseOp("sinh", 1, CG_SINH, np.sinh, result=RES_FLOAT)
 cdef ElementwiseOp COSH = ElementwiseOp("cosh", 1, CG_COSH, np.cosh, result=RES_FLOAT)
 cdef ElementwiseOp TANH = ElementwiseOp("tanh", 1, CG_TANH, np.tanh, result=RES_FLOAT)
+cdef ElementwiseOp ASINH = ElementwiseOp("asinh", 1, CG_ASINH, np.arcsinh, result=RES_FLOAT)
+cdef ElementwiseOp ACOSH = ElementwiseOp("acosh", 1, CG_ACOSH, np.arccosh, result=RES_FLOAT)
+cdef ElementwiseOp ATANH = ElementwiseOp("atanh", 1, CG_ATANH, np.arctanh, result=RES_FLOAT)
 cdef ElementwiseOp SIGMOID = ElementwiseOp("sigmoid", 1, CG_SIGMOID, None, result=RES_FLOAT)
 cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc, inputs=IN_NO_BOOL, out_rule=OUT_NONE)
 cdef ElementwiseOp ERF = ElementwiseOp("erf", 1, CG_ERF, None, result=RES_FLOAT)
@@ -988,6 +991,7 @@ ELEMENTWISE_OPS = {op.name: op for op in (
     ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, ATAN2, HYPOT, MAXIMUM, MINIMUM,
     FMAX, FMIN, EQ, NE, LT, LE, GT, GE, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, BITWISE_AND,
     BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, NEG, ABS, SIGN, EXP, EXP2, EXPM1, LOG, LOG2,
-    LOG10, LOG1P, SQRT, RSQRT, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, TANH, SIGMOID,
+    LOG10, LOG1P, SQRT, RSQRT, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, TANH, ASINH,
+    ACOSH, ATANH, SIGMOID,
     RELU, ERF, ERFC, FLOOR, CEIL, TRUNC, ROUND, FRAC, RECIPROCAL, SQUARE, LOGICAL_NOT,
     BITWISE_NOT, ISNAN, ISINF, ISFINITE, CONJ, ANGLE, SGN)}

@@ -72,13 +72,13 @@ def _rounding(op):
 
 _FLOAT_UNARY = [
     ("acos", cygrad.acos, "Inverse cosine.", "[1.0, 0.0]", "[0.0, 1.5707963267948966]", ("arccos",)),
-    ("acosh", _special.acosh, "Inverse hyperbolic cosine.", "[1.0, 2.0]", "[0.0, 1.3169578969248166]",
+    ("acosh", cygrad.acosh, "Inverse hyperbolic cosine.", "[1.0, 2.0]", "[0.0, 1.3169578969248166]",
      ("arccosh",)),
     ("asin", cygrad.asin, "Inverse sine.", "[0.0, 1.0]", "[0.0, 1.5707963267948966]", ("arcsin",)),
-    ("asinh", _special.asinh, "Inverse hyperbolic sine.", "[0.0, 1.0]", "[0.0, 0.881373587019543]",
+    ("asinh", cygrad.asinh, "Inverse hyperbolic sine.", "[0.0, 1.0]", "[0.0, 0.881373587019543]",
      ("arcsinh",)),
     ("atan", cygrad.atan, "Inverse tangent.", "[0.0, 1.0]", "[0.0, 0.7853981633974483]", ("arctan",)),
-    ("atanh", _special.atanh, "Inverse hyperbolic tangent.", "[0.0, -0.0, 1.0]", "[0.0, -0.0, inf]",
+    ("atanh", cygrad.atanh, "Inverse hyperbolic tangent.", "[0.0, -0.0, 1.0]", "[0.0, -0.0, inf]",
      ("arctanh",)),
     ("cbrt", _special.cbrt, "Real cube root.", "[-8.0, 27.0]", "[-2.0, 3.0]", ()),
     ("cos", cygrad.cos, "Cosine.", "[0.0]", "[1.0]", ()),
