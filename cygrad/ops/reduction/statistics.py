@@ -121,7 +121,8 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``.
 
     ``correction=1`` (the default) is Bessel's unbiased estimate, ``0`` the population
-    variance; the legacy ``unbiased`` bool means ``correction = int(unbiased)``.
+    variance; the legacy ``unbiased`` bool means ``correction = int(unbiased)``. The
+    variance of complex values is real: ``sum(|x - mean|^2) / (N - correction)``.
 
     Examples
     --------
@@ -131,6 +132,8 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     [1.0, 4.0]
     >>> x.var(1, correction=0, keepdim=True).shape
     cygrad.Size([2, 1])
+    >>> cygrad.var(cygrad.tensor([1 + 1j, 3 - 1j]))
+    tensor(4.)
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "var")
