@@ -321,7 +321,7 @@ class Svd(Function):
             moved = [cygrad.imag(_diagonal(uh_gu))] if gu is not None else []
             moved += [cygrad.imag(_diagonal(vh_gv))] if gvh is not None else []
             if moved:
-                _check_phase(sum(moved[1:], moved[0]), "svd_backward", "singular vectors")
+                _check_phase(builtins.sum(moved[1:], moved[0]), "svd_backward", "singular vectors")
         return u @ inner @ vh + extra, None
 
     @staticmethod
