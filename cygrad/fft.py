@@ -149,10 +149,11 @@ def _points(n):
     return n
 
 
-def plan(x, s, axes):
+def plan(x, s, axes, unique=True):
     """Normalized ``axes`` and sizes ``s`` for an n-dimensional transform: ``axes``
     None means the last ``len(s)`` axes (all axes when ``s`` is None too); an
-    entry -1 of ``s`` keeps that axis' size.
+    entry -1 of ``s`` keeps that axis' size. A repeated axis is PyTorch's
+    RuntimeError unless ``unique`` is False (NumPy transforms along it again).
 
     Examples
     --------
@@ -167,8 +168,8 @@ def plan(x, s, axes):
     elif isinstance(axes, int):
         axes = (axes,)
     axes = tuple(_axis(a, nd) for a in axes)
-    if len(set(axes)) != len(axes):
-        raise ValueError("repeated axes in an FFT are not supported")
+    if unique and len(set(axes)) != len(axes):
+        raise RuntimeError("FFT dims must be unique")
     if s is None:
         s = [x.shape[a] for a in axes]
     else:
@@ -410,15 +411,15 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None):
     return irfftn(input, s, dim, norm)
 
 
-def irfft_plan(x, s, axes):
+def irfft_plan(x, s, axes, unique=True):
     """:func:`plan` for a c2r transform: without ``s``, the last axis' output size is
     ``2 * (m - 1)``."""
     if s is None:
-        axes, s = plan(x, None, axes)
+        axes, s = plan(x, None, axes, unique)
         s[-1] = 2 * (x.shape[axes[-1]] - 1)
         _points(s[-1])
         return axes, s
-    return plan(x, s, axes)
+    return plan(x, s, axes, unique)
 
 
 def hfft(input, n=None, dim=-1, norm=None):

@@ -122,7 +122,8 @@ for _names, _x in [
         (("acosh", "arccosh"), P + 1),
         (("asinh", "arcsinh", "atan", "arctan", "cos", "cosh", "exp", "exp2", "expm1", "sin",
           "sinh", "tanh", "deg2rad", "radians", "rad2deg", "degrees", "abs", "absolute",
-          "negative", "positive", "square", "sign", "conj", "conjugate", "real", "imag"), F),
+          "negative", "positive", "square", "sign", "conj", "conjugate", "real", "imag",
+          "angle"), F),
         (("log", "log1p", "log2", "log10", "sqrt", "reciprocal"), P)]:
     for _name in _names:
         unary(_name, _x, cplx=True)
@@ -131,6 +132,7 @@ for _names, _x in [
 for _name in ("fabs", "floor", "ceil", "trunc", "fix", "round", "around"):
     unary(_name, F * 3)
 unary("round", F, decimals=2)
+unary("angle", F, cplx=True, deg=True)
 unary("cbrt", F + np.sign(F))
 row("asinh", lambda x: cnp.asinh(x), F * 3, label="asinh wide")
 row("acosh", lambda x: cnp.acosh(x), np.abs(F) + 1.5, label="acosh wide")

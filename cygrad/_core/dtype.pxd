@@ -26,7 +26,11 @@ cdef class dtype:
     cdef readonly str name
     cdef readonly int itemsize
     cdef readonly int code
-    cdef readonly int kind
+    # DTypeKind, for the C code's promotion and dispatch checks
+    cdef int _category
+    # NumPy's one-letter kind ('b', 'u', 'i', 'f', 'c'): array-API consumers such as
+    # scikit-learn's check_array read ``x.dtype.kind`` as NumPy defines it
+    cdef readonly str kind
     cdef readonly bint is_signed
     cdef readonly object np_dtype
 

@@ -27,6 +27,12 @@ cdef class dtype:
     4
     >>> cygrad.float32.is_floating_point
     True
+
+    ``kind`` is NumPy's one-letter category (``'b'``, ``'u'``, ``'i'``, ``'f'``,
+    ``'c'``), which array-API consumers such as scikit-learn read:
+
+    >>> cygrad.float32.kind, cygrad.uint8.kind, cygrad.complex64.kind
+    ('f', 'u', 'c')
     """
 
     def __init__(self, *args):
@@ -34,11 +40,11 @@ cdef class dtype:
 
     @property
     def is_floating_point(self):
-        return self.kind == KIND_FLOAT
+        return self._category == KIND_FLOAT
 
     @property
     def is_complex(self):
-        return self.kind == KIND_COMPLEX
+        return self._category == KIND_COMPLEX
 
     def to_complex(self):
         """The complex dtype whose parts have this dtype (``float64 -> complex128``).
@@ -49,11 +55,11 @@ cdef class dtype:
         >>> cygrad.float32.to_complex(), cygrad.complex128.to_complex()
         (cygrad.complex64, cygrad.complex128)
         """
-        if self.kind == KIND_COMPLEX:
+        if self._category == KIND_COMPLEX:
             return self
         if self.code == DT_FLOAT64:
             return complex128
-        if self.kind == KIND_FLOAT:
+        if self._category == KIND_FLOAT:
             # float16 would be complex32 in PyTorch, which cygrad does not have
             return complex64
         raise RuntimeError(f"Unknown Complex ScalarType for {_TORCH_NAMES[self.code]}")
@@ -93,7 +99,9 @@ cdef dtype _make(str name, int code, int kind, bint signed, object np_dt):
     cdef dtype d = dtype.__new__(dtype)
     d.name = name
     d.code = code
-    d.kind = kind
+    d._category = kind
+    # NumPy's letter; bfloat16 is 'f' here although ml_dtypes' NumPy dtype says 'V'
+    d.kind = ("b", "i", "f", "c")[kind] if signed or kind != KIND_INT else "u"
     d.is_signed = signed
     d.np_dtype = np.dtype(np_dt)
     d.itemsize = d.np_dtype.itemsize
@@ -130,23 +138,23 @@ cdef dtype _promote_rule(dtype a, dtype b):
     """torch.promote_types for the dtypes cygrad has."""
     if a is b:
         return a
-    if a.kind == KIND_BOOL:
+    if a._category == KIND_BOOL:
         return b
-    if b.kind == KIND_BOOL:
+    if b._category == KIND_BOOL:
         return a
-    if a.kind == KIND_COMPLEX or b.kind == KIND_COMPLEX:
+    if a._category == KIND_COMPLEX or b._category == KIND_COMPLEX:
         # the complex type whose parts hold both: float64 with complex64 is complex128
         if a.code == DT_FLOAT64 or b.code == DT_FLOAT64 or DT_COMPLEX128 in (a.code, b.code):
             return complex128
         return complex64
-    if a.kind == KIND_FLOAT and b.kind == KIND_FLOAT:
+    if a._category == KIND_FLOAT and b._category == KIND_FLOAT:
         # float16 and bfloat16 have no common 16-bit type.
         if {a.code, b.code} == {DT_FLOAT16, DT_BFLOAT16}:
             return float32
         return a if a.itemsize >= b.itemsize else b
-    if a.kind == KIND_FLOAT:
+    if a._category == KIND_FLOAT:
         return a  # an integer never widens a floating type
-    if b.kind == KIND_FLOAT:
+    if b._category == KIND_FLOAT:
         return b
     # Both integers. uint8 is the only unsigned type: uint8 with a signed type
     # needs a signed type wider than 8 bits.
@@ -236,7 +244,7 @@ def set_default_dtype(d):
     """
     global _default_float
     cdef dtype dd = to_dtype(d)
-    if dd.kind != KIND_FLOAT:
+    if dd._category != KIND_FLOAT:
         raise TypeError(f"only floating-point types are supported as the default type, got {dd!r}")
     _default_float = dd
 

@@ -641,7 +641,7 @@ cdef object _record(FunctionCtx ctx, tuple args, tuple positions, object outputs
                     t = detach(t)
                     break
         out_meta[i] = (shape_of(t), t._dtype)
-        if t._dtype.kind < 2 or _contains(nondiff, o):     # 2, 3: floating point, complex
+        if t._dtype._category < 2 or _contains(nondiff, o):     # 2, 3: floating point, complex
             t._requires_grad = False
         else:
             t._grad_fn = ctx

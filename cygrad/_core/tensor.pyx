@@ -93,7 +93,8 @@ cdef extern from "kernels.h" nogil:
         CG_COPY, CG_NEG, CG_ABS, CG_EXP, CG_EXP2, CG_EXPM1, CG_LOG, CG_LOG2, CG_LOG10,
         CG_LOG1P, CG_SQRT, CG_RSQRT, CG_SIN, CG_COS, CG_TAN, CG_ASIN, CG_ACOS, CG_ATAN,
         CG_SINH, CG_COSH, CG_TANH, CG_SIGMOID, CG_RELU, CG_ERF, CG_ERFC, CG_FLOOR,
-        CG_CEIL, CG_TRUNC, CG_ROUND, CG_FRAC, CG_RECIPROCAL, CG_SQUARE
+        CG_CEIL, CG_TRUNC, CG_ROUND, CG_FRAC, CG_RECIPROCAL, CG_SQUARE, CG_ASINH, CG_ACOSH,
+        CG_ATANH
     enum: CG_RSUM, CG_RMAX, CG_RMIN
 
 # Releasing the GIL costs a mutex round trip (~50 ns): only worth it for big work.
@@ -465,14 +466,14 @@ cdef inline DType _combine(DType higher, DType lower):
         return lower
     if lower is None:
         return higher
-    if higher.kind == KIND_COMPLEX:
+    if higher._category == KIND_COMPLEX:
         return higher
-    if lower.kind == KIND_COMPLEX:
+    if lower._category == KIND_COMPLEX:
         # a lower-priority complex keeps a floating operand's precision (torch)
-        return higher.to_complex() if higher.kind == KIND_FLOAT else lower
-    if higher.kind == KIND_FLOAT:
+        return higher.to_complex() if higher._category == KIND_FLOAT else lower
+    if higher._category == KIND_FLOAT:
         return higher
-    if higher.kind == KIND_BOOL or lower.kind == KIND_FLOAT:
+    if higher._category == KIND_BOOL or lower._category == KIND_FLOAT:
         return promote(higher, lower)
     return higher
 
@@ -506,7 +507,7 @@ def result_type(*operands):
 
 cdef bint can_cast(DType src, DType dst):
     """torch.can_cast: no casts down a category (complex->float, float->int, int->bool)."""
-    return src.kind <= dst.kind
+    return src._category <= dst._category
 
 def _can_cast(src, dst):
     return can_cast(to_dtype(src), to_dtype(dst))
@@ -691,10 +692,10 @@ cdef class TensorBase:
         return self._is_contig
 
     def is_floating_point(self):
-        return self._dtype.kind == KIND_FLOAT
+        return self._dtype._category == KIND_FLOAT
 
     def is_complex(self):
-        return self._dtype.kind == KIND_COMPLEX
+        return self._dtype._category == KIND_COMPLEX
 
     @property
     def real(self):
@@ -756,7 +757,7 @@ cdef class TensorBase:
     @requires_grad.setter
     def requires_grad(self, value):
         value = bool(value)
-        if value and self._dtype.kind < KIND_FLOAT:
+        if value and self._dtype._category < KIND_FLOAT:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not value and self._grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
@@ -1441,7 +1442,7 @@ cdef class TensorBase:
         return complex(self.item())
 
     def __index__(self):
-        if self._dtype.kind >= KIND_FLOAT or self._numel != 1:
+        if self._dtype._category >= KIND_FLOAT or self._numel != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -1656,9 +1657,9 @@ cdef class TensorBase:
         return unary(ABS, self, None)
 
     def __invert__(self):
-        if self._dtype.kind >= KIND_FLOAT:
+        if self._dtype._category >= KIND_FLOAT:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-        if self._dtype.kind == KIND_BOOL:
+        if self._dtype._category == KIND_BOOL:
             return unary(LOGICAL_NOT, self, None)
         return unary(BITWISE_NOT, self, None)
 

@@ -95,16 +95,16 @@ cdef class ElementwiseOp:
         return f"<elementwise op {self.name}>"
 
     cdef int check_dtype(self, DType ct) except -1:
-        if ct.kind == KIND_COMPLEX:
+        if ct._category == KIND_COMPLEX:
             self.check_complex(ct)
-        if ct.kind == KIND_BOOL and self.name in ("bitwise_left_shift", "bitwise_right_shift"):
+        if ct._category == KIND_BOOL and self.name in ("bitwise_left_shift", "bitwise_right_shift"):
             raise NotImplementedError(f"\"{self.name[8:]}_cpu\" not implemented for 'Bool'")
         # PyTorch reports a dtype an op has no kernel for as NotImplementedError.
-        if self.inputs == IN_INTEGRAL and ct.kind == KIND_FLOAT:
+        if self.inputs == IN_INTEGRAL and ct._category == KIND_FLOAT:
             raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
-        if self.inputs == IN_FLOAT and ct.kind != KIND_FLOAT:
+        if self.inputs == IN_FLOAT and ct._category != KIND_FLOAT:
             raise NotImplementedError(f"\"{self.name}_cpu\" not implemented for '{_torch_type_name(ct)}'")
-        if self.inputs == IN_NO_BOOL and ct.kind == KIND_BOOL:
+        if self.inputs == IN_NO_BOOL and ct._category == KIND_BOOL:
             if self.name == "sub":
                 raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                                    "supported. Use the `^` or `logical_xor()` operator instead.")
@@ -205,12 +205,12 @@ cdef object _number_operand(object x, DType ct, DType tensor_dt):
             raise OverflowError("can't convert negative int to unsigned")    # PyTorch's words
         if x >= _UINT64_END:
             raise OverflowError("int too big to convert")
-        if tensor_dt is not None and tensor_dt.kind == KIND_BOOL:
+        if tensor_dt is not None and tensor_dt._category == KIND_BOOL:
             # PyTorch types such an int uint64, which it cannot promote with bool
             raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
                                "attempted to promote Bool and UInt64")
         v = <long long>PyLong_AsUnsignedLongLongMask(x)
-    if ct.kind != KIND_INT:
+    if ct._category != KIND_INT:
         return x
     c = ct.code
     if c == DT_INT64:
@@ -372,7 +372,7 @@ cdef object binary(ElementwiseOp op, object a, object b, object out):
         tb = <TensorBase>b
         if (ta._dtype is tb._dtype and ta._is_contig and tb._is_contig
                 and (op.result == RES_BOOL or not (_tracked(ta) or _tracked(tb)))
-                and (op.result != RES_FLOAT or ta._dtype.kind == KIND_FLOAT)
+                and (op.result != RES_FLOAT or ta._dtype._category == KIND_FLOAT)
                 and _same_shape(ta, tb) and _on_cpu(ta) and _on_cpu(tb)
                 and cg_has_binary(op.c_op, ta._dtype.code)):
             # (a comparison's bool result has no gradient: tracked inputs may come here)
@@ -404,7 +404,7 @@ cdef object _binary_scalar_fast(ElementwiseOp op, TensorBase t, object scalar, b
     cdef TensorBase to
     cdef Py_ssize_t n
     cdef cg_index one = 1, zero = 0
-    cdef int kind = t._dtype.kind
+    cdef int kind = t._dtype._category
     if not (t._is_contig and _on_cpu(t) and (op.result == RES_BOOL or not _tracked(t))
             and (cg_has_binary(op.c_op, t._dtype.code) or
                  (op is POW and cg_has_binary(CG_MUL, t._dtype.code)))):
@@ -484,11 +484,11 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         if op.function is not None and _apply_c != NULL:
             return _apply_c(op.function, (a, b), None)
     ct = _result_type_seq((a, b))
-    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
+    if op.result == RES_FLOAT and ct._category < KIND_FLOAT:
         ct = default_float()
     op.check_dtype(ct)
-    if op is SUB and ((ta is not None and ta._dtype.kind == KIND_BOOL) or
-                      (tb is not None and tb._dtype.kind == KIND_BOOL) or
+    if op is SUB and ((ta is not None and ta._dtype._category == KIND_BOOL) or
+                      (tb is not None and tb._dtype._category == KIND_BOOL) or
                       isinstance(a, bool) or isinstance(b, bool)):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -521,9 +521,9 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         if out is not None:
             to._storage.version += 1
         return to
-    if op is POW and ct.kind < KIND_FLOAT and tb is None and b < 0:
+    if op is POW and ct._category < KIND_FLOAT and tb is None and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if op.zero_check and ct.kind < KIND_FLOAT:
+    if op.zero_check and ct._category < KIND_FLOAT:
         divisor = as_ndarray(tb) if tb is not None else b
         if not np.all(divisor):
             raise RuntimeError("ZeroDivisionError")
@@ -557,7 +557,7 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
             ct = _dtype_mod.float32
         token = _quiet_enter()   # the operands' casts may overflow too
         try:
-            if ct.kind == KIND_COMPLEX and ((ta is not None and ta._storage is to._storage)
+            if ct._category == KIND_COMPLEX and ((ta is not None and ta._storage is to._storage)
                                             or (tb is not None and tb._storage is to._storage)):
                 # NumPy rounds a complex64 0-d product written over its own input
                 # differently (another loop): compute apart so that x.mul_(y) equals x * y
@@ -608,13 +608,13 @@ cdef object unary(ElementwiseOp op, object x, object out):
         if op.function is not None and _apply_c != NULL:
             return _apply_c(op.function, (tx,), None)
     ct = tx._dtype
-    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
+    if op.result == RES_FLOAT and ct._category < KIND_FLOAT:
         ct = default_float()
-    elif op is SQUARE and ct.kind == KIND_BOOL:
+    elif op is SQUARE and ct._category == KIND_BOOL:
         ct = _dtype_mod.int64          # torch: square promotes bool like pow(x, 2)
     op.check_dtype(ct)
     res_dt = _dtype_mod.bool_ if op.result == RES_BOOL else ct
-    if (op is ABS or op is ANGLE) and ct.kind == KIND_COMPLEX:
+    if (op is ABS or op is ANGLE) and ct._category == KIND_COMPLEX:
         res_dt = ct.to_real()          # |z| and arg z are real
     if out is None:
         to = new_empty(res_dt, tx._ndim, tx._shape, tx._storage.device)
@@ -641,10 +641,10 @@ cdef object unary(ElementwiseOp op, object x, object out):
         copy_into(to, tmp)
     elif op.ufunc is not None:
         _call_ufunc(op, (_np_operand(tx, ct),), as_ndarray(to), ct)
-    elif op.c_op >= 0 and ct.kind == KIND_FLOAT and cg_has_unary(op.c_op, DT_FLOAT32):
+    elif op.c_op >= 0 and ct._category == KIND_FLOAT and cg_has_unary(op.c_op, DT_FLOAT32):
         # float16/bfloat16 without a kernel or a ufunc: compute in float32
         _unary_c(op.c_op, _cast(tx, _dtype_mod.float32), to)
-    elif ct.kind == KIND_COMPLEX and op.name in _COMPLEX_UFUNCS:
+    elif ct._category == KIND_COMPLEX and op.name in _COMPLEX_UFUNCS:
         tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
         with np.errstate(all="ignore"):
             _COMPLEX_UFUNCS[op.name](_np_operand(tx, ct), out=as_ndarray(tmp))
@@ -672,7 +672,7 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
     elif not _is_scalar(other):
         return NotImplemented
     ct = _result_type_seq((self, other))
-    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
+    if op.result == RES_FLOAT and ct._category < KIND_FLOAT:
         ct = default_float()
     if op.result == RES_BOOL:
         ct = _dtype_mod.bool_
@@ -688,9 +688,9 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
 
 cdef object unary_inplace(ElementwiseOp op, TensorBase self):
     cdef DType ct = self._dtype
-    if op is ABS and ct.kind == KIND_COMPLEX:       # |z| is real: it cannot go back into z
+    if op is ABS and ct._category == KIND_COMPLEX:       # |z| is real: it cannot go back into z
         raise RuntimeError("In-place abs is not supported for complex tensors.")
-    if op.result == RES_FLOAT and ct.kind < KIND_FLOAT:
+    if op.result == RES_FLOAT and ct._category < KIND_FLOAT:
         raise RuntimeError(f"result type {_torch_type_name(default_float())} can't be cast to the "
                            f"desired output type {_torch_type_name(ct)}")
     if (cg_grad_mode_enabled and self._requires_grad) or _dual(self):
@@ -753,7 +753,7 @@ cdef void copy_into(TensorBase dst, TensorBase src) except *:
         _expand_strides(src, dst._ndim, dst._shape, ss)
         run_unary(CG_COPY, dst._dtype.code, dst._ndim, dst._shape, dst._numel, dst.ptr(),
                   dst._strides, src.ptr(), ss, dst._storage, src._storage)
-    elif src._dtype.kind == KIND_COMPLEX and dst._dtype.kind != KIND_COMPLEX:
+    elif src._dtype._category == KIND_COMPLEX and dst._dtype._category != KIND_COMPLEX:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=2)
         np.copyto(as_ndarray(dst), as_ndarray(src).real, casting="unsafe")
@@ -776,7 +776,7 @@ def _copy_into(TensorBase dst, TensorBase src):
     copy_into(dst, src)
 
 cdef TensorBase _scalar_tensor(object x, DType dt):
-    if dt.kind != KIND_COMPLEX and isinstance(x, complex):
+    if dt._category != KIND_COMPLEX and isinstance(x, complex):
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
     cdef TensorBase t = new_empty(dt, 0, NULL, CPU)
     as_ndarray(t)[()] = x
@@ -963,6 +963,9 @@ cdef ElementwiseOp ATAN = ElementwiseOp("atan", 1, CG_ATAN, np.arctan, result=RE
 cdef ElementwiseOp SINH = ElementwiseOp("sinh", 1, CG_SINH, np.sinh, result=RES_FLOAT)
 cdef ElementwiseOp COSH = ElementwiseOp("cosh", 1, CG_COSH, np.cosh, result=RES_FLOAT)
 cdef ElementwiseOp TANH = ElementwiseOp("tanh", 1, CG_TANH, np.tanh, result=RES_FLOAT)
+cdef ElementwiseOp ASINH = ElementwiseOp("asinh", 1, CG_ASINH, np.arcsinh, result=RES_FLOAT)
+cdef ElementwiseOp ACOSH = ElementwiseOp("acosh", 1, CG_ACOSH, np.arccosh, result=RES_FLOAT)
+cdef ElementwiseOp ATANH = ElementwiseOp("atanh", 1, CG_ATANH, np.arctanh, result=RES_FLOAT)
 cdef ElementwiseOp SIGMOID = ElementwiseOp("sigmoid", 1, CG_SIGMOID, None, result=RES_FLOAT)
 cdef ElementwiseOp RELU = ElementwiseOp("relu", 1, CG_RELU, _relu_ufunc, inputs=IN_NO_BOOL, out_rule=OUT_NONE)
 cdef ElementwiseOp ERF = ElementwiseOp("erf", 1, CG_ERF, None, result=RES_FLOAT)
@@ -988,6 +991,7 @@ ELEMENTWISE_OPS = {op.name: op for op in (
     ADD, SUB, MUL, DIV, FLOOR_DIVIDE, REMAINDER, FMOD, POW, ATAN2, HYPOT, MAXIMUM, MINIMUM,
     FMAX, FMIN, EQ, NE, LT, LE, GT, GE, LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR, BITWISE_AND,
     BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, NEG, ABS, SIGN, EXP, EXP2, EXPM1, LOG, LOG2,
-    LOG10, LOG1P, SQRT, RSQRT, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, TANH, SIGMOID,
+    LOG10, LOG1P, SQRT, RSQRT, SIN, COS, TAN, ASIN, ACOS, ATAN, SINH, COSH, TANH, ASINH,
+    ACOSH, ATANH, SIGMOID,
     RELU, ERF, ERFC, FLOOR, CEIL, TRUNC, ROUND, FRAC, RECIPROCAL, SQUARE, LOGICAL_NOT,
     BITWISE_NOT, ISNAN, ISINF, ISFINITE, CONJ, ANGLE, SGN)}

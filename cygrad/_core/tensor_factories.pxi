@@ -66,13 +66,13 @@ cdef object _int_fill_value(DType dt, object value, bint single=False):
     fit; an int that fits only by wrapping (-1 into uint8) is wrapped here, as a C
     cast would. PyTorch fills a ``single``-element float16/bfloat16 tensor without
     the range check (70000 rounds to inf): only the number itself is checked then."""
-    if dt.kind == KIND_FLOAT and type(value) is float and dt.code == DT_FLOAT64:
+    if dt._category == KIND_FLOAT and type(value) is float and dt.code == DT_FLOAT64:
         return value                  # the common case, and every float fits a double
     if single and (dt.code == DT_FLOAT16 or dt.code == DT_BFLOAT16):
         _check_scalar_fits(value, _dtype_mod.float64)
         return value
     _check_scalar_fits(value, dt)
-    if dt.kind != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+    if dt._category != KIND_INT or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
         return value
     value = int(value)
     bits = dt.itemsize * 8         # a Python int: the shifts below must not be C shifts

@@ -275,7 +275,7 @@ cdef object _view_as_real(TensorBase t):
     cdef Py_ssize_t shape[MAX_DIMS]
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int k
-    if t._dtype.kind != KIND_COMPLEX:
+    if t._dtype._category != KIND_COMPLEX:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     if t._ndim + 1 > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions")
@@ -321,7 +321,7 @@ cdef object _complex_part(TensorBase t, int part):
     ``view_as_real``."""
     cdef Py_ssize_t strides[MAX_DIMS]
     cdef int k
-    if t._dtype.kind != KIND_COMPLEX:
+    if t._dtype._category != KIND_COMPLEX:
         if part == 0:
             return t
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")

@@ -461,8 +461,8 @@ def _make_grad_outputs(outputs, non_contiguous, seed=0):
     result = []
     for o in outputs:
         values = rng.standard_normal(tuple(o.shape))
-        if o.dtype.is_complex:
-            values = values + 1j * rng.standard_normal(tuple(o.shape))
+        if o.dtype.is_complex:      # (asarray: a 0-d sum is a NumPy scalar)
+            values = np.asarray(values + 1j * rng.standard_normal(tuple(o.shape)))
         if non_contiguous and o.dim() > 0:
             # Every other element of a bigger buffer: a strided view with the same values.
             big = np.zeros(tuple(o.shape[:-1]) + (2 * o.shape[-1],), dtype=values.dtype)

@@ -72,13 +72,13 @@ def _rounding(op):
 
 _FLOAT_UNARY = [
     ("acos", cygrad.acos, "Inverse cosine.", "[1.0, 0.0]", "[0.0, 1.5707963267948966]", ("arccos",)),
-    ("acosh", _special.acosh, "Inverse hyperbolic cosine.", "[1.0, 2.0]", "[0.0, 1.3169578969248166]",
+    ("acosh", cygrad.acosh, "Inverse hyperbolic cosine.", "[1.0, 2.0]", "[0.0, 1.3169578969248166]",
      ("arccosh",)),
     ("asin", cygrad.asin, "Inverse sine.", "[0.0, 1.0]", "[0.0, 1.5707963267948966]", ("arcsin",)),
-    ("asinh", _special.asinh, "Inverse hyperbolic sine.", "[0.0, 1.0]", "[0.0, 0.881373587019543]",
+    ("asinh", cygrad.asinh, "Inverse hyperbolic sine.", "[0.0, 1.0]", "[0.0, 0.881373587019543]",
      ("arcsinh",)),
     ("atan", cygrad.atan, "Inverse tangent.", "[0.0, 1.0]", "[0.0, 0.7853981633974483]", ("arctan",)),
-    ("atanh", _special.atanh, "Inverse hyperbolic tangent.", "[0.0, -0.0, 1.0]", "[0.0, -0.0, inf]",
+    ("atanh", cygrad.atanh, "Inverse hyperbolic tangent.", "[0.0, -0.0, 1.0]", "[0.0, -0.0, inf]",
      ("arctanh",)),
     ("cbrt", _special.cbrt, "Real cube root.", "[-8.0, 27.0]", "[-2.0, 3.0]", ()),
     ("cos", cygrad.cos, "Cosine.", "[0.0]", "[1.0]", ()),
@@ -153,6 +153,36 @@ _SAME_UNARY = [
 ]
 for _name, _op, _summary, _ex, _exp, _aliases in _SAME_UNARY:
     _export(_name, _same_unary(_op), _summary, _ex, _exp, _aliases)
+
+
+def angle(z, deg=False):
+    """The argument of complex ``z`` (``atan2(imag, real)``), in radians or, with
+    ``deg``, degrees; a real array gives ``pi`` where the sign bit is set (``-0.0``
+    included, as NumPy's ``arctan2(0, x)``) and 0 elsewhere. The result is real and
+    differentiable, with PyTorch's gradient (zero for real inputs).
+
+    Examples
+    --------
+    >>> import cygrad.numpy as cnp
+    >>> cnp.angle(cnp.asarray([1j, -1 + 0j, 1 + 1j]), deg=True).tolist()
+    [90.0, 180.0, 45.0]
+    >>> cnp.angle(cnp.asarray([-2.0, -0.0, 3.0])).tolist()
+    [3.141592653589793, 3.141592653589793, 0.0]
+    """
+    z = tensor(z)
+    if z.dtype.is_complex:
+        result = cygrad.angle(z)
+    else:
+        # NumPy's arctan2(0, x) sees a bool array as integers: float64 (int8 gives float16)
+        x = z.to(D.float64) if z.dtype is D.bool else floating(z)
+        result = cygrad.angle(x)
+        # cygrad (as PyTorch) gives 0 for -0.0; NumPy gives pi
+        negative_zero = _special.signbit(x) & (x == 0)
+        result = cygrad.where(negative_zero, cygrad.full_like(result, 3.141592653589793), result)
+    return result * (180.0 / 3.141592653589793) if deg else result
+
+
+__all__.append("angle")
 
 
 def _bitwise_invert(x):

@@ -1,31 +1,22 @@
-"""Elementwise functions that cygrad's op set lacks (``asinh``, ``acosh``, ``atanh``,
-``cbrt``, ``logaddexp``, ``signbit``, ``copysign``, ``nextafter``), written with
-cygrad's public ops.
+"""Elementwise functions that cygrad's op set lacks (``cbrt``, ``logaddexp``,
+``signbit``, ``copysign``, ``nextafter``), written with cygrad's public ops.
 
-The inverse hyperbolic functions and ``cbrt`` are ``autograd.Function``\\ s: their
-forward needs a few guarded branches (overflow of ``x*x`` for huge ``x``, the sign of
-zero) whose derivative through ``where`` would produce NaN gradients, so the
-derivative is written once, in closed form, and is itself made of cygrad ops.
+``cbrt`` is an ``autograd.Function``: its forward needs a few guarded branches (the
+sign of zero, a Newton step) whose derivative through ``where`` would produce NaN
+gradients, so the derivative is written once, in closed form, and is itself made of
+cygrad ops. (``asinh``/``acosh``/``atanh`` are cygrad's core elementwise ops.)
 
 Examples
 --------
 >>> import cygrad
->>> from cygrad.numpy._special import asinh
->>> x = cygrad.tensor([0.5], dtype=cygrad.float64, requires_grad=True)
->>> asinh(x).backward(cygrad.ones(1, dtype=cygrad.float64))
->>> round(x.grad.item(), 6)     # 1 / sqrt(1 + x**2)
-0.894427
+>>> from cygrad.numpy._special import cbrt
+>>> x = cygrad.tensor([8.0], dtype=cygrad.float64, requires_grad=True)
+>>> cbrt(x).backward(cygrad.ones(1, dtype=cygrad.float64))
+>>> round(x.grad.item(), 6)     # 1 / (3 cbrt(x)**2)
+0.083333
 """
-import math
-
 import cygrad
 from cygrad.autograd import Function
-
-_LN2 = math.log(2.0)
-
-
-def _huge_for(x):
-    return 1e150 if x.dtype is cygrad.float64 else 1e18
 
 
 class _ReciprocalDerivative(Function):
@@ -43,51 +34,6 @@ class _ReciprocalDerivative(Function):
         return t / ctx.denominator(*ctx.saved_tensors)
 
 
-class Asinh(_ReciprocalDerivative):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        a = x.abs()
-        big = a > _huge_for(x)
-        safe = cygrad.where(big, cygrad.zeros_like(a), a)
-        small = cygrad.log1p(safe + safe * safe / (1 + cygrad.sqrt(1 + safe * safe)))
-        mag = cygrad.where(big, cygrad.log(a) + _LN2, small)
-        # copysign keeps asinh(-0.0) == -0.0 and odd symmetry
-        return cygrad.where(x < 0, -mag, cygrad.where(x == 0, x, mag))
-
-    @staticmethod
-    def denominator(x):
-        return cygrad.sqrt(1 + x * x)
-
-
-class Acosh(_ReciprocalDerivative):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        big = x > _huge_for(x)
-        safe = cygrad.where(big, cygrad.ones_like(x), x)
-        # log1p(t + sqrt(t*(t+2))) with t = x-1 keeps precision near x = 1
-        t = safe - 1
-        near = cygrad.log1p(t + cygrad.sqrt(t * (t + 2)))
-        return cygrad.where(big, cygrad.log(x) + _LN2, near)
-
-    @staticmethod
-    def denominator(x):
-        return cygrad.sqrt((x - 1) * (x + 1))
-
-
-class Atanh(_ReciprocalDerivative):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        # 0.5 * log1p(2x / (1 - x)) is accurate near 0 and keeps the sign of -0.0
-        return 0.5 * cygrad.log1p(2 * x / (1 - x))
-
-    @staticmethod
-    def denominator(x):
-        return 1 - x * x
-
-
 class Cbrt(_ReciprocalDerivative):
     @staticmethod
     def forward(ctx, x):
@@ -103,65 +49,6 @@ class Cbrt(_ReciprocalDerivative):
     @staticmethod
     def denominator(out):
         return 3 * out * out
-
-
-def _times_i(z):
-    # i*z as a swap of components: multiplying by 1j would turn an infinite
-    # component into NaN (0 * inf) and lose the signs of zeros
-    return cygrad.complex(-cygrad.imag(z), cygrad.real(z))
-
-
-def _times_minus_i(z):
-    return cygrad.complex(cygrad.imag(z), -cygrad.real(z))
-
-
-def asinh(x):
-    """Inverse hyperbolic sine of a floating tensor (``asinh(-0.0) == -0.0``);
-    for complex ``x``, C99's ``casinh(z) = -i casin(iz)``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> from cygrad.numpy._special import asinh
-    >>> asinh(cygrad.tensor([0.0, 1e300], dtype=cygrad.float64)).tolist()
-    [0.0, 691.4686750787736]
-    """
-    if x.dtype.is_complex:
-        return _times_minus_i(cygrad.asin(_times_i(x)))
-    return Asinh.apply(x)
-
-
-def acosh(x):
-    """Inverse hyperbolic cosine of a floating tensor (NaN below 1); for complex
-    ``x``, ``+-i acos(x)`` with the sign that makes the real part non-negative.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> from cygrad.numpy._special import acosh
-    >>> acosh(cygrad.tensor([1.0], dtype=cygrad.float64)).tolist()
-    [0.0]
-    """
-    if x.dtype.is_complex:
-        w = cygrad.acos(x)
-        return cygrad.where(signbit(cygrad.imag(w)), _times_i(w), _times_minus_i(w))
-    return Acosh.apply(x)
-
-
-def atanh(x):
-    """Inverse hyperbolic tangent of a floating tensor (``atanh(1) == inf``); for
-    complex ``x``, C99's ``catanh(z) = -i catan(iz)``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> from cygrad.numpy._special import atanh
-    >>> atanh(cygrad.tensor([1.0, 0.0], dtype=cygrad.float64)).tolist()
-    [inf, 0.0]
-    """
-    if x.dtype.is_complex:
-        return _times_minus_i(cygrad.atan(_times_i(x)))
-    return Atanh.apply(x)
 
 
 def cbrt(x):

@@ -164,7 +164,7 @@ def _correction(correction, ddof):
 
 def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     """var or std (``fn``, cygrad's) over ``axis`` with a correction that may be any
-    number; with no degrees of freedom left the result is NaN, as NumPy's."""
+    number; with no degrees of freedom left the result is NumPy's (inf or NaN)."""
     x, axes = _reduce_args(x, axis)
     c = _correction(correction, ddof)
     # complex stays complex: the spread of complex values is real (NumPy's |x - mean|**2)
@@ -181,22 +181,26 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
         n *= x.shape[a]
     if n - c > 0:
         return fn(x, dim=dims, correction=c, keepdim=keepdims)
-    # no degrees of freedom: NaN (cygrad's var would warn, as PyTorch does)
+    # no degrees of freedom: NumPy divides by max(n - c, 0), giving inf (NaN where the
+    # sum of squares is 0); cygrad's var would warn, as PyTorch does
     d = x - cygrad.mean(x, dim=dims, keepdim=True)
     sq = cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d) if d.dtype.is_complex else d * d
-    res = cygrad.sum(sq, dim=dims, keepdim=keepdims) * float("nan")
+    res = cygrad.sum(sq, dim=dims, keepdim=keepdims) / 0.0
     return res if fn is cygrad.var else cygrad.sqrt(res)
 
 
 def var(x, /, axis=None, dtype=None, out=None, ddof=None, keepdims=False, *, correction=None):
     """Variance with ``correction`` (the standard's name) or ``ddof`` (NumPy's); 0 by
-    default, as both.
+    default, as both. The variance of complex values is real: the mean of
+    ``|x - mean|^2``, the real part's variance plus the imaginary part's.
 
     Examples
     --------
     >>> import cygrad.numpy as cnp
     >>> cnp.var(cnp.asarray([1.0, 2.0, 3.0, 4.0]), correction=1).item()
     1.6666666666666667
+    >>> cnp.var(cnp.asarray([1 + 1j, 3 - 1j]))
+    tensor(2., dtype=cygrad.float64)
     """
     return _finish(out, _spread(cygrad.var, x, axis, dtype, ddof, keepdims, correction))
 

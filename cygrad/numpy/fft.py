@@ -47,6 +47,22 @@ def _one(n, axis):
     return (None if n is None else (n,)), (axis,)
 
 
+def _repeats(axes):
+    return len(set(axes)) != len(axes)
+
+
+def _c2c_nd(x, s, axes, norm, forward):
+    """An n-dimensional complex transform; with a repeated axis, NumPy's one-axis
+    transforms in turn (last axis first), so that axis is transformed again, at
+    its own size from ``s`` each time. (The n-dimensional transform equals that
+    sequence when the axes are distinct, norm included: its scale is a product.)"""
+    if not _repeats(axes):
+        return _F.c2c(x, s, axes, norm, forward)
+    for a, n in reversed(list(zip(axes, s))):
+        x = _F.c2c(x, [n], (a,), norm, forward)
+    return x
+
+
 def fft(x, /, n=None, axis=-1, norm="backward"):
     """One-dimensional discrete Fourier transform along ``axis`` at ``n`` points
     (cropped or zero-padded); ``norm``: ``"backward"`` (no scaling), ``"ortho"``
@@ -88,8 +104,8 @@ def fftn(x, /, s=None, axes=None, norm="backward"):
     [[(4+0j), 0j], [0j, 0j]]
     """
     x = _complex(x)
-    axes, s = _F.plan(x, s, axes)
-    return _F.c2c(x, s, axes, _F.check_norm(norm), True)
+    axes, s = _F.plan(x, s, axes, unique=False)
+    return _c2c_nd(x, s, axes, _F.check_norm(norm), True)
 
 
 def ifftn(x, /, s=None, axes=None, norm="backward"):
@@ -102,8 +118,8 @@ def ifftn(x, /, s=None, axes=None, norm="backward"):
     [[(1+0j), (2+0j)]]
     """
     x = _complex(x)
-    axes, s = _F.plan(x, s, axes)
-    return _F.c2c(x, s, axes, _F.check_norm(norm), False)
+    axes, s = _F.plan(x, s, axes, unique=False)
+    return _c2c_nd(x, s, axes, _F.check_norm(norm), False)
 
 
 def fft2(x, /, s=None, axes=(-2, -1), norm="backward"):
@@ -171,8 +187,13 @@ def rfftn(x, /, s=None, axes=None, norm="backward"):
     cygrad.Size([2, 2])
     """
     x = _real(x, "rfftn")
-    axes, s = _F.plan(x, s, axes)
-    return _F.r2c(x, s, axes, _F.check_norm(norm))
+    axes, s = _F.plan(x, s, axes, unique=False)
+    norm = _F.check_norm(norm)
+    if not _repeats(axes):
+        return _F.r2c(x, s, axes, norm)
+    # NumPy's order: the real transform along the last axis, then the others
+    x = _F.r2c(x, s[-1:], axes[-1:], norm)
+    return _c2c_nd(x, s[:-1], axes[:-1], norm, True)
 
 
 def irfftn(x, /, s=None, axes=None, norm="backward"):
@@ -186,8 +207,14 @@ def irfftn(x, /, s=None, axes=None, norm="backward"):
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
     x = _complex(x)
-    axes, s = _F.irfft_plan(x, s, axes)
-    return _F.c2r(x, s, axes, _F.check_norm(norm))
+    axes, s = _F.irfft_plan(x, s, axes, unique=False)
+    norm = _F.check_norm(norm)
+    if not _repeats(axes):
+        return _F.c2r(x, s, axes, norm)
+    # NumPy's order: the inverse complex transforms first, the real one last
+    for a, n in zip(axes[:-1], s[:-1]):
+        x = _F.c2c(x, [n], (a,), norm, False)
+    return _F.c2r(x, s[-1:], axes[-1:], norm)
 
 
 def rfft2(x, /, s=None, axes=(-2, -1), norm="backward"):

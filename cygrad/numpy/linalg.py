@@ -97,6 +97,16 @@ def _imag_diag(x):
                                       cygrad.imag(_diagonal(x))))
 
 
+def _check_phase(im_diag, what, depends):
+    """PyTorch's refusal of a loss that depends on the free phases of complex
+    eigen/singular vectors (with its tolerance): ``im_diag`` is how the loss moves
+    when each vector turns by ``e^{i phi}``."""
+    if builtins.bool((im_diag.detach().abs() > 1e-2).any()):
+        raise RuntimeError(f"{what}: The {depends} in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on "
+                           "this phase term, making it ill-defined.")
+
+
 def _off_diag_inverse(d):
     """F[i, j] = 1 / (d[j] - d[i]) off the diagonal, 0 on it (for eigen/singular
     vector gradients)."""
@@ -208,7 +218,10 @@ def _phi(x):
 
 class Cholesky(Function):
     """``A = L L^H``: ``dL = L phi(L^-1 dA L^-H)``, ``phi`` the lower triangle with
-    the diagonal halved."""
+    the diagonal halved. Backward is PyTorch's formula, ``L^-H Phi L^-1`` with
+    ``P = tril(L^H gL)`` and ``Phi = (P + tril(P, -1)^H) / 2``: the adjoint of the
+    tangent map on Hermitian ``dA`` (for a complex ``A`` it keeps ``Im diag(P) / 2``,
+    which a Hermitian input does not see, so PyTorch's gradients come out exactly)."""
 
     @staticmethod
     def forward(ctx, a):
@@ -220,7 +233,8 @@ class Cholesky(Function):
     def backward(ctx, g):
         (lower,) = ctx.saved_tensors
         linv = Inv.apply(lower)
-        return _sym(_mH(linv) @ _phi(_mH(lower) @ g) @ linv)
+        p = cygrad.tril(_mH(lower) @ g)
+        return _mH(linv) @ (0.5 * (p + _mH(cygrad.tril(p, diagonal=-1)))) @ linv
 
     @staticmethod
     def jvp(ctx, t):
@@ -232,7 +246,8 @@ class Cholesky(Function):
 class Eigh(Function):
     """``A = V diag(w) V^H``, ``M = V^H dA V``: ``dw = Re diag(M)``,
     ``dV = V (F * M)`` with ``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal (the
-    gauge where ``V^H dV`` has a zero diagonal)."""
+    gauge where ``V^H dV`` has a zero diagonal). Complex eigenvectors are defined up
+    to a phase each: a loss that depends on those phases is refused (PyTorch)."""
 
     @staticmethod
     def forward(ctx, a):
@@ -245,7 +260,10 @@ class Eigh(Function):
         w, v = ctx.saved_tensors
         inner = _diag_embed(gw).to(v.dtype) if gw is not None else cygrad.zeros_like(v)
         if gv is not None:
-            inner = inner + _off_diag_inverse(w) * (_mH(v) @ gv)
+            vh_gv = _mH(v) @ gv
+            if v.dtype.is_complex:
+                _check_phase(cygrad.imag(_diagonal(vh_gv)), "linalg_eigh_backward", "eigenvectors")
+            inner = inner + _off_diag_inverse(w) * vh_gv
         return _sym(v @ inner @ _mH(v))
 
     @staticmethod
@@ -261,7 +279,8 @@ class Svd(Function):
     ``F[i, j] = 1 / (S[j]^2 - S[i]^2)``: ``dS = Re diag(dP)``,
     ``dU = U (F * (dP S + S dP^H) + i Im diag(dP) / S) + (I - U U^H) dA V / S``,
     ``dV = V (F * (S dP + dP^H S)) + (I - V V^H) dA^H U / S`` (the gauge where
-    ``V^H dV`` has a zero diagonal)."""
+    ``V^H dV`` has a zero diagonal). A loss that depends on the common phase of a
+    complex pair of singular vectors is refused in backward (PyTorch)."""
 
     @staticmethod
     def forward(ctx, a, full_matrices):
@@ -297,6 +316,12 @@ class Svd(Function):
             if v.shape[-2] > s.shape[-1]:
                 proj = gv - v @ vh_gv
                 extra = extra + (u * s_inv.unsqueeze(-2)) @ _mH(proj)
+        if u.dtype.is_complex:
+            # turning u_k and v_k by one phase keeps A: the loss must not move
+            moved = [cygrad.imag(_diagonal(uh_gu))] if gu is not None else []
+            moved += [cygrad.imag(_diagonal(vh_gv))] if gvh is not None else []
+            if moved:
+                _check_phase(builtins.sum(moved[1:], moved[0]), "svd_backward", "singular vectors")
         return u @ inner @ vh + extra, None
 
     @staticmethod

@@ -59,6 +59,9 @@ CASES = [
       for n in ("abs", "negative", "square", "sign", "floor", "ceil", "trunc")],
     ("round", same(lambda m, x: m.round(x * 10)), (F,)),
     ("round decimals", same(lambda m, x: m.round(x, decimals=2)), (F,)),
+    ("angle", same(lambda m, x: m.angle(x)), (np.concatenate([F, [[-0.0, 0.0, np.nan, -np.inf]]]),)),
+    ("angle deg int", same(lambda m, x: m.angle(x, deg=True)), (I,)),
+    ("angle float32", same(lambda m, x: m.angle(x)), (F32,)),
     ("bitwise_invert", (lambda m, x: m.bitwise_invert(x), lambda m, x: m.invert(x)), (I,)),
     ("bitwise_not bool", same(lambda m, x: m.bitwise_not(x)), (B,)),
     # binary

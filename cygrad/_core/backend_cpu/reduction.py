@@ -254,7 +254,8 @@ def put_along_dim(src, idx, d, shape):
 @register("var_mean", "cpu")
 def var_mean(x, axes, keepdim, n, dof, take_sqrt):
     """``(variance, mean)`` over ``axes`` (``n`` elements per result, divided by
-    ``dof``); the standard deviation in place of the variance when ``take_sqrt``."""
+    ``dof``); the standard deviation in place of the variance when ``take_sqrt``.
+    The variance of complex values is real: the mean of ``|z - mean|^2``."""
     acc = acc_dtype(x.dtype)
     token = quiet_enter()
     try:
@@ -264,16 +265,19 @@ def var_mean(x, axes, keepdim, n, dof, take_sqrt):
         mu = np.add.reduce(a, axis=axes, dtype=acc, keepdims=True)
         mu /= acc.type(n)
         dev = np.subtract(a, mu, dtype=acc)
-        dev *= dev              # (a 0-d input gives NumPy scalars: these rebind then)
-        variance = np.add.reduce(dev, axis=axes, dtype=acc, keepdims=keepdim)
-        variance /= acc.type(dof)
+        if x.dtype.is_complex:
+            dev = dev.real * dev.real + dev.imag * dev.imag
+        else:
+            dev *= dev          # (a 0-d input gives NumPy scalars: these rebind then)
+        variance = np.add.reduce(dev, axis=axes, dtype=dev.dtype, keepdims=keepdim)
+        variance /= dev.dtype.type(dof)
         if take_sqrt:
             variance = np.sqrt(variance)
     finally:
         quiet_exit(token)
     if not keepdim:
-        mu = mu.reshape(variance.shape)
-    return _wrap(variance, x.dtype), _wrap(mu, x.dtype)
+        mu = mu.reshape(np.shape(variance))
+    return _wrap(variance, x.dtype.to_real()), _wrap(mu, x.dtype)
 
 
 # ----------------------------------------------------------------------- logical

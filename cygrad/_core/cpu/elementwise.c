@@ -324,6 +324,9 @@ void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
         case CG_FRAC: { UN_BODY(T, x - trunc##F(x)) break; }                     \
         case CG_RECIPROCAL: { UN_BODY(T, one / x) break; }                       \
         case CG_SQUARE: { UN_BODY(T, x * x) break; }                             \
+        case CG_ASINH: { UN_BODY(T, asinh##F(x)) break; }                        \
+        case CG_ACOSH: { UN_BODY(T, acosh##F(x)) break; }                        \
+        case CG_ATANH: { UN_BODY(T, atanh##F(x)) break; }                        \
         }                                                                        \
     }
 

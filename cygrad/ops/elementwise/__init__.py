@@ -30,7 +30,7 @@ OPS = _C.ELEMENTWISE_OPS
 
 _UNARY = ["neg", "abs", "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
           "sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-          "tanh", "sigmoid", "relu", "erf", "erfc", "floor", "ceil", "trunc", "frac",
+          "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "floor", "ceil", "trunc", "frac",
           "reciprocal", "square", "logical_not", "bitwise_not", "isnan", "isinf", "isfinite"]
 _BINARY = ["floor_divide", "remainder", "fmod", "atan2", "hypot", "maximum",
            "minimum", "fmax", "fmin", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
@@ -42,7 +42,7 @@ _NO_INPLACE = {"isnan", "isinf", "isfinite", "logical_not_x"}
 __all__ = list(_UNARY) + list(_BINARY) + [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow",
     "round", "clamp", "clip", "lerp", "nan_to_num", "positive", "negative", "absolute",
-    "arcsin", "arccos", "arctan", "arctan2", "greater", "greater_equal", "less",
+    "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh", "greater", "greater_equal", "less",
     "less_equal", "not_equal", "equal", "allclose", "isclose", "float_power"]
 
 
@@ -917,6 +917,9 @@ arcsin = tensor_method(globals()["asin"], name="arcsin")
 arccos = tensor_method(globals()["acos"], name="arccos")
 arctan = tensor_method(globals()["atan"], name="arctan")
 arctan2 = tensor_method(globals()["atan2"], name="arctan2")
+arcsinh = tensor_method(globals()["asinh"], name="arcsinh")
+arccosh = tensor_method(globals()["acosh"], name="arccosh")
+arctanh = tensor_method(globals()["atanh"], name="arctanh")
 greater = tensor_method(globals()["gt"], name="greater")
 greater_equal = tensor_method(globals()["ge"], name="greater_equal")
 less = tensor_method(globals()["lt"], name="less")
@@ -926,6 +929,7 @@ not_equal = tensor_method(globals()["ne"], name="not_equal")
 # In-place spellings of the aliases above (``t.absolute_()`` is ``t.abs_()``)
 for _alias, _target in (("negative_", "neg_"), ("absolute_", "abs_"), ("arcsin_", "asin_"),
                         ("arccos_", "acos_"), ("arctan_", "atan_"), ("arctan2_", "atan2_"),
+                        ("arcsinh_", "asinh_"), ("arccosh_", "acosh_"), ("arctanh_", "atanh_"),
                         ("greater_", "gt_"), ("greater_equal_", "ge_"), ("less_", "lt_"),
                         ("less_equal_", "le_"), ("not_equal_", "ne_"), ("subtract_", "sub_"),
                         ("multiply_", "mul_"), ("divide_", "div_"), ("true_divide_", "div_")):

@@ -261,6 +261,40 @@ class Tanh(UnaryFunction):
         return 1 - y ** 2
 
 
+class Asinh(UnaryFunction):
+    """asinh' = 1/sqrt(1 + x^2)."""
+    op = OPS["asinh"]
+    _node_name = "AsinhBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return (1 + x ** 2).rsqrt()
+
+
+class Acosh(UnaryFunction):
+    """acosh' = 1/sqrt(x^2 - 1); for complex x, 1/(sqrt(x - 1) sqrt(x + 1)), the
+    principal branch's derivative (the two square roots cannot merge off the real
+    line: sqrt(ab) != sqrt(a) sqrt(b) there)."""
+    op = OPS["acosh"]
+    _node_name = "AcoshBackward0"
+
+    @staticmethod
+    def derivative(x):
+        if x.is_complex():
+            return ((x - 1).rsqrt() * (x + 1).rsqrt())
+        return (x ** 2 - 1).rsqrt()
+
+
+class Atanh(UnaryFunction):
+    """atanh' = 1/(1 - x^2)."""
+    op = OPS["atanh"]
+    _node_name = "AtanhBackward0"
+
+    @staticmethod
+    def derivative(x):
+        return (1 - x ** 2).reciprocal()
+
+
 class Sigmoid(UnaryFunction):
     """sigmoid' = y (1 - y)."""
     op, saves = OPS["sigmoid"], "output"

@@ -90,7 +90,11 @@ def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):
 
 def _var_backward(grad, x, red, corr):
     """Gradient of the variance: ``2 (x_i - mean) / (n - correction)`` per element,
-    times the output's gradient (written with cygrad ops: twice differentiable)."""
+    times the output's gradient (written with cygrad ops: twice differentiable).
+
+    The same formula holds for complex ``x`` under PyTorch's convention (the
+    gradient of a real result is ``dL/dRe + i dL/dIm``): the variance is the real
+    part's plus the imaginary part's."""
     dof = red.count - corr
     centered = x - mean(x, red.axes, keepdim=True)
     return red.unreduce(grad) * centered * (2.0 / dof if dof else math.inf)
@@ -99,7 +103,9 @@ def _var_backward(grad, x, red, corr):
 def _var_jvp(t, x, red, corr):
     dof = red.count - corr
     centered = x - mean(x, red.axes, keepdim=True)
-    return red.sum(centered * t) * (2.0 / dof if dof else math.inf)
+    # a complex tangent moves the real variance by Re(conj(centered) * t)
+    moved = (centered.conj() * t).real if x.is_complex() else centered * t
+    return red.sum(moved) * (2.0 / dof if dof else math.inf)
 
 
 def _over_twice(grad, std):
@@ -115,7 +121,8 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``.
 
     ``correction=1`` (the default) is Bessel's unbiased estimate, ``0`` the population
-    variance; the legacy ``unbiased`` bool means ``correction = int(unbiased)``.
+    variance; the legacy ``unbiased`` bool means ``correction = int(unbiased)``. The
+    variance of complex values is real: ``sum(|x - mean|^2) / (N - correction)``.
 
     Examples
     --------
@@ -125,28 +132,14 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     [1.0, 4.0]
     >>> x.var(1, correction=0, keepdim=True).shape
     cygrad.Size([2, 1])
+    >>> cygrad.var(cygrad.tensor([1 + 1j, 3 - 1j]))
+    tensor(4.)
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "var")
-    if input.is_complex():
-        return _finish_complex(_complex_var(input, dims, corr, keepdim), out)
     _no_out(out, "var", input)
     result = Var.apply(input, dims, corr, keepdim)
-    return result if out is None else _emit(result, input.dtype, out, "var")
-
-
-def _complex_var(z, dims, corr, keepdim):
-    """The variance of complex values, E|z - mean|^2: the variances of the real and
-    imaginary parts (views) added; a real result, differentiable through the views."""
-    return (var(z.real, dims, correction=corr, keepdim=keepdim)
-            + var(z.imag, dims, correction=corr, keepdim=keepdim))
-
-
-def _finish_complex(result, out):
-    if out is None:
-        return result
-    _no_out(out, "var", result)
-    return out.resize_(result.shape).copy_(result)
+    return result if out is None else _emit(result, result.dtype, out, "var")
 
 
 class Var(Function):
@@ -184,11 +177,9 @@ def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     """
     dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "std")
-    if input.is_complex():
-        return _finish_complex(_complex_var(input, dims, corr, keepdim).sqrt(), out)
     _no_out(out, "std", input)
     result = Std.apply(input, dims, corr, keepdim)
-    return result if out is None else _emit(result, input.dtype, out, "std")
+    return result if out is None else _emit(result, result.dtype, out, "std")
 
 
 class Std(Function):
