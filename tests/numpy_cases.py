@@ -62,10 +62,6 @@ _FFT_RNG = np.random.default_rng(7)
 FFT_REAL = _FFT_RNG.standard_normal((3, 4, 6))
 FFT_CPLX = _FFT_RNG.standard_normal((3, 4, 6)) + 1j * _FFT_RNG.standard_normal((3, 4, 6))
 
-EINSUM_COMPLEX_BUG = ("cygrad.einsum of a complex operand that sums a label computes in int64 "
-                      "(ops/linalg.py _einsum_compute treats complex as integer)")
-EINSUM_COMPLEX_GRAD_BUG = "cygrad.einsum's backward does not conjugate the other operands (complex)"
-CUMPROD_COMPLEX_GRAD_BUG = "cygrad.cumprod's backward does not conjugate for complex inputs"
 
 CASES = []
 
@@ -185,11 +181,9 @@ row("std", lambda x: cnp.std(x), F, cplx=True)
 row("var", lambda x: cnp.var(x, axis=(0, 1)), F, cplx=True)
 row("var", lambda x: cnp.var(x, axis=0, ddof=1), F, label="var ddof", cplx=True)
 row("cumulative_sum", lambda x: cnp.cumulative_sum(x, axis=1, include_initial=True), F, cplx=True)
-row("cumulative_prod", lambda x: cnp.cumulative_prod(x, axis=0), F, cplx=True,
-    cplx_grad_bug=CUMPROD_COMPLEX_GRAD_BUG)
+row("cumulative_prod", lambda x: cnp.cumulative_prod(x, axis=0), F, cplx=True)
 row("cumsum", lambda x: cnp.cumsum(x), F, cplx=True)
-row("cumprod", lambda x: cnp.cumprod(x, axis=1), F, cplx=True,
-    cplx_grad_bug=CUMPROD_COMPLEX_GRAD_BUG)
+row("cumprod", lambda x: cnp.cumprod(x, axis=1), F, cplx=True)
 row("median", lambda x: cnp.median(x, axis=1), F)
 row("median", lambda x: cnp.median(x), F, label="median all")
 row("average", lambda x, w: cnp.average(x, axis=1, weights=w), F, P[0], cplx=True)
@@ -263,10 +257,8 @@ row("diag", lambda x: cnp.diag(x, k=-1), F, label="diag of matrix", cplx=True)
 
 # ------------------------------------------------------------------------- products
 
-row("einsum", lambda x, y: cnp.einsum("ij,kj->ik", x, y), F, F * 0.5, cplx=True,
-    cplx_grad_bug=EINSUM_COMPLEX_GRAD_BUG)
-row("einsum", lambda x: cnp.einsum("ij->j", x), F, label="einsum sum", cplx=True,
-    cplx_bug=EINSUM_COMPLEX_BUG)
+row("einsum", lambda x, y: cnp.einsum("ij,kj->ik", x, y), F, F * 0.5, cplx=True)
+row("einsum", lambda x: cnp.einsum("ij->j", x), F, label="einsum sum", cplx=True)
 row("dot", lambda x, y: cnp.dot(x, y), F, G.T, cplx=True)
 row("dot", lambda x, y: cnp.dot(x, y), F, F[0], label="dot vector", cplx=True)
 row("inner", lambda x, y: cnp.inner(x, y), F, G, cplx=True)

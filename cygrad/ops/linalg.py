@@ -912,7 +912,7 @@ def _einsum_dtypes(terms, out_labels, operands):
     dtype = operands[0].dtype
     if dtype.name in _HALF_TYPES:
         return dtype, _dt.float32
-    if not dtype.is_floating_point and _sums_a_label(terms, out_labels, operands):
+    if not (dtype.is_floating_point or dtype.is_complex) and _sums_a_label(terms, out_labels, operands):
         # PyTorch sums a label away with torch.sum, which turns integers/bools into int64.
         return _dt.int64, _dt.int64
     if dtype is _dt.bool_ and any(x not in out_labels for t in terms for x in t):
@@ -1007,6 +1007,9 @@ class Einsum(Function):
     @staticmethod
     def backward(ctx, grad):
         operands = ctx.saved_tensors
+        if operands and operands[0].is_complex():
+            # PyTorch's convention: the gradient uses the conjugate of the other operands
+            operands = tuple(o.conj() for o in operands)
         grads = [None, None, None]
         for i in range(len(operands)):
             if ctx.needs_input_grad[i + 3]:

@@ -84,9 +84,13 @@ def _as_1d(x):
 def reduce_sum(x, axes, keepdim, dt):
     """Sum over ``axes`` into dtype ``dt`` (integers converted first)."""
     acc = acc_dtype(dt)
-    with quiet():
-        a = _cast_input(_C._ndarray(x), acc)
-        res = np.sum(a, axis=axes, keepdims=keepdim, dtype=acc)
+    token = quiet_enter()
+    try:
+        # the ufunc's reduce: np.sum's loop (pairwise summation) without its Python wrapper
+        res = np.add.reduce(_cast_input(_C._ndarray(x), acc), axis=axes, dtype=acc,
+                            keepdims=keepdim)
+    finally:
+        quiet_exit(token)
     return _wrap(res, dt)
 
 
@@ -130,9 +134,12 @@ def reduce_nanmean(x, axes, keepdim, dt):
 def reduce_prod(x, axes, keepdim, dt):
     """Product over ``axes`` into dtype ``dt``."""
     acc = acc_dtype(dt)
-    with quiet():
-        a = _cast_input(_C._ndarray(x), acc)
-        res = np.prod(a, axis=axes, keepdims=keepdim, dtype=acc)
+    token = quiet_enter()
+    try:
+        res = np.multiply.reduce(_cast_input(_C._ndarray(x), acc), axis=axes, dtype=acc,
+                                 keepdims=keepdim)
+    finally:
+        quiet_exit(token)
     return _wrap(res, dt)
 
 
@@ -301,10 +308,13 @@ def count_nonzero(x, axes):
 def scan(x, d, dt, product):
     """Running sum (or product when ``product``) along ``d``, in dtype ``dt``."""
     acc = acc_dtype(dt)
-    fn = np.cumprod if product else np.cumsum
-    with quiet():
+    fn = np.multiply.accumulate if product else np.add.accumulate    # (np.cumsum's loops)
+    token = quiet_enter()
+    try:
         a = _cast_input(_C._ndarray(x), acc)
         res = fn(a.reshape(1) if x.dim() == 0 else a, axis=d, dtype=acc)
+    finally:
+        quiet_exit(token)
     return _wrap(res.reshape(tuple(x.shape)), dt)
 
 

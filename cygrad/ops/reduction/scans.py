@@ -126,6 +126,10 @@ class Cumprod(Function):
         x, y = ctx.saved_tensors
         if x.dim() == 0:
             return grad, None, None
+        if x.is_complex():
+            # PyTorch's convention: grad times the conjugate derivative, which is the
+            # same polynomial in conj(x) (and conj(y))
+            x, y = x.conj(), y.conj()
         return _cumprod_backward(grad, x, y, ctx.d), None, None
 
     @staticmethod
