@@ -12,6 +12,8 @@ record a view for autograd     ``engine.record_view`` with the view Functions of
 an in-place op on a tensor     ``autograd.inplace.elementwise_inplace``: the op's
 that requires grad             Function marked dirty (``CopySlices`` on a view)
 re-derive a view's history     ``autograd.views.refresh_view``
+a Function marked a view       ``autograd.inplace.rebase_dirty_view`` (its base
+dirty                          records ``CopySlices``)
 ``clone()`` / ``to()`` nodes   ``ops/shape/copying.py``'s ``Clone`` / ``ToCopy``
 each elementwise op's          the ``UnaryFunction``/``BinaryFunction`` classes
 Function                       (``ops/elementwise/unary.py``, ``binary.py``)
@@ -64,6 +66,7 @@ def connect():
     _C._set_inplace_hook(inplace.elementwise_inplace)
     _C._set_view_functions(copying.Clone, copying.ToCopy)
     _E._set_view_refresher(autograd_views.refresh_view)
+    _E._set_dirty_view_hook(inplace.rebase_dirty_view)
     view_functions.register()
     complex_ops.register()
 

@@ -569,3 +569,30 @@ def test_node_apply_calls_backward():
     y = MulAdd.apply(_leaf([1.0]), _leaf([2.0]), _leaf([3.0]), 4.0)
     ga, gb, gc, gs = y.grad_fn.apply(cygrad.ones(1, dtype=f64))
     assert (ga.tolist(), gb.tolist(), gc.tolist(), gs) == ([2.0], [1.0], [4.0], None)
+
+
+def test_mark_dirty_on_a_view_reaches_the_base():
+    """A user's Function that writes into a view and marks it dirty: the base records
+    the write (CopySlices), so gradients through the base see it (as PyTorch)."""
+    class AddOne_(cygrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, s):
+            x.add_(s)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g.sum()
+
+    leaf = cygrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    s = cygrad.tensor(5.0, requires_grad=True)
+    x = leaf.clone()
+    AddOne_.apply(x[1:], s)
+    assert x.grad_fn.name() == "CopySlices"
+    assert x.tolist() == [1.0, 7.0, 8.0]
+    (x * cygrad.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert leaf.grad.tolist() == [1.0, 2.0, 3.0]
+    assert s.grad.item() == 5.0                 # 2 + 3: the weights of the written region
+    with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+        AddOne_.apply(leaf[1:], s)

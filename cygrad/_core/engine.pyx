@@ -499,7 +499,22 @@ cdef object apply_function(object cls, tuple args, dict kwargs):
         outputs = _forward_ad_hook(cls, ctx, args, outputs)
     if not flags & 1:
         return outputs
-    return _record(ctx, args, ctx._tensor_positions, outputs)
+    outputs = _record(ctx, args, ctx._tensor_positions, outputs)
+    if ctx._dirty is not None and _dirty_view_hook is not None:
+        for t in ctx._dirty:
+            if isinstance(t, TensorBase) and (<TensorBase>t)._base is not None \
+                    and (<TensorBase>t)._requires_grad:
+                _dirty_view_hook(t)
+    return outputs
+
+
+cdef object _dirty_view_hook = None
+
+def _set_dirty_view_hook(fn):
+    """cygrad.autograd.inplace: ``fn(view)`` after a Function marked a view dirty, so
+    that the view's base records the write too (``CopySlices``, as PyTorch)."""
+    global _dirty_view_hook
+    _dirty_view_hook = fn
 
 
 def apply_inplace(cls, TensorBase target, tuple args, bint write=True):

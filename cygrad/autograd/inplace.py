@@ -77,6 +77,19 @@ def write_into_view(view, value):
         _set_tangent(view, value._fw_grad)
 
 
+def rebase_dirty_view(view):
+    """A Function marked the view ``view`` dirty (the engine calls this): its base
+    records the write too, as ``CopySlices`` over the Function's node (the values are
+    already in place, so nothing is copied)."""
+    root = view._base
+    if root.requires_grad and root.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    region = _C._detach(view)._as_strided_any(tuple(view.shape), view.stride(),
+                                             view.storage_offset())
+    WrittenSlices.apply(root, view, region)
+
+
 def _check_not_leaf(t):
     if t.requires_grad and t.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
@@ -133,6 +146,18 @@ class CopySlices(Function):
             return outside
         inside = _place(t_value.expand(view.shape).to(dtype), base, view)
         return inside if outside is None else outside + inside
+
+
+class WrittenSlices(CopySlices):
+    """``CopySlices`` for a write that already happened: a Function wrote into a view
+    of ``base`` and marked it dirty."""
+    _node_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, base, value, view):
+        ctx.geometries = (Geometry(base), Geometry(view))
+        ctx.mark_dirty(base)
+        return base
 
 
 def elementwise_inplace(op, self, other):
