@@ -149,7 +149,12 @@ def _cat_kernel():
 def _joined(tensors, d, sizes):
     """The checked ``tensors`` (``sizes``: along ``d``, None for a skipped 1-D empty
     tensor) one after the other along ``d``, in a new tensor of their promoted dtype."""
-    dtype = _C.result_type(*tensors)
+    dtype = tensors[0].dtype
+    one_dtype = True
+    for x in tensors:
+        if x.dtype is not dtype:
+            dtype, one_dtype = _C.result_type(*tensors), False
+            break
     if None in sizes:
         kept = [x for x, n in zip(tensors, sizes) if n is not None]
         if not kept:
@@ -158,9 +163,10 @@ def _joined(tensors, d, sizes):
     else:
         kept = tensors
     shape = tuple(kept[0].shape)
-    res = _C._empty(shape[:d] + (sum(sizes),) + shape[d + 1:], dtype, kept[0].device)
-    if res.is_cpu and all([x.dtype is dtype for x in kept]):
-        if res.numel():
+    total = sum(sizes)
+    res = _C._empty(shape[:d] + (total,) + shape[d + 1:], dtype, kept[0].device)
+    if one_dtype and res.is_cpu:
+        if total and res.numel():
             _cat_kernel()(res, kept, d)
         return res
     offset = 0
