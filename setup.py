@@ -79,6 +79,7 @@ extensions = [
     ext("engine"),
     ext("dlpack"),
     ext("conv_kernels", ["cygrad/_core/cpu/conv.c"]),
+    ext("fastpath", ["cygrad/_core/cpu/fastpath.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.
