@@ -18,11 +18,27 @@ cygrad.int16
 import builtins
 
 import cygrad
+from cygrad._core import fastpath as _fast
+from cygrad._core.tensor import ELEMENTWISE_OPS as _OPS
 from . import _dtypes as D
 from . import _special
 from ._helpers import Tensor, tensor, floating, operands, operands_scalar_ok, _scalar_fits
 
 __all__ = []
+
+# cygrad functions that are exactly their op-table row on tensor arguments (no
+# argument rewriting for tensors), by row name: the functions built on them get
+# their type checks in C (``_core/fastpath.pyx``), the rest of the call stays here.
+_TABLE_ROWS = {cygrad.add: "add", cygrad.subtract: "sub", cygrad.multiply: "mul",
+               cygrad.maximum: "maximum", cygrad.minimum: "minimum", cygrad.fmax: "fmax",
+               cygrad.fmin: "fmin", cygrad.eq: "eq", cygrad.ne: "ne", cygrad.gt: "gt",
+               cygrad.ge: "ge", cygrad.lt: "lt", cygrad.le: "le", cygrad.abs: "abs",
+               cygrad.negative: "neg", cygrad.square: "square", cygrad.isfinite: "isfinite",
+               cygrad.isinf: "isinf", cygrad.isnan: "isnan", cygrad.logical_not: "logical_not"}
+_TABLE_ROWS.update({getattr(cygrad, name): name for name in (
+    "acos", "asin", "atan", "cos", "cosh", "exp", "exp2", "expm1", "log", "log1p", "log2",
+    "log10", "sin", "sinh", "sqrt", "tan", "tanh", "reciprocal")})
+_COMPLEX_KERNELS = {"add": _fast.CADD, "sub": _fast.CSUB, "mul": _fast.CMUL}
 
 
 def _common(arrays):
@@ -53,13 +69,15 @@ def _float_unary(op):
         if type(x) is Tensor and x.dtype.is_floating_point:
             return op(x)
         return op(floating(x))
-    return fn
+    row = _TABLE_ROWS.get(op)
+    return fn if row is None else _fast.unary_entry(_OPS[row], fn, float_only=True)
 
 
 def _same_unary(op):
     def fn(x, /):
         return op(tensor(x))
-    return fn
+    row = _TABLE_ROWS.get(op)
+    return fn if row is None else _fast.unary_entry(_OPS[row], fn, complex_abs_kernel=row == "abs")
 
 
 def _rounding(op):
@@ -237,7 +255,12 @@ def _arith(op):
             return op(x1, x2)
         a, b = operands_scalar_ok(x1, x2)
         return op(a, b)
-    return fn
+    row = _TABLE_ROWS.get(op)
+    if row is None:
+        return fn
+    # a float beside a float/complex tensor stays a Python number (operands_scalar_ok)
+    return _fast.binary_entry(_OPS[row], fn, scalars=True,
+                              complex_op=_COMPLEX_KERNELS.get(row, -1))
 
 
 def _float_binary(op):
@@ -324,7 +347,7 @@ def _tensor_pair(op):
     def fn(x1, x2, /):
         a, b = operands(x1, x2)
         return op(a, b)
-    return fn
+    return _fast.binary_entry(_OPS[_TABLE_ROWS[op]], fn)
 
 
 _TENSOR_ONLY = (cygrad.maximum, cygrad.minimum, cygrad.fmax, cygrad.fmin)

@@ -13,6 +13,7 @@ import operator
 import numpy as _np
 
 import cygrad
+from cygrad._core import fastpath as _fast
 from . import _dtypes as D
 from ._helpers import tensor, normalize_axis, axes_arg
 
@@ -70,6 +71,9 @@ def concat(arrays, /, *, axis=0):
     >>> cnp.concat([cnp.ones((1, 2)), cnp.zeros((1, 2))], axis=None).tolist()
     [1.0, 1.0, 0.0, 0.0]
     """
+    res = _fast.cat(arrays, axis)
+    if res is not None:
+        return res
     arrays = _same_dtype(arrays)
     if axis is None:
         return cygrad.cat([a.reshape(-1) for a in arrays])
@@ -87,6 +91,10 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None):
     >>> cnp.concatenate((cnp.asarray([1]), cnp.asarray([2]))).tolist()
     [1, 2]
     """
+    if dtype is None and out is None:
+        res = _fast.cat(arrays, axis)
+        if res is not None:
+            return res
     res = concat(arrays, axis=axis)
     if dtype is not None:
         res = res.to(D.as_dtype(dtype))

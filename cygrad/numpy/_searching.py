@@ -8,6 +8,7 @@ Examples
 (tensor([0, 1]), tensor([1, 0]))
 """
 import cygrad
+from cygrad._core import fastpath as _fast
 from . import _dtypes as D
 from ._helpers import tensor, operands, normalize_axis, axes_arg
 
@@ -157,6 +158,9 @@ def where(condition, x1=None, x2=None, /):
     >>> cnp.where(cnp.asarray([True, False]), cnp.asarray([1, 2]), 0.5).tolist()
     [1.0, 0.5]
     """
+    res = _fast.where(condition, x1, x2)
+    if res is not None:
+        return res
     if x1 is None and x2 is None:
         return nonzero(condition)
     if x1 is None or x2 is None:

@@ -15,6 +15,7 @@ Examples
 import builtins
 
 import cygrad
+from cygrad._core import fastpath as _fast
 from . import _dtypes as D
 from ._helpers import tensor, axes_arg, normalize_axis
 
@@ -53,6 +54,11 @@ def sum(x, /, axis=None, dtype=None, out=None, keepdims=False):
     >>> cnp.sum(cnp.asarray([[1.0, 2.0], [3.0, 4.0]]), axis=0).tolist()
     [4.0, 6.0]
     """
+    if axis is not None and dtype is None and out is None:
+        # (a sum of everything is one C call below already)
+        res = _fast.reduce(x, _fast.SUM, axis, keepdims)
+        if res is not None:
+            return res
     x, axes = _reduce_args(x, axis)
     dt = _acc_dtype(x.dtype, dtype)
     if axes == ():
@@ -141,6 +147,10 @@ def mean(x, /, axis=None, dtype=None, out=None, keepdims=False):
     >>> cnp.mean(cnp.asarray([1, 2])).item()
     1.5
     """
+    if dtype is None and out is None:
+        res = _fast.reduce(x, _fast.MEAN, axis, keepdims)
+        if res is not None:
+            return res
     x, axes = _reduce_args(x, axis)
     dt = D.as_dtype(dtype) if dtype is not None else (
         x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else D.DEFAULT_FLOAT)
@@ -162,9 +172,23 @@ def _correction(correction, ddof):
     return 0 if correction is None else correction
 
 
+def _plain_correction(correction, ddof):
+    """The correction when given plainly (one of the two, an int or a float), else
+    None: the general route then checks the arguments."""
+    c = (0 if correction is None else correction) if ddof is None else (
+        ddof if correction is None else None)
+    return c if type(c) in (builtins.int, builtins.float) else None
+
+
 def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     """var or std (``fn``, cygrad's) over ``axis`` with a correction that may be any
     number; with no degrees of freedom left the result is NumPy's (inf or NaN)."""
+    if dtype is None:
+        c = _plain_correction(correction, ddof)
+        if c is not None:
+            res = _fast.reduce(x, _fast.VAR if fn is cygrad.var else _fast.STD, axis, keepdims, c)
+            if res is not None:
+                return res
     x, axes = _reduce_args(x, axis)
     c = _correction(correction, ddof)
     # complex stays complex: the spread of complex values is real (NumPy's |x - mean|**2)

@@ -17,6 +17,7 @@ Examples
 """
 import cygrad
 from cygrad import fft as _F
+from cygrad._core import fastpath as _fast
 from . import _dtypes as D
 from ._helpers import tensor
 
@@ -41,6 +42,12 @@ def _real(x, name):
     if dt in (D.float16, D.bfloat16):
         dt = D.float32      # pocketfft has no half precision (NumPy computes in float32 too)
     return x if x.dtype is dt else x.to(dt)
+
+
+def _plain_call(n, axis, norm):
+    """The defaults: the input's own length along its last axis, no scaling forward.
+    (``_core.fastpath.fft`` takes these calls on a contiguous input.)"""
+    return n is None and type(axis) is int and axis == -1 and type(norm) is str and norm == "backward"
 
 
 def _one(n, axis):
@@ -74,6 +81,10 @@ def fft(x, /, n=None, axis=-1, norm="backward"):
     >>> cnp.fft.fft(cnp.asarray([1.0, 0.0, 0.0]), n=2).tolist()
     [(1+0j), (1+0j)]
     """
+    if _plain_call(n, axis, norm):
+        res = _fast.fft(x, _fast.FFT)
+        if res is not None:
+            return res
     x = _complex(x)
     axes, s = _F.plan(x, *_one(n, axis))
     return _F.c2c(x, s, axes, _F.check_norm(norm), True)
@@ -88,6 +99,10 @@ def ifft(x, /, n=None, axis=-1, norm="backward"):
     >>> cnp.fft.ifft(cnp.asarray([2.0, 0.0])).tolist()
     [(1+0j), (1+0j)]
     """
+    if _plain_call(n, axis, norm):
+        res = _fast.fft(x, _fast.IFFT)
+        if res is not None:
+            return res
     x = _complex(x)
     axes, s = _F.plan(x, *_one(n, axis))
     return _F.c2c(x, s, axes, _F.check_norm(norm), False)
@@ -155,6 +170,10 @@ def rfft(x, /, n=None, axis=-1, norm="backward"):
     >>> cnp.fft.rfft(cnp.asarray([1.0, 1.0, 1.0, 1.0])).tolist()
     [(4+0j), 0j, 0j]
     """
+    if _plain_call(n, axis, norm):
+        res = _fast.fft(x, _fast.RFFT)
+        if res is not None:
+            return res
     x = _real(x, "rfft")
     axes, s = _F.plan(x, *_one(n, axis))
     return _F.r2c(x, s, axes, _F.check_norm(norm))
