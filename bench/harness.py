@@ -193,7 +193,10 @@ def _check(case, lib, result, expected):
         # a result in a wider dtype would be doing different (slower or faster) work
         if np.asarray(got).dtype != np.asarray(expected).dtype:
             return f"mismatch: dtype {np.asarray(got).dtype} vs NumPy {np.asarray(expected).dtype}"
-        if not np.allclose(np.asarray(got, np.float64), np.asarray(expected, np.float64),
+        # (complex results compare as complex: a cast to float64 would drop their
+        # imaginary parts)
+        wide = np.result_type(np.asarray(got).dtype, np.asarray(expected).dtype, np.float64)
+        if not np.allclose(np.asarray(got, wide), np.asarray(expected, wide),
                            rtol=case.rtol, atol=case.atol, equal_nan=True):
             return "mismatch: values differ from NumPy"
     except Exception as exc:  # a result we cannot even read back is a mismatch too
