@@ -212,6 +212,19 @@ def test_reduce_declines(rng):
     assert fp.reduce(x.clone().requires_grad_(), fp.MEAN, 0, False) is None
 
 
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "std"])
+def test_reduce_leaves_float32_overflow_to_numpy(name):
+    # NumPy sums float32 in float32: huge values overflow to inf there; the fast
+    # path (double sums) declines them so cnp keeps NumPy's answer
+    a = np.array([3e38, 3e38, -3e38, 1.0], np.float32)
+    assert fp.reduce(t(a), getattr(fp, name.upper()), 0, False) is None
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(a, axis=0)
+    np.testing.assert_array_equal(getattr(cnp, name)(t(a), axis=0).numpy(), want)
+    b = np.array([1e15, np.inf, -1.0], np.float32)            # at the bound, and inf: taken
+    np.testing.assert_array_equal(fp.reduce(t(b), fp.SUM, 0, False).numpy(), np.sum(b))
+
+
 # ---- solve -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dt", FLOATS)

@@ -75,7 +75,7 @@ FFT, IFFT, RFFT = 0, 1, 2
 # kernels, NumPy's loops without the GIL) are as fast or faster, and the kernels
 # here hold the GIL.
 cdef enum:
-    MAX_NUMEL = 1 << 16              # elements of a result
+    MAX_NUMEL = 1 << 16              # elements of an operand
     MATMUL_MAX_WORK = 32 * 32 * 32   # m * k * n
     SOLVE_MAX_N = 64
     CAT_MAX_INPUTS = 64
@@ -155,8 +155,8 @@ def matmul(x1, x2):
 
 def cat(arrays, axis):
     """The tensors of the list or tuple ``arrays`` (1 to 64 contiguous tensors of one
-    dtype and rank, sizes equal but along ``axis``, an int) joined along ``axis``;
-    None otherwise.
+    dtype and rank, sizes equal but along ``axis``, an int; at most 512 KiB in all)
+    joined along ``axis``; None otherwise.
 
     Examples
     --------
@@ -218,7 +218,8 @@ def cat(arrays, axis):
 
 def where(condition, x, y):
     """``x`` where the bool tensor ``condition`` is true, else ``y``: three contiguous
-    tensors of one shape, ``x`` and ``y`` of one dtype; None otherwise.
+    tensors of one shape (at most 65536 elements), ``x`` and ``y`` of one dtype; None
+    otherwise.
 
     Examples
     --------
@@ -248,7 +249,8 @@ def reduce(x, int op, axis, keepdims, double correction=0.0):
     """``op`` (:data:`SUM`, :data:`MEAN`, :data:`VAR` or :data:`STD`, the last two with
     ``correction`` subtracted from the count) of a contiguous float32/float64 tensor
     of 1 to 65536 elements over ``axis`` (an int, or None for all), ``keepdims`` a
-    bool; None otherwise (also when no degree of freedom is left).
+    bool, accumulated in double; None otherwise, also when no degree of freedom is
+    left or a float32 value is beyond 1e15 (NumPy's float32 sums could overflow).
 
     Examples
     --------
@@ -337,7 +339,7 @@ def solve(x1, x2):
 
 def complex_binary(int op, x1, x2):
     """``x1 op x2`` (:data:`CADD`, :data:`CSUB`, :data:`CMUL`) of two contiguous complex
-    tensors of one dtype and shape; None otherwise.
+    tensors of one dtype and shape (at most 65536 elements); None otherwise.
 
     Examples
     --------
@@ -361,7 +363,8 @@ def complex_binary(int op, x1, x2):
 
 
 def complex_abs(x):
-    """``|x|`` (of the component dtype) of a contiguous complex tensor; None otherwise.
+    """``|x|`` (of the component dtype, NumPy's values to the bit) of a contiguous
+    complex tensor of at most 65536 elements; None otherwise.
 
     Examples
     --------

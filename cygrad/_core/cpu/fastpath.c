@@ -147,11 +147,27 @@ static double finish(int op, double sum, double ssd, cgf_index n, double correct
 DEF_REDUCE(reduce_f32, float)
 DEF_REDUCE(reduce_f64, double)
 
+/* float32 data is accumulated in double here, in float32 by NumPy (the general
+ * route): the results agree but where a float32 sum or square could overflow to
+ * inf. Below this bound neither can, for the sizes the caller lets through. */
+#define F32_SAFE_MAGNITUDE 1e15f
+
+static int f32_sums_safe(const float* a, cgf_index count) {
+    int safe = 1;
+    for (cgf_index i = 0; i < count; i++) {
+        const float m = fabsf(a[i]);
+        safe &= !(m > F32_SAFE_MAGNITUDE && m != INFINITY);
+    }
+    return safe;
+}
+
 int cgf_reduce_mid(int op, int dtype, cgf_index outer, cgf_index n, cgf_index inner,
                    double correction, const char* a, char* out) {
     if (op < CGF_SUM || op > CGF_STD) return -1;
     switch (dtype) {
-    case CG_FLOAT32: return reduce_f32(op, outer, n, inner, correction, (const float*)a, (float*)out);
+    case CG_FLOAT32:
+        if (!f32_sums_safe((const float*)a, outer * n * inner)) return 1;
+        return reduce_f32(op, outer, n, inner, correction, (const float*)a, (float*)out);
     case CG_FLOAT64: return reduce_f64(op, outer, n, inner, correction, (const double*)a, (double*)out);
     default: return -1;
     }

@@ -24,7 +24,9 @@ enum { CGF_SUM, CGF_MEAN, CGF_VAR, CGF_STD };
 /* a viewed as (outer, n, inner), reduced over its middle axis into out (outer, inner):
  * CGF_SUM, CGF_MEAN, or CGF_VAR/CGF_STD with `correction` subtracted from n (two
  * passes: the mean, then the squared deviations). float32/float64, accumulated in
- * double. -1 for another dtype or op. n >= 1 is the caller's promise. */
+ * double. 1 for float32 values so large (finite, above 1e15) that NumPy's float32
+ * accumulation could overflow where this one would not; -1 for another dtype or op.
+ * n >= 1 and outer * n * inner <= 65536 are the caller's promise. */
 int cgf_reduce_mid(int op, int dtype, cgf_index outer, cgf_index n, cgf_index inner,
                    double correction, const char* a, char* out);
 
