@@ -149,8 +149,7 @@ def matmul(x1, x2):
         return None
     shape[0], shape[1] = m, n
     out = new_empty(a._dtype, 2, shape, _CPU)
-    cgf_matmul(a._dtype.code, m, k, n, a.ptr(), b.ptr(), out.ptr())
-    return out
+    return out if cgf_matmul(a._dtype.code, m, k, n, a.ptr(), b.ptr(), out.ptr()) == 0 else None
 
 
 def cat(arrays, axis):

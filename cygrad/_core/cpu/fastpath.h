@@ -10,7 +10,7 @@
 typedef ptrdiff_t cgf_index;
 
 /* out (m x n) = a (m x k) @ b (k x n), all C-contiguous; float32/float64/complex64/
- * complex128. -1 for another dtype. */
+ * complex128. -1 for another dtype, 1 when out of memory. */
 int cgf_matmul(int dtype, cgf_index m, cgf_index k, cgf_index n,
                const char* a, const char* b, char* out);
 
