@@ -186,7 +186,17 @@ def _device_kernel(primitive, device):
 
 def _product(a, b, shape):
     """``a @ b`` (NumPy's matmul rules) in a new tensor of ``shape`` (a tuple)."""
+    global _mm_small_cpu
+    if len(shape) == 2 and a.is_cpu:
+        if _mm_small_cpu is None:
+            _mm_small_cpu = kernel("mm_small", "cpu")
+        res = _mm_small_cpu(a, b)       # small contiguous matrices: the core's C loop
+        if res is not None:
+            return res
     return _product_into(a, b, _C._empty(shape, a.dtype, a.device))
+
+
+_mm_small_cpu = None
 
 
 # ----------------------------------------------------------------------- special cases

@@ -21,6 +21,7 @@ Examples
 import numpy as np
 
 from ... import _threading
+from .. import fastpath as _fastpath
 from .. import tensor as _C
 from ..dispatch import register
 
@@ -31,6 +32,21 @@ _HALF_TYPES = ("float16", "bfloat16")
 # so below that the thread policy has nothing to decide and its two calls into the
 # BLAS (set the count, restore it) would cost more than a small product itself.
 _BLAS_ONE_THREAD_MAX = 1 << 18
+
+
+@register("mm_small", "cpu")
+def mm_small(a, b):
+    """``a @ b`` of two small contiguous 2-D CPU tensors of one float or complex dtype,
+    by the core's C loop (BLAS's call costs more than the work there); None where
+    that does not apply (the caller then uses ``matmul_into``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> mm_small(cygrad.ones(2, 3), cygrad.ones(3, 1)).tolist()
+    [[3.0], [3.0]]
+    """
+    return _fastpath.matmul(a, b)
 
 
 @register("matmul_into", "cpu")

@@ -135,6 +135,10 @@ def _cat(tensors, dim, out, opname):
 
 
 _cat_cpu = None
+try:
+    _cat_small = kernel("cat_small", "cpu")
+except NotImplementedError:      # (a CPU backend without it)
+    _cat_small = None
 
 
 def _cat_kernel():
@@ -162,6 +166,10 @@ def _joined(tensors, d, sizes):
         sizes = [n for n in sizes if n is not None]
     else:
         kept = tensors
+    if one_dtype and _cat_small is not None:
+        res = _cat_small(kept, d)       # small contiguous inputs: the core's C loop
+        if res is not None:
+            return res
     shape = tuple(kept[0].shape)
     total = sum(sizes)
     res = _C._empty(shape[:d] + (total,) + shape[d + 1:], dtype, kept[0].device)
