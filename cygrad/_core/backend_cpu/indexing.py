@@ -28,6 +28,7 @@ Examples
 import numpy as np
 
 from .. import dtype as _dt
+from .. import fastpath as _fastpath
 from .. import tensor as _C
 from ..dispatch import register
 
@@ -500,6 +501,14 @@ def _blend(res, cond, x, y):
     np.bitwise_xor(_array_of(x, res.dtype).view(np_int), yi, out=tmp)
     np.multiply(tmp, cond, out=tmp)
     np.bitwise_xor(yi, tmp, out=res.view(np_int))
+
+
+@register("where_small", "cpu")
+def where_small(cond, x, y):
+    """``where(cond, x, y)`` in a new tensor for small contiguous operands of one
+    shape (``x``, ``y`` of one dtype), by the core's C loop; None otherwise (the
+    caller then allocates and uses ``where_select``)."""
+    return _fastpath.where(cond, x, y)
 
 
 @register("where_select", "cpu")

@@ -23,6 +23,7 @@ Examples
 """
 import numpy as np
 
+from .. import fastpath as _fastpath
 from .. import tensor as _C
 from .. import dtype as _dt
 from ..dispatch import register
@@ -104,9 +105,23 @@ def reduce_nansum(x, axes, keepdim, dt):
     return _wrap(res, dt)
 
 
+def _one_axis(x, axes):
+    """``axes`` as the core's C loops take them: None for all dims, an int for one;
+    False when it is neither (several but not all dims)."""
+    if axes is None or type(axes) is int:
+        return axes
+    if len(axes) == 1:
+        return axes[0]
+    return None if len(axes) == x.dim() else False
+
+
 @register("reduce_mean", "cpu")
 def reduce_mean(x, axes, keepdim, dt, n):
     """Mean over ``axes`` (``n`` elements per result; NaN when ``n`` is 0)."""
+    if dt is x.dtype:
+        res = _fastpath.reduce(x, _fastpath.MEAN, _one_axis(x, axes), keepdim)
+        if res is not None:         # small contiguous float: the core's C loop
+            return res
     acc = acc_dtype(dt)
     token = quiet_enter()
     try:
@@ -263,6 +278,12 @@ def var_mean(x, axes, keepdim, n, dof, take_sqrt):
     """``(variance, mean)`` over ``axes`` (``n`` elements per result, divided by
     ``dof``); the standard deviation in place of the variance when ``take_sqrt``.
     The variance of complex values is real: the mean of ``|z - mean|^2``."""
+    axis = _one_axis(x, axes)
+    if axis is not False and dof > 0:
+        spread = _fastpath.reduce(x, _fastpath.STD if take_sqrt else _fastpath.VAR, axis,
+                                  keepdim, float(n - dof))
+        if spread is not None:      # small contiguous float: the core's C loop
+            return spread, _fastpath.reduce(x, _fastpath.MEAN, axis, keepdim)
     acc = acc_dtype(x.dtype)
     token = quiet_enter()
     try:

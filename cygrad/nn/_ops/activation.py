@@ -16,6 +16,7 @@ import math
 
 from ..._core import tensor as _C
 from ...autograd.function import Function
+from ...autograd.inplace import apply_inplace
 from ...autograd.grad_mode import no_grad
 from ...ops import elementwise as _ew
 from ...ops import reduction as _red
@@ -75,13 +76,10 @@ class _Pointwise(Function):
         return ctx.chain(x, t, *ctx.params)
 
 
-def _overwrite(input, fn):
-    """``input.copy_(fn(input))``: the in-place form of an activation."""
-    if _C.needs_autograd(input) and _C.is_grad_enabled():
-        # fn saves its input for backward; a clone keeps that safe from the overwrite.
-        return input.copy_(fn(input.clone()))
-    with no_grad():
-        return input.copy_(fn(input))
+def _overwrite(input, cls, *args):
+    """The in-place form of an activation: its Function ``cls`` applied in place
+    (marked dirty, ``cygrad.autograd.inplace``)."""
+    return apply_inplace(cls, input, *args)
 
 
 def _require_float(input, kernel):
@@ -156,7 +154,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """
     _check_hardtanh(min_val, max_val)
     if inplace:
-        return _overwrite(input, lambda x: Hardtanh.apply(x, min_val, max_val))
+        return _overwrite(input, Hardtanh, min_val, max_val)
     return Hardtanh.apply(input, min_val, max_val)
 
 
@@ -211,7 +209,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """
     _require_float(input, "leaky_relu_cpu")
     if inplace:
-        return _overwrite(input, lambda x: LeakyRelu.apply(x, negative_slope))
+        return _overwrite(input, LeakyRelu, negative_slope)
     return LeakyRelu.apply(input, negative_slope)
 
 
@@ -252,7 +250,7 @@ def threshold(input, threshold, value, inplace=False):
     [-7.0, 2.0]
     """
     if inplace:
-        return _overwrite(input, lambda x: Threshold.apply(x, threshold, value))
+        return _overwrite(input, Threshold, threshold, value)
     return Threshold.apply(input, threshold, value)
 
 
@@ -359,7 +357,7 @@ class Celu(Elu):
 def _elu(input, alpha, scale, input_scale, inplace, cls=Elu):
     _require_float(input, "elu_cpu")
     if inplace:
-        return _overwrite(input, lambda x: cls.apply(x, alpha, scale, input_scale))
+        return _overwrite(input, cls, alpha, scale, input_scale)
     return cls.apply(input, alpha, scale, input_scale)
 
 
@@ -510,7 +508,7 @@ def silu(input, inplace=False):
     """
     _require_float(input, "silu_cpu")
     if inplace:
-        return _overwrite(input, Silu.apply)
+        return _overwrite(input, Silu)
     return Silu.apply(input)
 
 
@@ -540,7 +538,7 @@ def mish(input, inplace=False):
     """
     _require_float(input, "mish_cpu")
     if inplace:
-        return _overwrite(input, Mish.apply)
+        return _overwrite(input, Mish)
     return Mish.apply(input)
 
 
@@ -625,7 +623,7 @@ def hardsigmoid(input, inplace=False):
     """
     _require_float(input, "hardsigmoid_cpu")
     if inplace:
-        return _overwrite(input, Hardsigmoid.apply)
+        return _overwrite(input, Hardsigmoid)
     return Hardsigmoid.apply(input)
 
 
@@ -655,7 +653,7 @@ def hardswish(input, inplace=False):
     """
     _require_float(input, "hardswish_cpu")
     if inplace:
-        return _overwrite(input, Hardswish.apply)
+        return _overwrite(input, Hardswish)
     return Hardswish.apply(input)
 
 

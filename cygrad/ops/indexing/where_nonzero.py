@@ -122,6 +122,10 @@ class Where(Function):
         if (isinstance(x, TensorBase) and isinstance(y, TensorBase) and x.dtype is y.dtype
                 and x.shape == shape and y.shape == shape):
             # the common case, which needs no promotion, broadcasting or number checks
+            if x.is_cpu:
+                result = _k("where_small", x)(condition, x, y)
+                if result is not None:
+                    return result
             result = _C._empty(tuple(shape), x.dtype, x.device)
         else:
             result = _where_result(condition, x, y)
