@@ -24,7 +24,11 @@ JOBS="${SANITIZE_JOBS:-2}"
 if [[ $# -gt 0 ]]; then
     TESTS=("$@")
 else
-    TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py)
+    # the stress suite, the engine, indexing, the in-place paths (apply_inplace,
+    # overwrites) and the core's small-operand C loops (_core/fastpath)
+    TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
+           tests/test_indexing_inplace.py tests/test_overwrite_autograd.py
+           tests/test_elementwise_entry.py tests/test_numpy_fastpaths.py)
 fi
 
 if [[ -n "${SANITIZE_DIR:-}" ]]; then
