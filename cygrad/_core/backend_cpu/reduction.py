@@ -207,7 +207,11 @@ def extreme_dim(x, d, keepdim, largest):
         values = reduce(a, axis=d, keepdims=keepdim)
     finally:
         quiet_exit(token)
-    return _wrap(values, x.dtype), _wrap(arg(a, axis=d, keepdims=keepdim), _dt.int64)
+    indices = arg(a, axis=d, keepdims=keepdim)
+    if type(values) is np.ndarray and values.dtype == a.dtype and indices.dtype == np.int64:
+        # fresh contiguous results of the right dtypes: no _wrap checks (per call cost)
+        return _C.from_numpy(values), _C.from_numpy(indices)
+    return _wrap(values, x.dtype), _wrap(indices, _dt.int64)
 
 
 @register("aminmax", "cpu")
