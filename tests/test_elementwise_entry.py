@@ -22,7 +22,7 @@ def test_div_floor_same_values_with_and_without_grad(a, b):
 
 
 def test_div_floor_gradient_is_zero_like_torch():
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
     a, b = _pair([1.0, 2.0], True), _pair([0.1, 0.3], True)
     cygrad.div(a, b, rounding_mode="floor").sum().backward()
     ta = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
@@ -64,7 +64,7 @@ def test_inplace_ops_record_their_own_function_marked_dirty():
 def test_compound_inplace_is_its_function_marked_dirty(name, call, node):
     """The in-place forms of the several-kernel ops record the same Function as the
     out-of-place op, under torch's node name, with torch's gradients."""
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
     values, other = [-1.5, 0.25, 0.7, 2.0], [0.5, -0.75, 1.5, 0.9]
     leaf, o = _pair(values, True), _pair(other, True)
     h = leaf * 1

@@ -176,7 +176,7 @@ def test_values_same_with_and_without_grad(call):
 
 @pytest.mark.parametrize("opname", ["max", "min"])
 def test_binary_max_min_node_and_gradients_match_torch(opname):
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
     a = np.array([[1.0, 5.0, 2.0], [3.0, 3.0, -1.0]])
     b = np.array([2.0, 5.0, -1.0])                     # broadcast, with ties
     ca = cygrad.tensor(a, requires_grad=True)
@@ -209,7 +209,7 @@ def test_binary_max_method_form_and_forward_mode():
 
 
 def test_binary_max_out_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
     a, b = _x((3,), F32, seed=6), _x((3,), F32, seed=7)
     ta, tb = torch.from_numpy(a.numpy()), torch.from_numpy(b.numpy())
     out = cygrad.empty(3, dtype=F64)
