@@ -62,3 +62,18 @@ def test_overwrite_tangent_is_zero():
         y = x * 2
         y.fill_(7.0)
         np.testing.assert_array_equal(fwAD.unpack_dual(y).tangent.numpy(), [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("call", ["mul_(2)", "tril_()", "fill_(1.0)", "zero_()", "clamp_(0, 1)",
+                                  "copy_(cygrad.ones(2, 3))",
+                                  "index_add_(0, cygrad.tensor([0]), cygrad.ones(1, 3))"])
+def test_view_of_a_leaf_that_is_itself_a_view_is_refused(call):
+    """The leaf that requires grad is a view of a tensor outside autograd
+    (``arange(9.).reshape(3, 3)``): its view's base does not require grad, yet writing
+    into the view is writing into the leaf. PyTorch refuses it before writing."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
+    for lib in (cygrad, torch):
+        leaf = lib.arange(9.0).reshape(3, 3).requires_grad_()
+        with pytest.raises(RuntimeError, match="view of a leaf Variable"):
+            eval("leaf[1:]." + call, {"leaf": leaf, "cygrad": lib})
+        assert leaf[1, 1].item() == 4.0         # nothing was written

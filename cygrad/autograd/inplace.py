@@ -52,10 +52,7 @@ def apply_inplace(cls, target, *args):
         _E.apply_inplace(cls, target, (target,) + args)
         _move_retained_grad(target, old_node, old_nr)
         return target
-    root = target._base
-    if root.grad_fn is None and root.requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+    check_view_target(target)
     value = _E.apply_inplace(cls, target, (target,) + args, False)
     write_into_view(target, value)
     return target
@@ -81,13 +78,32 @@ def rebase_dirty_view(view):
     """A Function marked the view ``view`` dirty (the engine calls this): its base
     records the write too, as ``CopySlices`` over the Function's node (the values are
     already in place, so nothing is copied)."""
-    root = view._base
-    if root.requires_grad and root.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+    check_view_target(view)
     region = _C._detach(view)._as_strided_any(tuple(view.shape), view.stride(),
                                              view.storage_offset())
-    WrittenSlices.apply(root, view, region)
+    WrittenSlices.apply(view._base, view, region)
+
+
+def check_view_target(view):
+    """Refuse an in-place write into ``view`` (a view) when it is a view of a leaf that
+    requires grad, as PyTorch does (with grad mode on).
+
+    The leaf is usually ``view._base``; but when the leaf is itself a view of a tensor
+    outside autograd (``arange(9.).reshape(3, 3).requires_grad_()``), the base does not
+    require grad, and the leaf shows as the first node past the view nodes of
+    ``view``'s history: an ``AccumulateGrad``."""
+    if not _C.is_grad_enabled():
+        return
+    root = view._base
+    leaf_view = root.requires_grad and root.grad_fn is None
+    if not leaf_view and not root.requires_grad and view.requires_grad:
+        node = view.grad_fn
+        while node is not None and getattr(node, "_view_geometry", None) is not None:
+            node = node.next_functions[0][0] if node.next_functions else None
+        leaf_view = node is not None and type(node).__name__ == "AccumulateGrad"
+    if leaf_view:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
 
 
 def _check_not_leaf(t):

@@ -60,9 +60,8 @@ def _check_inplace_target(self):
         if self.requires_grad and self.grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-    elif root.requires_grad and root.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+    else:
+        _inplace.check_view_target(self)
 
 
 def _differentiated(ctx, *inputs):
