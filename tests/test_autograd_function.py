@@ -596,3 +596,30 @@ def test_mark_dirty_on_a_view_reaches_the_base():
     assert s.grad.item() == 5.0                 # 2 + 3: the weights of the written region
     with pytest.raises(RuntimeError, match="view of a leaf Variable"):
         AddOne_.apply(leaf[1:], s)
+
+
+def test_mark_dirty_on_a_view_in_forward_mode_updates_the_base_tangent():
+    """Forward mode alone (no reverse recording): a Function writing into a view and
+    marking it dirty gives the base the new tangent in the view's region (as PyTorch)."""
+    import cygrad.autograd.forward_ad as fwAD
+
+    class AddOne_(cygrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, s):
+            x.add_(s)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def jvp(ctx, tx, ts):
+            return tx + ts
+
+    with fwAD.dual_level():
+        base = fwAD.make_dual(cygrad.zeros(3, dtype=cygrad.float64),
+                              cygrad.ones(3, dtype=cygrad.float64))
+        s = fwAD.make_dual(cygrad.tensor(5.0, dtype=cygrad.float64),
+                           cygrad.tensor(2.0, dtype=cygrad.float64))
+        b = base * 1
+        AddOne_.apply(b[1:], s)
+        assert b.tolist() == [0.0, 5.0, 5.0]
+        assert fwAD.unpack_dual(b).tangent.tolist() == [1.0, 3.0, 3.0]

@@ -497,13 +497,13 @@ cdef object apply_function(object cls, tuple args, dict kwargs):
     outputs = _run_forward(ctx, cls, args, kwargs)
     if flags & 2 and _forward_ad_hook is not None:
         outputs = _forward_ad_hook(cls, ctx, args, outputs)
-    if not flags & 1:
-        return outputs
-    outputs = _record(ctx, args, ctx._tensor_positions, outputs)
-    if ctx._dirty is not None and _dirty_view_hook is not None:
+    if flags & 1:
+        outputs = _record(ctx, args, ctx._tensor_positions, outputs)
+    if flags and ctx._dirty is not None and _dirty_view_hook is not None:
+        # a view written in place: its base records the write (and takes its tangent)
         for t in ctx._dirty:
-            if isinstance(t, TensorBase) and (<TensorBase>t)._base is not None \
-                    and (<TensorBase>t)._requires_grad:
+            if isinstance(t, TensorBase) and (<TensorBase>t)._base is not None and (
+                    (<TensorBase>t)._requires_grad or (<TensorBase>t)._fw_grad is not None):
                 _dirty_view_hook(t)
     return outputs
 

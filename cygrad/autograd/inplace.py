@@ -82,6 +82,10 @@ def rebase_dirty_view(view):
     region = _C._detach(view)._as_strided_any(tuple(view.shape), view.stride(),
                                              view.storage_offset())
     WrittenSlices.apply(view._base, view, region)
+    if view.requires_grad:
+        # the view's history now runs through its base, as PyTorch regenerates it
+        refresh_view(view)
+        view._view_version = view._version
 
 
 def check_view_target(view):

@@ -94,17 +94,11 @@ def _apply_inplace(cls, input, *args):
     form of the op's Function (its forward writes into ``input`` and marks it dirty).
 
     Autograd's errors come before anything is written, and a gradient ``input``
-    retains follows it to its new node. A view that autograd must see is the one case
-    the dirty mark cannot record alone: the engine gives the view the new node but
-    leaves its base's history as it was. There the op runs in place on a copy of the
-    view, which is then written back into it, the base recording ``CopySlices`` (as
-    for any in-place op on a view).
+    retains follows it to its new node. On a view, the engine records the write on
+    the view's base too (``CopySlices``, as for any in-place op on a view).
     """
     if (input._base is not None or input.requires_grad) and _C.needs_autograd(input, *args):
         _check_inplace_target(input)
-        if input._base is not None:
-            _inplace.write_into_view(input, cls.apply(input.clone(), *args))
-            return input
         old_node, old_nr = input._grad_fn, input._output_nr
         cls.apply(input, *args)
         _inplace._move_retained_grad(input, old_node, old_nr)
