@@ -110,6 +110,16 @@ def check_view_target(view):
                            "in-place operation.")
 
 
+def check_inplace_target(t):
+    """PyTorch's refusals of an in-place write, before anything is written (with grad
+    mode on): into a leaf that requires grad, or into a view of one."""
+    if t._base is None:
+        if _C.is_grad_enabled():
+            _check_not_leaf(t)
+    else:
+        check_view_target(t)
+
+
 def _check_not_leaf(t):
     if t.requires_grad and t.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "

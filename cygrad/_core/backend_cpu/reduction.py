@@ -84,12 +84,17 @@ def _as_1d(x):
 @register("reduce_sum", "cpu")
 def reduce_sum(x, axes, keepdim, dt):
     """Sum over ``axes`` into dtype ``dt`` (integers converted first)."""
+    return _ufunc_reduce(np.add, x, axes, keepdim, dt)
+
+
+def _ufunc_reduce(ufunc, x, axes, keepdim, dt):
+    """``ufunc.reduce`` over ``axes`` in ``dt``'s accumulation dtype: np.sum's and
+    np.prod's loops without their Python wrappers (which cost more per call)."""
     acc = acc_dtype(dt)
     token = quiet_enter()
     try:
-        # the ufunc's reduce: np.sum's loop (pairwise summation) without its Python wrapper
-        res = np.add.reduce(_cast_input(_C._ndarray(x), acc), axis=axes, dtype=acc,
-                            keepdims=keepdim)
+        res = ufunc.reduce(_cast_input(_C._ndarray(x), acc), axis=axes, dtype=acc,
+                           keepdims=keepdim)
     finally:
         quiet_exit(token)
     return _wrap(res, dt)
@@ -148,14 +153,7 @@ def reduce_nanmean(x, axes, keepdim, dt):
 @register("reduce_prod", "cpu")
 def reduce_prod(x, axes, keepdim, dt):
     """Product over ``axes`` into dtype ``dt``."""
-    acc = acc_dtype(dt)
-    token = quiet_enter()
-    try:
-        res = np.multiply.reduce(_cast_input(_C._ndarray(x), acc), axis=axes, dtype=acc,
-                                 keepdims=keepdim)
-    finally:
-        quiet_exit(token)
-    return _wrap(res, dt)
+    return _ufunc_reduce(np.multiply, x, axes, keepdim, dt)
 
 
 @register("exclusive_products", "cpu")

@@ -52,16 +52,9 @@ def _no_out(out, opname, *inputs):
                            "differentiation, but one of the arguments requires grad.")
 
 
-def _check_inplace_target(self):
-    """PyTorch's errors for an in-place write into a leaf that requires grad (its
-    ``.grad`` would describe values that no longer exist), or into a view of one."""
-    root = self._base
-    if root is None:
-        if self.requires_grad and self.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                               "operation.")
-    else:
-        _inplace.check_view_target(self)
+# (PyTorch's refusals of a write into a leaf or a view of one: one check for every
+# in-place family)
+_check_inplace_target = _inplace.check_inplace_target
 
 
 def _differentiated(ctx, *inputs):

@@ -11,7 +11,7 @@ from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
-from ...autograd.inplace import check_view_target
+from ...autograd.inplace import check_inplace_target
 from .._argcheck import int_arg, not_tensor
 from ._common import _write_out
 
@@ -125,12 +125,7 @@ class TriuInplace(_TriangleInplace):
 def _triangle_inplace(self, diagonal, lower):
     opname = "tril" if lower else "triu"
     diagonal = _clamped_diagonal(self, int_arg(diagonal, opname + "_", "diagonal", 1), opname)
-    # (a leaf, or a view of one, is refused before anything is written, as PyTorch)
-    if self.is_leaf and self.requires_grad and _C.is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
-    if self._base is not None:
-        check_view_target(self)
+    check_inplace_target(self)
     # marked dirty; on a view, the engine records the write on its base (CopySlices)
     return (TrilInplace if lower else TriuInplace).apply(self, diagonal)
 
