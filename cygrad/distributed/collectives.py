@@ -102,12 +102,19 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     check_same(pg, name, tensor, op)
+    work = post_all_reduce(pg, tensor, op)
+    return work if async_op else work.wait() and None
+
+
+def post_all_reduce(pg, tensor, op=ReduceOp.SUM):
+    """Start an all-reduce of a checked tensor, without the cross-rank check; a Work.
+    (DistributedDataParallel posts its gradient buckets through this.)"""
     MPI = mpi()
     buf, finish = reducible(tensor)
     req = pg.comm.Iallreduce(MPI.IN_PLACE, buf, op=mpi_op(MPI, op, tensor.dtype))
     if op is ReduceOp.AVG:
         finish = _divided(buf, pg.size(), finish)
-    return _submit(name, pg, [req], finish, [tensor], async_op)
+    return Work("all_reduce", pg, [req], finish, [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False):

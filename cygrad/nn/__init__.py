@@ -19,11 +19,11 @@ from . import functional  # noqa: F401
 from .parameter import Parameter, Buffer
 from .modules import (Module, Sequential, ModuleList, ModuleDict, ParameterList,  # noqa: F401
                       ParameterDict, Identity, Linear, Bilinear, Flatten, Unflatten)
-from . import init, utils  # noqa: F401
+from . import init, utils, parallel  # noqa: F401
 
 __all__ = ["Parameter", "Buffer", "Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
            "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
-           "functional", "init", "utils"]
+           "functional", "init", "utils", "parallel"]
 from .modules.activation import *  # noqa: E402,F401,F403  (ReLU, GELU, Softmax, PReLU...)
 from .modules import activation as _activation_modules  # noqa: E402
 __all__ += _activation_modules.__all__

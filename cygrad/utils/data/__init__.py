@@ -16,9 +16,10 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
 from ._collate import collate, default_collate, default_collate_fn_map, default_convert
 from ._worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader
+from .distributed import DistributedSampler
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
            "ChainDataset", "Subset", "random_split", "Sampler", "SequentialSampler",
            "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
-           "DataLoader", "collate", "default_collate", "default_convert",
+           "DataLoader", "DistributedSampler", "collate", "default_collate", "default_convert",
            "default_collate_fn_map", "get_worker_info", "WorkerInfo"]
