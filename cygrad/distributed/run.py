@@ -28,6 +28,7 @@ import runpy
 import shutil
 import subprocess
 import sys
+import tempfile
 
 # Variables that MPI launchers set in the processes they start.
 _INSIDE_MPI = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", "MPI_LOCALNRANKS")
@@ -116,15 +117,50 @@ def build_command(opts, environ=None):
     return argv, env
 
 
+def _rank_from_environment():
+    for key in ("OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"):
+        if key in os.environ:
+            return os.environ[key]
+    return f"pid{os.getpid()}"
+
+
 def _run_here(opts):
-    """Run the program in this process (we are one rank of a job started elsewhere)."""
-    if opts.module:
-        sys.argv = [opts.program] + opts.args
-        runpy.run_module(opts.program, run_name="__main__", alter_sys=True)
-    else:
-        sys.argv = [opts.program] + opts.args
-        sys.path.insert(0, os.path.dirname(os.path.abspath(opts.program)))
-        runpy.run_path(opts.program, run_name="__main__")
+    """Run the program in this process (we are one rank of a job started elsewhere).
+
+    Under this launcher, the rank's exit code is also written to a file: some MPI
+    runtimes (Open MPI with ULFM) report success for a job whose ranks failed, so the
+    launcher decides from these files (a rank with no file was killed)."""
+    status_dir = os.environ.get("CYGRAD_RUN_STATUS_DIR")
+    code = 1
+    sys.argv = [opts.program] + opts.args
+    try:
+        if opts.module:
+            runpy.run_module(opts.program, run_name="__main__", alter_sys=True)
+        else:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(opts.program)))
+            runpy.run_path(opts.program, run_name="__main__")
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        raise
+    finally:
+        if status_dir:
+            with open(os.path.join(status_dir, f"rank{_rank_from_environment()}"), "w") as f:
+                f.write(str(code))
+
+
+def _job_code(mpiexec_code, status_dir, n):
+    """The job's exit code and a line naming the failed ranks (or None)."""
+    codes = {}
+    for name in os.listdir(status_dir):
+        with open(os.path.join(status_dir, name)) as f:
+            codes[name[len("rank"):]] = int(f.read() or 1)
+    bad = [f"rank {r} exited with {c}" for r, c in sorted(codes.items()) if c != 0]
+    if len(codes) < n:
+        bad.append(f"{n - len(codes)} rank(s) ended without exiting normally (killed?)")
+    if not bad:
+        return mpiexec_code, None
+    return (mpiexec_code or 1), "; ".join(bad)
 
 
 def main(argv=None):
@@ -157,10 +193,14 @@ def main(argv=None):
     if opts.dry_run:
         print(" ".join(cmd))
         return 0
-    code = subprocess.run(cmd, env=env).returncode
+    with tempfile.TemporaryDirectory(prefix="cygrad-run-") as status_dir:
+        env["CYGRAD_RUN_STATUS_DIR"] = status_dir
+        code = subprocess.run(cmd, env=env).returncode
+        code, why = _job_code(code, status_dir, opts.nproc)
     if code != 0:
         sys.stderr.write(f"cygrad.distributed.run: the job of {opts.nproc} process(es) failed "
-                         f"(exit code {code}); the first failing rank's error is above\n")
+                         f"(exit code {code}{': ' + why if why else ''}); the ranks' errors are "
+                         "above\n")
     return code
 
 

@@ -35,11 +35,11 @@ def wait_requests(requests, statuses, group, name, timeout=None):
     timeout passed: the group is then marked broken)."""
     MPI = mpi()
     limit = group.timeout if timeout is None else timeout_seconds(timeout)
-    testall = MPI.Request.Testall
+    done = _tester(MPI, requests, statuses)
     spins = 0
     start = None
     try:
-        while not (testall(requests, statuses) if statuses else testall(requests)):
+        while not done():
             spins += 1
             if spins < _SPINS_BEFORE_YIELD:
                 continue
@@ -55,11 +55,23 @@ def wait_requests(requests, statuses, group, name, timeout=None):
             os.sched_yield()
     except MPI.Exception as e:
         group.mark_broken(f"{name} failed: {e}")
-        failed = e.Get_error_class() == getattr(MPI, "ERR_PROC_FAILED", None)
+        failed = e.Get_error_class() in (getattr(MPI, "ERR_PROC_FAILED", None),
+                                         getattr(MPI, "ERR_PROC_FAILED_PENDING", None))
         why = ("another rank died (MPI reported a process failure)" if failed
                else f"MPI error: {e.Get_error_string()}")
         raise DistBackendError(f"{name} failed on rank {group.rank()} of {group.size()}: {why}. "
                                "The process group is broken; destroy it and exit.") from e
+
+
+def _tester(MPI, requests, statuses):
+    """A function testing ``requests`` for completion. One request (every collective
+    posts one) is tested by itself, so that its error, not MPI_ERR_IN_STATUS, is raised."""
+    if len(requests) == 1:
+        req, status = requests[0], statuses[0] if statuses else None
+        return (lambda: req.Test(status)) if status is not None else req.Test
+    if statuses:
+        return lambda: MPI.Request.Testall(requests, statuses)
+    return lambda: MPI.Request.Testall(requests)
 
 
 class Work:
@@ -142,8 +154,7 @@ class Work:
         if not self._done and self._exception is None:
             MPI = mpi()
             try:
-                done = (MPI.Request.Testall(self._requests, self._statuses) if self._statuses
-                        else MPI.Request.Testall(self._requests))
+                done = _tester(MPI, self._requests, self._statuses)()
             except MPI.Exception:
                 try:
                     self.wait()
