@@ -53,8 +53,9 @@ class ProcessGroup:
     True
     """
 
-    def __init__(self, comm, ranks, timeout, name):
+    def __init__(self, comm, ranks, timeout, name, oversubscribed=False):
         self.comm = comm
+        self.oversubscribed = oversubscribed  # more ranks than cores on this machine
         self.ranks = list(ranks)              # global rank of each group rank
         self._global_to_group = {g: i for i, g in enumerate(self.ranks)}
         self.timeout = timeout                # seconds
@@ -277,7 +278,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     for key, value in (("RANK", me), ("WORLD_SIZE", size), ("LOCAL_RANK", local_rank),
                        ("LOCAL_WORLD_SIZE", local_size)):
         os.environ[key] = str(value)
-    pg = ProcessGroup(comm, range(size), limit, group_name or "WORLD")
+    pg = ProcessGroup(comm, range(size), limit, group_name or "WORLD",
+                      oversubscribed=local_size > (os.cpu_count() or 1))
     _groups.insert(0, pg)
     _set_world(pg)
     if not _atexit_registered:
@@ -441,6 +443,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     comm = pg_world.comm.Create_group(sub)
     sub.Free()
     comm.Set_errhandler(MPI.ERRORS_RETURN)
-    pg = ProcessGroup(comm, members, limit, group_desc or f"group{len(_groups)}")
+    pg = ProcessGroup(comm, members, limit, group_desc or f"group{len(_groups)}",
+                      pg_world.oversubscribed)
     _groups.append(pg)
     return pg

@@ -4,9 +4,10 @@ MPI's blocking calls can wait forever for a rank that died or never joins. Every
 collective is therefore posted non-blocking and completed here, by testing its
 requests until they finish or the group's timeout passes. Testing is also what makes
 progress: MPI moves data only while some rank is inside an MPI call, so a loop that
-slept would stall the transfer. After a few hundred tests the loop yields the core
-between tests, so that ranks sharing cores (more ranks than cores) do not starve
-each other.
+slept would stall the transfer. The loop spins, as MPI's own blocking calls do; only
+when the machine has more ranks than cores does it yield the core between tests
+(after a few hundred), so that ranks sharing a core do not starve each other (Open
+MPI's ``mpi_yield_when_idle`` makes the same choice).
 """
 import os
 import time
@@ -17,7 +18,7 @@ from .errors import DistBackendError
 
 __all__ = ["Work"]
 
-_SPINS_BEFORE_YIELD = 256
+_SPINS = 256
 
 
 def timeout_seconds(timeout):
@@ -36,12 +37,15 @@ def wait_requests(requests, statuses, group, name, timeout=None):
     MPI = mpi()
     limit = group.timeout if timeout is None else timeout_seconds(timeout)
     done = _tester(MPI, requests, statuses)
+    yielding = group.oversubscribed
     spins = 0
     start = None
     try:
         while not done():
             spins += 1
-            if spins < _SPINS_BEFORE_YIELD:
+            # Past the first spins: look at the clock (and yield, if sharing cores) after
+            # every test when yielding, else after every 256th.
+            if spins < _SPINS or (not yielding and spins % _SPINS):
                 continue
             now = time.monotonic()
             if start is None:
@@ -52,7 +56,8 @@ def wait_requests(requests, statuses, group, name, timeout=None):
                     f"{name} timed out after {limit:g} s on rank {group.rank()} of {group.size()}: "
                     "another rank did not join it (it may have died, hung, or called a different "
                     "collective). The process group is broken; destroy it and exit.")
-            os.sched_yield()
+            if yielding:
+                os.sched_yield()
     except MPI.Exception as e:
         group.mark_broken(f"{name} failed: {e}")
         failed = e.Get_error_class() in (getattr(MPI, "ERR_PROC_FAILED", None),
