@@ -149,3 +149,172 @@ def test_broadcast_figure(tmp_path):
     assert (tmp_path / "b.png").stat().st_size > 1000
     with pytest.raises(TypeError, match="shape"):
         cygrad.viz.broadcast("ab", (2,))
+
+
+# ------------------------------------------------------------------------------ graph
+
+def _graph_example():
+    x = cygrad.tensor([1.0, 2.0], requires_grad=True)
+    w = cygrad.tensor([3.0, 4.0], requires_grad=True)
+    return x, w, ((x * w).sin() + x).sum()
+
+
+def _need_dot():
+    reason = cygrad.viz.graphviz_available()
+    if reason is not None and "package" in reason:
+        pytest.skip("the graphviz Python package is not installed")
+    if reason is not None:
+        pytest.skip("Graphviz's dot binary is not installed")
+
+
+def test_graph_renders_svg_and_png_through_graphviz(tmp_path):
+    _need_dot()
+    x, w, z = _graph_example()
+    src = cygrad.viz.graph(z, path=tmp_path / "g.svg", params={"x": x, "w": w})
+    svg = (tmp_path / "g.svg").read_text()
+    for name in ("SumBackward0", "AddBackward0", "SinBackward0", "MulBackward0"):
+        assert name in svg and name in src.source
+    assert ">x<" in svg and ">w<" in svg
+    cygrad.viz.graph(z, path=tmp_path / "g", format="png")
+    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_graph_dot_and_text_files_need_no_graphviz(tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "graphviz", None)      # the package is "missing"
+    x, w, z = _graph_example()
+    cygrad.viz.graph(z, path=tmp_path / "g.dot", params={"x": x, "w": w})
+    dot = (tmp_path / "g.dot").read_text()
+    assert dot.startswith("digraph backward_graph {")
+    # one node statement per graph node: output oval + 4 ops + 2 leaves
+    labels = [line for line in dot.splitlines() if "[label=" in line and "_s" not in
+              line.split("[")[0] and "_freed" not in line]
+    assert len(labels) == 7
+    cygrad.viz.graph(z, path=tmp_path / "g.txt", params={"x": x, "w": w})
+    text = (tmp_path / "g.txt").read_text()
+    assert text.splitlines()[1] == "└── SumBackward0 ()"
+
+
+def test_graph_falls_back_to_ascii_without_the_package(monkeypatch, tmp_path):
+    import sys
+    monkeypatch.setitem(sys.modules, "graphviz", None)
+    x, w, z = _graph_example()
+    with pytest.warns(UserWarning, match='pip install "cygrad\\[viz\\]"'):
+        out = cygrad.viz.graph(z, params={"x": x, "w": w})
+    assert isinstance(out, str)
+    lines = out.splitlines()
+    assert lines[0] == "output ()"
+    assert [ln.strip("│ ├└─") .split()[0] for ln in lines[1:5]] == \
+        ["SumBackward0", "AddBackward0", "SinBackward0", "MulBackward0"]
+    assert sum("AccumulateGrad" in ln for ln in lines) == 3     # x twice (marked), w once
+    with pytest.raises(ImportError, match="cygrad\\[viz\\]"):
+        cygrad.viz.graph(z, path=tmp_path / "g.png")
+
+
+def test_graph_falls_back_to_ascii_without_dot(monkeypatch, tmp_path):
+    graphviz = pytest.importorskip("graphviz", reason="simulates a missing dot with the package")
+
+    def no_dot(*args, **kwargs):
+        raise graphviz.ExecutableNotFound(["dot", "-V"])
+    monkeypatch.setattr(graphviz, "version", no_dot)
+    _, _, z = _graph_example()
+    with pytest.warns(UserWarning, match="dot program is not installed"):
+        out = cygrad.viz.graph(z.grad_fn)
+    assert out.splitlines()[0] == "SumBackward0 ()"       # a node is its own root
+    with pytest.raises(RuntimeError, match="dot program"):
+        cygrad.viz.graph(z, path=tmp_path / "g.svg")
+
+
+def test_graph_bad_input():
+    with pytest.raises(TypeError, match="grad_fn node"):
+        cygrad.viz.graph("not a tensor")
+    _, _, z = _graph_example()
+    with pytest.raises(ValueError, match="format"):
+        cygrad.viz.graph(z, path="g", format="s;vg")
+
+
+# ----------------------------------------------------------------- backward, step by step
+
+def _hooked_order(loss, leaves):
+    """The engine's real execution order, observed independently of the trace: a
+    post-hook on every graph node, and a post-accumulate hook on every leaf."""
+    order, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if node.name() != "AccumulateGrad":
+            node.register_hook(lambda gi, go, node=node: order.append(node))
+        stack.extend(c for c, _ in node.next_functions)
+    for leaf in leaves:
+        leaf.register_post_accumulate_grad_hook(lambda t: order.append(t))
+    return order
+
+
+def _mlp():
+    cygrad.manual_seed(0)
+    x = cygrad.randn(4, 3)
+    w1 = cygrad.randn(3, 5, requires_grad=True)
+    b1 = cygrad.zeros(5, requires_grad=True)
+    w2 = cygrad.randn(5, 1, requires_grad=True)
+    loss = ((x @ w1 + b1).tanh() @ w2).pow(2).mean()
+    return loss, {"w1": w1, "b1": b1, "w2": w2}
+
+
+def test_animation_frames_follow_the_engines_order(tmp_path):
+    loss, params = _mlp()
+    observed = _hooked_order(loss, params.values())
+    anim = cygrad.viz.animate_backward(loss, path=tmp_path / "b.gif", params=params)
+    run = anim.run
+    drawn = []
+    for s in run.steps:
+        node = run.nodes[s.node]
+        drawn.append(node.variable if s.kind == "accumulate" else node)
+    assert len(drawn) == len(observed)
+    assert all(a is b for a, b in zip(drawn, observed))
+    # one frame per executed node, plus the start and end frames
+    assert anim.frame_count == len(observed) + 2
+    from PIL import Image
+    with Image.open(tmp_path / "b.gif") as im:
+        assert im.n_frames == len(observed) + 2
+    # the gradients it shows are the ones that landed in .grad
+    for s in run.steps:
+        if s.kind == "accumulate":
+            leaf = run.nodes[s.node].variable
+            (g,) = s.grads_in
+            assert g.shape == tuple(leaf.shape)
+            np.testing.assert_allclose(g.values, leaf.grad.reshape(-1)[:len(g.values)].tolist(),
+                                       rtol=1e-6)
+
+
+def test_animation_shows_freed_buffers_and_summed_grads(tmp_path):
+    x = cygrad.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).exp().sum()          # x reaches MulBackward0 twice; Exp and Mul save tensors
+    anim = cygrad.viz.animate_backward(y, path=tmp_path / "b.html", params={"x": x})
+    run = anim.run
+    kinds = [(run.labels[s.node].split()[0], s.kind) for s in run.steps]
+    assert kinds == [("SumBackward0", "run"), ("ExpBackward0", "run"),
+                     ("MulBackward0", "run"), ("x", "accumulate")]
+    assert run.steps[1].freed == "freed 1 saved tensor: (2,)"
+    assert run.steps[2].freed == "freed 2 saved tensors: (2,) (2,)"
+    assert "sum of 2 incoming grads" in run.steps[3].note
+    # x.grad = d/dx sum(exp(x^2)) = 2x exp(x^2), by hand
+    np.testing.assert_allclose(x.grad.tolist(), [2 * np.exp(1.0), 4 * np.exp(4.0)], rtol=1e-5)
+    html = (tmp_path / "b.html").read_text()
+    assert html.count("data:image/png;base64") == anim.frame_count == 6
+    with pytest.raises(ValueError, match="gif"):
+        cygrad.viz.animate_backward((x * 2).sum(), path=tmp_path / "b.mp4")
+
+
+def test_trace_table_matches_hooks():
+    loss, params = _mlp()
+    observed = _hooked_order(loss, params.values())
+    t = cygrad.viz.trace_table(loss, params=params)
+    names = [g[0].node for g in t.steps()]
+    assert names == ["AccumulateGrad" if isinstance(o, cygrad.Tensor) else o.name()
+                     for o in observed]
+    assert names.count("AccumulateGrad") == 3 and names[0] == "MeanBackward0"
+    table = str(t)
+    assert table.splitlines()[0].split("|")[0].strip() == "step"
+    assert "w1.grad = grad" in table and "freed" in table

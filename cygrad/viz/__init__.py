@@ -13,6 +13,9 @@ Examples
 """
 from .strides import strides, strides_layout, StridesLayout
 from .broadcast import broadcast, broadcast_layout, BroadcastLayout
+from .graph import graph, graphviz_available
+from .backward import trace_table, backward_steps, animate_backward, BackwardStep
 
 __all__ = ["strides", "strides_layout", "StridesLayout", "broadcast", "broadcast_layout",
-           "BroadcastLayout"]
+           "BroadcastLayout", "graph", "graphviz_available",
+           "trace_table", "backward_steps", "animate_backward", "BackwardStep"]
