@@ -79,7 +79,8 @@ def test_strides_figure_labels_every_cell_with_its_storage_index(name, tmp_path)
     labels = sorted(int(s[2:]) for s in texts if s.startswith("s="))
     lay = cygrad.viz.strides_layout(t)
     assert labels == sorted(lay.indices.ravel().tolist())
-    assert lay.caption() in texts
+    captions = [x for x in texts if x.startswith("shape ")]
+    assert len(captions) == 1 and captions[0].split() == lay.caption().split()
     assert fig.axes[0].get_title() == name
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if t.dim() >= 3:            # one panel per leading index
@@ -318,3 +319,30 @@ def test_trace_table_matches_hooks():
     table = str(t)
     assert table.splitlines()[0].split("|")[0].strip() == "step"
     assert "w1.grad = grad" in table and "freed" in table
+
+
+# ------------------------------------------------------------------------ docs/viz.md
+
+def test_docs_viz_page_prints_what_it_says(tmp_path, monkeypatch):
+    """Every ```python block of docs/viz.md runs (in page order, one namespace); its
+    output is its ``# -> `` lines, or else the plain ``` block right after it."""
+    import contextlib
+    import io
+    import os
+    import re
+    from test_docs_tensor import DOCS, _expected
+    _need_dot()
+    with open(os.path.join(DOCS, "viz.md"), encoding="utf-8") as f:
+        page = f.read()
+    blocks = re.findall(r"^```python\n(.*?)^```\n(?:\n```\n(.*?)^```)?", page, flags=re.S | re.M)
+    assert len(blocks) >= 6
+    monkeypatch.chdir(tmp_path)                 # the examples write their pictures here
+    namespace = {"cygrad": cygrad}
+    for i, (code, shown) in enumerate(blocks):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"docs/viz.md block {i}", "exec"), namespace)
+        want = _expected(code) or shown.splitlines()
+        assert out.getvalue().splitlines() == want, f"block {i}:\n{code}"
+    for rel in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", page):
+        assert os.path.isfile(os.path.join(DOCS, rel)), rel

@@ -71,8 +71,9 @@ class StridesLayout:
     view_values: tuple
     dtype: str
 
-    def caption(self):
-        """One line of text: shape, strides, offset, contiguity, storage size.
+    def caption(self, wrap=False):
+        """One line of text: shape, strides, offset, contiguity, storage size
+        (two lines, the geometry first, with ``wrap=True``).
 
         Examples
         --------
@@ -81,8 +82,9 @@ class StridesLayout:
         shape (2, 3)   strides (3, 1)   offset 0   contiguous   storage: 6 x float32
         """
         cont = "contiguous" if self.contiguous else "not contiguous"
-        return (f"shape {self.shape}   strides {self.strides}   offset {self.offset}   "
-                f"{cont}   storage: {self.storage_size} x {self.dtype}")
+        return (f"shape {self.shape}   strides {self.strides}   offset {self.offset}"
+                + ("\n" if wrap else "   ")
+                + f"{cont}   storage: {self.storage_size} x {self.dtype}")
 
 
 def _check_tensor(t):
@@ -276,10 +278,12 @@ def strides(t, path=None, name="t", arrows=None, ax=None):
         x_start += w + GAP
 
     ax.set_title(name, fontsize=12, family="monospace")
-    ax.text(width / 2 - 0.5, -1.6, lay.caption(), ha="center", va="top", fontsize=9,
-            family="monospace")
+    # a 9-point monospace character is about 0.17 cell wide at this scale
+    caption = lay.caption(wrap=len(lay.caption()) * 0.17 > width + 3)
+    ax.text(width / 2 - 0.5, -1.6, caption, ha="center", va="top", fontsize=9,
+            family="monospace", linespacing=1.5)
     ax.set_xlim(left - 1.6, width + 0.2)
-    ax.set_ylim(-2.1, grid_top + (1.3 if panel_title else 0.7))
+    ax.set_ylim(-2.1 - 0.45 * caption.count("\n"), grid_top + (1.3 if panel_title else 0.7))
     ax.set_aspect("equal")
     ax.axis("off")
     _mpl.save(fig, path)
