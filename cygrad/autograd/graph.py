@@ -96,13 +96,18 @@ def _param_names(params):
 
 
 def _roots(tensor):
-    """The tensors to draw from: one tensor or a sequence of them."""
+    """What to draw from: one tensor, a sequence of them, or a graph node (``grad_fn``)."""
     roots = list(tensor) if isinstance(tensor, (list, tuple)) else [tensor]
     for t in roots:
-        if not isinstance(t, TensorBase):
+        if not isinstance(t, (TensorBase, _E.Node)):
             raise TypeError("expected a Tensor or a sequence of Tensors, got "
-                            f"{type(t).__name__}")
+                            f"{type(t).__name__} (a grad_fn node also works)")
     return roots
+
+
+def _root_edge(root):
+    """``(node, output_nr)`` where a root's gradient goes; a node is its own root."""
+    return (root, 0) if isinstance(root, _E.Node) else _E._gradient_edge(root)
 
 
 def _walk(tensor):
@@ -114,8 +119,9 @@ def _walk(tensor):
     roots, order, edges = [], [], []
     seen = set()
     for t in _roots(tensor):
-        node, nr = _E._gradient_edge(t)
-        roots.append((t, node, nr))
+        node, nr = _root_edge(t)
+        if isinstance(t, TensorBase):     # a node given directly gets no output oval
+            roots.append((t, node, nr))
         if node is not None and node not in seen:
             seen.add(node)
             order.append(node)
@@ -150,7 +156,7 @@ def to_dot(tensor, params=None, show_saved=True):
 
     Parameters
     ----------
-    tensor : Tensor or sequence of Tensor
+    tensor : Tensor, sequence of Tensor, or grad_fn node
         The output(s) whose history to draw.
     params : mapping of str to Tensor, optional
         Names for leaf tensors, e.g. ``dict(model.named_parameters())``; a leaf found
@@ -243,7 +249,7 @@ def render(tensor, filename, format="svg", params=None, show_saved=True):
 
     Parameters
     ----------
-    tensor : Tensor or sequence of Tensor
+    tensor : Tensor, sequence of Tensor, or grad_fn node
     filename : str or os.PathLike
         Output path; ``.<format>`` is appended when it has no extension.
     format : str
@@ -321,17 +327,22 @@ def to_text(tensor, params=None, show_saved=True, max_depth=40):
     printed = set()
     roots = _roots(tensor)
     for i, t in enumerate(roots):
-        node, _ = _E._gradient_edge(t)
-        name = names.get(id(t), "output" if len(roots) == 1 else f"output {i}")
-        lines.append(f"{name} {_shape_str(t.shape)}" + ("" if node is not None
-                                                         else "  (does not require grad)"))
-        if node is None:
-            continue
+        node, _ = _root_edge(t)
+        if isinstance(t, TensorBase):
+            name = names.get(id(t), "output" if len(roots) == 1 else f"output {i}")
+            lines.append(f"{name} {_shape_str(t.shape)}" + ("" if node is not None
+                                                             else "  (does not require grad)"))
+            if node is None:
+                continue
+            stack = [(node, "", True, 1)]
+        else:                       # a grad_fn node: it heads its own tree
+            stack = [(node, None, True, 1)]
         # explicit stack of (node, prefix, is_last) instead of recursion
-        stack = [(node, "", True, 1)]
         while stack:
             node, prefix, last, depth = stack.pop()
             branch = "└── " if last else "├── "
+            if prefix is None:      # the top of a tree started at a node
+                prefix, branch = "", ""
             if max_depth is not None and depth > max_depth:
                 lines.append(f"{prefix}{branch}… (deeper nodes not shown)")
                 continue
@@ -342,7 +353,7 @@ def to_text(tensor, params=None, show_saved=True, max_depth=40):
             lines.append(f"{prefix}{branch}{text}")
             printed.add(node)
             children = [c for c, _ in (node.next_functions or ()) if c is not None]
-            inner = prefix + ("    " if last else "│   ")
+            inner = prefix + ("" if not branch else "    " if last else "│   ")
             for k in range(len(children) - 1, -1, -1):
                 stack.append((children[k], inner, k == len(children) - 1, depth + 1))
     return "\n".join(lines)
