@@ -30,15 +30,29 @@ _DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloa
 _OPS = (None, "SUM", "AVG", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR")
 
 
+_cache = {}
+
+
 def _fingerprint(kind, tensor, op, root):
+    """``(f, -f)`` for this call, and a buffer for the ranks' maximum of it (cached: the
+    same calls repeat every training step)."""
+    key = (kind, None if tensor is None else tensor.dtype,
+           None if tensor is None else tuple(tensor.shape), op, root)
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
     if tensor is None:
         dt, shape = -1, ()
     else:
-        dt, shape = _DTYPES.index(str(tensor.dtype).split(".")[-1]), tuple(tensor.shape)
+        dt, shape = _DTYPES.index(str(tensor.dtype).split(".")[-1]), key[2]
     # hash() of a tuple of ints is the same in every process (only str/bytes hashing is
     # randomised), so it stands for the whole shape.
-    return np.array([_KINDS.index(kind), dt, len(shape), hash(shape) & ((1 << 62) - 1),
-                     _OPS.index(None if op is None else op.name), root], dtype=np.int64)
+    f = np.array([_KINDS.index(kind), dt, len(shape), hash(shape) & ((1 << 62) - 1),
+                  _OPS.index(None if op is None else op.name), root], dtype=np.int64)
+    hit = (np.concatenate([f, -f]), np.empty(2 * len(f), np.int64))
+    if len(_cache) < 1024:
+        _cache[key] = hit
+    return hit
 
 
 def _describe(kind, tensor, op, root):
@@ -55,13 +69,9 @@ def check_same(group, kind, tensor=None, op=None, root=-1):
     """Raise RuntimeError on every rank if the ranks disagree about this collective."""
     if not ENABLED:
         return
-    MPI = mpi()
-    f = _fingerprint(kind, tensor, op, root)
-    both = np.concatenate([f, -f])
-    seen = np.empty_like(both)
-    wait_requests([group.comm.Iallreduce(both, seen, op=MPI.MAX)], None, group, kind)
-    n = len(f)
-    if np.array_equal(seen[:n], -seen[n:]):
+    both, seen = _fingerprint(kind, tensor, op, root)
+    wait_requests([group.comm.Iallreduce(both, seen, op=mpi().MAX)], None, group, kind)
+    if (seen == both).all():
         return
     calls = group.comm.allgather(_describe(kind, tensor, op, root))
     lines = "; ".join(f"rank {group.ranks[i]}: {c}" for i, c in enumerate(calls))

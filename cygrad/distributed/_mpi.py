@@ -16,14 +16,20 @@ def mpi4py_installed():
     return importlib.util.find_spec("mpi4py") is not None
 
 
+_MPI = None
+
+
 def mpi():
     """The ``mpi4py.MPI`` module, importing (and so initialising MPI) on first use."""
-    try:
-        from mpi4py import MPI
-    except ImportError as e:
-        raise RuntimeError(f"cygrad.distributed needs mpi4py and an MPI library: {_INSTALL_HINT} "
-                           f"({e})") from e
-    return MPI
+    global _MPI
+    if _MPI is None:
+        try:
+            from mpi4py import MPI
+        except ImportError as e:
+            raise RuntimeError(f"cygrad.distributed needs mpi4py and an MPI library: "
+                               f"{_INSTALL_HINT} ({e})") from e
+        _MPI = MPI
+    return _MPI
 
 
 def library_version():

@@ -12,6 +12,7 @@ import warnings
 from datetime import timedelta
 
 from ._mpi import mpi, mpi4py_installed
+from .errors import DistBackendError
 from .work import timeout_seconds
 
 __all__ = ["ProcessGroup", "GroupMember", "group", "Backend", "is_available", "is_mpi_available",
@@ -85,7 +86,6 @@ class ProcessGroup:
             self.broken = why
 
     def check_usable(self, name):
-        from .errors import DistBackendError
         if self.broken is not None:
             raise DistBackendError(f"{name}: the process group cannot be used after an earlier "
                                    f"failure ({self.broken}); destroy it and exit")
