@@ -24,3 +24,5 @@ from ._timeline import plot_timeline
 __all__ = ["profile", "record_function", "schedule", "ProfilerAction", "ProfilerActivity",
            "supported_activities", "tensorboard_trace_handler", "plot_timeline",
            "EventList", "FunctionEvent", "MemoryEvent", "DeviceEvent"]
+
+from ..autograd import profiler as _autograd_profiler  # noqa: E402,F401  (the torch.autograd.profiler path)

@@ -37,7 +37,7 @@ def trace_dict(events):
             args["Call stack"] = ";".join(ev.stack)
         if ev.record_args is not None:
             args["Args"] = ev.record_args
-        out.append({"ph": "X", "cat": ev.cat, "name": ev.name, "pid": pid,
+        out.append({"ph": "X", "cat": ev.cat, "name": ev.trace_name or ev.name, "pid": pid,
                     "tid": threads[ev.thread], "ts": _us(ev.start_ns, base),
                     "dur": round((ev.end_ns - ev.start_ns) / 1000.0, 3), "args": args})
     for m in events.memory_events:

@@ -51,7 +51,7 @@ class FunctionEvent:
 
     __slots__ = ("id", "name", "cat", "thread", "start_ns", "end_ns", "cpu_parent",
                  "cpu_children", "input_shapes", "input_dtypes", "stack",
-                 "self_cpu_memory_usage", "cpu_memory_usage", "kernels", "record_args", "_depth")
+                 "self_cpu_memory_usage", "cpu_memory_usage", "kernels", "record_args", "trace_name", "_depth")
 
     def __init__(self, id, name, cat, thread, start_ns, parent=None):
         self.id = id
@@ -69,6 +69,7 @@ class FunctionEvent:
         self.cpu_memory_usage = 0
         self.kernels = []
         self.record_args = None
+        self.trace_name = None      # the name in the Chrome trace, if not ``name``
         self._depth = 0 if parent is None else parent._depth + 1
 
     count = 1

@@ -19,7 +19,10 @@ from . import _recorder
 # Where ops are defined. Public functions of these modules are ops unless listed in
 # _NOT_OPS (queries and settings that do no tensor work).
 _OP_MODULES = ("cygrad.ops", "cygrad.nn._ops", "cygrad.nn.functional", "cygrad.fft",
-               "cygrad.random", "cygrad.linalg")
+               "cygrad.random", "cygrad.linalg", "cygrad._core.tensor")
+# The Cython core defines a few factories itself; its other functions are plumbing.
+_CORE_MODULE = "cygrad._core.tensor"
+_CORE_OPS = {"empty", "full", "ones", "zeros", "view_as_complex", "view_as_real"}
 _NOT_OPS = {
     "tensor_method", "is_tensor", "is_storage", "is_floating_point", "is_complex",
     "is_nonzero", "is_conj", "is_neg", "numel", "result_type", "can_cast", "promote_types",
@@ -88,6 +91,8 @@ def _is_op_function(name, fn):
     if not isinstance(fn, _CALLABLE_TYPES) and type(fn).__name__ != "cython_function_or_method":
         return False
     module = getattr(fn, "__module__", None) or ""
+    if module == _CORE_MODULE:
+        return name in _CORE_OPS
     return module.startswith(_OP_MODULES)
 
 
