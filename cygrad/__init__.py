@@ -58,3 +58,4 @@ from .ops.complex import *  # noqa: E402,F401,F403  (complex, polar, view_as_rea
 from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, cdist; Tensor.sum_to_size)
 from . import fft  # noqa: E402,F401  (cygrad.fft, as torch.fft)
 from . import viz  # noqa: E402,F401  (pictures; matplotlib is imported only when drawing)
+from . import profiler  # noqa: E402,F401  (cygrad.profiler, as torch.profiler)

@@ -5,6 +5,7 @@ The examples are scripts, not a package; they are imported from their files
 """
 import contextlib
 import gzip
+import json
 import importlib.util
 import os
 import struct
@@ -212,3 +213,19 @@ def test_custom_function_module_trains(example):
     losses = custom.main(["--steps", "150"])
     fell, detail = _fell(losses, by=0.2)
     assert fell, detail
+
+
+def test_tiny_gpt_profile_one_step(example, capsys, tmp_path):
+    # --profile: one profiled training step after warm-up, a table of the top ops
+    # and a Chrome trace whose spans include the phases and the backward nodes
+    gpt = example("tiny_gpt")
+    trace = tmp_path / "trace.json"
+    prof = gpt.main(["--d-model", "16", "--layers", "1", "--profile", str(trace)])
+    out = capsys.readouterr().out
+    assert "Self CPU time total:" in out and str(trace) in out
+    header = next(line for line in out.splitlines() if "Self CPU %" in line)
+    assert header.split()[0] == "Name" and "# of Calls" in header
+    spans = {e["name"] for e in json.loads(trace.read_text())["traceEvents"] if e["ph"] == "X"}
+    assert {"forward", "backward", "optimizer", "mm", "MmBackward0", "AccumulateGrad",
+            "Optimizer.step#AdamW.step"} <= spans
+    assert prof.key_averages()[0].count >= 1

@@ -33,6 +33,28 @@ cdef Py_ssize_t _hits = 0
 cdef Py_ssize_t _misses = 0
 
 
+# cygrad.profiler(profile_memory=True) sees every block taken and given back. Off,
+# the allocator pays one C flag test; on, ``_memory_hook(address, bytes, allocated)``
+# is called with +bytes for an allocation and -bytes for a release.
+cdef bint _memory_profiling = False
+cdef object _memory_hook = None
+
+
+def _set_memory_hook(fn):
+    """Install ``fn(address, nbytes, allocated_bytes)`` (``None`` removes it)."""
+    global _memory_profiling, _memory_hook
+    _memory_hook = fn
+    _memory_profiling = fn is not None
+
+
+cdef void _report(void* p, Py_ssize_t nbytes) noexcept:
+    # called from Storage.__dealloc__ too, where an exception cannot propagate
+    try:
+        _memory_hook(<uintptr_t>p, nbytes, _allocated_bytes)
+    except BaseException:
+        pass
+
+
 cdef inline Py_ssize_t _round_size(Py_ssize_t n):
     if n < LARGE_BLOCK:
         return n if n > 0 else 1
@@ -63,12 +85,16 @@ cdef char* _host_alloc(Py_ssize_t size) except NULL:
     _allocated_bytes += size
     if _allocated_bytes > _peak_allocated:
         _peak_allocated = _allocated_bytes
+    if _memory_profiling:
+        _report(p, size)
     return <char*>p
 
 
 cdef void _host_free(char* p, Py_ssize_t size):
     global _cached_bytes, _allocated_bytes
     _allocated_bytes -= size
+    if _memory_profiling:
+        _report(p, -size)
     if size >= LARGE_BLOCK and _cached_bytes + size <= _cache_limit:
         bucket = _free_blocks.get(size)
         if bucket is None:
