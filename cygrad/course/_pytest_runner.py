@@ -49,7 +49,8 @@ class _Grader:
         if report.failed:
             lines = (report.longreprtext or "").strip().splitlines()
             self.outcomes[report.nodeid] = {"outcome": "failed",
-                                            "message": lines[-1] if lines else report.when}
+                                            "message": re.sub(r"^E\s+", "", lines[-1]) if lines
+                                            else report.when}
         elif report.skipped and previous["outcome"] != "failed":
             self.outcomes[report.nodeid] = {"outcome": "skipped", "message": ""}
         elif report.when == "call" and previous["outcome"] == "passed":

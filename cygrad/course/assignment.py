@@ -9,10 +9,10 @@ command that grades the copy.
 
 Examples
 --------
->>> import tempfile, os
+>>> import os, tempfile
 >>> from cygrad.course.assignment import make_assignment
->>> out = os.path.join(tempfile.mkdtemp(), "hw")
->>> manifest = make_assignment("optim", out)
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     manifest = make_assignment("optim", os.path.join(tmp, "hw"))
 >>> manifest["exercises"]
 ['sgd-update', 'adam-update']
 """
@@ -88,9 +88,10 @@ def make_assignment(lesson, out, *, solution=False):
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import os, tempfile
     >>> from cygrad.course.assignment import make_assignment
-    >>> key = make_assignment(9, os.path.join(tempfile.mkdtemp(), "key"), solution=True)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     key = make_assignment(9, os.path.join(tmp, "key"), solution=True)
     >>> key["blanked"]
     False
     """
