@@ -91,7 +91,14 @@ LESSONS = (
                          "test_sin_second_derivative")
                  + (f"{_AUTOGRAD_OPS}::test_gradcheck[sin]",)),
     )),
-    Lesson(2, "tensors", "Tensors: storage, dtype and shape"),
+    Lesson(2, "tensors", "Tensors: storage, dtype and shape", (
+        Exercise("infer-dtype", "cygrad/_core/backend_cpu/_pydata.py",
+                 "bool stays bool, any integer becomes int64, a float the default dtype, "
+                 "a complex its complex counterpart; otherwise TypeError",
+                 _checks(2, "tensors", "test_inferred_dtypes",
+                         "test_default_dtype_decides_floats")
+                 + ("tests/test_creation.py::test_dtype_inference",)),
+    )),
     Lesson(3, "strides_views", "Strides and views", (
         Exercise("permute-inverse", "cygrad/ops/views.py",
                  "build the permutation that undoes perm: inv[perm[i]] = i",
