@@ -155,6 +155,7 @@ def _numerical_jacobians(func, inputs, diff_inputs, eps):
         steps = _unit_steps(inp, eps)
         block = None
         for j, (idx, step) in enumerate((i, s) for i in np.ndindex(*arr.shape) for s in steps):
+            # course: begin central-difference
             orig = arr[idx].copy()
             try:
                 # Grad mode stays as it is: func may itself call autograd.grad
@@ -170,6 +171,7 @@ def _numerical_jacobians(func, inputs, diff_inputs, eps):
             for k, (p, m) in enumerate(zip(plus, minus)):
                 if p is not None:
                     block[k][:, j] = ((p - m) / (2 * eps)).reshape(-1)
+            # course: end central-difference
         if block is None:  # zero-sized input: run once to learn the output sizes
             outs = _tensor_outputs(func(*inputs))
             block = [np.zeros((_nreal(o), 0)) if _is_float(o) else None for o in outs]

@@ -44,6 +44,7 @@ def backward(root, grad=None):
         raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
 
     # 1. dependencies: how many edges point at each node
+    # course: begin count-dependencies
     dependencies = {start: 0}
     stack = [start]
     while stack:
@@ -55,8 +56,10 @@ def backward(root, grad=None):
                 dependencies[child] = 0
                 stack.append(child)
             dependencies[child] += 1
+    # course: end count-dependencies
 
     # 2. the ready queue; buffers[node][k] is the gradient of node's output k so far
+    # course: begin ready-queue
     buffers = {start: {root.output_nr: ones_like(root) if grad is None else grad}}
     ready = [start]
     while ready:
@@ -78,6 +81,7 @@ def backward(root, grad=None):
             dependencies[child] -= 1
             if dependencies[child] == 0:
                 ready.append(child)
+    # course: end ready-queue
 
 
 def _call(node, arrived):
@@ -102,8 +106,10 @@ def _call(node, arrived):
 def _sum_to(g, shape):
     """A gradient for an input that was broadcast to ``g``'s shape: sum over the dims
     the broadcast added (leading) or stretched (size 1 in ``shape``)."""
+    # course: begin sum-to-shape
     lead = g.dim() - len(shape)
     if lead:
         g = g.sum(tuple(range(lead)))
     stretched = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     return g.sum(stretched, keepdim=True) if stretched else g
+    # course: end sum-to-shape

@@ -43,10 +43,12 @@ __all__ = ["Permute", "Transpose", "T", "View", "Squeeze", "Unsqueeze", "Expand"
 
 def _inverse(perm):
     """The permutation that undoes ``perm`` (its argsort)."""
+    # course: begin permute-inverse
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
     return tuple(inv)
+    # course: end permute-inverse
 
 
 # ----------------------------------------------------------------------------- reorderings
@@ -121,12 +123,14 @@ class Expand(AsStrided):
 
     @staticmethod
     def backward(ctx, grad):
+        # course: begin expand-backward
         base, _ = _geometries(ctx)
         lead = grad.dim() - len(base.shape)
         dims = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(base.shape)
                                           if n == 1 and grad.shape[lead + i] != 1)
         summed = grad.sum(dims, keepdim=True) if dims else grad
         return summed.reshape(base.shape), None, None, None
+        # course: end expand-backward
 
     @staticmethod
     def jvp(ctx, t, *_):

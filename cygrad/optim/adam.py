@@ -65,6 +65,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, p, grad, group):
+        # course: begin adam-update
         state = self._lazy_state(p, ["exp_avg", "exp_avg_sq"]
                                  + (["max_exp_avg_sq"] if group["amsgrad"] else []))
         lr, wd, eps = _scalar(group["lr"]), group["weight_decay"], group["eps"]
@@ -88,3 +89,4 @@ class Adam(Optimizer):
             second = exp_avg_sq
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
         p.add_(exp_avg / denom, alpha=-step_size)
+        # course: end adam-update

@@ -65,6 +65,7 @@ class SGD(Optimizer):
     def _update(self, p, grad, group):
         # Plain tensor ops in place; a scaled copy (``x * lr``) instead of ``alpha=``
         # skips add_'s per-call argument checks and is the same two kernel passes.
+        # course: begin sgd-update
         if group["maximize"]:
             grad = -grad
         wd = group["weight_decay"]
@@ -81,3 +82,4 @@ class SGD(Optimizer):
                 buf.mul_(momentum).add_(grad if dampening == 0 else grad * (1 - dampening))
             grad = grad + buf * momentum if group["nesterov"] else buf
         p.sub_(grad * _scalar(group["lr"]))
+        # course: end sgd-update

@@ -43,6 +43,7 @@ def infer_dtype(arr):
     >>> infer_dtype(np.asarray([1, 2])), infer_dtype(np.asarray([1.5]))
     (cygrad.int64, cygrad.float32)
     """
+    # course: begin infer-dtype
     if arr.dtype == np.bool_:
         return _dt.bool_
     if arr.dtype.kind in "iu":
@@ -52,6 +53,7 @@ def infer_dtype(arr):
     if arr.dtype.kind == "c":
         return _dt.get_default_dtype().to_complex()
     raise TypeError(f"Could not infer dtype of {type(arr).__name__}")
+    # course: end infer-dtype
 
 
 def array_from_data(data, dt=None):

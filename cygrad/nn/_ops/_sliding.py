@@ -104,11 +104,13 @@ def crop(x, pads, size):
 def _window_view(xp, kernel, dilation, stride, out):
     """``(N, C, *kernel, *out)`` view of the padded input: element ``[n, c, k..., o...]``
     is ``xp[n, c, o * stride + k * dilation]`` (per dim)."""
+    # course: begin window-view
     st = xp.stride()
     sizes = tuple(xp.shape[:2]) + tuple(kernel) + tuple(out)
     steps = (st[0], st[1]) + tuple(s * d for s, d in zip(st[2:], dilation)) \
         + tuple(s * t for s, t in zip(st[2:], stride))
     return xp._as_strided_any(sizes, steps, xp.storage_offset())
+    # course: end window-view
 
 
 def im2col(xp, kernel, dilation, stride, out):

@@ -30,11 +30,13 @@ class Linear(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # course: begin linear-backward
         input, weight = ctx.saved_tensors
         need_x, need_w, need_b = ctx.needs_input_grad
         return (grad.mm(weight) if need_x else None,
                 grad.t().mm(input) if need_w else None,
                 _column_sums(grad) if need_b else None)
+        # course: end linear-backward
 
     @staticmethod
     def jvp(ctx, t_input, t_weight, t_bias):

@@ -62,11 +62,13 @@ class Linear(Module):
     def reset_parameters(self):
         """Draw fresh initial values (the constructor's initialisation)."""
         # a=sqrt(5) gives gain sqrt(1/3), so the bound is 1/sqrt(fan_in).
+        # course: begin linear-init
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
+        # course: end linear-init
 
     def forward(self, input):
         return linear(input, self.weight, self.bias)

@@ -68,13 +68,17 @@ class UnaryFunction(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # course: begin unary-backward
         s, = ctx.saved_tensors
         return grad * conj_derivative(ctx.derivative(s))
+        # course: end unary-backward
 
     @staticmethod
     def jvp(ctx, tangent):
+        # course: begin unary-jvp
         s, = ctx.saved_tensors
         return tangent * ctx.derivative(s)
+        # course: end unary-jvp
 
     @staticmethod
     def derivative(s):
@@ -178,7 +182,9 @@ class Sin(UnaryFunction):
 
     @staticmethod
     def derivative(x):
+        # course: begin sin-derivative
         return x.cos()
+        # course: end sin-derivative
 
 
 class Cos(UnaryFunction):

@@ -27,6 +27,7 @@ def broadcast_shapes(*shapes):
         if any(x < 0 for x in s):
             raise ValueError("Attempting to broadcast a dimension with negative length!")
         norm.append(s)
+    # course: begin broadcast-shapes
     ndim = max((len(s) for s in norm), default=0)
     result = [1] * ndim
     for i, s in enumerate(norm):
@@ -41,6 +42,7 @@ def broadcast_shapes(*shapes):
                                    f"Mismatching argument at index {i} had {s}; but expected shape "
                                    f"should be broadcastable to {result}")
     return _C.Size(result)
+    # course: end broadcast-shapes
 
 
 def _broadcast_pair_error(shapes):
