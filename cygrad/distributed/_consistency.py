@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 from ._mpi import mpi
-from .work import wait_requests
+from .work import post
 
 ENABLED = os.environ.get("CYGRAD_DISTRIBUTED_CHECKS", "1") != "0"
 
@@ -70,7 +70,7 @@ def check_same(group, kind, tensor=None, op=None, root=-1):
     if not ENABLED:
         return
     both, seen = _fingerprint(kind, tensor, op, root)
-    wait_requests([group.comm.Iallreduce(both, seen, op=mpi().MAX)], None, group, kind)
+    post(group, kind, "Allreduce", (both, seen, mpi().MAX), both.nbytes).wait()
     if (seen == both).all():
         return
     calls = group.comm.allgather(_describe(kind, tensor, op, root))

@@ -15,7 +15,7 @@ from ._buffers import array, check_tensor, check_tensor_list, raw, reducible, _H
 from ._consistency import check_same
 from ._mpi import mpi
 from .reduce_op import ReduceOp, check_reduce_op, mpi_op
-from .work import Work
+from .work import Work, post
 
 __all__ = ["all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor",
            "reduce_scatter_tensor", "gather", "scatter", "barrier", "send", "recv", "isend",
@@ -38,8 +38,8 @@ def _check_async(async_op, name):
         raise TypeError(f"{name}: async_op must be a bool, got {async_op!r}")
 
 
-def _submit(name, pg, requests, finish, outputs, async_op, statuses=None):
-    work = Work(name, pg, requests, finish, outputs, statuses)
+def _submit(work, async_op):
+    """The collective's return value: its Work, or None after waiting for it."""
     if async_op:
         return work
     work.wait()
@@ -102,8 +102,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     check_same(pg, name, tensor, op)
-    work = post_all_reduce(pg, tensor, op)
-    return work if async_op else work.wait() and None
+    return _submit(post_all_reduce(pg, tensor, op), async_op)
 
 
 def post_all_reduce(pg, tensor, op=ReduceOp.SUM):
@@ -111,10 +110,10 @@ def post_all_reduce(pg, tensor, op=ReduceOp.SUM):
     (DistributedDataParallel posts its gradient buckets through this.)"""
     MPI = mpi()
     buf, finish = reducible(tensor)
-    req = pg.comm.Iallreduce(MPI.IN_PLACE, buf, op=mpi_op(MPI, op, tensor.dtype))
     if op is ReduceOp.AVG:
         finish = _divided(buf, pg.size(), finish)
-    return Work("all_reduce", pg, [req], finish, [tensor])
+    return post(pg, "all_reduce", "Allreduce", (MPI.IN_PLACE, buf, mpi_op(MPI, op, tensor.dtype)),
+                buf.nbytes, finish, [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False):
@@ -157,12 +156,13 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False):
     mop = mpi_op(MPI, op, tensor.dtype)
     if pg.rank() == root:
         buf, finish = reducible(tensor)
-        req = pg.comm.Ireduce(MPI.IN_PLACE, buf, op=mop, root=root)
+        args = (MPI.IN_PLACE, buf, mop, root)
         if op is ReduceOp.AVG:
             finish = _divided(buf, pg.size(), finish)
     else:
-        req, finish = pg.comm.Ireduce(_wide(tensor), None, op=mop, root=root), None
-    return _submit(name, pg, [req], finish, [tensor], async_op)
+        buf, finish = _wide(tensor), None
+        args = (buf, None, mop, root)
+    return _submit(post(pg, name, "Reduce", args, buf.nbytes, finish, [tensor]), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False):
@@ -198,9 +198,9 @@ def broadcast(tensor, src=None, group=None, async_op=False):
         raise TypeError("broadcast: src (the rank that sends) is required")
     root = pg.group_rank(src, name, "src")
     check_same(pg, name, tensor, None, root)
-    req = pg.comm.Ibcast(raw(tensor), root=root)
+    buf = raw(tensor)
     finish = None if pg.rank() == root else _bumped(tensor)
-    return _submit(name, pg, [req], finish, [tensor], async_op)
+    return _submit(post(pg, name, "Bcast", (buf, root), buf.nbytes, finish, [tensor]), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -239,13 +239,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                          f"{pg.size()} ranks")
     check_same(pg, name, tensor)
     block = np.empty((pg.size(), tensor.numel() * tensor.element_size()), dtype=np.uint8)
-    req = pg.comm.Iallgather(raw(tensor), block)
 
     def finish():
         for row, t in zip(block, tensor_list):
             raw(t)[...] = row
             t._bump_version()
-    return _submit(name, pg, [req], finish, tensor_list, async_op)
+    return _submit(post(pg, name, "Allgather", (raw(tensor), block), block.nbytes, finish,
+                        tensor_list), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -281,8 +281,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         return None
     _check_sized(name, output_tensor, input_tensor, pg.size(), "output_tensor", "input_tensor")
     check_same(pg, name, input_tensor)
-    req = pg.comm.Iallgather(raw(input_tensor), raw(output_tensor))
-    return _submit(name, pg, [req], _bumped(output_tensor), [output_tensor], async_op)
+    out = raw(output_tensor)
+    return _submit(post(pg, name, "Allgather", (raw(input_tensor), out), out.nbytes,
+                        _bumped(output_tensor), [output_tensor]), async_op)
 
 
 def _check_sized(name, big, small, n, big_arg, small_arg):
@@ -331,10 +332,11 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     check_same(pg, name, input, op)
     MPI = mpi()
     buf, finish = reducible(output)
-    req = pg.comm.Ireduce_scatter_block(_wide(input), buf, op=mpi_op(MPI, op, input.dtype))
+    send = _wide(input)
     if op is ReduceOp.AVG:
         finish = _divided(buf, pg.size(), finish)
-    return _submit(name, pg, [req], finish, [output], async_op)
+    return _submit(post(pg, name, "Reduce_scatter_block", (send, buf, mpi_op(MPI, op, input.dtype)),
+                        send.nbytes, finish, [output]), async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False):
@@ -379,17 +381,17 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False):
         raise ValueError("gather: Argument ``gather_list`` must NOT be specified on "
                          "non-destination ranks.")
     check_same(pg, name, tensor, None, root)
+    nbytes = pg.size() * tensor.numel() * tensor.element_size()
     if pg.rank() != root:
-        req = pg.comm.Igather(raw(tensor), None, root=root)
-        return _submit(name, pg, [req], None, [], async_op)
+        return _submit(post(pg, name, "Gather", (raw(tensor), None, root), nbytes), async_op)
     block = np.empty((pg.size(), tensor.numel() * tensor.element_size()), dtype=np.uint8)
-    req = pg.comm.Igather(raw(tensor), block, root=root)
 
     def finish():
         for row, t in zip(block, gather_list):
             raw(t)[...] = row
             t._bump_version()
-    return _submit(name, pg, [req], finish, gather_list, async_op)
+    return _submit(post(pg, name, "Gather", (raw(tensor), block, root), nbytes, finish,
+                        gather_list), async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False):
@@ -438,8 +440,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False):
     else:
         block = None
     check_same(pg, name, tensor, None, root)
-    req = pg.comm.Iscatter(block, raw(tensor), root=root)
-    return _submit(name, pg, [req], _bumped(tensor), [tensor], async_op)
+    out = raw(tensor)
+    return _submit(post(pg, name, "Scatter", (block, out, root), out.nbytes * pg.size(),
+                        _bumped(tensor), [tensor]), async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -466,7 +469,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     if pg is None:
         return None
     check_same(pg, name)
-    return _submit(name, pg, [pg.comm.Ibarrier()], None, [], async_op)
+    return _submit(post(pg, name, "Barrier", (), 0), async_op)
 
 
 def _check_tag(tag, name):
@@ -643,10 +646,10 @@ def broadcast_object_list(object_list, src=None, group=None, device=None):
     check_same(pg, name, None, None, root)
     payload = np.frombuffer(pickle.dumps(list(object_list)), np.uint8) if pg.rank() == root else None
     size = np.array([0 if payload is None else payload.size], np.int64)
-    _wait(pg, name, pg.comm.Ibcast(size, root=root))
+    post(pg, name, "Bcast", (size, root), size.nbytes).wait()
     if payload is None:
         payload = np.empty(int(size[0]), np.uint8)
-    _wait(pg, name, pg.comm.Ibcast(payload, root=root))
+    post(pg, name, "Bcast", (payload, root), payload.nbytes).wait()
     if pg.rank() != root:
         received = pickle.loads(payload.tobytes())
         if len(received) != len(object_list):
@@ -683,13 +686,10 @@ def all_gather_object(object_list, obj, group=None):
     check_same(pg, name)
     mine = np.frombuffer(pickle.dumps(obj), np.uint8)
     sizes = np.empty(pg.size(), np.int64)
-    _wait(pg, name, pg.comm.Iallgather(np.array([mine.size], np.int64), sizes))
+    post(pg, name, "Allgather", (np.array([mine.size], np.int64), sizes), sizes.nbytes).wait()
     block = np.empty(int(sizes.sum()), np.uint8)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    _wait(pg, name, pg.comm.Iallgatherv(mine, [block, sizes, offsets, mpi().BYTE]))
+    post(pg, name, "Allgatherv", (mine, [block, sizes, offsets, mpi().BYTE]), block.nbytes).wait()
     for i in range(pg.size()):
         object_list[i] = pickle.loads(block[offsets[i]:offsets[i] + sizes[i]].tobytes())
 
-
-def _wait(pg, name, req):
-    Work(name, pg, [req]).wait()

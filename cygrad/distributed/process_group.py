@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from ._mpi import mpi, mpi4py_installed
 from .errors import DistBackendError
-from .work import timeout_seconds
+from .work import start_comm_thread, timeout_seconds
 
 __all__ = ["ProcessGroup", "GroupMember", "group", "Backend", "is_available", "is_mpi_available",
            "init_process_group", "destroy_process_group", "is_initialized", "get_rank",
@@ -282,6 +282,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                       oversubscribed=local_size > (os.cpu_count() or 1))
     _groups.insert(0, pg)
     _set_world(pg)
+    start_comm_thread()
     if not _atexit_registered:
         atexit.register(_finalize_safely)
         _atexit_registered = True

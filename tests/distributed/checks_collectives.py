@@ -331,3 +331,22 @@ def check_bad_arguments_raise_before_communicating(rank, size, ctx):
     else:
         _raises(ValueError, lambda: dist.scatter(cygrad.ones(3), None, src=0),
                 "must be specified on source rank")
+
+
+def check_large_and_small_collectives_keep_their_order(rank, size, ctx):
+    # Large tensors go to the communication thread, small ones are posted by the caller;
+    # a small call made while large ones are queued must wait its turn on every rank.
+    bigs = [as_tensor(value(rank, "float32", (300, 300), salt=s)) for s in range(3)]
+    works = [dist.all_reduce(b, async_op=True) for b in bigs]
+    small = as_tensor(value(rank, "int64", salt=9))
+    dist.all_reduce(small, op=ReduceOp.MAX)
+    bcast = as_tensor(value(rank, "float64", (400, 300)))
+    w_b = dist.broadcast(bcast, src=0, async_op=True)
+    for w in works + [w_b]:
+        w.wait()
+    for s, b in enumerate(bigs):
+        assert_matches(b, reference("SUM", [value(r, "float32", (300, 300), salt=s)
+                                            for r in range(size)], "float32"), "float32")
+    assert_matches(small, reference("MAX", [value(r, "int64", salt=9) for r in range(size)],
+                                    "int64"), "int64")
+    np.testing.assert_array_equal(bcast.numpy(), value(0, "float64", (400, 300)))

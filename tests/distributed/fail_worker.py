@@ -1,7 +1,11 @@
-"""Jobs that go wrong on purpose: ``fail_worker.py killed|hung``.
+"""Jobs that go wrong on purpose: ``fail_worker.py killed|hung NUMEL``.
 
 - ``killed``: rank 1 is killed (SIGKILL) while rank 0 waits in an all-reduce.
 - ``hung``: rank 1 sleeps instead of joining; rank 0's all-reduce has a 1 s timeout.
+
+``NUMEL`` float32 elements: small all-reduces are MPI's non-blocking calls tested by
+the caller, large ones (from ``work.THREAD_BYTES``) blocking calls on the
+communication thread; both roads must fail the same way.
 
 Rank 0 prints what it caught and how long it took; ``test_failures.py`` reads it.
 """
@@ -15,10 +19,10 @@ import cygrad
 import cygrad.distributed as dist
 
 
-def main(mode):
+def main(mode, numel):
     dist.init_process_group("mpi", timeout=timedelta(seconds=1 if mode == "hung" else 60))
     rank = dist.get_rank()
-    t = cygrad.ones(1000)
+    t = cygrad.ones(numel)
     dist.all_reduce(t)                     # everyone is up and talking
     if rank == 1:
         if mode == "killed":
@@ -37,4 +41,4 @@ def main(mode):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], int(sys.argv[2]))

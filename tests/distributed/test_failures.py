@@ -13,10 +13,14 @@ import cygrad.distributed as dist
 from _harness import HERE, launch, mpi_or_skip
 
 
-def _run_failing(mode):
+# 1,000 floats go the non-blocking road, 100,000 (400 KB) the communication thread's.
+SIZES = pytest.mark.parametrize("numel", [1000, 100_000], ids=["small", "large"])
+
+
+def _run_failing(mode, numel):
     mpi_or_skip()
     start = time.monotonic()
-    proc = launch([os.path.join(HERE, "fail_worker.py"), mode], 2, timeout=120)
+    proc = launch([os.path.join(HERE, "fail_worker.py"), mode, str(numel)], 2, timeout=120)
     return proc, time.monotonic() - start
 
 
@@ -26,8 +30,9 @@ def _caught(proc):
     return float(m.group(1)), m.group(2)
 
 
-def test_a_killed_rank_fails_the_others_with_an_error():
-    proc, wall = _run_failing("killed")
+@SIZES
+def test_a_killed_rank_fails_the_others_with_an_error(numel):
+    proc, wall = _run_failing("killed", numel)
     took, msg = _caught(proc)
     assert "another rank died" in msg, msg
     assert took < 30
@@ -35,8 +40,9 @@ def test_a_killed_rank_fails_the_others_with_an_error():
     assert wall < 60
 
 
-def test_a_rank_that_never_joins_times_out():
-    proc, wall = _run_failing("hung")
+@SIZES
+def test_a_rank_that_never_joins_times_out(numel):
+    proc, wall = _run_failing("hung", numel)
     took, msg = _caught(proc)
     assert "timed out after 1 s" in msg and "did not join" in msg, msg
     assert 1.0 <= took < 10
