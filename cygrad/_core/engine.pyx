@@ -339,7 +339,7 @@ def _gradient_edge(x):
 cdef object _view_refresher = None
 
 def _set_view_refresher(fn):
-    """cygrad.autograd.views regenerates a view's grad_fn after its base changed in place."""
+    """cygrad.autograd.view_nodes regenerates a view's grad_fn after its base changed in place."""
     global _view_refresher
     _view_refresher = fn
 

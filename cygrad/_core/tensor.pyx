@@ -942,7 +942,7 @@ cdef class TensorBase:
             src = [_int_arg(source, "movedim", "source", 1)]
             dst = [_int_arg(destination, "movedim", "destination", 2)]
         else:
-            from ..ops.shape.views import _movedim_args
+            from ..ops.shape.functional_views import _movedim_args
             src, dst = _movedim_args(source, destination, "movedim", 1)
             src, dst = list(src), list(dst)
         if len(src) != len(dst):
