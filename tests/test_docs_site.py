@@ -1,0 +1,79 @@
+"""The documentation site's table of contents and its pages agree.
+
+Building the site (``python -m sphinx -W ...``, README.md "Documentation") is CI's
+docs stage; this cheap check runs with the tests: every entry of a ``toctree`` in
+``docs/`` names a page that exists, and every page in ``docs/`` is reachable from
+the root page ``docs/index.md`` through the toctrees (Sphinx would warn about a
+page in no toctree, and fail the docs stage).
+"""
+import os
+import re
+
+DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
+
+# Pages deliberately left out of every toctree, with the reason.
+EXCLUDED = {}
+
+_MD_TOCTREE = re.compile(r"^```\{toctree\}\n(.*?)^```", re.S | re.M)
+_RST_TOCTREE = re.compile(r"^\.\. toctree::\n((?:[ \t]+.*\n|\n)*)", re.M)
+
+
+def _pages():
+    """Every source page under docs/, as a docname ('api/index'), without _build."""
+    pages = set()
+    for here, dirs, files in os.walk(DOCS):
+        dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+        for name in files:
+            stem, ext = os.path.splitext(name)
+            if ext in (".md", ".rst"):
+                rel = os.path.relpath(os.path.join(here, stem), DOCS)
+                pages.add(rel.replace(os.sep, "/"))
+    return pages
+
+
+def _entries(docname):
+    """The toctree entries of one page, as docnames."""
+    path = os.path.join(DOCS, *docname.split("/"))
+    path += ".md" if os.path.exists(path + ".md") else ".rst"
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    bodies = _MD_TOCTREE.findall(text) + _RST_TOCTREE.findall(text)
+    folder = os.path.dirname(docname)
+    entries = []
+    for body in bodies:
+        for line in body.splitlines():
+            line = line.strip()
+            if not line or line.startswith(":"):
+                continue
+            target = line[1:] if line.startswith("/") else (
+                f"{folder}/{line}" if folder else line)
+            entries.append(target)
+    return entries
+
+
+def test_every_toctree_entry_exists():
+    pages = _pages()
+    assert "index" in pages and len(pages) > 10      # the walk found the site
+    missing = {(page, entry) for page in pages for entry in _entries(page)
+               if entry not in pages}
+    assert not missing, f"toctree entries naming no page (docname, entry): {missing}"
+
+
+def test_every_page_is_in_the_toctree():
+    pages = _pages()
+    seen, todo = {"index"}, ["index"]
+    while todo:
+        for entry in _entries(todo.pop()):
+            if entry in pages and entry not in seen:
+                seen.add(entry)
+                todo.append(entry)
+    orphans = pages - seen - set(EXCLUDED)
+    assert not orphans, (f"pages in docs/ that no toctree reaches: {sorted(orphans)}; add them "
+                         f"to a toctree in docs/index.md, or to EXCLUDED here with the reason")
+
+
+def test_the_pages_the_site_promises_are_there():
+    # the chapters README.md and docs/index.md announce
+    for page in ("getting_started", "pytorch", "numpy", "tensor", "autograd", "custom_function",
+                 "nn", "optim", "data", "cuda", "architecture", "api/index"):
+        assert page in _pages(), page
