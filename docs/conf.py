@@ -59,6 +59,20 @@ autodoc_typehints = "none"          # the docstrings' Parameters sections give t
 autosummary_generate = False
 numpydoc_show_class_members = False  # autodoc's :members: lists them once
 numpydoc_validation_checks = set()   # tests/test_docstrings.py checks the docstrings
+# Types in Parameters/Returns sections become links: to this site's API (Tensor,
+# Module ...) and, when their inventories are available, to Python's and NumPy's.
+numpydoc_xref_param_type = True
+numpydoc_xref_aliases = {
+    "Tensor": "cygrad.Tensor",
+    "Module": "cygrad.nn.Module",
+    "Parameter": "cygrad.nn.Parameter",
+    "Function": "cygrad.autograd.Function",
+    "Optimizer": "cygrad.optim.Optimizer",
+    "Dataset": "cygrad.utils.data.Dataset",
+    "Generator": "cygrad.Generator",
+    "ndarray": "numpy.ndarray",
+}
+numpydoc_xref_ignore = {"optional", "default", "or", "of", "and", "type", "shape", "like"}
 
 # -- HTML ----------------------------------------------------------------------
 html_theme = "alabaster"
@@ -106,3 +120,16 @@ def _intersphinx_mapping():
 
 intersphinx_mapping = _intersphinx_mapping()
 intersphinx_timeout = 10
+
+# numpydoc's default type aliases send a few names to labels and glossary terms of
+# Python's and NumPy's docs (``bool`` -> :ref:`python:bltin-boolean-values`,
+# ``array_like`` -> :term:`numpy:array_like` ...). Without that inventory such a
+# reference cannot resolve and Sphinx warns, so they become plain object names,
+# shown as text like every other name of a project without inventory.
+_NEEDS_INVENTORY = {
+    "python": ("bool", "boolean", "iterable", "sequence", "generator"),
+    "numpy": ("array-like", "array_like", "scalar"),
+}
+for _project, _names in _NEEDS_INVENTORY.items():
+    if _project not in intersphinx_mapping:
+        numpydoc_xref_aliases.update({name: name for name in _names})
