@@ -84,7 +84,8 @@ html_static_path = []
 # (objects.inv). CI has no network beyond PyPI and no package on PyPI ships these
 # inventories, so the build decides here, per project, and says what it decided:
 #   1. an inventory file named by CYGRAD_INTERSPHINX_PYTHON / CYGRAD_INTERSPHINX_NUMPY
-#      (e.g. from a Debian python3-doc package, or saved once from the site);
+#      (e.g. /usr/share/doc/python3.11/html/objects.inv from Debian's python3.11-doc
+#      package, with which this build was checked, or a file saved once from the site);
 #   2. else the online inventory, if it answers within a few seconds;
 #   3. else no mapping for that project: its names are shown as plain text, not
 #      as links that would point nowhere.
