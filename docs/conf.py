@@ -33,7 +33,6 @@ version = release
 extensions = [
     "myst_nb",                 # Markdown pages (MyST) and executed {code-cell} blocks
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "numpydoc",                # NumPy-style docstrings
     "sphinx.ext.intersphinx",
 ]
@@ -56,7 +55,6 @@ nb_merge_streams = True
 # -- API reference -------------------------------------------------------------
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "none"          # the docstrings' Parameters sections give the types
-autosummary_generate = False
 numpydoc_show_class_members = False  # autodoc's :members: lists them once
 numpydoc_validation_checks = set()   # tests/test_docstrings.py checks the docstrings
 # Types in Parameters/Returns sections become links: to this site's API (Tensor,
