@@ -77,3 +77,65 @@ def test_the_pages_the_site_promises_are_there():
     for page in ("getting_started", "pytorch", "numpy", "tensor", "autograd", "custom_function",
                  "nn", "optim", "data", "cuda", "architecture", "api/index"):
         assert page in _pages(), page
+
+
+# ---- what the pages name exists ----------------------------------------------------
+
+REPO = os.path.dirname(DOCS)
+
+# Names the pages mention on purpose although they do not import here, and why.
+ABSENT_ON_PURPOSE = {
+    "cygrad.linalg": "docs/pytorch.md says there is no such namespace yet",
+    "cygrad.utils.tensorboard": "needs the optional tensorboard package",
+    "cygrad.utils.tensorboard.SummaryWriter": "needs the optional tensorboard package",
+}
+
+
+def _markdown_pages():
+    pages = [os.path.join(REPO, "README.md")]
+    for here, dirs, files in os.walk(DOCS):
+        dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+        pages += [os.path.join(here, f) for f in files if f.endswith(".md")]
+    return pages
+
+
+def _resolves(dotted):
+    import importlib
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_cygrad_name_in_the_pages_exists():
+    missing = set()
+    for page in _markdown_pages():
+        with open(page, encoding="utf-8") as f:
+            names = set(re.findall(r"`(cygrad(?:\.[A-Za-z_]\w*)+)", f.read()))
+        missing |= {(os.path.relpath(page, REPO), n) for n in names
+                    if n not in ABSENT_ON_PURPOSE and not _resolves(n)}
+    assert not missing, f"names the pages mention that do not exist: {sorted(missing)}"
+
+
+def _generated(path):
+    # C files Cython writes from a .pyx at build time (a sanitizer report quotes them)
+    return path.endswith(".c") and os.path.exists(os.path.join(REPO, path[:-2] + ".pyx"))
+
+
+def test_every_source_path_in_the_pages_exists():
+    pattern = re.compile(r"\b((?:cygrad|tests|bench|examples|cuda_src)/[\w./-]*\w\.(?:py|pyx|pxi|pxd|c|h|cu|md|sh))\b")
+    missing = set()
+    for page in _markdown_pages():
+        with open(page, encoding="utf-8") as f:
+            paths = set(pattern.findall(f.read()))
+        missing |= {(os.path.relpath(page, REPO), p) for p in paths
+                    if not os.path.exists(os.path.join(REPO, p)) and not _generated(p)}
+    assert not missing, f"files the pages name that are not in the repository: {sorted(missing)}"
