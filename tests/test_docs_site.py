@@ -1,4 +1,5 @@
-"""The documentation site's table of contents and its pages agree.
+"""The documentation site's table of contents and its pages agree, and what the pages
+and the code's docstrings name exists.
 
 Building the site (``python -m sphinx -W ...``, README.md "Documentation") is CI's
 docs stage; this cheap check runs with the tests: every entry of a ``toctree`` in
@@ -130,12 +131,30 @@ def _generated(path):
     return path.endswith(".c") and os.path.exists(os.path.join(REPO, path[:-2] + ".pyx"))
 
 
-def test_every_source_path_in_the_pages_exists():
+def _source_files():
+    found = []
+    for here, dirs, files in os.walk(os.path.join(REPO, "cygrad")):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__"))]
+        found += [os.path.join(here, f) for f in files
+                  if f.endswith((".py", ".pyx", ".pxi", ".pxd")) or
+                  (f.endswith((".c", ".h")) and here.endswith("cpu"))]
+    return found
+
+
+def test_every_source_path_in_the_pages_and_the_code_exists():
     pattern = re.compile(r"\b((?:cygrad|tests|bench|examples|cuda_src)/[\w./-]*\w\.(?:py|pyx|pxi|pxd|c|h|cu|md|sh))\b")
     missing = set()
-    for page in _markdown_pages():
+    for page in _markdown_pages() + _source_files():
         with open(page, encoding="utf-8") as f:
             paths = set(pattern.findall(f.read()))
         missing |= {(os.path.relpath(page, REPO), p) for p in paths
                     if not os.path.exists(os.path.join(REPO, p)) and not _generated(p)}
     assert not missing, f"files the pages name that are not in the repository: {sorted(missing)}"
+
+
+def test_no_file_cites_a_design_document_outside_the_repository():
+    # docs/architecture.md is the project's own architecture page; the code cites it
+    outside = "DESIGN" + ".md"
+    citing = [os.path.relpath(f, REPO) for f in _markdown_pages() + _source_files()
+              if outside in open(f, encoding="utf-8").read()]
+    assert not citing, citing
