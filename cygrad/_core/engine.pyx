@@ -223,6 +223,15 @@ cdef class Node:
     cdef object __weakref__
 
     def name(self):
+        """The node's class name, PyTorch's (``MulBackward0``, ``AccumulateGrad`` ...).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> x = cygrad.ones(2, requires_grad=True)
+        >>> (x * 2).grad_fn.name()
+        'MulBackward0'
+        """
         return type(self).__name__
 
     def __repr__(self):
