@@ -17,7 +17,7 @@
  * No __restrict__: in-place ops (a += b) pass out == a, which restrict forbids.
  *
  * This file is also meant to compile as plain C++ against a small CUDA-emulation
- * header (the emulated driver, see docs/index.md), so it sticks to the core
+ * header (the planned emulated driver, see docs/cuda.md), so it sticks to the core
  * language: no intrinsics, no warp shuffles.
  */
 

@@ -1,17 +1,18 @@
 """Every place where the core calls back up into Python, connected in one place.
 
-The Cython core (``cygrad/_core``, the array layer) cannot import the Python layers
-above it (that would be a cycle), yet a few of its fast paths must reach them:
+The Cython core (``cygrad/_core``, the array layer) is imported by the op and autograd
+layers above it, so it cannot import them when it loads (that would be a cycle), yet a
+few of its fast paths must reach them. Those connections are made here, once:
 
 ============================  ==================================================
 the core needs                 connected to
 ============================  ==================================================
 the class of new tensors       ``cygrad.Tensor`` (``_tensor.py``)
 record a view for autograd     ``engine.record_view`` with the view Functions of
-                               ``ops/views.py`` (``Permute``, ``Slice`` ...)
+                               ``ops/view_functions.py`` (``Permute``, ``Slice`` ...)
 an in-place op on a tensor     ``autograd.inplace.elementwise_inplace``: the op's
 that requires grad             Function marked dirty (``CopySlices`` on a view)
-re-derive a view's history     ``autograd.views.refresh_view``
+re-derive a view's history     ``autograd.view_nodes.refresh_view``
 a Function marked a view       ``autograd.inplace.rebase_dirty_view`` (its base
 dirty                          records ``CopySlices``)
 ``clone()`` / ``to()`` nodes   ``ops/shape/copying.py``'s ``Clone`` / ``ToCopy``
@@ -23,6 +24,13 @@ tensor or several ``...``
 ``x.sum(dim)`` etc. beyond     ``ops/reduction`` (``register()``)
 the C fast path
 ============================  ==================================================
+
+The core does import upward in a few places that cannot form a cycle: at load time
+``tensor.pyx`` imports ``cygrad._device``, and ``dlpack.pyx`` and ``fastpath.pyx``
+import ``cygrad._device`` and ``cygrad._tensor`` (which need only the tensor
+extension); at call time, inside the methods that need them, ``tensor.pyx`` and
+its included ``tensor_views.pxi`` and ``tensor_dispatch.pxi`` import argument parsers from ``cygrad.ops`` (``_argcheck``,
+``shape.functional_views``, ``shape.splitting``) and ``cygrad.cuda._lazy_init``.
 
 Modules define these functions and classes and do nothing else at import;
 ``cygrad/__init__.py`` calls :func:`connect_tensor_class` as soon as the Tensor
@@ -55,17 +63,17 @@ def connect():
         return
     _connected = True
     from .autograd import forward_ad, inplace
-    from .autograd import views as autograd_views
+    from .autograd import view_nodes
     from .ops import complex as complex_ops
     from .ops import elementwise, indexing, reduction
-    from .ops import views as view_functions
+    from .ops import view_functions
     from .ops.shape import copying
 
     # views and in-place ops
-    _C._set_view_hook(autograd_views.record_view)
+    _C._set_view_hook(view_nodes.record_view)
     _C._set_inplace_hook(inplace.elementwise_inplace)
     _C._set_view_functions(copying.Clone, copying.ToCopy)
-    _E._set_view_refresher(autograd_views.refresh_view)
+    _E._set_view_refresher(view_nodes.refresh_view)
     _E._set_dirty_view_hook(inplace.rebase_dirty_view)
     view_functions.register()
     complex_ops.register()

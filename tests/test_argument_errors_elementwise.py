@@ -1,4 +1,4 @@
-"""PyTorch's argument rules in the elementwise ops (cygrad/ops/elementwise.py) and
+"""PyTorch's argument rules in the elementwise ops (the cygrad/ops/elementwise/ package) and
 the factories (cygrad/ops/creation.py): Python ints beyond 64 bits, numbers that
 do not fit the target dtype, two numbers where a tensor is due, dtype rules of
 lerp/clamp/float_power/round/nan_to_num, ragged data for ``tensor()``, and the

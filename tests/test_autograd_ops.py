@@ -39,7 +39,7 @@ FAMILY_MODULES = {
     "indexing": ("cygrad.ops.indexing",),
     "linalg": ("cygrad.ops.linalg",),
     "reduction": ("cygrad.ops.reduction",),
-    "shape": ("cygrad.ops.shape", "cygrad.ops.views"),
+    "shape": ("cygrad.ops.shape", "cygrad.ops.view_functions"),
     "creation": ("cygrad.ops.creation",),
     "nn": ("cygrad.nn._ops",),
 }

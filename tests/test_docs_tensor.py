@@ -1,6 +1,7 @@
 """docs/tensor.md stays true: its examples run and print what the page says.
 
-Convention of the page: every ```python block is run, in page order, in one
+Convention of the page: every code cell (```{code-cell} ipython3, which the
+documentation build also executes and shows the output of) is run, in page order, in one
 namespace (so a later block may use names from an earlier one). Inside a block, a
 line ``# -> text`` states one line the code above it prints; the lines a block
 prints must be exactly its ``# -> `` lines, in order. A block with no ``# -> ``
@@ -24,7 +25,7 @@ def _page():
 
 
 def _blocks():
-    return re.findall(r"^```python\n(.*?)^```", _page(), flags=re.S | re.M)
+    return re.findall(r"^```\{code-cell\} ipython3\n(.*?)^```", _page(), flags=re.S | re.M)
 
 
 def _expected(block):

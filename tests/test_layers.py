@@ -1,4 +1,4 @@
-"""The two layers of DESIGN.md hold in the code: the autograd layer (``cygrad/ops``)
+"""The two layers of docs/architecture.md hold in the code: the autograd layer (``cygrad/ops``)
 and the random family (``cygrad/random.py``) compute through the kernel table and
 never import NumPy; NumPy lives in the CPU backend (``cygrad/_core``) and the interop
 modules."""

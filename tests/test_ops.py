@@ -476,7 +476,7 @@ def test_op_db_is_well_formed():
 # hand-written elementwise semantics the table can't express
 # ---------------------------------------------------------------------------
 def test_elementwise_rows_cover_all():
-    """Every public name of cygrad/ops/elementwise.py has a row in the table."""
+    """Every public name of the cygrad.ops.elementwise package has a row in the table."""
     import cygrad.ops.elementwise as ew
     from opinfo import elementwise as ew_rows
     covered = {op.name for op in ew_rows.OPS}

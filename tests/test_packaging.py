@@ -149,6 +149,37 @@ def test_ci_runs_the_readme_test_commands():
         assert _unquote(command) in ran, (command, ran)
 
 
+def _readme_docs_command():
+    """README.md's documentation command (the bash block that runs Sphinx), as a list."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        blocks = [b.split("```", 1)[0].strip() for b in f.read().split("```bash\n")[1:]]
+    docs = [b for b in blocks if "sphinx" in b]
+    assert len(docs) == 1, docs
+    return [c.strip() for c in docs[0].split("&&")]
+
+
+def test_readme_docs_command_installs_the_docs_extra():
+    command = _readme_docs_command()
+    assert [_unquote(c) for c in command] == [
+        "pip install -e .[docs]",
+        "python -m sphinx -W --keep-going -b html docs docs/_build/html"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason=".ci/run is a bash script")
+def test_ci_builds_the_docs_as_the_readme_says_between_tests_and_sanitizer():
+    ci = os.path.join(REPO, ".ci", "run")
+    env = dict(os.environ, CI_DRY_RUN="1", CI_SKIP_NVCC="1")
+    env.pop("CI_SKIP_SANITIZE", None)
+    proc = subprocess.run(["bash", ci], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = [_unquote(line[2:].strip()) for line in proc.stdout.splitlines() if line.startswith("+ ")]
+    install, build = (_unquote(c) for c in _readme_docs_command())
+    assert install in ran and build in ran, ran
+    tests = ran.index("python -m pytest -q")
+    sanitizer = ran.index("bash tests/stress/run_sanitized.sh")
+    assert tests < ran.index(install) < ran.index(build) < sanitizer, ran
+
+
 def test_setup_finds_every_subpackage():
     # setup.cfg ships ``packages = find:`` (include cygrad*): every directory of the
     # source tree holding Python modules must be a package it finds (an op family

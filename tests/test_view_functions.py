@@ -1,11 +1,11 @@
-"""Every view op is recorded as its own Function class from cygrad/ops/views.py,
+"""Every view op is recorded as its own Function class from cygrad/ops/view_functions.py,
 under PyTorch's node name, and its gradient (reverse and forward mode) is right."""
 import numpy as np
 import pytest
 
 import cygrad
 from cygrad.autograd import gradcheck
-from cygrad.ops import views as V
+from cygrad.ops import view_functions as V
 
 VIEWS = [
     ("t", lambda x: x.t(), V.T),
@@ -36,7 +36,7 @@ def test_node_is_the_view_function(name, fn, cls):
     # the last node is the view's own (for expand/squeeze, the outermost view)
     assert node.name() == cls._node_name
     assert type(node)._forward_cls is cls
-    assert cls.__module__ == "cygrad.ops.views" or cls is V.AsStrided
+    assert cls.__module__ == "cygrad.ops.view_functions" or cls is V.AsStrided
 
 
 @pytest.mark.parametrize("name,fn,cls", VIEWS, ids=[v[0] for v in VIEWS])

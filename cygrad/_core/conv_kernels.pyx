@@ -4,7 +4,7 @@ gradient, for any number of spatial dims.
 Each function checks its arguments with the GIL held (shapes, dtypes, devices,
 geometry that fits in 64-bit offsets), raising a Python exception, then runs the
 C loop without the GIL, split over cygrad's thread pool for large sizes. They
-are the CPU entries of the kernel table (``backend_cpu.py``); the ops above call
+are the CPU entries of the kernel table (``backend_cpu/conv.py``); the ops above call
 them through :func:`cygrad._core.dispatch.lookup`.
 
 Geometry arguments are tuples with one int per spatial dim: ``kernel``,

@@ -1,6 +1,6 @@
 """The kernel table: (primitive, device type) -> kernel.
 
-This is the seam between the two layers of cygrad (see DESIGN.md).  An op in
+This is the seam between the two layers of cygrad (see ``docs/architecture.md``).  An op in
 ``cygrad/ops`` or ``cygrad/nn/_ops`` never computes on a buffer itself; it asks
 this table for the *primitive kernel* of the device its inputs live on and calls
 it with tensors.  A backend fills the table when it is imported; adding a device

@@ -223,6 +223,15 @@ cdef class Node:
     cdef object __weakref__
 
     def name(self):
+        """The node's class name, PyTorch's (``MulBackward0``, ``AccumulateGrad`` ...).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> x = cygrad.ones(2, requires_grad=True)
+        >>> (x * 2).grad_fn.name()
+        'MulBackward0'
+        """
         return type(self).__name__
 
     def __repr__(self):
@@ -339,7 +348,7 @@ def _gradient_edge(x):
 cdef object _view_refresher = None
 
 def _set_view_refresher(fn):
-    """cygrad.autograd.views regenerates a view's grad_fn after its base changed in place."""
+    """cygrad.autograd.view_nodes regenerates a view's grad_fn after its base changed in place."""
     global _view_refresher
     _view_refresher = fn
 

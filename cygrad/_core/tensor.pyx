@@ -510,6 +510,16 @@ cdef bint can_cast(DType src, DType dst):
     return src._category <= dst._category
 
 def _can_cast(src, dst):
+    """``cygrad.can_cast(from_, to)``: whether PyTorch's casting rules allow ``from_``
+    to become ``to`` in an in-place op or ``out=`` (no float to integer, no complex
+    to real, no number to bool).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.can_cast(cygrad.int32, cygrad.float32), cygrad.can_cast(cygrad.float32, cygrad.int32)
+    (True, False)
+    """
     return can_cast(to_dtype(src), to_dtype(dst))
 
 cdef int _broadcast(int nda, const Py_ssize_t* sa, int ndb, const Py_ssize_t* sb,
@@ -656,18 +666,58 @@ cdef class TensorBase:
         return self._ndim
 
     def dim(self):
+        """Number of dimensions (``ndim``).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2, 3).dim()
+        2
+        """
         return self._ndim
 
     def ndimension(self):
+        """Number of dimensions; an alias of :meth:`dim`.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2, 3).ndimension()
+        2
+        """
         return self._ndim
 
     def numel(self):
+        """Number of elements.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2, 3).numel()
+        6
+        """
         return self._numel
 
     def nelement(self):
+        """Number of elements; an alias of :meth:`numel`.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2, 3).nelement()
+        6
+        """
         return self._numel
 
     def element_size(self):
+        """Bytes per element (``dtype.itemsize``).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2, dtype=cygrad.float64).element_size()
+        8
+        """
         return self._dtype.itemsize
 
     @property
@@ -679,9 +729,26 @@ cdef class TensorBase:
         return self._numel * self._dtype.itemsize
 
     def storage_offset(self):
+        """Where the first element sits in the storage, in elements.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.arange(6)[2:].storage_offset()
+        2
+        """
         return self._offset
 
     def untyped_storage(self):
+        """The storage this tensor views, shared with all its views.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> x = cygrad.arange(6)
+        >>> x[1:].untyped_storage() is x.untyped_storage()
+        True
+        """
         return self._storage
 
     def data_ptr(self):
@@ -689,12 +756,40 @@ cdef class TensorBase:
         return <uintptr_t>self.ptr()
 
     def is_contiguous(self, memory_format=None):
+        """Whether the elements lie in row-major order without gaps.
+
+        ``memory_format`` is accepted for PyTorch's signature and not used: cygrad
+        has one layout, row-major strides.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> x = cygrad.zeros(2, 3)
+        >>> x.is_contiguous(), x.t().is_contiguous()
+        (True, False)
+        """
         return self._is_contig
 
     def is_floating_point(self):
+        """Whether the dtype is a real floating-point type.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2).is_floating_point(), cygrad.arange(2).is_floating_point()
+        (True, False)
+        """
         return self._dtype._category == KIND_FLOAT
 
     def is_complex(self):
+        """Whether the dtype is complex.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2, dtype=cygrad.complex64).is_complex()
+        True
+        """
         return self._dtype._category == KIND_COMPLEX
 
     @property
@@ -839,9 +934,25 @@ cdef class TensorBase:
         return self.contiguous().view(*[new_shape[i] for i in range(nd)])
 
     def view_as(self, other):
+        """``self.view(other.shape)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.arange(6).view_as(cygrad.zeros(2, 3)).shape
+        cygrad.Size([2, 3])
+        """
         return self.view(other.shape)
 
     def reshape_as(self, other):
+        """``self.reshape(other.shape)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.arange(6).reshape_as(cygrad.zeros(3, 2)).shape
+        cygrad.Size([3, 2])
+        """
         return self.reshape(other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
@@ -942,7 +1053,7 @@ cdef class TensorBase:
             src = [_int_arg(source, "movedim", "source", 1)]
             dst = [_int_arg(destination, "movedim", "destination", 2)]
         else:
-            from ..ops.shape.views import _movedim_args
+            from ..ops.shape.functional_views import _movedim_args
             src, dst = _movedim_args(source, destination, "movedim", 1)
             src, dst = list(src), list(dst)
         if len(src) != len(dst):
@@ -977,9 +1088,25 @@ cdef class TensorBase:
         return _expand(self, _shape_tuple(sizes, "expand", "size"))
 
     def expand_as(self, other):
+        """``self.expand(other.shape)``: a view, no copy.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.arange(3).expand_as(cygrad.zeros(2, 3)).shape
+        cygrad.Size([2, 3])
+        """
         return self.expand(other.shape)
 
     def broadcast_to(self, *shape):
+        """``self.expand(*shape)`` under NumPy's name: a view, no copy.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.arange(3).broadcast_to(2, 3).shape
+        cygrad.Size([2, 3])
+        """
         return _expand(self, _shape_tuple(shape, "broadcast_to", "size"))
 
     def squeeze(self, dim=_ALL_DIMS):
@@ -1346,6 +1473,17 @@ cdef class TensorBase:
         return _convert(self, target, target_dev)
 
     def type(self, dtype=None):
+        """With no argument, the legacy type name (``'cygrad.FloatTensor'`` ...);
+        with a dtype, ``self.to(dtype)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.zeros(2).type()
+        'cygrad.FloatTensor'
+        >>> cygrad.zeros(2).type(cygrad.int64).dtype
+        cygrad.int64
+        """
         if dtype is None:
             return "cygrad." + {"float32": "FloatTensor", "float64": "DoubleTensor",
                                 "int64": "LongTensor", "int32": "IntTensor",
@@ -1354,45 +1492,162 @@ cdef class TensorBase:
         return self.to(dtype)
 
     def float(self):
+        """``self.to(cygrad.float32)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).float().dtype
+        cygrad.float32
+        """
         return self.to(_dtype_mod.float32)
 
     def double(self):
+        """``self.to(cygrad.float64)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).double().dtype
+        cygrad.float64
+        """
         return self.to(_dtype_mod.float64)
 
     def half(self):
+        """``self.to(cygrad.float16)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).half().dtype
+        cygrad.float16
+        """
         return self.to(_dtype_mod.float16)
 
     def bfloat16(self):
+        """``self.to(cygrad.bfloat16)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).bfloat16().dtype
+        cygrad.bfloat16
+        """
         return self.to(_dtype_mod.bfloat16)
 
     def long(self):
+        """``self.to(cygrad.int64)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).long().dtype
+        cygrad.int64
+        """
         return self.to(_dtype_mod.int64)
 
     def int(self):
+        """``self.to(cygrad.int32)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).int().dtype
+        cygrad.int32
+        """
         return self.to(_dtype_mod.int32)
 
     def short(self):
+        """``self.to(cygrad.int16)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).short().dtype
+        cygrad.int16
+        """
         return self.to(_dtype_mod.int16)
 
     def char(self):
+        """``self.to(cygrad.int8)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).char().dtype
+        cygrad.int8
+        """
         return self.to(_dtype_mod.int8)
 
     def byte(self):
+        """``self.to(cygrad.uint8)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).byte().dtype
+        cygrad.uint8
+        """
         return self.to(_dtype_mod.uint8)
 
     def bool(self):
+        """``self.to(cygrad.bool)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).bool().dtype
+        cygrad.bool
+        """
         return self.to(_dtype_mod.bool_)
 
     def cfloat(self):
+        """``self.to(cygrad.complex64)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).cfloat().dtype
+        cygrad.complex64
+        """
         return self.to(_dtype_mod.complex64)
 
     def cdouble(self):
+        """``self.to(cygrad.complex128)``: the tensor itself when it already has that dtype.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1, 0]).cdouble().dtype
+        cygrad.complex128
+        """
         return self.to(_dtype_mod.complex128)
 
     def cpu(self):
+        """``self.to('cpu')``: the tensor itself when it is already on the CPU.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> x = cygrad.zeros(2)
+        >>> x.cpu() is x
+        True
+        """
         return self.to("cpu")
 
     def cuda(self, device=None):
+        """``self.to('cuda')``; raises ``RuntimeError`` saying what is missing while
+        CUDA tensors cannot be made (see :mod:`cygrad.cuda`).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> try:
+        ...     cygrad.zeros(2).cuda()
+        ... except RuntimeError as e:
+        ...     print(str(e).startswith('cygrad.cuda:'))
+        True
+        """
         return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
 
     # ---- NumPy and Python conversion
@@ -1665,33 +1920,113 @@ cdef class TensorBase:
 
     # ---- the hottest unary ops and reductions (the rest live in cygrad.ops)
     def exp(self):
+        """Elementwise exponential, ``cygrad.exp(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([0.0]).exp()
+        tensor([1.])
+        """
         return unary(EXP, self, None)
 
     def log(self):
+        """Elementwise natural logarithm, ``cygrad.log(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1.0]).log()
+        tensor([0.])
+        """
         return unary(LOG, self, None)
 
     def tanh(self):
+        """Elementwise hyperbolic tangent, ``cygrad.tanh(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([0.0]).tanh()
+        tensor([0.])
+        """
         return unary(TANH, self, None)
 
     def sigmoid(self):
+        """Elementwise logistic sigmoid, ``cygrad.sigmoid(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([0.0]).sigmoid()
+        tensor([0.5000])
+        """
         return unary(SIGMOID, self, None)
 
     def relu(self):
+        """Elementwise ``max(x, 0)``, ``cygrad.relu(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([-1.0, 2.0]).relu()
+        tensor([0., 2.])
+        """
         return unary(RELU, self, None)
 
     def sqrt(self):
+        """Elementwise square root, ``cygrad.sqrt(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1.0, 4.0]).sqrt()
+        tensor([1., 2.])
+        """
         return unary(SQRT, self, None)
 
     def sin(self):
+        """Elementwise sine, ``cygrad.sin(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([0.0]).sin()
+        tensor([0.])
+        """
         return unary(SIN, self, None)
 
     def cos(self):
+        """Elementwise cosine, ``cygrad.cos(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([0.0]).cos()
+        tensor([1.])
+        """
         return unary(COS, self, None)
 
     def neg(self):
+        """Elementwise negation, ``-self``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([1.0, -2.0]).neg()
+        tensor([-1.,  2.])
+        """
         return unary(NEG, self, None)
 
     def abs(self):
+        """Elementwise absolute value, ``cygrad.abs(self)``.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> cygrad.tensor([-1.5, 2.0]).abs()
+        tensor([1.5000, 2.0000])
+        """
         return unary(ABS, self, None)
 
     def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):

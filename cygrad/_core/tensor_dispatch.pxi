@@ -868,7 +868,7 @@ def unary_op_(ElementwiseOp op, TensorBase self):
     return unary_inplace(op, self)
 
 # ------------------------------------------------------------------------ op table
-# One ElementwiseOp per elementwise op. cygrad/ops/elementwise.py gives each its
+# One ElementwiseOp per elementwise op. cygrad/ops/elementwise/ gives each its
 # public function and autograd Function; the Tensor dunders below use them directly.
 
 def _relu_ufunc(x, out=None, casting="unsafe"):

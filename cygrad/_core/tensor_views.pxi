@@ -170,7 +170,7 @@ cdef object _make_view(TensorBase base, int nd, const Py_ssize_t* shape,
                        const Py_ssize_t* strides, Py_ssize_t offset, str kind,
                        object args=None):
     """A view of base; ``kind`` names its autograd node (``SliceBackward0``...), whose
-    Function (cygrad/ops/views.py) gets ``args`` (what it needs beyond the geometry:
+    Function (cygrad/ops/view_functions.py) gets ``args`` (what it needs beyond the geometry:
     a permutation) when the view is recorded."""
     cdef TensorBase v = new_view(base, nd, shape, strides, offset)
     if _tracked(base) and _view_hook is not None:

@@ -13,7 +13,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                         is_grad_enabled, is_inference_mode_enabled)
 from .engine_api import backward, grad
 from .anomaly import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
-from . import views as _views
+from . import view_nodes as _view_nodes
 
 Node = _E.Node
 AccumulateGrad = _E.AccumulateGrad
@@ -24,7 +24,7 @@ AccumulateGrad = _E.AccumulateGrad
 def _grad_fn(self):
     """The node that produced this tensor (None for leaves)."""
     if self._base is not None and self._grad_fn is not None and self._view_version != self._version:
-        _views.refresh_view(self)
+        _view_nodes.refresh_view(self)
         self._view_version = self._version
     if self._grad_fn is not None:
         # A hook added to this node may refer back to this tensor; the cyclic GC can

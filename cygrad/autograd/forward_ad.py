@@ -43,11 +43,13 @@ hook installed here, which
 
 A jvp reads what ``forward`` needs through ``ctx``: attributes it set (``ctx.numbers``,
 ``ctx.geometries``...) and the tensors it passed to ``ctx.save_for_backward``, which
-are at hand as ``saved_for_jvp(ctx)`` (``ctx.saved_tensors`` is only filled once the
-node is recorded, after the jvp has run). A Function without ``jvp`` raises a
-``NotImplementedError`` (a ``RuntimeError``) naming it when used with a tangent.
+``ctx.saved_tensors`` returns while the jvp runs (the engine sets ``ctx._in_jvp`` for
+that call, as the built-in jvps rely on); ``saved_for_jvp(ctx)`` returns the same
+tensors. A Function without ``jvp`` raises a ``NotImplementedError`` (a
+``RuntimeError``) naming it when used with a tangent.
 
-Example: the jvp of ``Exp`` (saved output ``y``) is ``lambda ctx, t: t * saved_for_jvp(ctx)[0]``.
+Example: the jvp of ``Exp`` (saved output ``y``) is
+``lambda ctx, t: t * ctx.saved_tensors[0]``.
 
 Limits
 ------
@@ -382,7 +384,8 @@ def unpack_dual(tensor, *, level=None):
 def saved_for_jvp(ctx):
     """The tensors ``forward`` passed to ``ctx.save_for_backward``, for use in ``jvp``.
 
-    (The jvp runs before the node is recorded, so ``ctx.saved_tensors`` is still empty.)
+    Inside ``jvp``, ``ctx.saved_tensors`` returns the same tensors; the built-in ops
+    use both spellings.
     """
     to_save = ctx._to_save_fw if ctx._to_save_fw is not None else ctx._to_save
     return to_save if to_save is not None else ()

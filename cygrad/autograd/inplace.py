@@ -26,7 +26,7 @@ Examples
 from .._core import engine as _E
 from .._core import tensor as _C
 from .function import Function
-from .views import Geometry, ViewGather, _place, refresh_view
+from .view_nodes import Geometry, ViewGather, _place, refresh_view
 
 
 def apply_inplace(cls, target, *args):

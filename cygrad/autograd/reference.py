@@ -17,7 +17,8 @@ gradients of its outputs. The algorithm fits on one page:
 
 The real engine adds what a library needs around that core (hooks, ``retain_graph``,
 ``autograd.grad``'s capture, anomaly mode, input pruning) but computes the same
-gradients; ``tests/test_reference_engine.py`` checks that on every op of the op table.
+gradients; ``test_reference_engine_gives_the_real_engines_gradients`` in
+``tests/test_autograd_ops.py`` checks that on every op of the op table.
 
 Examples
 --------

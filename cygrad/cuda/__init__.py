@@ -13,7 +13,7 @@ What is here
 What is not here yet
     The GPU tensor backend: the driver interface (PyCUDA and an emulated
     host-memory driver), the caching device allocator, streams and the kernel
-    loader for ``cuda_src/*.cu`` (see ``docs/index.md``). Until it lands, asking
+    loader for ``cuda_src/*.cu`` (see ``docs/cuda.md``). Until it lands, asking
     for a CUDA tensor raises a ``RuntimeError`` even on a machine with a GPU.
 
 ``import cygrad`` never needs CUDA: PyCUDA is imported only when one of these

@@ -1,4 +1,4 @@
-"""Op-table rows for ``cygrad/ops/elementwise.py``: one row per name in its ``__all__``
+"""Op-table rows for the ``cygrad.ops.elementwise`` package: one row per name in its ``__all__``
 (``test_elementwise_rows_cover_all`` in tests/test_ops.py checks that).
 
 References follow PyTorch's semantics where they differ from NumPy's (sign(NaN) == 0,

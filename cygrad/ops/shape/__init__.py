@@ -10,7 +10,7 @@
 - :mod:`.padding`: ``pad`` (``cygrad.nn.functional.pad``);
 - :mod:`.broadcasting`: ``broadcast_shapes``/``broadcast_tensors``/``broadcast_to``,
   ``atleast_1d/2d/3d``, ``meshgrid``;
-- :mod:`.views`: function forms of the core's view methods (``transpose``,
+- :mod:`.functional_views`: function forms of the core's view methods (``transpose``,
   ``permute``, ``squeeze``, ``narrow``, ``movedim``...), ``ravel``, ``t``, ``clone``;
 - :mod:`._common`: the argument, ``out=`` and autograd helpers they share.
 
@@ -46,7 +46,7 @@ from .reordering import Flip, Roll, Rot90, flip, fliplr, flipud, roll, rot90
 from .repeating import Repeat, RepeatInterleave, repeat, repeat_interleave, tile
 from .splitting import chunk, dsplit, hsplit, split, tensor_split, unbind, vsplit
 from .triangular import Tril, TrilInplace, Triu, TriuInplace, tril, tril_, triu, triu_
-from .views import (as_strided, clone, diagonal, flatten, movedim, moveaxis, narrow, permute,
+from .functional_views import (as_strided, clone, diagonal, flatten, movedim, moveaxis, narrow, permute,
                     ravel, reshape, select, squeeze, swapaxes, swapdims, t, transpose,
                     unflatten, unsqueeze)
 

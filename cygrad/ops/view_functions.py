@@ -35,7 +35,7 @@ Examples
 """
 from .._core import engine as _E
 from ..autograd.function import Function
-from ..autograd.views import AsStrided, _geometries
+from ..autograd.view_nodes import AsStrided, _geometries
 
 __all__ = ["Permute", "Transpose", "T", "View", "Squeeze", "Unsqueeze", "Expand", "Slice",
            "Select", "Narrow", "Diagonal", "AsStrided"]
