@@ -100,7 +100,7 @@ LESSONS = (
                  + ("tests/test_creation.py::test_dtype_inference",)),
     )),
     Lesson(3, "strides_views", "Strides and views", (
-        Exercise("permute-inverse", "cygrad/ops/views.py",
+        Exercise("permute-inverse", "cygrad/ops/view_functions.py",
                  "build the permutation that undoes perm: inv[perm[i]] = i",
                  _checks(3, "strides_views", "test_inverse_permutation",
                          "test_permute_gradient_goes_back")
@@ -118,7 +118,7 @@ LESSONS = (
                  _checks(4, "broadcasting", "test_broadcast_shapes_match_numpy",
                          "test_broadcast_shapes_refuse_a_mismatch")
                  + ("tests/test_shape.py::test_broadcast_shapes_match_torch",)),
-        Exercise("expand-backward", "cygrad/ops/views.py",
+        Exercise("expand-backward", "cygrad/ops/view_functions.py",
                  "sum the gradient over the dims expand added or stretched, then reshape "
                  "to the base's shape; return (grad, None, None, None)",
                  _checks(4, "broadcasting", "test_expand_gradient_sums_the_repeats")

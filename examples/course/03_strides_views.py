@@ -13,7 +13,7 @@ element came from: a permutation is undone by the inverse permutation.
 
 Exercises (``python -m cygrad.course make-assignment strides_views OUT/``):
 
-* ``permute-inverse`` in ``cygrad/ops/views.py``: the permutation that undoes another
+* ``permute-inverse`` in ``cygrad/ops/view_functions.py``: the permutation that undoes another
   (PermuteBackward0 uses it).
 * ``window-view`` in ``cygrad/nn/_ops/_sliding.py``: the strided view of every
   convolution window (the Python ``im2col``; on the CPU a C kernel does the same
@@ -65,7 +65,7 @@ print("x.t().reshape(12) copies:", x.t().reshape(12).tolist())
 section("4. The backward of a view: permute")
 # y = x.permute(2, 0, 1) puts x[i, j, k] at y[k, i, j]. The gradient of y, permuted by
 # the inverse permutation (1, 2, 0), lands back on x's layout. Exercise permute-inverse.
-from cygrad.ops.views import _inverse   # noqa: E402
+from cygrad.ops.view_functions import _inverse   # noqa: E402
 
 print("inverse of (2, 0, 1) =", _inverse((2, 0, 1)))
 a = cygrad.randn(2, 3, 4, dtype=cygrad.float64, requires_grad=True)

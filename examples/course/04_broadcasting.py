@@ -15,7 +15,7 @@ Exercises (``python -m cygrad.course make-assignment broadcasting OUT/``):
 
 * ``broadcast-shapes`` in ``cygrad/ops/shape/broadcasting.py``: the result shape, or
   PyTorch's RuntimeError.
-* ``expand-backward`` in ``cygrad/ops/views.py``: ExpandBackward0, the sum back.
+* ``expand-backward`` in ``cygrad/ops/view_functions.py``: ExpandBackward0, the sum back.
 """
 import numpy as np
 

@@ -9,7 +9,7 @@ from cygrad.nn import functional as F
 
 
 def test_inverse_permutation():
-    from cygrad.ops.views import _inverse
+    from cygrad.ops.view_functions import _inverse
     for perm in itertools.permutations(range(4)):
         assert _inverse(perm) == tuple(int(i) for i in np.argsort(perm))
 

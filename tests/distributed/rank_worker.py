@@ -16,16 +16,25 @@ def main():
     rank, size = dist.get_rank(), dist.get_world_size()
     ctx = {"outdir": outdir}
     results = {}
+    broken = False
     for name in sorted(n for n in dir(module) if n.startswith("check_")):
+        if broken:
+            results[name] = "not run: the process group broke in an earlier check"
+            continue
         try:
             getattr(module, name)(rank, size, ctx)
             results[name] = "ok"
         except Exception:
             results[name] = traceback.format_exc()
-        # Keep the ranks in step, so one rank's failure cannot shift the next check.
-        dist.barrier()
+        try:
+            # Keep the ranks in step, so one rank's failure cannot shift the next check.
+            dist.barrier()
+        except dist.DistBackendError:
+            broken = True
     with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
         json.dump(results, f)
+    if broken:
+        sys.exit(1)
     dist.destroy_process_group()
 
 
