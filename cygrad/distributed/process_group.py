@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from ._mpi import mpi, mpi4py_installed
 from .errors import DistBackendError
-from .work import start_comm_thread, timeout_seconds
+from .work import drain, start_comm_thread, timeout_seconds
 
 __all__ = ["ProcessGroup", "GroupMember", "group", "Backend", "is_available", "is_mpi_available",
            "init_process_group", "destroy_process_group", "is_initialized", "get_rank",
@@ -310,6 +310,7 @@ def destroy_process_group(group=None):
         # A broken group's communicator may be mid-collective: it stays listed, and the
         # exit handler aborts the job instead of freeing it.
         if pg.broken is None:
+            drain(pg, "destroy_process_group")
             pg.comm.Free()
             _groups.remove(pg)
     if group is None or group is GroupMember.WORLD:
@@ -440,6 +441,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     if pg_world.rank() not in members:
         return GroupMember.NON_GROUP_MEMBER
     MPI = mpi()
+    drain(pg_world, "new_group")      # creating a communicator is a collective on the parent
     sub = pg_world.comm.Get_group().Incl(members)
     comm = pg_world.comm.Create_group(sub)
     sub.Free()

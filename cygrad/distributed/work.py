@@ -17,8 +17,8 @@ communication thread (:class:`CommThread`), while the caller waits on it with th
 timeout. mpi4py releases the GIL inside MPI calls, so the caller's thread goes on
 working meanwhile: DistributedDataParallel's gradient buckets are reduced while
 backward runs. Every collective of the process goes through :func:`post`, which keeps
-them in program order: once anything is queued on the thread, later calls queue
-behind it.
+them in program order: while anything is queued on the thread, later calls are
+started behind it.
 """
 import os
 import queue
@@ -105,12 +105,12 @@ def wait_task(task, group, name, timeout=None):
 
 
 class _Task:
-    __slots__ = ("call", "args", "kwargs", "done", "error")
+    __slots__ = ("call", "args", "kwargs", "done", "error", "result")
 
     def __init__(self, call, args, kwargs):
         self.call, self.args, self.kwargs = call, args, kwargs
         self.done = threading.Event()
-        self.error = None
+        self.error = self.result = None
 
 
 class CommThread:
@@ -138,7 +138,7 @@ class CommThread:
         while True:
             task = self._queue.get()
             try:
-                task.call(*task.args, **task.kwargs)
+                task.result = task.call(*task.args, **task.kwargs)
             except BaseException as e:      # noqa: B036  (handed to the waiting thread)
                 task.error = e
             with self._lock:
@@ -160,15 +160,32 @@ def start_comm_thread():
 
 def post(group, name, method, args, nbytes, finish=None, outputs=(), **kwargs):
     """Start collective ``method`` (mpi4py's blocking name: ``"Allreduce"``...) on the
-    group's communicator and return its :class:`Work`: a blocking call on the
-    communication thread for ``nbytes >= THREAD_BYTES`` (or while that thread has work
-    queued, to keep the order), else MPI's non-blocking form tested by this thread."""
+    group's communicator and return its :class:`Work`.
+
+    The road depends on ``nbytes`` alone, which is the same on every rank: MPI does not
+    match a blocking collective on one rank with a non-blocking one on another. From
+    ``THREAD_BYTES`` up it is the blocking call on the communication thread; below, the
+    non-blocking call, tested by the caller. While the thread still has calls queued, a
+    non-blocking call is *started* on the thread too, behind them, so that every rank
+    starts its collectives in program order."""
     thread = _comm_thread
-    if thread is not None and (nbytes >= THREAD_BYTES or thread.busy()):
+    if thread is not None and nbytes >= THREAD_BYTES:
         task = thread.submit(getattr(group.comm, method), args, kwargs)
         return Work(name, group, (), finish, outputs, task=task)
     start = getattr(group.comm, "I" + method[0].lower() + method[1:])
+    if thread is not None and thread.busy():
+        task = thread.submit(start, args, kwargs)
+        return Work(name, group, (), finish, outputs, task=task, task_starts_request=True)
     return Work(name, group, [start(*args, **kwargs)], finish, outputs)
+
+
+def drain(group, name):
+    """Wait until the communication thread has finished every queued call (before a
+    call that is not a collective of this module but must keep its place, such as
+    creating or freeing a communicator)."""
+    thread = _comm_thread
+    if thread is not None and thread.busy():
+        wait_task(thread.submit(lambda: None, (), {}), group, name)
 
 
 def _tester(MPI, requests, statuses):
@@ -212,10 +229,12 @@ class Work:
     True
     """
 
-    def __init__(self, name, group, requests, finish=None, outputs=(), statuses=None, task=None):
+    def __init__(self, name, group, requests, finish=None, outputs=(), statuses=None, task=None,
+                 task_starts_request=False):
         self._name = name
         self._group = group
         self._task = task
+        self._task_starts_request = task_starts_request
         self._requests = list(requests)
         self._statuses = statuses
         self._finish = finish
@@ -249,7 +268,9 @@ class Work:
             try:
                 if self._task is not None:
                     wait_task(self._task, self._group, self._name, timeout)
-                else:
+                    if self._task_starts_request:     # the thread only started it
+                        self._requests, self._task = [self._task.result], None
+                if self._task is None:
                     wait_requests(self._requests, self._statuses, self._group, self._name,
                                   timeout)
             except DistBackendError as e:
@@ -267,6 +288,9 @@ class Work:
         True
         """
         if not self._done and self._exception is None and self._task is not None:
+            if self._task.done.is_set() and self._task_starts_request:
+                self._requests, self._task = [self._task.result], None
+                return self.is_completed()
             if self._task.done.is_set():
                 try:
                     self.wait()

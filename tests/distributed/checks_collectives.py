@@ -350,3 +350,21 @@ def check_large_and_small_collectives_keep_their_order(rank, size, ctx):
     assert_matches(small, reference("MAX", [value(r, "int64", salt=9) for r in range(size)],
                                     "int64"), "int64")
     np.testing.assert_array_equal(bcast.numpy(), value(0, "float64", (400, 300)))
+
+
+def check_ranks_whose_thread_is_busy_or_idle_still_match(rank, size, ctx):
+    # Rank 0 calls the small collective while its large one may still be running; the
+    # others wait for the large one first. A rank-dependent choice between MPI's blocking
+    # and non-blocking calls would deadlock here (MPI does not match one with the other).
+    for _ in range(20):
+        big = as_tensor(value(rank, "float32", (256, 256)))
+        small = as_tensor(value(rank, "float64"))
+        work = dist.all_reduce(big, async_op=True)
+        if rank != 0:
+            work.wait()
+        dist.all_reduce(small)
+        work.wait()
+        assert_matches(small, reference("SUM", [value(r, "float64") for r in range(size)],
+                                        "float64"), "float64")
+        assert_matches(big, reference("SUM", [value(r, "float32", (256, 256))
+                                              for r in range(size)], "float32"), "float32")
