@@ -9,9 +9,9 @@ outcome to the RESULTS JSON file. It imports nothing of cygrad itself.
 Examples
 --------
 >>> from cygrad.course._pytest_runner import matches
->>> matches("tests/t.py::test_a[SGD-lr=1]", "tests/t.py::test_a[SGD-*")
+>>> matches("tests/test_ops.py::test_a[SGD-lr=1]", "tests/test_ops.py::test_a[SGD-*")
 True
->>> matches("tests/t.py::test_a[x]", "tests/t.py::test_a"), matches("tests/t.py::test_ab", "tests/t.py::test_a")
+>>> matches("tests/test_ops.py::test_a[x]", "tests/test_ops.py::test_a"), matches("tests/test_ops.py::test_ab", "tests/test_ops.py::test_a")
 (True, False)
 """
 import json
