@@ -53,6 +53,30 @@ def _bumped(*tensors):
     return finish
 
 
+def _rows_into(block, tensors):
+    """A finish that copies row ``i`` of a received block into ``tensors[i]``."""
+    def finish():
+        for row, t in zip(block, tensors):
+            raw(t)[...] = row
+            t._bump_version()
+    return finish
+
+
+def _check_root_list(pg, root, tensors, like, name, arg, where):
+    """``gather_list``/``scatter_list``: one tensor per rank on the root, none elsewhere."""
+    if pg.rank() != root:
+        if tensors:
+            raise ValueError(f"{name}: Argument ``{arg}`` must NOT be specified on "
+                             f"non-{where} ranks.")
+        return
+    if tensors is None:
+        raise ValueError(f"{name}: Argument ``{arg}`` must be specified on {where} rank.")
+    check_tensor_list(tensors, name, arg, like=like)
+    if len(tensors) != pg.size():
+        raise ValueError(f"{name}: {arg} has {len(tensors)} tensors but the group has "
+                         f"{pg.size()} ranks")
+
+
 def _divided(buf, n, finish):
     """``finish`` preceded by the division that turns a SUM into ``ReduceOp.AVG``."""
     def avg_finish():
@@ -239,13 +263,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                          f"{pg.size()} ranks")
     check_same(pg, name, tensor)
     block = np.empty((pg.size(), tensor.numel() * tensor.element_size()), dtype=np.uint8)
-
-    def finish():
-        for row, t in zip(block, tensor_list):
-            raw(t)[...] = row
-            t._bump_version()
-    return _submit(post(pg, name, "Allgather", (raw(tensor), block), block.nbytes, finish,
-                        tensor_list), async_op)
+    return _submit(post(pg, name, "Allgather", (raw(tensor), block), block.nbytes,
+                        _rows_into(block, tensor_list), tensor_list), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -370,28 +389,14 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False):
     if pg is None:
         return None
     root = pg.group_rank(0 if dst is None else dst, name, "dst")
-    if pg.rank() == root:
-        if gather_list is None:
-            raise ValueError("gather: Argument ``gather_list`` must be specified on destination rank.")
-        check_tensor_list(gather_list, name, "gather_list", like=tensor)
-        if len(gather_list) != pg.size():
-            raise ValueError(f"gather: gather_list has {len(gather_list)} tensors but the group "
-                             f"has {pg.size()} ranks")
-    elif gather_list:
-        raise ValueError("gather: Argument ``gather_list`` must NOT be specified on "
-                         "non-destination ranks.")
+    _check_root_list(pg, root, gather_list, tensor, name, "gather_list", "destination")
     check_same(pg, name, tensor, None, root)
     nbytes = pg.size() * tensor.numel() * tensor.element_size()
     if pg.rank() != root:
         return _submit(post(pg, name, "Gather", (raw(tensor), None, root), nbytes), async_op)
     block = np.empty((pg.size(), tensor.numel() * tensor.element_size()), dtype=np.uint8)
-
-    def finish():
-        for row, t in zip(block, gather_list):
-            raw(t)[...] = row
-            t._bump_version()
-    return _submit(post(pg, name, "Gather", (raw(tensor), block, root), nbytes, finish,
-                        gather_list), async_op)
+    return _submit(post(pg, name, "Gather", (raw(tensor), block, root), nbytes,
+                        _rows_into(block, gather_list), gather_list), async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False):
@@ -425,20 +430,11 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False):
     if pg is None:
         return None
     root = pg.group_rank(0 if src is None else src, name, "src")
+    _check_root_list(pg, root, scatter_list, tensor, name, "scatter_list", "source")
+    block = None
     if pg.rank() == root:
-        if scatter_list is None:
-            raise ValueError("scatter: Argument ``scatter_list`` must be specified on source rank.")
-        check_tensor_list(scatter_list, name, "scatter_list", like=tensor)
-        if len(scatter_list) != pg.size():
-            raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors but the group "
-                             f"has {pg.size()} ranks")
         block = np.concatenate([raw(t) for t in scatter_list]) if tensor.numel() else \
             np.empty(0, np.uint8)
-    elif scatter_list:
-        raise ValueError("scatter: Argument ``scatter_list`` must NOT be specified on "
-                         "non-source ranks.")
-    else:
-        block = None
     check_same(pg, name, tensor, None, root)
     out = raw(tensor)
     return _submit(post(pg, name, "Scatter", (block, out, root), out.nbytes * pg.size(),
