@@ -158,6 +158,12 @@ def start_comm_thread():
         _comm_thread = CommThread()
 
 
+# mpi4py's non-blocking name of each blocking collective
+_NONBLOCKING = {m: "I" + m[0].lower() + m[1:] for m in (
+    "Allreduce", "Reduce", "Bcast", "Allgather", "Allgatherv", "Reduce_scatter_block", "Gather",
+    "Scatter", "Barrier")}
+
+
 def post(group, name, method, args, nbytes, finish=None, outputs=(), **kwargs):
     """Start collective ``method`` (mpi4py's blocking name: ``"Allreduce"``...) on the
     group's communicator and return its :class:`Work`.
@@ -172,7 +178,7 @@ def post(group, name, method, args, nbytes, finish=None, outputs=(), **kwargs):
     if thread is not None and nbytes >= THREAD_BYTES:
         task = thread.submit(getattr(group.comm, method), args, kwargs)
         return Work(name, group, (), finish, outputs, task=task)
-    start = getattr(group.comm, "I" + method[0].lower() + method[1:])
+    start = getattr(group.comm, _NONBLOCKING[method])
     if thread is not None and thread.busy():
         task = thread.submit(start, args, kwargs)
         return Work(name, group, (), finish, outputs, task=task, task_starts_request=True)
