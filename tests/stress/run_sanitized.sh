@@ -28,7 +28,8 @@ else
     # overwrites) and the core's small-operand C loops (_core/fastpath)
     TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
            tests/test_indexing_inplace.py tests/test_overwrite_autograd.py
-           tests/test_elementwise_entry.py tests/test_numpy_fastpaths.py)
+           tests/test_elementwise_entry.py tests/test_numpy_fastpaths.py
+           tests/test_profiler.py)
 fi
 
 if [[ -n "${SANITIZE_DIR:-}" ]]; then
