@@ -328,6 +328,21 @@ def _same_weights(models, rng):
         model.load_state_dict({k: lib.from_numpy(v.copy()) for k, v in weights.items()})
 
 
+def mlp(T):
+    """The bench's MLP, 784-256-128-10, built with library ``T`` (cygrad or torch)."""
+    nn = T.nn
+    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                         nn.Linear(128, 10))
+
+
+def cnn(T):
+    """The bench's small CNN (c16-pool-c32-pool-fc on 1x28x28), built with library ``T``."""
+    nn = T.nn
+    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+
+
 def _training_cases(cygrad, torch, quick):
     """Whole training steps (issue 9): an MLP with SGD, a small CNN with Adam,
     DataLoader throughput with two workers, and the peak memory of a process
@@ -336,17 +351,6 @@ def _training_cases(cygrad, torch, quick):
     group = "training (float32): one step = zero_grad, forward, loss, backward, step"
     libs = {"cygrad": cygrad} if torch is None else {"cygrad": cygrad, "torch": torch}
     rng = np.random.default_rng(2)
-
-    def mlp(T):
-        nn = T.nn
-        return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
-                             nn.Linear(128, 10))
-
-    def cnn(T):
-        nn = T.nn
-        return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                             nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                             nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
 
     def step_ops(build, make_opt, x, y):
         models = {T: build(T) for T in libs.values()}

@@ -44,19 +44,12 @@ def cpu_name():
     return platform.processor() or platform.machine()
 
 
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+from cases import cnn, mlp  # noqa: E402  (the same models as bench/run.py's training cases)
+
+
 # ---------------------------------------------------------------- worker (one rank)
-def mlp(T):
-    nn = T.nn
-    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
-                         nn.Linear(128, 10))
-
-
-def cnn(T):
-    nn = T.nn
-    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
-
 
 MODELS = {
     "MLP 784-256-128-10 b128/rank SGD": (mlp, (128, 784), lambda T, ps: T.optim.SGD(ps, lr=0.01, momentum=0.9)),
