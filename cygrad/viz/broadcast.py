@@ -93,8 +93,8 @@ def broadcast_layout(a, b):
     shapes, stretched, strides = [], [], []
     for shape, st in ((sa, ta), (sb, tb)):
         pad = n - len(shape)
-        shapes.append((None,) * pad + shape)
         full = (None,) * pad + shape
+        shapes.append(full)
         fst = (0,) * pad + st
         stretched.append(tuple((s is None or s == 1) and r != 1
                                for s, r in zip(full, result)))
