@@ -1,19 +1,25 @@
 """Build script for cygrad's Cython core.
 
 Environment knobs (all optional):
-  CYGRAD_ARCH      -march value for the kernels (default "native"; "" = compiler default)
+  CYGRAD_ARCH      -march value for the whole build. Unset (the default, and how wheels
+                   are built): portable, the x86-64 baseline, with the hot loops compiled
+                   also for x86-64-v3 (AVX2) and x86-64-v4 (AVX-512) and chosen at load
+                   time (cygrad/_core/cpu/isa.h). "native" (or any -march value): every
+                   kernel for that CPU only, no run-time choice; the result may not run
+                   on another machine.
   CYGRAD_DEBUG     "1" builds with -O0 -g and Cython bounds checks
   CYGRAD_SANITIZE  "address" builds with AddressSanitizer + UndefinedBehaviorSanitizer
                    (-O1 -g); run it with libasan preloaded: see docs/memory_safety.md
 """
 import os
+import platform
 import sys
 
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-ARCH = os.environ.get("CYGRAD_ARCH", "native")
+ARCH = os.environ.get("CYGRAD_ARCH", "")
 DEBUG = os.environ.get("CYGRAD_DEBUG", "0") == "1"
 SANITIZE = os.environ.get("CYGRAD_SANITIZE", "")
 if SANITIZE not in ("", "address"):
@@ -40,6 +46,15 @@ if not os.environ.get("CC", "").endswith("clang"):
     compile_args += ["--param=vect-partial-vector-usage=0", "--param=vect-epilogues-nomask=0"]
 if ARCH:
     compile_args.append(f"-march={ARCH}")
+    DISPATCH = False
+else:
+    # gcc's target_clones makes the variants; elsewhere the hot loops are baseline.
+    DISPATCH = (platform.machine() in ("x86_64", "AMD64")
+                and not os.environ.get("CC", "").endswith("clang"))
+    if DISPATCH:
+        # -Wno-psabi: gcc notes that the 64-byte vector types of reduce.c are passed
+        # differently with AVX-512; they never cross a function boundary we export.
+        compile_args += ["-DCG_DISPATCH", "-Wno-psabi"]
 link_args = ["-lm"]
 if sys.platform.startswith("linux"):
     link_args.append("-lmvec")
@@ -54,11 +69,11 @@ if SANITIZE:
     compile_args.append(sanitizers)
     link_args.append(sanitizers)
 
-BUILD_FLAGS = {"arch": ARCH, "debug": DEBUG, "sanitize": SANITIZE,
+BUILD_FLAGS = {"arch": ARCH or "x86-64 baseline", "dispatch": DISPATCH, "debug": DEBUG, "sanitize": SANITIZE,
                "cflags": compile_args, "ldflags": link_args}
 
 CPU_SOURCES = ["cygrad/_core/cpu/elementwise.c", "cygrad/_core/cpu/reduce.c",
-               "cygrad/_core/cpu/parallel.c"]
+               "cygrad/_core/cpu/parallel.c", "cygrad/_core/cpu/isa.c"]
 
 
 def ext(name, extra_sources=()):

@@ -24,6 +24,13 @@ def _build_flags():
     return dict(BUILD_FLAGS)
 
 
+def _kernel_variant():
+    """Which compiled variant of the hot CPU loops this machine runs, or None
+    for a build made for one CPU (``CYGRAD_ARCH=native``)."""
+    from cygrad._core import tensor as _C
+    return _C._kernel_variant()
+
+
 def _version_of(module_name):
     try:
         return __import__(module_name).__version__
@@ -52,6 +59,7 @@ def collect():
         "numpy": np.__version__,
         "ml_dtypes": _version_of("ml_dtypes"),
         "build_flags": _build_flags(),
+        "kernel_variant": _kernel_variant(),
         "num_threads": cygrad.get_num_threads(),
         "threading": cygrad._threading.policy(),
         "host_allocator": cygrad.memory.host_stats(),
@@ -104,6 +112,13 @@ def format_report(info):
     else:
         lines.append("Build flags:")
         lines.append(f"  arch (CYGRAD_ARCH):     {flags.get('arch') or '(compiler default)'}")
+        if flags.get("dispatch"):
+            lines.append("  kernel variants:        x86-64 baseline, x86-64-v3 (AVX2, FMA), "
+                         "x86-64-v4 (AVX-512); chosen at load time")
+            lines.append(f"  active here:            {info['kernel_variant']}")
+        else:
+            lines.append("  kernel variants:        none (built for one CPU; "
+                         "may not run on another machine)")
         lines.append(f"  debug (CYGRAD_DEBUG):   {flags.get('debug')}")
         lines.append(f"  cflags:  {' '.join(flags.get('cflags', []))}")
         lines.append(f"  ldflags: {' '.join(flags.get('ldflags', []))}")

@@ -83,6 +83,7 @@ cdef extern from "kernels.h" nogil:
     void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
                   char* out, const cg_index* so, const char* a, const cg_index* sa)
     void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out)
+    int cg_isa_variant()
     int cg_num_threads()
     void cg_set_num_threads(int n)
     enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
@@ -227,6 +228,14 @@ def _set_parallel_min(family, Py_ssize_t n):
     if n < 1:
         raise ValueError(f"threshold must be positive, got {n}")
     cg_parallel_min[_PARALLEL_FAMILIES.index(family)] = n
+
+_ISA_VARIANTS = {0: None, 1: "x86-64 baseline", 3: "x86-64-v3 (AVX2, FMA)",
+                 4: "x86-64-v4 (AVX-512)"}
+
+def _kernel_variant():
+    """The instruction set the hot CPU loops run with here, or None for a build
+    compiled for one CPU (``CYGRAD_ARCH=...``), which has no variants (cpu/isa.h)."""
+    return _ISA_VARIANTS[cg_isa_variant()]
 
 # The Python class users see (cygrad.Tensor subclasses TensorBase); set at import.
 cdef type _TensorCls = None

@@ -133,7 +133,7 @@ static cg_index image_blocks(const cg_window* w) {
 /* One typed copy per element size: the rows are short (a feature map's width), so
  * plain loops the compiler vectorises beat a memcpy call per row. */
 #define DEF_IM2COL(NAME, T)                                                            \
-    static void NAME(const void* p, cg_index q) {                                      \
+    CG_HOT static void NAME(const void* p, cg_index q) {                               \
         const im2col_ctx* c = (const im2col_ctx*)p;                                    \
         const cg_window* w = c->w;                                                     \
         const int nd = w->nsp, last = nd - 1;                                          \
@@ -177,7 +177,7 @@ static cg_index image_blocks(const cg_window* w) {
  * outside them are zero blocks and the rest are plain strided copies. Feature
  * maps are small (rows of 7-32 elements), so this overhead is what counts. */
 #define DEF_IM2COL_2D(NAME, T)                                                         \
-    static void NAME(const void* p, cg_index q) {                                      \
+    CG_HOT static void NAME(const void* p, cg_index q) {                               \
         const im2col_ctx* c = (const im2col_ctx*)p;                                    \
         const cg_window* w = c->w;                                                     \
         const cg_index H = w->size[0], W = w->size[1], OH = w->out[0], OW = w->out[1]; \
@@ -285,7 +285,7 @@ typedef struct {
     } while (0)
 
 #define DEF_COL2IM(NAME, T)                                                            \
-    static void NAME(const void* p, cg_index q) {                                      \
+    CG_HOT static void NAME(const void* p, cg_index q) {                               \
         const col2im_ctx* c = (const col2im_ctx*)p;                                    \
         const cg_window* w = c->w;                                                     \
         const int nd = w->nsp, last = nd - 1;                                          \
@@ -300,7 +300,7 @@ typedef struct {
 
 /* The 2-d case, as DEF_IM2COL_2D. */
 #define DEF_COL2IM_2D(NAME, T)                                                         \
-    static void NAME(const void* p, cg_index q) {                                      \
+    CG_HOT static void NAME(const void* p, cg_index q) {                               \
         const col2im_ctx* c = (const col2im_ctx*)p;                                    \
         const cg_window* w = c->w;                                                     \
         const cg_index H = w->size[0], W = w->size[1], OH = w->out[0], OW = w->out[1]; \
@@ -476,7 +476,7 @@ static inline int interior_2d(const cg_window* w) {
 }
 
 #define DEF_MAXPOOL(NAME, T)                                                           \
-    static void NAME(const void* p, cg_index q) {                                      \
+    CG_HOT static void NAME(const void* p, cg_index q) {                               \
         const maxpool_ctx* c = (const maxpool_ctx*)p;                                  \
         const cg_window* w = c->w;                                                     \
         const int nd = w->nsp;                                                         \
@@ -526,7 +526,7 @@ typedef struct {
 } spread_ctx;
 
 #define DEF_SPREAD(NAME, T)                                                            \
-    static void NAME(const void* p, cg_index q) {                                      \
+    CG_HOT static void NAME(const void* p, cg_index q) {                               \
         spread_ctx* c = (spread_ctx*)p;                                                \
         const cg_window* w = c->w;                                                     \
         const int nd = w->nsp;                                                         \

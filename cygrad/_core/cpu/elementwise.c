@@ -201,7 +201,7 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
 #define CG_MINF(x, y) ((x) != (x) ? (x) : ((y) != (y) ? (y) : ((x) < (y) ? (x) : (y))))
 
 #define DEF_BINARY(SUFFIX, T)                                                    \
-    static void bin_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {  \
+    CG_HOT static void bin_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {  \
         switch (op) {                                                            \
         case CG_ADD: { BIN_BODY(T, x + y) break; }                               \
         case CG_SUB: { BIN_BODY(T, x - y) break; }                               \
@@ -223,7 +223,7 @@ DEF_BINARY(i64, int64_t)
  * IEEE's: every comparison with a NaN is false but `!=`, which is true; a NaN is
  * "true" for the logical ops (it is not zero). */
 #define CMP_BODY(T, EXPR) BIN_BODY_TO(uint8_t, T, (uint8_t)(EXPR))
-#define DEF_COMPARE(SUFFIX, T)                                                       static void cmp_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {          switch (op) {                                                                    case CG_EQ: { CMP_BODY(T, x == y) break; }                                       case CG_NE: { CMP_BODY(T, x != y) break; }                                       case CG_LT: { CMP_BODY(T, x < y) break; }                                        case CG_LE: { CMP_BODY(T, x <= y) break; }                                       case CG_GT: { CMP_BODY(T, x > y) break; }                                        case CG_GE: { CMP_BODY(T, x >= y) break; }                                       case CG_LOGICAL_AND: { CMP_BODY(T, (x != 0) & (y != 0)) break; }                 case CG_LOGICAL_OR: { CMP_BODY(T, (x != 0) | (y != 0)) break; }                  case CG_LOGICAL_XOR: { CMP_BODY(T, (x != 0) ^ (y != 0)) break; }                 }                                                                            }
+#define DEF_COMPARE(SUFFIX, T)                                                       CG_HOT static void cmp_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {          switch (op) {                                                                    case CG_EQ: { CMP_BODY(T, x == y) break; }                                       case CG_NE: { CMP_BODY(T, x != y) break; }                                       case CG_LT: { CMP_BODY(T, x < y) break; }                                        case CG_LE: { CMP_BODY(T, x <= y) break; }                                       case CG_GT: { CMP_BODY(T, x > y) break; }                                        case CG_GE: { CMP_BODY(T, x >= y) break; }                                       case CG_LOGICAL_AND: { CMP_BODY(T, (x != 0) & (y != 0)) break; }                 case CG_LOGICAL_OR: { CMP_BODY(T, (x != 0) | (y != 0)) break; }                  case CG_LOGICAL_XOR: { CMP_BODY(T, (x != 0) ^ (y != 0)) break; }                 }                                                                            }
 
 DEF_COMPARE(b8, uint8_t)      /* bool and uint8: bools are stored as 0/1 bytes */
 DEF_COMPARE(i8, int8_t)
@@ -289,7 +289,7 @@ void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
     }
 
 #define DEF_UNARY(SUFFIX, T, F)                                                  \
-    static void un_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {   \
+    CG_HOT static void un_##SUFFIX(char** p, const cg_index* s, cg_index n, int op) {   \
         const T one = 1, zero = 0;                                               \
         switch (op) {                                                            \
         case CG_COPY: { UN_BODY(T, x) break; }                                   \
@@ -335,7 +335,7 @@ DEF_UNARY(f64, double, )
 
 /* Copies of any dtype only move bytes: one loop per item size. */
 #define DEF_COPY(BITS)                                                           \
-    static void copy_##BITS(char** p, const cg_index* s, cg_index n, int op) {   \
+    CG_HOT static void copy_##BITS(char** p, const cg_index* s, cg_index n, int op) {   \
         (void)op; UN_BODY(uint##BITS##_t, x)                                     \
     }
 DEF_COPY(8)
@@ -345,7 +345,7 @@ DEF_COPY(64)
 
 /* complex128 items: 16 bytes, moved as a pair of words */
 typedef struct { uint64_t w[2]; } cg_bytes16;
-static void copy_128(char** p, const cg_index* s, cg_index n, int op) {
+CG_HOT static void copy_128(char** p, const cg_index* s, cg_index n, int op) {
     (void)op; UN_BODY(cg_bytes16, x)
 }
 

@@ -19,7 +19,7 @@ typedef double v4d __attribute__((vector_size(32)));
  * complex product is the same loop over the interleaved (re, im) floats of a row,
  * with two terms: ar * b[p, :] + ai * bs[p, :], where bs holds (-im, re) of b. */
 #define DEF_MATMUL(NAME, T, VT, CPLX)                                            \
-    static void NAME(cgf_index m, cgf_index k, cgf_index n, const T* a,          \
+    CG_HOT static void NAME(cgf_index m, cgf_index k, cgf_index n, const T* a,          \
                      const T* b, const T* bs, T* out) {                          \
         enum { W = sizeof(VT) / sizeof(T) };                                     \
         const cgf_index s = CPLX ? 2 : 1, cols = s * n, row_a = s * k;           \
@@ -124,7 +124,7 @@ int cgf_matmul(int dtype, cgf_index m, cgf_index k, cgf_index n,
 /* ---------------------------------------------------------------- where */
 
 #define DEF_WHERE(NAME, T)                                                       \
-    static void NAME(cgf_index n, const uint8_t* c, const T* x, const T* y, T* o) { \
+    CG_HOT static void NAME(cgf_index n, const uint8_t* c, const T* x, const T* y, T* o) { \
         for (cgf_index i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];             \
     }
 DEF_WHERE(where_1, uint8_t)
@@ -160,7 +160,7 @@ static double finish(int op, double sum, double ssd, cgf_index n, double correct
  * Along a strided middle axis: one double accumulator per inner position, rows
  * added in order. The deviations' pass (var/std) reuses the same shapes. */
 #define DEF_REDUCE(NAME, T)                                                      \
-    static int NAME(int op, cgf_index outer, cgf_index n, cgf_index inner,       \
+    CG_HOT static int NAME(int op, cgf_index outer, cgf_index n, cgf_index inner,       \
                     double correction, const T* a, T* out) {                     \
         int spread = op == CGF_VAR || op == CGF_STD;                             \
         if (inner == 1) {                                                        \
@@ -299,7 +299,7 @@ int cgf_solve(int dtype, cgf_index n, cgf_index k, const char* a, const char* b,
  * product of each part fused with the other's rounded product. Spelled out with
  * fma() so the compiler cannot fuse differently in the loop's tail. */
 #define DEF_CBINARY(NAME, T, FMA)                                                \
-    static int NAME(int op, cgf_index n, const T* a, const T* b, T* o) {         \
+    CG_HOT static int NAME(int op, cgf_index n, const T* a, const T* b, T* o) {         \
         switch (op) {                                                            \
         case CGF_CADD:                                                           \
             for (cgf_index i = 0; i < 2 * n; i++) o[i] = a[i] + b[i];            \
@@ -336,7 +336,7 @@ int cgf_complex_binary(int op, int dtype, cgf_index n, const char* a, const char
  * larger. An infinite part makes the result inf even beside a NaN; a NaN part
  * otherwise makes it NaN; 0 / 0 and inf / inf are avoided (ratio 0). */
 #define DEF_CABS(NAME, T, SQRT, FMA, FABS)                                       \
-    static void NAME(cgf_index n, const T* z, T* o) {                            \
+    CG_HOT static void NAME(cgf_index n, const T* z, T* o) {                            \
         for (cgf_index i = 0; i < n; i++) {                                      \
             T re = FABS(z[2 * i]), im = FABS(z[2 * i + 1]);                      \
             const int re_inf = re == (T)INFINITY, im_inf = im == (T)INFINITY;    \

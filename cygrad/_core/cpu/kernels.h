@@ -9,6 +9,7 @@
 #define CYGRAD_KERNELS_H
 #include <stddef.h>
 #include <stdint.h>
+#include "isa.h"
 
 #define CG_MAX_DIMS 16
 typedef ptrdiff_t cg_index;

@@ -4,7 +4,7 @@
 #include "kernels.h"
 
 /* GCC/Clang vector extensions: portable SIMD that compiles to AVX-512/AVX2/SSE,
- * whichever -march allows. Loads go through memcpy (unaligned-safe). */
+ * whichever the build's -march or the run-time variant (isa.h) allows. Loads go through memcpy (unaligned-safe). */
 typedef float v16f __attribute__((vector_size(64)));
 typedef int32_t v16i __attribute__((vector_size(64)));
 typedef double v8d __attribute__((vector_size(64)));
@@ -15,7 +15,7 @@ static inline v8d load8d(const double* p) { v8d v; memcpy(&v, p, sizeof v); retu
 
 /* float32 sums: four 16-lane float accumulators over blocks of 4096 elements (so
  * rounding error stays that of short sums), each block's total added in double. */
-static double sum_f32(const float* a, cg_index n) {
+CG_HOT static double sum_f32(const float* a, cg_index n) {
     double total = 0.0;
     cg_index i = 0;
     while (i < n) {
@@ -39,7 +39,7 @@ static double sum_f32(const float* a, cg_index n) {
     return total;
 }
 
-static double sum_f64(const double* a, cg_index n) {
+CG_HOT static double sum_f64(const double* a, cg_index n) {
     double total = 0.0;
     cg_index i = 0;
     while (i < n) {
@@ -67,7 +67,7 @@ static double sum_f64(const double* a, cg_index n) {
  * compare-and-select (a NaN never wins a compare) and, separately, whether a NaN
  * was seen. n >= 1 is the caller's promise. */
 #define DEF_EXTREME(NAME, T, VT, VI, LANES, LOAD, CMP)                          \
-    static T NAME(const T* a, cg_index n) {                                     \
+    CG_HOT static T NAME(const T* a, cg_index n) {                              \
         T m = a[0];                                                             \
         int nan = 0;                                                            \
         cg_index i = 0;                                                         \
