@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.needs_checkout
+
 from cygrad.course import LESSONS, lesson
 from cygrad.course.assignment import make_assignment
 from cygrad.course.regions import MARKER, blank, find_regions

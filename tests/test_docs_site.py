@@ -10,6 +10,8 @@ page in no toctree, and fail the docs stage).
 import os
 import re
 
+import pytest
+
 DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
 
 # Pages deliberately left out of every toctree, with the reason.
@@ -141,6 +143,7 @@ def _source_files():
     return found
 
 
+@pytest.mark.needs_checkout
 def test_every_source_path_in_the_pages_and_the_code_exists():
     pattern = re.compile(r"\b((?:cygrad|tests|bench|examples|cuda_src)/[\w./-]*\w\.(?:py|pyx|pxi|pxd|c|h|cu|md|sh))\b")
     missing = set()

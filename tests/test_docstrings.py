@@ -14,7 +14,10 @@ def _modules():
         if info.name.endswith("__main__") or info.name == "cygrad.info":
             continue
         names.append(info.name)
-    return names
+    # The course tool works on a source checkout (its lessons are the repository's
+    # own files), so its examples do too.
+    return [pytest.param(n, marks=pytest.mark.needs_checkout) if n.startswith("cygrad.course")
+            else n for n in names]
 
 
 # Modules that need an optional extra to import (their ImportError names the extra).

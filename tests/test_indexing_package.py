@@ -7,6 +7,8 @@ import importlib
 import pathlib
 
 import pytest
+
+pytestmark = pytest.mark.needs_checkout
 import setuptools
 
 import cygrad

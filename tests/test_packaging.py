@@ -180,6 +180,7 @@ def test_ci_builds_the_docs_as_the_readme_says_between_tests_and_sanitizer():
     assert tests < ran.index(install) < ran.index(build) < sanitizer, ran
 
 
+@pytest.mark.needs_checkout
 def test_setup_finds_every_subpackage():
     # setup.cfg ships ``packages = find:`` (include cygrad*): every directory of the
     # source tree holding Python modules must be a package it finds (an op family
