@@ -92,7 +92,7 @@ def main(argv=None):
     best = {"portable": {}, "native": {}}
     out_json = os.path.join(tempfile.gettempdir(), "cygrad-arch-variants.json")
     for r in range(args.rounds):
-        for build, path in (("portable", ""), ("native", tree)):
+        for build, path in (("portable", REPO), ("native", tree)):
             print(f"round {r + 1}/{args.rounds}: {build}", flush=True)
             for name, t in run_once(path, args.filter, args.quick, out_json).items():
                 best[build][name] = min(t, best[build].get(name, math.inf))
