@@ -418,6 +418,7 @@ class _Swaps:
                if name not in _SKIP}
         wrappers = {fid: _wrap(fn, name) for fid, (fn, name) in ops.items()}
         self.by_original = {fid: w for fid, w in wrappers.items()}
+        self.statics = []
         self.modules = []
         for mod in _op_hooks._cygrad_modules():
             if mod.__name__.startswith(_NOT_SWAPPED):
@@ -427,30 +428,42 @@ class _Swaps:
                 w = wrappers.get(id(value))
                 if w is not None and w.__wrapped__ is value:
                     new[attr], old[attr] = w, value
+                elif isinstance(value, type) and value.__module__ == mod.__name__:
+                    self._static_ops(value, wrappers)
             if new:
                 self.modules.append((vars(mod), new, old))
         self.methods = []
+        for klass, attr, value, w in self.statics:
+            self.methods.append((attr, value, w, klass))
         for klass in Tensor.__mro__[:-1]:
             for attr, value in vars(klass).items():
                 if attr in _TENSOR_METHODS and callable(value) and \
-                        attr not in {a for a, _, _ in self.methods}:
+                        attr not in {m[0] for m in self.methods if m[3] is Tensor}:
                     original = value if klass is Tensor else _ABSENT
-                    self.methods.append((attr, original, _wrap(value, attr)))
+                    self.methods.append((attr, original, _wrap(value, attr), Tensor))
+
+    def _static_ops(self, klass, wrappers):
+        """Ops that a layer class holds as static methods (``Conv2d._conv``)."""
+        for attr, value in vars(klass).items():
+            if isinstance(value, staticmethod):
+                w = wrappers.get(id(value.__func__))
+                if w is not None:
+                    self.statics.append((klass, attr, value, staticmethod(w)))
 
     def apply(self):
         for d, new, _ in self.modules:
             d.update(new)
-        for attr, _, w in self.methods:
-            setattr(Tensor, attr, w)
+        for attr, _, w, klass in self.methods:
+            setattr(klass, attr, w)
 
     def undo(self):
         for d, _, old in self.modules:
             d.update(old)
-        for attr, original, _ in self.methods:
+        for attr, original, _, klass in self.methods:
             if original is _ABSENT:
-                delattr(Tensor, attr)
+                delattr(klass, attr)
             else:
-                setattr(Tensor, attr, original)
+                setattr(klass, attr, original)
 
 
 def install():
