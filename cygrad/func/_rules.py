@@ -499,6 +499,16 @@ def _linear(name, level, orig, args, kwargs):
 RULES["linear"] = _linear
 
 
+def _outer(name, level, orig, args, kwargs):
+    a, b = args[0], args[1]
+    if a.dim() != 1 or b.dim() != 1:
+        return NotImplemented
+    return call("mul", call("unsqueeze", a, -1), b)
+
+
+_register(["outer", "ger"], _outer)
+
+
 def _einsum(name, level, orig, args, kwargs):
     eq = args[0]
     ops = list(args[1]) if len(args) == 2 and isinstance(args[1], (list, tuple)) else list(args[1:])
@@ -585,8 +595,12 @@ def _pointwise_loss(name, level, orig, args, kwargs):
         return NotImplemented
     reduction = kwargs.get("reduction", "mean")
     k = dict(kwargs, reduction="none")
-    out = pointwise(name, level, orig, args, k)
-    return _reduce_loss(out._value, reduction, level)
+    # unbatched operands are expanded, so the op sees the shapes a sample would
+    # (its warning about broadcasting input and target shows only when a sample's would)
+    R = max(a.dim() for a in args if _is_tensor(a))
+    vals = [_pad(_materialize(a, level), a.dim(), R) if _is_tensor(a) else a for a in args]
+    out = dispatch(name, orig, tuple(vals), k)
+    return _reduce_loss(out, reduction, level)
 
 
 _register(["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
