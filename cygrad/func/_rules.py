@@ -638,3 +638,35 @@ def _class_loss(name, level, orig, args, kwargs):
 
 
 _register(["cross_entropy", "nll_loss"], _class_loss)
+
+
+def _batch_norm(name, level, orig, args, kwargs):
+    """Batch statistics (no running stats): the vmap batch joins the channels, so each
+    sample is normalized over its own ``N`` and spatial dims."""
+    names = ("input", "running_mean", "running_var", "weight", "bias", "training", "momentum",
+             "eps")
+    full = dict(zip(names, args))
+    full.update(kwargs)
+    x = full["input"]
+    if full.get("running_mean") is not None or full.get("running_var") is not None \
+            or x.dim() < 2:
+        return NotImplemented
+    B = _b.level_size(level)
+    v = _materialize(x, level)                        # (B, N, C, *)
+    n, c, rest = x.shape[0], x.shape[1], tuple(x.shape[2:])
+    v = call("reshape", call("movedim", v, 0, 1), (n, B * c) + rest)
+
+    def per_channel(t):
+        if t is None:
+            return None
+        if is_batched_at(t, level):
+            return call("reshape", t._value, (B * c,))
+        return call("repeat", t, B)
+    out = dispatch(name, orig, (v, None, None, per_channel(full.get("weight")),
+                                per_channel(full.get("bias")), full.get("training", False),
+                                full.get("momentum", 0.1), full.get("eps", 1e-5)), {})
+    out = call("movedim", call("reshape", out, (n, B, c) + rest), 1, 0)
+    return BatchedTensor(out, level)
+
+
+RULES["batch_norm"] = _batch_norm
