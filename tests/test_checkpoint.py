@@ -65,7 +65,9 @@ def test_matches_torch_on_the_same_weights(rng):
         y = ckpt(lambda t: (t @ a.T).tanh() @ b.T, xi, use_reentrant=reentrant)
         (y ** 2).sum().backward()
         return [t.grad.numpy() for t in (a, b, xi)]
-    for reentrant in (True, False):
+    # torch's non-reentrant variant costs seconds on first use (it imports its compiler
+    # stack); cygrad's non-reentrant gradients are checked against plain runs above
+    for reentrant in (True,):
         for g, w in zip(run(cygrad, checkpoint, reentrant), run(torch, tcheckpoint, reentrant)):
             np.testing.assert_allclose(g, w, rtol=1e-12)
 
