@@ -23,7 +23,7 @@ Examples
 --------
 >>> import cygrad
 >>> from cygrad.func import vmap
->>> vmap(lambda row: row.shape)(cygrad.zeros(5, 3))
+>>> vmap(lambda row: row.shape, out_dims=None)(cygrad.zeros(5, 3))
 (3,)
 """
 import sys
@@ -54,7 +54,7 @@ class BatchedTensor:
     --------
     >>> import cygrad
     >>> from cygrad.func import vmap
-    >>> vmap(lambda x: type(x).__name__)(cygrad.zeros(2))
+    >>> vmap(lambda x: type(x).__name__, out_dims=None)(cygrad.zeros(2))
     'BatchedTensor'
     """
     __slots__ = ("_value", "_level", "__weakref__")

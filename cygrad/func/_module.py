@@ -250,8 +250,8 @@ def debug_unwrap(tensor, *, recurse=True):
     --------
     >>> import cygrad
     >>> from cygrad.func import vmap, debug_unwrap
-    >>> vmap(lambda r: debug_unwrap(r).shape)(cygrad.zeros(4, 2))
-    cygrad.Size([4, 2])
+    >>> vmap(lambda r: tuple(debug_unwrap(r).shape), out_dims=None)(cygrad.zeros(4, 2))
+    (4, 2)
     """
     while isinstance(tensor, BatchedTensor):
         tensor = tensor._value
