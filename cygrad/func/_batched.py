@@ -407,6 +407,16 @@ _NOT_SWAPPED = ("cygrad.func", "cygrad.ops.", "cygrad.nn._ops", "cygrad._core",
                 "cygrad.optim", "cygrad.utils.data", "cygrad.multiprocessing")
 
 
+def _unwrap(fn):
+    """The function under wrappers that set ``__wrapped__`` (the profiler's op hooks)."""
+    for _ in range(8):
+        inner = getattr(fn, "__wrapped__", None) if callable(fn) else None
+        if inner is None:
+            return fn
+        fn = inner
+    return fn
+
+
 class _Swaps:
     """Per module, the ops it holds: ``{attr: wrapper}`` and ``{attr: original}``,
     applied with one ``dict.update`` per module (setting ~1,000 attributes one by one
@@ -414,10 +424,16 @@ class _Swaps:
 
     def __init__(self):
         from ..profiler import _op_hooks
-        ops = {fid: (fn, name) for fid, (fn, name) in _op_hooks._op_functions().items()
-               if name not in _SKIP}
+        ops = {}
+        for modname, mod in list(sys.modules.items()):
+            if mod is None or not modname.startswith(_op_hooks._OP_MODULES):
+                continue
+            for name, fn in list(vars(mod).items()):
+                fn = _unwrap(fn)        # the op itself, also while the profiler is active
+                if name not in _SKIP and _op_hooks._is_op_function(name, fn):
+                    ops.setdefault(id(fn), (fn, fn.__name__))
         wrappers = {fid: _wrap(fn, name) for fid, (fn, name) in ops.items()}
-        self.by_original = {fid: w for fid, w in wrappers.items()}
+        self.by_original = wrappers
         self.statics = []
         self.modules = []
         for mod in _op_hooks._cygrad_modules():
@@ -425,8 +441,8 @@ class _Swaps:
                 continue
             new, old = {}, {}
             for attr, value in list(vars(mod).items()):
-                w = wrappers.get(id(value))
-                if w is not None and w.__wrapped__ is value:
+                w = wrappers.get(id(_unwrap(value)))
+                if w is not None:
                     new[attr], old[attr] = w, value
                 elif isinstance(value, type) and value.__module__ == mod.__name__:
                     self._static_ops(value, wrappers)
@@ -446,20 +462,25 @@ class _Swaps:
         """Ops that a layer class holds as static methods (``Conv2d._conv``)."""
         for attr, value in vars(klass).items():
             if isinstance(value, staticmethod):
-                w = wrappers.get(id(value.__func__))
+                w = wrappers.get(id(_unwrap(value.__func__)))
                 if w is not None:
                     self.statics.append((klass, attr, value, staticmethod(w)))
 
     def apply(self):
+        # what each name holds now is what undo() puts back (another tool, such as the
+        # profiler, may have swapped it since this table was built)
+        self.current = [(d, {k: d.get(k, _ABSENT) for k in new}) for d, new, _ in self.modules]
         for d, new, _ in self.modules:
             d.update(new)
+        self.current_methods = [(attr, klass.__dict__.get(attr, _ABSENT), klass)
+                                for attr, _, _, klass in self.methods]
         for attr, _, w, klass in self.methods:
             setattr(klass, attr, w)
 
     def undo(self):
-        for d, _, old in self.modules:
-            d.update(old)
-        for attr, original, _, klass in self.methods:
+        for d, cur in self.current:
+            d.update({k: v for k, v in cur.items() if v is not _ABSENT})
+        for attr, original, klass in self.current_methods:
             if original is _ABSENT:
                 delattr(klass, attr)
             else:
@@ -481,7 +502,7 @@ def wrapper_of(fn):
     """The vmap wrapper of op ``fn`` (a function passed to vmap before the swap), or ``fn``."""
     if _swaps is None:
         return fn
-    return _swaps.by_original.get(id(fn), fn)
+    return _swaps.by_original.get(id(_unwrap(fn)), fn)
 
 
 def uninstall():

@@ -254,3 +254,17 @@ def test_error_types_match_torch(i):
 
 def test_vmap_is_torch_vmap_name():
     assert cygrad.vmap is vmap
+
+
+def test_under_the_profiler():
+    """Ops the profiler swapped are still found (through ``__wrapped__``) and restored."""
+    from cygrad.profiler import profile
+    x = cygrad.ones(3, 2)
+    sin = cygrad.sin
+    with profile() as prof:
+        got = vmap(cygrad.sin)(x)
+        cygrad.exp(x)
+        inside = cygrad.exp
+    assert inside is not cygrad.exp and cygrad.sin is sin      # the profiler's wrapper, then back
+    np.testing.assert_allclose(_np(got), np.sin(np.ones((3, 2))))
+    assert "exp" in {e.name for e in prof.events()}
