@@ -252,7 +252,66 @@ def _last_dims(name, level, orig, args, kwargs):
     return _wrap_out(dispatch(name, orig, (x._value,) + tuple(args[1:]), kwargs), level)
 
 
-_register(["tril", "triu", "layer_norm", "embedding", "one_hot", "tril_", "triu_"], _last_dims)
+_register(["tril", "triu", "layer_norm", "one_hot", "tril_", "triu_"], _last_dims)
+
+
+def _embedding(name, level, orig, args, kwargs):
+    idx, weight = args[0], args[1]
+    if is_batched_at(weight, level):
+        if is_batched_at(idx, level) or len(args) > 2 or any(
+                v not in (None, False, 2.0) for v in kwargs.values()):
+            return NotImplemented
+        # rows of each sample's table: weight (B, V, D) indexed by idx along V
+        return BatchedTensor(call("__getitem__", weight._value, (slice(None), idx)), level)
+    return _last_dims(name, level, orig, args, kwargs)
+
+
+RULES["embedding"] = _embedding
+
+
+def _pad_rule(name, level, orig, args, kwargs):
+    x = args[0]
+    pad, _ = _arg(args, kwargs, 1, "pad")
+    mode, _ = _arg(args, kwargs, 2, "mode", "constant")
+    if mode != "constant" or pad is None or len(pad) // 2 > x.dim():
+        return NotImplemented
+    return _last_dims(name, level, orig, args, kwargs)
+
+
+RULES["pad"] = _pad_rule
+
+
+def _all_batched(name, level, orig, args, kwargs):
+    """Ops whose tensor operands must agree in their leading dims
+    (``scaled_dot_product_attention``): every operand expanded to the batch and padded."""
+    R = max(a.dim() for a in list(args) + list(kwargs.values()) if _is_tensor(a))
+
+    def conv(a):
+        return _pad(_materialize(a, level), a.dim(), R) if _is_tensor(a) else a
+    out = dispatch(name, orig, tuple(conv(a) for a in args),
+                   {k: conv(v) for k, v in kwargs.items()})
+    return _wrap_out(out, level)
+
+
+RULES["scaled_dot_product_attention"] = _all_batched
+
+
+def _pointwise_dim(pos, default):
+    """Broadcasting ops with a dim (``cosine_similarity``): operands padded to one rank,
+    then the dim shifted past the batch dim."""
+    def rule(name, level, orig, args, kwargs):
+        tensors = [a for a in args if _is_tensor(a)]
+        R = max(a.dim() for a in tensors)
+        d, where = _arg(args, kwargs, pos, "dim", default)
+        if R == 0:
+            return NotImplemented
+        vals = tuple(_pad(a._value, a.dim(), R) if is_batched_at(a, level) else a for a in args)
+        a, k = _set(vals, kwargs, pos, "dim", _map_dim(d, R), where or "kw")
+        return _wrap_out(dispatch(name, orig, a, k), level)
+    return rule
+
+
+RULES["cosine_similarity"] = _pointwise_dim(2, 1)
 
 
 def _squeeze(name, level, orig, args, kwargs):
@@ -303,9 +362,7 @@ _register(["reshape", "view"], _reshape)
 def _as_other(target):
     def rule(name, level, orig, args, kwargs):
         x, other = args[0], args[1]
-        if not is_batched_at(x, level):
-            return NotImplemented
-        return call(target, x, tuple(other.shape))
+        return call(target, x, tuple(other.shape))     # x unbatched: stays unbatched
     return rule
 
 

@@ -94,6 +94,13 @@ CASES = [
     ("in_dim_1", lambda ns: lambda x: x.sum(0), [(3, 5, 4)], 1),
     ("in_dim_neg", lambda ns: lambda x, y: x * y, [(3, 4, 5), (5, 4)], (-1, 0)),
     ("gather", lambda ns: lambda x: x.gather(1, x.argsort(1)[:, :2]), [(3, 4, 5)], 0),
+    ("attention", lambda ns: lambda q, k: _F(ns).scaled_dot_product_attention(q, k, k),
+     [(3, 2, 4, 8), (2, 5, 8)], (0, None)),
+    ("pad_cosine", lambda ns: lambda x, y: _F(ns).pad(x, (1, 2)).sum(-1) +
+     _F(ns).cosine_similarity(x, y, dim=-1), [(3, 4, 5), (5,)], (0, None)),
+    ("embedding_tables", lambda ns: lambda w: _F(ns).embedding(ns.tensor([[0, 2], [1, 1]]), w),
+     [(3, 4, 5)], 0),
+    ("expand_as_plain", lambda ns: lambda x: ns.ones(5).expand_as(x) * x, [(3, 4, 5)], 0),
 ]
 
 
