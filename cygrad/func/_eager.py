@@ -16,8 +16,9 @@ How they compose
 * **Forward mode nests once.** cygrad has one forward-AD level, and reverse mode run
   inside it loses the tangents of outputs a backward saved. So ``jvp`` uses dual
   numbers only at top level; nested in another transform, or when ``func`` itself runs
-  a reverse transform (``jacfwd(jacrev(f))``: it retries), it computes ``J v`` by the
-  double-vjp trick: ``g(u) = J^T u`` with a graph, then ``J v = d(g . v)/du``.
+  a reverse transform (``jacfwd(jacrev(f))``) or an op without a forward-mode formula
+  (it then runs ``func`` again), it computes ``J v`` by the double-vjp trick:
+  ``g(u) = J^T u`` with a graph, then ``J v = d(g . v)/du``.
 """
 import functools
 import threading
@@ -436,6 +437,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
             return _jvp_forward(func, primals, tangents, has_aux)
         except _UseReverse:
             pass
+        except NotImplementedError as e:
+            # an op without a forward-mode formula: reverse mode gives the same J v
+            if "jvp" not in str(e) and "forward" not in str(e).lower():
+                raise
     return _jvp_double_vjp(func, primals, tangents, has_aux)
 
 

@@ -259,3 +259,20 @@ def test_batch_norm_helpers():
     seen = []
     vmap(lambda r: seen.append(tuple(debug_unwrap(r).shape)) or r)(cygrad.zeros(4, 2))
     assert seen == [(4, 2)]
+
+
+def test_jvp_through_a_function_without_forward_formula():
+    class Cube(cygrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            ctx.save_for_backward(v)
+            return v * v * v
+
+        @staticmethod
+        def backward(ctx, g):
+            (v,) = ctx.saved_tensors
+            return 3 * v * v * g
+    x = _c([1.0, 2.0])
+    out, t = jvp(Cube.apply, (x,), (_c([1.0, 1.0]),))
+    close(_np(t), np.array([3.0, 12.0]))
+    close(_np(jacfwd(Cube.apply)(x)), np.diag([3.0, 12.0]))
