@@ -9,7 +9,8 @@ Three workloads, each covered by batching rules (no per-sample fallback):
 - ``ensemble``: 8 MLPs (64-128-10) run on one batch of 32 through
   ``stack_module_state`` + ``functional_call``.
 
-Run: ``python bench/func_vmap.py`` (prints a table; times are the minimum of repeats).
+Run: ``python bench/func_vmap.py`` (prints a table; times are the minimum of repeats,
+one thread per library).
 
 Examples
 --------
@@ -83,11 +84,14 @@ def ensemble_case(ns, fn, k=8):
 
 def main():
     import cygrad
+    # one thread each: on a loaded machine, PyTorch's OpenMP threads spin-wait and its
+    # vmap timings swung from 0.1 ms to 100 ms between runs
+    cygrad.set_num_threads(1)
     libs = [("cygrad", cygrad, cygrad.func)]
     try:
         import torch
         import torch.func
-        torch.set_num_threads(cygrad.get_num_threads())
+        torch.set_num_threads(1)
         libs.append(("torch", torch, torch.func))
     except ImportError:
         pass
