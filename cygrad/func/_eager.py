@@ -679,22 +679,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                 full[n] = tree_unflatten(list(leaves[pos:pos + len(lv)]), spec)
                 pos += len(lv)
             return func(*full, **kwargs)
-        cols = []        # per input leaf: list of output-tangent leaf lists
-        out = aux = None
-        for i, x in enumerate(all_leaves):
-            per_elem = []
-            for k in range(x.numel()):
-                tangents = [y.new_zeros(tuple(y.shape)) for y in all_leaves]
-                tangents[i] = _one_hot(x, k)
-                res = jvp(f, tuple(all_leaves), tuple(tangents), has_aux=has_aux)
-                out = res[0]
-                if has_aux:
-                    aux = res[2]
-                per_elem.append(tree_flatten(res[1])[0])
-            cols.append(per_elem)
-        if out is None:
-            res = f(*all_leaves)
-            out, aux = _split_aux(res, has_aux, "jacfwd")
+        cols, out, aux = _jacfwd_columns(f, all_leaves, has_aux)
         o_leaves, o_spec = tree_flatten(out)
         per_out = []
         for j, o in enumerate(o_leaves):
@@ -714,6 +699,59 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
         jac = tree_unflatten(per_out, o_spec)
         return (jac, aux) if has_aux else jac
     return wrapper
+
+
+def _columns_forward(f, leaves, has_aux):
+    """One forward-mode jvp per input element (``f`` runs once per column)."""
+    cols, out, aux = [], None, None
+    for i, x in enumerate(leaves):
+        per_elem = []
+        for k in range(x.numel()):
+            tangents = [y.new_zeros(tuple(y.shape)) for y in leaves]
+            tangents[i] = _one_hot(x, k)
+            res = _jvp_forward(f, tuple(leaves), tuple(tangents), has_aux)
+            out, aux = res[0], (res[2] if has_aux else None)
+            per_elem.append(tree_flatten(res[1])[0])
+        cols.append(per_elem)
+    return cols, out, aux
+
+
+def _columns_linearized(f, leaves, has_aux):
+    """``f`` runs once; each column is one pass through its linearization."""
+    stash = []
+
+    def g(*a):
+        res = f(*a)
+        out, aux = _split_aux(res, has_aux, "jacfwd")
+        stash.append(aux)
+        return out
+    out, jvp_fn = linearize(g, *leaves)
+    cols = []
+    for i, x in enumerate(leaves):
+        per_elem = []
+        for k in range(x.numel()):
+            tangents = [y.new_zeros(tuple(y.shape)) for y in leaves]
+            tangents[i] = _one_hot(x, k)
+            per_elem.append(tree_flatten(jvp_fn(*tangents))[0])
+        cols.append(per_elem)
+    return cols, out, _detach_tree(stash[0], _depth() > 0) if stash else None
+
+
+def _jacfwd_columns(f, leaves, has_aux):
+    """Per input leaf, per element: the output tangents. Forward mode at top level;
+    inside another transform, or when ``f`` needs reverse mode or lacks a forward
+    formula, the linearization (one run of ``f``, then one backward pass per column)."""
+    if _fwad._current_level < 0 and _depth() == 0 and not getattr(_tls, "forward", False):
+        try:
+            cols, out, aux = _columns_forward(f, leaves, has_aux)
+            if out is not None:
+                return cols, out, aux
+        except _UseReverse:
+            pass
+        except NotImplementedError as e:
+            if "jvp" not in str(e) and "forward" not in str(e).lower():
+                raise
+    return _columns_linearized(f, leaves, has_aux)
 
 
 def hessian(func, argnums=0):
