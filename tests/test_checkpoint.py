@@ -148,3 +148,24 @@ def test_helpers():
     assert get_device_states(x) == ([], [])
     assert issubclass(CheckpointError, RuntimeError)
     assert len(noop_context_fn()) == 2
+
+
+def test_non_reentrant_double_backward_and_nesting(rng):
+    x = cygrad.from_numpy(rng.standard_normal(3)).requires_grad_()
+    y = checkpoint(lambda t: (t ** 3).sum(), x, use_reentrant=False)
+    (g,) = cygrad.autograd.grad(y, x, create_graph=True)
+    (h,) = cygrad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), 6 * x.detach().numpy(), rtol=1e-12)
+    w = cygrad.from_numpy(rng.standard_normal(3)).requires_grad_()
+
+    def inner(t):
+        return (t * w).exp()
+    y = checkpoint(lambda t: checkpoint(inner, t * 2, use_reentrant=False).sum(), x,
+                   use_reentrant=False)
+    got = cygrad.autograd.grad(y, (x, w))
+    want = cygrad.autograd.grad(inner(x * 2).sum(), (x, w))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+    # non-tensor outputs pass through
+    a, idx, five = checkpoint(lambda t: ((t * w).sum(), t.argmax(), 5), x, use_reentrant=False)
+    assert five == 5 and idx.item() == int(np.argmax(x.detach().numpy()))

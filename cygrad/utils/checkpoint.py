@@ -309,8 +309,12 @@ class _NonReentrant(Function):
         args = list(spec["args"])
         arg_tensors = ctx.saved_tensors
         fresh = []
+        higher_order = is_grad_enabled()      # backward(create_graph=True)
         for i, t in zip(spec["indices"], arg_tensors):
-            d = t.detach().requires_grad_(t.requires_grad)
+            if higher_order and t.requires_grad:
+                d = t.view_as(t)              # the gradient stays a function of t
+            else:
+                d = t.detach().requires_grad_(t.requires_grad)
             args[i] = d
             fresh.append(d)
         with spec["rng"].replay(), enable_grad(), spec["recompute_ctx"]:
@@ -322,7 +326,7 @@ class _NonReentrant(Function):
         res = {}
         if pairs and wrt:
             got = _grad([o for o, _ in pairs], wrt, [g for _, g in pairs], allow_unused=True,
-                        create_graph=is_grad_enabled())
+                        create_graph=higher_order)
             res = {id(t): g for t, g in zip(wrt, got)}
         return (None,) + tuple(res.get(id(t)) for t in fresh + list(ctx.leaves))
 
