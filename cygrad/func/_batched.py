@@ -267,7 +267,6 @@ def level_randomness(level):
 
 _RULES = {}          # op name -> rule(level, orig, args, kwargs), filled by _rules.py
 _RANDOM = {}         # op name -> rule for random ops (randomness flag), filled by _rules.py
-_warned = set()
 
 
 def dispatch(name, orig, args, kwargs):
@@ -321,8 +320,6 @@ def _select(x, level, i):
 
 def fallback(name, orig, level, args, kwargs):
     """Run ``orig`` once per sample and stack the results (no batching rule for ``name``)."""
-    if name not in _warned:
-        _warned.add(name)
     warnings.warn(
         f"There is a performance drop because we have not yet implemented the batching rule "
         f"for {name}. Please file us an issue on GitHub so that we can prioritize its "

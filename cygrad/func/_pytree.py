@@ -114,7 +114,7 @@ def tree_map(fn, tree):
     return tree_unflatten([fn(v) for v in leaves], spec)
 
 
-def broadcast_prefix(prefix, spec, what):
+def broadcast_prefix(prefix, spec):
     """Expand ``prefix`` (an int/None, or a nest matching a prefix of ``spec``) to one value
     per leaf of ``spec``; ``None`` when the structures do not match."""
     out = []

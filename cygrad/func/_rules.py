@@ -226,7 +226,6 @@ def dims_rule(*specs, insert=False):
     return rule
 
 
-_REQ = object()
 _register(["softmax", "log_softmax", "softmin", "cumsum", "cumprod", "cummax", "cummin",
            "logcumsumexp", "narrow", "select", "unflatten", "index_select"],
           dims_rule((1, "dim", None)))
@@ -425,7 +424,7 @@ def _materialize(t, level):
 
 def _cat(name, level, orig, args, kwargs):
     tensors, _ = _arg(args, kwargs, 0, "tensors")
-    d, where = _arg(args, kwargs, 1, "dim", 0)
+    d, _ = _arg(args, kwargs, 1, "dim", 0)
     if not isinstance(tensors, (list, tuple)) or not tensors:
         return NotImplemented
     ref = next(t for t in tensors if is_batched_at(t, level))
@@ -441,7 +440,7 @@ def _cat(name, level, orig, args, kwargs):
 _register(["cat", "concat", "concatenate", "stack"], _cat)
 
 
-def _index_has_batched(idx, level):
+def _index_has_batched(idx):
     return any(type(e) is BatchedTensor for e in idx)
 
 
@@ -450,7 +449,7 @@ def _getitem(name, level, orig, args, kwargs):
     if not is_batched_at(x, level):
         return NotImplemented
     idx = idx if isinstance(idx, tuple) else (idx,)
-    if _index_has_batched(idx, level):
+    if _index_has_batched(idx):
         return NotImplemented
     adv = [i for i, e in enumerate(idx) if isinstance(e, (Tensor, list))]
     if len(adv) > 1 and adv[-1] - adv[0] != len(adv) - 1:
@@ -466,7 +465,7 @@ def _setitem(name, level, orig, args, kwargs):
             _b.raise_inplace_error()
         return NotImplemented
     idx = idx if isinstance(idx, tuple) else (idx,)
-    if _index_has_batched(idx, level):
+    if _index_has_batched(idx):
         return NotImplemented
     if is_batched_at(value, level):
         target = _getitem("__getitem__", level, Tensor.__getitem__, (x, idx), {})

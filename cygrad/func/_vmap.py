@@ -25,12 +25,11 @@ def _check_in_dims(func, in_dims, args):
                          f"inputs, or you are trying to vmap over a function with no inputs. "
                          f"The latter is unsupported.")
     leaves, spec = tree_flatten(args)
-    dims = broadcast_prefix(in_dims if isinstance(in_dims, tuple) else in_dims, spec, "in_dims")
+    dims = broadcast_prefix(in_dims, spec)
     if dims is None:
         raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
                          f"compatible with the structure of `inputs`. in_dims has structure "
                          f"{tree_flatten(in_dims)[1]} but inputs has structure {spec}.")
-    size = None
     sizes = []
     for x, d in zip(leaves, dims):
         if d is None:
@@ -55,14 +54,13 @@ def _check_in_dims(func, in_dims, args):
     if any(s != sizes[0] for s in sizes):
         raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
                          f"dimension, got sizes {sizes} for the mapped dimension")
-    size = sizes[0]
-    return leaves, spec, dims, size
+    return leaves, spec, dims, sizes[0]
 
 
 def _unwrap_out(func, out, out_dims, level, size):
     name = _fname(func)
     leaves, spec = tree_flatten(out)
-    dims = broadcast_prefix(out_dims, spec, "out_dims")
+    dims = broadcast_prefix(out_dims, spec)
     if dims is None:
         raise ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not "
                          f"compatible with the structure of `outputs`. out_dims has structure "
@@ -124,7 +122,7 @@ def _chunked(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
                                tree_unflatten(part, spec), kwargs))
     flat = [tree_flatten(o) for o in outs]
     out_spec = flat[0][1]
-    dims_out = broadcast_prefix(out_dims, out_spec, "out_dims")
+    dims_out = broadcast_prefix(out_dims, out_spec)
     joined = []
     for j, d in enumerate(dims_out):
         pieces = [f[0][j] for f in flat]

@@ -60,7 +60,8 @@ CASES = [
      .expand(4, 2, 3, 5), [(3, 3, 5, 4)], 0),
     ("squeeze_movedim", lambda ns: lambda x: x.unsqueeze(1).squeeze().movedim(0, -1),
      [(3, 4, 5)], 0),
-    ("slicing", lambda ns: lambda x: x[1:, ::2].sum(0) + x[0, 0] + x[..., -1:][:3, 0], [(3, 4, 5)], 0),
+    ("slicing", lambda ns: lambda x: x[1:, ::2].sum(0) + x[0, 0] + x[..., -1:][:3, 0],
+     [(3, 4, 5)], 0),
     ("adv_index", lambda ns: lambda x: x[:, [0, 2]].sum(-1), [(3, 4, 5)], 0),
     ("cat_stack", lambda ns: lambda x, y: ns.cat([x, y], 1) + ns.stack([x, y], -1).sum(-1)
      .repeat(1, 2), [(3, 4, 2), (4, 2)], (0, None)),
