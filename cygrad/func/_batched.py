@@ -364,7 +364,8 @@ def raise_inplace_error():
 _ABSENT = object()    # a Tensor attribute that only TensorBase defines
 _swaps = None         # built on first use: see _build_swaps
 _swaps_key = 0        # len(sys.modules) when _swaps was built
-_installed = 0
+_installed = 0         # vmap calls in progress, in every thread
+_install_lock = threading.Lock()
 
 # Tensor methods swapped too, so that ``plain.add_(batched)`` or ``plain.matmul(batched)``
 # reach the rules (the operators need nothing: Python tries the BatchedTensor's reflected
@@ -487,12 +488,12 @@ class _Swaps:
 def install():
     """Swap every op for its vmap wrapper (nested vmaps count; the outermost swaps)."""
     global _swaps, _swaps_key, _installed
-    _installed += 1
-    if _installed > 1:
-        return
-    if _swaps is None or len(sys.modules) != _swaps_key:   # modules imported since: look again
-        _swaps, _swaps_key = _Swaps(), len(sys.modules)
-    _swaps.apply()
+    with _install_lock:
+        if _installed == 0:
+            if _swaps is None or len(sys.modules) != _swaps_key:   # modules imported since
+                _swaps, _swaps_key = _Swaps(), len(sys.modules)
+            _swaps.apply()
+        _installed += 1
 
 
 def wrapper_of(fn):
@@ -504,6 +505,7 @@ def wrapper_of(fn):
 
 def uninstall():
     global _installed
-    _installed -= 1
-    if not _installed:
-        _swaps.undo()
+    with _install_lock:
+        _installed -= 1
+        if not _installed:
+            _swaps.undo()

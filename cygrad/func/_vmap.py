@@ -93,8 +93,8 @@ def _vmap_call(func, in_dims, out_dims, randomness, args, kwargs):
     leaves, spec, dims, size = _check_in_dims(func, in_dims, args)
     levels = _b._levels()
     level = (levels[-1][0] + 1) if levels else 1
-    levels.append([level, size, randomness])
     _b.install()
+    levels.append([level, size, randomness])
     try:
         wrapped = []
         for x, d in zip(leaves, dims):
