@@ -169,3 +169,17 @@ def test_non_reentrant_double_backward_and_nesting(rng):
     # non-tensor outputs pass through
     a, idx, five = checkpoint(lambda t: ((t * w).sum(), t.argmax(), 5), x, use_reentrant=False)
     assert five == 5 and idx.item() == int(np.argmax(x.detach().numpy()))
+
+
+def test_forward_mode_through_non_reentrant_checkpoint(rng):
+    from cygrad.autograd import forward_ad as fw
+    x = cygrad.from_numpy(rng.standard_normal(4))
+    v = cygrad.from_numpy(rng.standard_normal(4))
+    f = lambda t: (t.exp() * t.sin(), t.sum())                       # noqa: E731
+    with fw.dual_level():
+        outs = checkpoint(f, fw.make_dual(x, v), use_reentrant=False)
+        got = [fw.unpack_dual(o).tangent.numpy() for o in outs]
+    xn, vn = x.numpy(), v.numpy()
+    want = [(np.exp(xn) * np.sin(xn) + np.exp(xn) * np.cos(xn)) * vn, vn.sum()]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)

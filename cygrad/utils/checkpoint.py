@@ -330,6 +330,34 @@ class _NonReentrant(Function):
             res = {id(t): g for t, g in zip(wrt, got)}
         return (None,) + tuple(res.get(id(t)) for t in fresh + list(ctx.leaves))
 
+    @staticmethod
+    def jvp(ctx, spec_tangent, *tangents):
+        """Forward mode: ``J v`` of a recomputation, by the double-vjp product (the
+        function's own ops may lack forward formulas, and their values are gone)."""
+        from ..func._eager import _double_vjp
+        spec = ctx.spec
+        if any(t is not None for t in tangents[ctx.n_args:]):
+            raise NotImplementedError("checkpoint: forward-mode AD with tangents on tensors "
+                                      "the function reads from its closure (not arguments) "
+                                      "is not supported")
+        args = list(spec["args"])
+        fresh, tans = [], []
+        for i, t, tan in zip(spec["indices"], ctx.saved_tensors, tangents[:ctx.n_args]):
+            d = t.detach().requires_grad_(tan is not None)
+            args[i] = d
+            if tan is not None:
+                fresh.append(d)
+                tans.append(tan)
+        with spec["rng"].replay(), enable_grad():
+            outputs = spec["fn"](*args, **spec["kwargs"])
+            outs = outputs if isinstance(outputs, tuple) else (outputs,)
+            tensors = [o for o in outs if isinstance(o, Tensor) and o.is_floating_point()]
+            jv = _double_vjp(tensors, fresh, tans, False) if fresh else [None] * len(tensors)
+        it = iter(jv)
+        res = tuple(next(it) if isinstance(o, Tensor) and o.is_floating_point() else None
+                    for o in outs)
+        return res if len(res) > 1 else res[0]
+
 
 def _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs):
     rng = _RngState(preserve)
