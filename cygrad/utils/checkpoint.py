@@ -16,7 +16,8 @@ Both of PyTorch's variants exist:
 * ``use_reentrant=False`` (recommended): the forward runs once with grad on, finds the
   leaf tensors the result depends on (the parameters ``fn`` uses), and drops that
   graph; backward recomputes and returns gradients for the arguments and those
-  leaves, so ``autograd.grad`` works and arguments need not require grad. Tensors that
+  leaves, so ``autograd.grad`` works and arguments need not require grad; double
+  backward and forward-mode AD (``J v`` of a recomputation) work too. Tensors that
   ``fn`` reads from its closure and that have a history (non-leaf tensors requiring
   grad) must be passed as arguments instead.
 
