@@ -398,11 +398,12 @@ _SKIP = {"is_tensor", "is_storage", "result_type", "can_cast", "promote_types", 
          "is_floating_point", "is_complex"}
 
 
-# Modules whose ops are not swapped: the ops' own implementations (a rule or the
-# fallback always hands them plain values) and libraries that vmap does not reach.
-_NOT_SWAPPED = ("cygrad.func", "cygrad.ops.", "cygrad.nn._ops", "cygrad._core",
-                "cygrad.autograd", "cygrad.distributed", "cygrad.viz", "cygrad.course",
-                "cygrad.optim", "cygrad.utils.data", "cygrad.multiprocessing")
+# Modules whose ops are not swapped: libraries that vmap does not reach. The ops' own
+# modules are swapped too: an op function held where no swap reaches (a layer's
+# ``self.activation = F.relu``) then still works when the ops it calls have rules.
+_NOT_SWAPPED = ("cygrad.func", "cygrad._core", "cygrad.autograd", "cygrad.distributed",
+                "cygrad.viz", "cygrad.course", "cygrad.optim", "cygrad.utils.data",
+                "cygrad.multiprocessing", "cygrad.profiler")
 
 
 def _unwrap(fn):
@@ -465,9 +466,15 @@ class _Swaps:
                     self.statics.append((klass, attr, value, staticmethod(w)))
 
     def apply(self):
-        # what each name holds now is what undo() puts back (another tool, such as the
-        # profiler, may have swapped it since this table was built)
-        self.current = [(d, {k: d.get(k, _ABSENT) for k in new}) for d, new, _ in self.modules]
+        # what each name holds now is what undo() puts back: while the profiler has
+        # swapped the ops for its wrappers, those (reading every name costs ~0.1 ms,
+        # so it is done only then)
+        from ..profiler import _op_hooks
+        if _op_hooks._swapped:
+            self.current = [(d, {k: d.get(k, _ABSENT) for k in new})
+                            for d, new, _ in self.modules]
+        else:
+            self.current = [(d, old) for d, _, old in self.modules]
         for d, new, _ in self.modules:
             d.update(new)
         self.current_methods = [(attr, klass.__dict__.get(attr, _ABSENT), klass)

@@ -726,3 +726,61 @@ def _batch_norm(name, level, orig, args, kwargs):
 
 
 RULES["batch_norm"] = _batch_norm
+
+
+_MHA_ARGS = ("query", "key", "value", "embed_dim_to_check", "num_heads", "in_proj_weight",
+             "in_proj_bias", "bias_k", "bias_v", "add_zero_attn", "dropout_p",
+             "out_proj_weight", "out_proj_bias", "training", "key_padding_mask",
+             "need_weights", "attn_mask", "use_separate_proj_weight", "q_proj_weight",
+             "k_proj_weight", "v_proj_weight", "static_k", "static_v",
+             "average_attn_weights", "is_causal")
+
+
+def _multi_head_attention(name, level, orig, args, kwargs):
+    """``(L, N, E)`` (or ``(L, E)``) inputs with unbatched weights: the batch joins N."""
+    full = dict(zip(_MHA_ARGS, args))
+    full.update(kwargs)
+    q, k, v = full["query"], full["key"], full["value"]
+    shared = [n for n in _MHA_ARGS if n not in ("query", "key", "value", "key_padding_mask",
+                                                "attn_mask")]
+    if any(is_batched_at(full.get(n), level) for n in shared + ["attn_mask"]) or \
+            full.get("static_k") is not None or full.get("static_v") is not None:
+        return NotImplemented
+    r = q.dim()
+    mask = full.get("attn_mask")
+    if r not in (2, 3) or k.dim() != r or v.dim() != r or (mask is not None and mask.dim() != 2):
+        return NotImplemented
+    if full.get("training", True) and full.get("dropout_p", 0.0) > 0:
+        rnd = _b.level_randomness(level)
+        if rnd == "error":
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode. Please either "
+                "use the 'same' or 'different' randomness flags on vmap or perform the "
+                "randomness operation out of vmap")
+        if rnd == "same":
+            return NotImplemented
+    B = _b.level_size(level)
+
+    def seq_first(t):                  # (B, L, [N,] E) -> (L, B*N, E) or (L, B, E)
+        p = call("movedim", _materialize(t, level), 0, 1)
+        shape = tuple(p.shape)
+        return call("reshape", p, (shape[0], B * shape[2], shape[3])) if r == 3 else p
+    full["query"], full["key"], full["value"] = seq_first(q), seq_first(k), seq_first(v)
+    kpm = full.get("key_padding_mask")
+    if kpm is not None:
+        p = _materialize(kpm, level)
+        full["key_padding_mask"] = call("reshape", p, (-1, tuple(p.shape)[-1]))
+    out, weights = dispatch(name, orig, (), full)
+    n = q.shape[1] if r == 3 else None
+    if r == 3:
+        L, _, E = tuple(out.shape)
+        out = call("reshape", out, (L, B, n, E))
+    out = BatchedTensor(call("movedim", out, 1, 0), level)
+    if weights is not None:
+        if r == 3:
+            weights = call("reshape", weights, (B, n) + tuple(weights.shape)[1:])
+        weights = BatchedTensor(weights, level)
+    return out, weights
+
+
+RULES["multi_head_attention_forward"] = _multi_head_attention

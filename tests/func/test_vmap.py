@@ -276,3 +276,20 @@ def test_under_the_profiler():
     assert inside is not cygrad.exp and cygrad.sin is sin      # the profiler's wrapper, then back
     np.testing.assert_allclose(_np(got), np.sin(np.ones((3, 2))))
     assert "exp" in {e.name for e in prof.events()}
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_attention_layers_without_fallback(batch_first):
+    cygrad.manual_seed(0)
+    mha = cygrad.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    layer = cygrad.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=batch_first)
+    for x in (cygrad.randn(3, 5, 4, 8), cygrad.randn(3, 5, 8)):     # batched and 2-D samples
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out, w = vmap(lambda s: mha(s, s, s))(x)
+            enc = vmap(layer)(x)
+        ref = [mha(x[i], x[i], x[i]) for i in range(3)]
+        np.testing.assert_allclose(_np(out), np.stack([_np(r[0]) for r in ref]), atol=1e-6)
+        np.testing.assert_allclose(_np(w), np.stack([_np(r[1]) for r in ref]), atol=1e-6)
+        np.testing.assert_allclose(_np(enc), np.stack([_np(layer(x[i])) for i in range(3)]),
+                                   atol=1e-5)
