@@ -183,3 +183,33 @@ def test_forward_mode_through_non_reentrant_checkpoint(rng):
     want = [(np.exp(xn) * np.sin(xn) + np.exp(xn) * np.cos(xn)) * vn, vn.sum()]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_determinism_check_and_context_fn():
+    x = cygrad.ones(3, requires_grad=True)
+    calls = []
+
+    def shifty(t):                      # a different shape when recomputed
+        calls.append(1)
+        return t[: 4 - len(calls)] * 2
+    y = checkpoint(shifty, x, use_reentrant=False)
+    with pytest.raises(CheckpointError, match="different metadata"):
+        y.sum().backward()
+    y = checkpoint(cygrad.sin, x, use_reentrant=False, determinism_check="none")
+    y.sum().backward()
+    with pytest.raises(ValueError, match="determinism_check"):
+        checkpoint(cygrad.sin, x, use_reentrant=False, determinism_check="x")
+    entered = []
+
+    def context_fn():
+        import contextlib
+
+        @contextlib.contextmanager
+        def mark(name):
+            entered.append(name)
+            yield
+        return mark("forward"), mark("recompute")
+    checkpoint(cygrad.sin, x, use_reentrant=False, context_fn=context_fn).sum().backward()
+    assert entered == ["forward", "recompute"]
+    with pytest.raises(ValueError, match="context_fn"):
+        checkpoint(cygrad.sin, x, use_reentrant=True, context_fn=context_fn)

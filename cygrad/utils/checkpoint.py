@@ -21,8 +21,12 @@ Both of PyTorch's variants exist:
   ``fn`` reads from its closure and that have a history (non-leaf tensors requiring
   grad) must be passed as arguments instead.
 
-Exclusions: ``context_fn`` other than the default, ``determinism_check`` other than
-'default' and ``debug=True`` are accepted by name but raise ``ValueError``; selective
+With ``determinism_check='default'`` the non-reentrant variant checks that the
+recomputed outputs have the shapes and dtypes of the original ones and raises
+:class:`CheckpointError` otherwise (``'none'`` skips the check).
+
+Exclusions: ``debug=True`` raises ``ValueError`` (there is no operator trace to
+print), as does a ``context_fn`` with the reentrant variant (as in PyTorch); selective
 checkpointing (``create_selective_checkpoint_contexts``, ``CheckpointPolicy``,
 ``SelectiveCheckpointContext``) and ``GraphExecGroup`` need PyTorch's dispatcher modes
 and are not provided; cygrad has no accelerator states to save, so
@@ -291,6 +295,25 @@ def _leaves_of(outputs, exclude):
     return found
 
 
+def _metadata(t):
+    return (tuple(t.shape), t.dtype) if isinstance(t, Tensor) else None
+
+
+def _check_recomputed(expected, outputs):
+    """PyTorch's default determinism check: recomputed tensors match in shape and dtype."""
+    if expected is None:
+        return
+    got = [_metadata(o) for o in outputs]
+    if got != expected:
+        bad = [f"output {i}: saved {e}, recomputed {g}"
+               for i, (e, g) in enumerate(zip(expected, got)) if e != g]
+        if len(got) != len(expected):
+            bad.append(f"{len(expected)} outputs saved, {len(got)} recomputed")
+        raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following "
+                              "tensors have different metadata than during the forward pass.\n"
+                              + "\n".join(bad))
+
+
 class _NonReentrant(Function):
     """The non-reentrant checkpoint: inputs are the tensor arguments and the leaves the
     result depends on; outputs are the values computed beforehand (graph dropped)."""
@@ -321,6 +344,7 @@ class _NonReentrant(Function):
         with spec["rng"].replay(), enable_grad(), spec["recompute_ctx"]:
             outputs = spec["fn"](*args, **spec["kwargs"])
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        _check_recomputed(spec["metadata"], outputs)
         pairs = [(o, g) for o, g in zip(outputs, grads)
                  if isinstance(o, Tensor) and o.requires_grad and g is not None]
         wrt = [t for t in fresh + list(ctx.leaves) if t.requires_grad]
@@ -360,7 +384,7 @@ class _NonReentrant(Function):
         return res if len(res) > 1 else res[0]
 
 
-def _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs):
+def _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs, check):
     rng = _RngState(preserve)
     forward_ctx, recompute_ctx = context_fn()
     indices = _split(args)
@@ -377,6 +401,7 @@ def _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs):
     spec = {"fn": function, "kwargs": kwargs, "rng": rng, "indices": indices,
             "args": [None if i in indices else a for i, a in enumerate(args)],
             "recompute_ctx": recompute_ctx,
+            "metadata": [_metadata(o) for o in outs] if check else None,
             "outputs": tuple(o.detach() if isinstance(o, Tensor) else o for o in outs)}
     del outs, outputs, fresh
     result = _NonReentrant.apply(spec, *[args[i] for i in indices], *leaves)
@@ -412,8 +437,12 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     context_fn : callable
         Returns two context managers, entered around the forward and the recomputation
         (non-reentrant variant only).
-    determinism_check, debug, early_stop
-        PyTorch's options; only their defaults are supported.
+    determinism_check : {'default', 'none'}
+        Check the recomputed outputs' shapes and dtypes (non-reentrant variant).
+    debug : bool
+        Only ``False`` is supported.
+    early_stop : bool
+        Accepted; cygrad always recomputes the whole function.
     preserve_rng_state : bool, keyword
         Restore the random state for the recomputation (default True).
     **kwargs
@@ -426,8 +455,10 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     Raises
     ------
     ValueError
-        Unexpected keyword arguments with ``use_reentrant=True``, or a non-default
-        ``context_fn``/``determinism_check``/``debug`` where not supported.
+        Unexpected keyword arguments or a ``context_fn`` with ``use_reentrant=True``, an
+        unknown ``determinism_check``, or ``debug=True``.
+    CheckpointError
+        In backward, when the recomputation's outputs differ in shape or dtype.
 
     Examples
     --------
@@ -444,10 +475,9 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING, stacklevel=2)
         use_reentrant = True
-    if determinism_check != "default":
+    if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
-                         f"{determinism_check}" if determinism_check != "none" else
-                         "determinism_check='none' is not supported by cygrad's checkpoint")
+                         f"{determinism_check}")
     if debug:
         raise ValueError("checkpoint(debug=True) is not supported by cygrad (no operator "
                          "trace to print)")
@@ -460,7 +490,8 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         if is_grad_enabled():
             check_backward_validity(args)
         return CheckpointFunction.apply(function, preserve, *args)
-    return _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs)
+    return _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs,
+                                     determinism_check == "default")
 
 
 _SEQ_WARNING = (
