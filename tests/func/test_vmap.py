@@ -293,3 +293,34 @@ def test_attention_layers_without_fallback(batch_first):
         np.testing.assert_allclose(_np(w), np.stack([_np(r[1]) for r in ref]), atol=1e-6)
         np.testing.assert_allclose(_np(enc), np.stack([_np(layer(x[i])) for i in range(3)]),
                                    atol=1e-5)
+
+
+def test_threads_share_the_swap():
+    """vmap in several threads at once: each thread's levels are its own; the swap is
+    undone when the last one leaves."""
+    import threading
+    x = cygrad.randn(50, 8)
+    want = _np((x.exp() * x).sum(1))
+    errors = []
+
+    def work():
+        try:
+            for _ in range(10):
+                got = vmap(lambda r: (r.exp() * r).sum())(x)
+                np.testing.assert_allclose(_np(got), want, rtol=1e-6)
+                cygrad.exp(x)
+        except Exception as e:          # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert cygrad.exp.__module__ == "cygrad.ops.elementwise"
+
+
+def test_an_op_bound_before_vmap_refuses_batched_tensors():
+    from cygrad import exp as bound_exp
+    with pytest.raises(TypeError, match="must be Tensor, not BatchedTensor"):
+        vmap(lambda r: bound_exp(r))(cygrad.ones(2, 2))
