@@ -59,3 +59,5 @@ from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, 
 from . import fft  # noqa: E402,F401  (cygrad.fft, as torch.fft)
 from . import viz  # noqa: E402,F401  (pictures; matplotlib is imported only when drawing)
 from . import profiler  # noqa: E402,F401  (cygrad.profiler, as torch.profiler)
+from . import func  # noqa: E402,F401  (cygrad.func, as torch.func: vmap, grad, jacrev ...)
+from .func import vmap  # noqa: E402,F401  (torch.vmap)

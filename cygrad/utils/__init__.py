@@ -9,3 +9,4 @@ Examples
 [1, 2]
 """
 from . import data  # noqa: E402,F401
+from . import checkpoint  # noqa: E402,F401  (cygrad.utils.checkpoint, as torch.utils.checkpoint)
