@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CG_MAX_DIMS 16
+#define CG_MAX_DIMS 64
 typedef ptrdiff_t cg_index;
 
 /* dtype codes: same order as cygrad/_core/dtype.pxd */
