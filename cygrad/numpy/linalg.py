@@ -694,7 +694,9 @@ def vecdot(x1, x2, /, *, axis=-1):
     if a.dtype.is_complex:
         a = cygrad.conj(a)
     a, b = cygrad.broadcast_tensors(a, b)
-    return cygrad.sum(a * b, dim=normalize_axis(axis, a.dim()))
+    prod = a * b
+    # the standard keeps the promoted dtype; cygrad's sum of integers is int64
+    return cygrad.sum(prod, dim=normalize_axis(axis, a.dim()), dtype=prod.dtype)
 
 
 def cross(x1, x2, /, *, axis=-1):
