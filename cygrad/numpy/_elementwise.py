@@ -129,9 +129,11 @@ def _complex_expm1(fast):
             x = floating(x)
             if x.dtype.is_complex:
                 # cygrad's expm1 (PyTorch's, NumPy's) gives NaN + NaN j wherever a part
-                # is infinite or NaN; there expm1(z) is exp(z) - 1, C99's complex exp
-                # having the standard's special cases (exp(-inf + inf j) = 0 + 0j, ...)
-                return cygrad.where(x.isfinite(), cygrad.expm1(x), cygrad.exp(x) - 1)
+                # is infinite or NaN, and -0 + 0j at -0 + 0j; there expm1(z) is
+                # exp(z) - 1, C99's complex exp having the standard's special cases
+                # (exp(-inf + inf j) = 0 + 0j, ...)
+                exact = x.isfinite() & (x != 0)
+                return cygrad.where(exact, cygrad.expm1(x), cygrad.exp(x) - 1)
         return fast(x)
     return fn
 

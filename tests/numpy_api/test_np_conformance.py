@@ -76,7 +76,8 @@ def test_cygrad_floor_divide_keeps_pytorchs_nan():
 # the cases whose sign of a zero part is unspecified only the rest is checked
 EXPM1_CASES = [
     (complex(0.0, 0.0), complex(0.0, 0.0), True),
-    (complex(-0.0, 0.0), complex(0.0, 0.0), False),
+    (complex(-0.0, 0.0), complex(0.0, 0.0), True),   # "0 + 0j" for either zero (NumPy: -0)
+    (complex(0.0, -0.0), complex(0.0, -0.0), True),   # expm1(conj(z)) == conj(expm1(z))
     (complex(1.0, INF), complex(NAN, NAN), True),
     (complex(1.0, NAN), complex(NAN, NAN), True),
     (complex(INF, 0.0), complex(INF, 0.0), True),
@@ -226,3 +227,35 @@ def test_reshape_to_many_dimensions():
     assert got.shape == (1,) * 40 and got.item() is True
     assert cnp.reshape(cnp.arange(6), (1,) * 30 + (2, 3)).shape == np.arange(6).reshape(
         (1,) * 30 + (2, 3)).shape
+
+
+def test_vecdot_does_not_broadcast_the_contracted_axis():
+    with pytest.raises(ValueError):
+        np.vecdot(np.zeros(0), np.zeros(1))         # NumPy refuses it too
+    for shapes in [((0,), (1,)), ((2, 3), (1,)), ((3, 2), (3, 1))]:
+        with pytest.raises(ValueError, match="contracted axis"):
+            cnp.vecdot(cnp.zeros(shapes[0]), cnp.zeros(shapes[1]))
+    a = np.random.default_rng(3).standard_normal((4, 3, 2))
+    b = np.random.default_rng(4).standard_normal((3, 2))
+    np.testing.assert_allclose(cnp.vecdot(cnp.asarray(a), cnp.asarray(b), axis=-2).numpy(),
+                               np.vecdot(a, b, axis=-2))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("index", ["mask", "indices"])
+def test_writing_complex_numbers_through_an_advanced_index(dtype, index):
+    # was a TypeError (and a real number was truncated to an integer)
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference for indexing writes")
+    for value in [2 + 1j, 1.5, -1.5j, 3]:
+        x = cygrad.zeros(3, dtype=getattr(cygrad, dtype))
+        y = torch.zeros(3, dtype=getattr(torch, dtype))
+        if index == "mask":
+            x[cygrad.tensor([True, False, True])] = value
+            y[torch.tensor([True, False, True])] = value
+        else:
+            x[cygrad.tensor([0, 2])] = value
+            y[torch.tensor([0, 2])] = value
+        assert x.tolist() == y.tolist()
+    e = cnp.zeros(0, dtype=getattr(cnp, dtype))
+    e[cnp.zeros(0, dtype=cnp.bool)] = 0j
+    assert e.shape == (0,)
