@@ -458,8 +458,17 @@ def clip(x, /, min=None, max=None):
         return x.clone()
     lo = None if min is None else _bound(min, x)
     hi = None if max is None else _bound(max, x)
+    if lo is not None and hi is not None and _is_array(lo) != _is_array(hi):
+        # cygrad.clamp (as PyTorch's) takes two numbers (a 0-d tensor counts as one) or
+        # two tensors; the standard broadcasts a number beside an array: make it (1,)
+        lo, hi = [b if _is_array(b) else cygrad.full((1,), b, dtype=x.dtype) if not
+                  isinstance(b, Tensor) else b.reshape(1) for b in (lo, hi)]
     out = cygrad.clamp(x, min=lo, max=hi)
     return out if out.dtype is x.dtype else out.to(x.dtype)
+
+
+def _is_array(b):
+    return isinstance(b, Tensor) and b.ndim > 0
 
 
 def _bound(b, x):

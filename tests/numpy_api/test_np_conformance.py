@@ -259,3 +259,17 @@ def test_writing_complex_numbers_through_an_advanced_index(dtype, index):
     e = cnp.zeros(0, dtype=getattr(cnp, dtype))
     e[cnp.zeros(0, dtype=cnp.bool)] = 0j
     assert e.shape == (0,)
+
+
+def test_clip_with_a_number_and_an_array_bound():
+    # cygrad.clamp takes two numbers or two tensors (PyTorch's overloads); clip mixes
+    cases = [(np.asarray(0, dtype=np.uint8), 0, np.asarray([], dtype=np.uint8)),
+             (np.asarray([1.0, 5.0, -3.0]), np.zeros(3), 2.0),
+             (np.asarray([1, 5, -3]), -1, np.asarray(4)),
+             (np.asarray(7), np.asarray(2), np.asarray([3, 9]))]
+    for x, lo, hi in cases:
+        conv = (lambda b: cnp.asarray(b) if isinstance(b, np.ndarray) else b)
+        got = cnp.clip(cnp.asarray(x), min=conv(lo), max=conv(hi))
+        want = np.clip(x, lo, hi)
+        assert got.dtype.name == x.dtype.name and tuple(got.shape) == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
