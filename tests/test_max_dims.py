@@ -117,7 +117,8 @@ def test_realistic_size_64_dim_tensor_uses_the_threaded_loops():
     xt, at = x.permute(*perm), a.transpose(perm)
     np.testing.assert_allclose(xt.exp().numpy(), np.exp(at), rtol=1e-6)
     np.testing.assert_allclose((xt + x).numpy(), at + a, rtol=1e-6)
-    np.testing.assert_allclose(xt.sum(dim=(0, 3)).numpy(), at.sum(axis=(0, 3)), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(xt.sum(dim=(0, 3)).numpy(), at.sum(axis=(0, 3)),
+                               rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(x.sum().item(), a.astype(np.float64).sum(), rtol=1e-4)
     np.testing.assert_array_equal(xt.contiguous().numpy(), np.ascontiguousarray(at))
 

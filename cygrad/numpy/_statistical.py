@@ -181,6 +181,13 @@ def _plain_correction(correction, ddof):
     return c if type(c) in (builtins.int, builtins.float) else None
 
 
+def _abs2(d):
+    """``|d|**2``, real for complex ``d``."""
+    if d.dtype.is_complex:
+        return cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d)
+    return d * d
+
+
 def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     """var or std (``fn``, cygrad's) over ``axis`` with a correction that may be any
     number; with no degrees of freedom left the result is NumPy's (inf or NaN)."""
@@ -200,9 +207,7 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     if axes == ():
         # no axis reduced: each element is a sample of one (cygrad's dim=() would
         # reduce them all, as PyTorch's)
-        d = x - x
-        sq = cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d) if d.dtype.is_complex else d * d
-        res = sq / (1 - c if 1 - c > 0 else 0.0)
+        res = _abs2(x - x) / (1 - c if 1 - c > 0 else 0.0)
         return res if fn is cygrad.var else cygrad.sqrt(res)
     dims = tuple(range(x.dim())) if axes is None else axes
     if x.dim() == 0:
@@ -216,7 +221,7 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     # no degrees of freedom: NumPy divides by max(n - c, 0), giving inf (NaN where the
     # sum of squares is 0); cygrad's var would warn, as PyTorch does
     d = x - cygrad.mean(x, dim=dims, keepdim=True)
-    sq = cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d) if d.dtype.is_complex else d * d
+    sq = _abs2(d)
     res = cygrad.sum(sq, dim=dims, keepdim=keepdims) / 0.0
     return res if fn is cygrad.var else cygrad.sqrt(res)
 
