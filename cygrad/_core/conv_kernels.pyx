@@ -31,12 +31,12 @@ cdef extern from "kernels.h" nogil:
     ctypedef struct cg_window:
         int nsp
         cg_index n, c
-        cg_index size[16]
-        cg_index kernel[16]
-        cg_index dilation[16]
-        cg_index stride[16]
-        cg_index pad[16]
-        cg_index out[16]
+        cg_index size[MAX_DIMS]
+        cg_index kernel[MAX_DIMS]
+        cg_index dilation[MAX_DIMS]
+        cg_index stride[MAX_DIMS]
+        cg_index pad[MAX_DIMS]
+        cg_index out[MAX_DIMS]
     ctypedef void (*cg_conv_pool_fn)(int nchunks, cg_chunk_fn fn, void* ctx) noexcept nogil
     void cg_conv_set_pool(cg_conv_pool_fn run)
     cg_index cg_conv_parallel_min

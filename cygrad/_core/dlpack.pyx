@@ -33,7 +33,7 @@ from .dtype cimport (dtype as DType, DT_BOOL, DT_UINT8, DT_INT8, DT_INT16, DT_IN
                      DT_INT64, DT_FLOAT16, DT_BFLOAT16, DT_FLOAT32, DT_FLOAT64,
                      dtype_from_code)
 from .storage cimport Storage, wrap_foreign
-from .tensor cimport TensorBase, MAX_DIMS
+from .tensor cimport TensorBase, MAX_DIMS, set_ndim
 from .._device import CPU
 from .._tensor import Tensor
 
@@ -366,7 +366,7 @@ cdef object _tensor_from_dltensor(DLTensor* dl, _DLPackOwner owner, bint read_on
     isz = dt.itemsize
     t = <TensorBase>Tensor.__new__(Tensor)
     t._dtype = dt
-    t._ndim = ndim
+    set_ndim(t, ndim)
     for i in range(ndim - 1, -1, -1):
         t._shape[i] = dl.shape[i]
         t._strides[i] = dl.strides[i] if dl.strides != NULL else expected

@@ -2,7 +2,8 @@ from .dtype cimport dtype as DType
 from .storage cimport Storage
 
 cdef enum:
-    MAX_DIMS = 16
+    MAX_DIMS = 64       # NumPy 2's limit
+    INLINE_DIMS = 8     # shape and strides of up to this many dims live in the object
 
 cdef class TensorBase:
     cdef Storage _storage
@@ -12,8 +13,13 @@ cdef class TensorBase:
     cdef bint _is_contig            # C-contiguous (cached: shapes never change in place)
     cdef Py_ssize_t _numel
     cdef Py_ssize_t _offset         # in elements, into _storage
-    cdef Py_ssize_t _shape[MAX_DIMS]
-    cdef Py_ssize_t _strides[MAX_DIMS]   # in elements; may be 0 or negative
+    # _shape/_strides point into _inline_geom, or, once the tensor has had more than
+    # INLINE_DIMS dims, into a heap block of 2 * MAX_DIMS kept until it dies: a
+    # fixed 64-dim array in every tensor made objects too big for the small-object
+    # allocators, doubling the cost of a small op. Set the dims with set_ndim().
+    cdef Py_ssize_t* _shape
+    cdef Py_ssize_t* _strides   # in elements; may be 0 or negative
+    cdef Py_ssize_t _inline_geom[2 * INLINE_DIMS]
     # autograd state (used by cygrad.autograd; plain fields so the hot path can test them)
     cdef public object _grad
     cdef public object _grad_fn
@@ -45,6 +51,7 @@ cdef void set_apply_hook(apply_fn_t fn) noexcept
 cdef bint grad_enabled() noexcept nogil
 cdef void set_grad_enabled(bint mode) noexcept nogil
 cdef bint set_fw_enabled(bint mode) noexcept nogil
+cdef int set_ndim(TensorBase t, int ndim) except -1
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device)
 cdef TensorBase new_view(TensorBase base, int ndim, const Py_ssize_t* shape,
                          const Py_ssize_t* strides, Py_ssize_t offset)

@@ -14,6 +14,7 @@ to the op's ``autograd.Function`` instead, which records the graph.
 cimport cython
 cimport numpy as cnp
 from cpython.ref cimport Py_INCREF
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.slice cimport PySlice_Unpack, PySlice_AdjustIndices
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_AsUnsignedLongLongMask
 
@@ -312,14 +313,28 @@ def _gc_track(TensorBase t):
     if not PyObject_GC_IsTracked(t):
         PyObject_GC_Track(<void*>t)
 
+cdef int set_ndim(TensorBase t, int ndim) except -1:
+    """Give ``t`` room for ``ndim`` dims and set its ``_ndim`` (the sizes and strides
+    are then the caller's to write). The old values are not kept."""
+    cdef Py_ssize_t* block
+    if ndim > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
+    if ndim > INLINE_DIMS and t._shape == t._inline_geom:
+        block = <Py_ssize_t*>PyMem_Malloc(2 * MAX_DIMS * sizeof(Py_ssize_t))
+        if block == NULL:
+            raise MemoryError()
+        t._shape = block
+        t._strides = block + MAX_DIMS
+    t._ndim = ndim
+    return 0
+
 cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object device):
     """A fresh contiguous tensor (uninitialised memory) on ``device``."""
     cdef TensorBase t = _alloc_tensor()
     cdef Py_ssize_t n = 1, nbytes, nbytes_stride
     cdef int i
     cdef bint overflow = False
-    if ndim > MAX_DIMS:
-        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
+    set_ndim(t, ndim)
     for i in range(ndim):
         if shape[i] < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {shape[i]}: {_shape_str(ndim, shape)}")
@@ -335,7 +350,6 @@ cdef TensorBase new_empty(DType dt, int ndim, const Py_ssize_t* shape, object de
         for i in range(ndim - 1, 0, -1):
             if cg_mul_overflow(nbytes_stride, shape[i] if shape[i] > 0 else 1, &nbytes_stride):
                 raise RuntimeError("Stride calculation overflowed")
-    t._ndim = ndim
     _contig_strides(ndim, shape, t._strides)
     t._numel = n
     t._is_contig = True
@@ -363,11 +377,9 @@ cdef TensorBase new_view(TensorBase base, int ndim, const Py_ssize_t* shape,
     """A view of ``base``'s storage with new geometry; shares its version counter."""
     cdef TensorBase t = _alloc_tensor()
     cdef int i
-    if ndim > MAX_DIMS:
-        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
+    set_ndim(t, ndim)
     t._storage = base._storage
     t._dtype = base._dtype
-    t._ndim = ndim
     t._offset = offset
     for i in range(ndim):
         t._shape[i] = shape[i]
@@ -413,7 +425,7 @@ cdef TensorBase _from_ndarray(object arr, bint warn_readonly=True):
     if ndim > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {ndim}")
     t = _alloc_tensor()
-    t._ndim = ndim
+    set_ndim(t, ndim)
     t._dtype = dt
     for i in range(ndim):
         st = cnp.PyArray_STRIDE(a, i)
@@ -626,6 +638,15 @@ cdef class TensorBase:
     Users never see this class directly; ``cygrad.Tensor`` subclasses it and adds the
     long tail of methods in Python.
     """
+
+    def __cinit__(self):
+        # (no parameters: Cython then passes the constructor's arguments on unchecked)
+        self._shape = self._inline_geom
+        self._strides = self._inline_geom + INLINE_DIMS
+
+    def __dealloc__(self):
+        if self._shape != self._inline_geom:
+            PyMem_Free(self._shape)
 
     # ---- metadata
     @property
@@ -1401,7 +1422,7 @@ cdef class TensorBase:
         if n < 0 or cg_mul_overflow(n, self._dtype.itemsize, &nbytes):
             raise RuntimeError(f"Storage size calculation overflowed with sizes={_shape_str(nd, shape)}")
         if self._base is None and self._offset == 0 and nbytes <= self._storage.nbytes:
-            self._ndim = nd
+            set_ndim(self, nd)
             for i in range(nd):
                 self._shape[i] = shape[i]
             _contig_strides(nd, shape, self._strides)

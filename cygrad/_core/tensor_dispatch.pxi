@@ -353,7 +353,7 @@ cdef void _resize(TensorBase t, int nd, const Py_ssize_t* shape) except *:
     cdef TensorBase fresh = new_empty(t._dtype, nd, shape, t._storage.device)
     t._storage = fresh._storage
     t._shape_obj = None
-    t._ndim = nd
+    set_ndim(t, nd)
     t._offset = 0
     for i in range(nd):
         t._shape[i] = fresh._shape[i]

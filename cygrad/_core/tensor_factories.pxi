@@ -237,7 +237,7 @@ def _set_data(TensorBase t, TensorBase value):
     ``set_data``); its autograd identity (requires_grad, grad_fn) is unchanged."""
     t._storage = value._storage
     t._dtype = value._dtype
-    t._ndim = value._ndim
+    set_ndim(t, value._ndim)
     t._offset = value._offset
     for i in range(value._ndim):
         t._shape[i] = value._shape[i]

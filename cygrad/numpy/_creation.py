@@ -75,6 +75,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype is None:
         is_float = builtins.any(isinstance(v, builtins.float) for v in (start, stop, step))
         dtype = D.DEFAULT_FLOAT if is_float else D.DEFAULT_INT
+    if step != 0 and (stop - start) * step <= 0:
+        # a step pointing away from stop gives no values (the standard, NumPy);
+        # cygrad.arange raises there, as PyTorch's
+        return cygrad.empty(0, dtype=D.as_dtype(dtype), device=_device_arg(device))
     return cygrad.arange(start, stop, step, dtype=D.as_dtype(dtype), device=_device_arg(device))
 
 
@@ -241,8 +245,9 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     dev = _device_arg(device)
     if endpoint:
         return cygrad.linspace(start, stop, num, dtype=D.DEFAULT_FLOAT, device=dev).to(dt)
-    step = (stop - start) / num if num else 0.0
-    return (cygrad.arange(num, dtype=D.DEFAULT_FLOAT, device=dev) * step + start).to(dt)
+    # the first num of num + 1 points: the same values as endpoint=True gives (the
+    # standard asks for exactly that)
+    return cygrad.linspace(start, stop, num + 1, dtype=D.DEFAULT_FLOAT, device=dev)[:num].to(dt)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None):

@@ -16,6 +16,7 @@ cygrad.int16
 [2.0, 3.0]
 """
 import builtins
+import math
 
 import cygrad
 from cygrad._core import fastpath as _fast
@@ -103,7 +104,6 @@ _FLOAT_UNARY = [
     ("cosh", cygrad.cosh, "Hyperbolic cosine.", "[0.0]", "[1.0]", ()),
     ("exp", cygrad.exp, "Exponential.", "[0.0, 1.0]", "[1.0, 2.718281828459045]", ()),
     ("exp2", cygrad.exp2, "``2 ** x``.", "[3.0]", "[8.0]", ()),
-    ("expm1", cygrad.expm1, "``exp(x) - 1``, accurate near 0.", "[0.0]", "[0.0]", ()),
     ("log", cygrad.log, "Natural logarithm (``log(0) == -inf``).", "[1.0, 0.0]", "[0.0, -inf]", ()),
     ("log1p", cygrad.log1p, "``log(1 + x)``, accurate near 0.", "[0.0]", "[0.0]", ()),
     ("log2", cygrad.log2, "Base-2 logarithm.", "[8.0]", "[3.0]", ()),
@@ -121,6 +121,26 @@ _FLOAT_UNARY = [
 ]
 for _name, _op, _summary, _ex, _exp, _aliases in _FLOAT_UNARY:
     _export(_name, _float_unary(_op), _summary, _ex, _exp, _aliases)
+
+
+def _complex_expm1(fast):
+    def fn(x, /):
+        if type(x) is not Tensor or x.dtype.is_complex:
+            x = floating(x)
+            if x.dtype.is_complex:
+                # cygrad's expm1 (PyTorch's, NumPy's) gives NaN + NaN j wherever a part
+                # is infinite or NaN, and -0 + 0j at -0 + 0j; there expm1(z) is
+                # exp(z) - 1, C99's complex exp having the standard's special cases
+                # (exp(-inf + inf j) = 0 + 0j, ...)
+                exact = x.isfinite() & (x != 0)
+                return cygrad.where(exact, cygrad.expm1(x), cygrad.exp(x) - 1)
+        return fast(x)
+    return fn
+
+
+_export("expm1", _complex_expm1(_float_unary(cygrad.expm1)),
+        "``exp(x) - 1``, accurate near 0; the standard's special cases for complex ``x``"
+        " with an infinite or NaN part.", "[0.0]", "[0.0]")
 
 
 def _sign(x):
@@ -304,6 +324,18 @@ def _int_safe_div(op):
     return fn
 
 
+def _floor_divide(a, b):
+    if a.dtype.is_floating_point:
+        # An infinite operand: the standard's floor(x1 / x2) (inf // 2 == inf,
+        # -1 // inf == -0.0) where cygrad (PyTorch, Python) gives NaN and -1.
+        q = cygrad.floor_divide(a, b)
+        inf = a.isinf() | (b.isinf() if isinstance(b, Tensor) else math.isinf(b))
+        if isinstance(inf, builtins.bool):
+            return cygrad.floor(a / b) if inf else q
+        return cygrad.where(inf, cygrad.floor(a / b), q) if bool(inf.any()) else q
+    return _int_safe_div(cygrad.floor_divide)(a, b)
+
+
 def _pow(a, b):
     if a.dtype.is_floating_point or a.dtype.is_complex:
         return cygrad.pow(a, b)
@@ -318,8 +350,9 @@ _ARITH = [
     ("add", cygrad.add, "``x1 + x2``.", "[1, 2], 3", "[4, 5]", ()),
     ("subtract", cygrad.subtract, "``x1 - x2``.", "[1, 2], 3", "[-2, -1]", ()),
     ("multiply", cygrad.multiply, "``x1 * x2``.", "[1, 2], 3", "[3, 6]", ()),
-    ("floor_divide", _int_safe_div(cygrad.floor_divide),
-     "Floor division (an integer divisor of 0 gives 0, as NumPy).", "[7, -7], [2, 0]", "[3, 0]", ()),
+    ("floor_divide", _floor_divide,
+     "Floor division (an integer divisor of 0 gives 0, as NumPy; an infinite operand "
+     "gives ``floor(x1 / x2)``, the standard's values).", "[7, -7], [2, 0]", "[3, 0]", ()),
     ("remainder", _int_safe_div(cygrad.remainder),
      "Remainder with the divisor's sign (an integer divisor of 0 gives 0, as NumPy).",
      "[7, -7], [2, 2]", "[1, 1]", ("mod",)),
@@ -425,8 +458,17 @@ def clip(x, /, min=None, max=None):
         return x.clone()
     lo = None if min is None else _bound(min, x)
     hi = None if max is None else _bound(max, x)
+    if lo is not None and hi is not None and _is_array(lo) != _is_array(hi):
+        # cygrad.clamp (as PyTorch's) takes two numbers (a 0-d tensor counts as one) or
+        # two tensors; the standard broadcasts a number beside an array: make it (1,)
+        lo, hi = [b if _is_array(b) else cygrad.full((1,), b, dtype=x.dtype) if not
+                  isinstance(b, Tensor) else b.reshape(1) for b in (lo, hi)]
     out = cygrad.clamp(x, min=lo, max=hi)
     return out if out.dtype is x.dtype else out.to(x.dtype)
+
+
+def _is_array(b):
+    return isinstance(b, Tensor) and b.ndim > 0
 
 
 def _bound(b, x):

@@ -65,8 +65,9 @@ def sum(x, /, axis=None, dtype=None, out=None, keepdims=False):
         return _finish(out, x.to(dt).clone() if x.dtype is dt else x.to(dt))
     if dt is not x.dtype:
         x = x.to(dt)
-    res = x.sum() if axes is None and not keepdims else cygrad.sum(
-        x, dim=axes if axes is not None else tuple(range(x.dim())), keepdim=keepdims)
+    # dtype= also for the result: cygrad's (PyTorch's) sum of integers is int64
+    res = x.sum(dtype=dt) if axes is None and not keepdims else cygrad.sum(
+        x, dim=axes if axes is not None else tuple(range(x.dim())), keepdim=keepdims, dtype=dt)
     return _finish(out, res)
 
 
@@ -88,7 +89,7 @@ def prod(x, /, axis=None, dtype=None, out=None, keepdims=False):
     res = x
     # cygrad's prod reduces one dim at a time (as PyTorch's)
     for a in sorted(axes, reverse=True):
-        res = cygrad.prod(res, dim=a, keepdim=keepdims)
+        res = cygrad.prod(res, dim=a, keepdim=keepdims, dtype=dt)
     if not axes and not keepdims:
         res = res.clone()
     return _finish(out, res)
@@ -180,10 +181,17 @@ def _plain_correction(correction, ddof):
     return c if type(c) in (builtins.int, builtins.float) else None
 
 
+def _abs2(d):
+    """``|d|**2``, real for complex ``d``."""
+    if d.dtype.is_complex:
+        return cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d)
+    return d * d
+
+
 def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     """var or std (``fn``, cygrad's) over ``axis`` with a correction that may be any
     number; with no degrees of freedom left the result is NumPy's (inf or NaN)."""
-    if dtype is None:
+    if dtype is None and axis != ():
         c = _plain_correction(correction, ddof)
         if c is not None:
             res = _fast.reduce(x, _fast.VAR if fn is cygrad.var else _fast.STD, axis, keepdims, c)
@@ -196,6 +204,11 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
         x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else D.DEFAULT_FLOAT)
     if x.dtype is not dt:
         x = x.to(dt)
+    if axes == ():
+        # no axis reduced: each element is a sample of one (cygrad's dim=() would
+        # reduce them all, as PyTorch's)
+        res = _abs2(x - x) / (1 - c if 1 - c > 0 else 0.0)
+        return res if fn is cygrad.var else cygrad.sqrt(res)
     dims = tuple(range(x.dim())) if axes is None else axes
     if x.dim() == 0:
         x = x.reshape(1)
@@ -208,7 +221,7 @@ def _spread(fn, x, axis, dtype, ddof, keepdims, correction):
     # no degrees of freedom: NumPy divides by max(n - c, 0), giving inf (NaN where the
     # sum of squares is 0); cygrad's var would warn, as PyTorch does
     d = x - cygrad.mean(x, dim=dims, keepdim=True)
-    sq = cygrad.real(d) * cygrad.real(d) + cygrad.imag(d) * cygrad.imag(d) if d.dtype.is_complex else d * d
+    sq = _abs2(d)
     res = cygrad.sum(sq, dim=dims, keepdim=keepdims) / 0.0
     return res if fn is cygrad.var else cygrad.sqrt(res)
 
@@ -251,7 +264,7 @@ def _scan(name, fn, identity):
             axis = 0
         axis = normalize_axis(axis, x.dim())
         x = x.to(_acc_dtype(x.dtype, dtype))
-        res = fn(x, dim=axis)
+        res = fn(x, dim=axis, dtype=x.dtype)
         if include_initial:
             shape = list(x.shape)
             shape[axis] = 1

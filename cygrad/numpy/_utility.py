@@ -18,6 +18,9 @@ __all__ = ["all", "any", "isclose", "allclose", "array_equal", "nan_to_num"]
 
 def _logical_reduce(fn, x, axis, keepdims):
     x = tensor(x)
+    if x.dtype is D.uint8:
+        # cygrad's (PyTorch's) all/any keep uint8; the standard's result is bool
+        x = x != 0
     axes = axes_arg(axis, x.dim())
     if axes == ():
         return x != 0

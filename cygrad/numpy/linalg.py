@@ -691,10 +691,23 @@ def vecdot(x1, x2, /, *, axis=-1):
     (1+0j)
     """
     a, b = operands(x1, x2)
+    if a.dim() == 0 or b.dim() == 0:
+        raise ValueError("vecdot: the arguments must have at least one dimension")
+    nd = builtins.max(a.dim(), b.dim())
+    ax = normalize_axis(axis, nd) - nd      # counted from the end, after broadcasting
+    if -ax > builtins.min(a.dim(), b.dim()):
+        raise ValueError(f"vecdot: axis {axis} is out of range for the shapes "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
+    n1, n2 = a.shape[ax], b.shape[ax]
+    if n1 != n2:
+        # the contracted axis is not broadcast (the standard; NumPy raises too)
+        raise ValueError(f"vecdot: the sizes of the contracted axis differ ({n1} and {n2})")
     if a.dtype.is_complex:
         a = cygrad.conj(a)
     a, b = cygrad.broadcast_tensors(a, b)
-    return cygrad.sum(a * b, dim=normalize_axis(axis, a.dim()))
+    prod = a * b
+    # the standard keeps the promoted dtype; cygrad's sum of integers is int64
+    return cygrad.sum(prod, dim=ax, dtype=prod.dtype)
 
 
 def cross(x1, x2, /, *, axis=-1):

@@ -29,7 +29,7 @@ FAILURE_KINDS = ("wrong_value", "wrong_dtype", "wrong_shape", "wrong_type", "wro
                  "cy_raised", "cy_accepted", "crash", "hang")
 _TOL = {"float16": (2e-3, 2e-3), "bfloat16": (2e-2, 2e-2), "float32": (1e-4, 1e-5),
         "float64": (1e-7, 1e-10)}
-_DIM_LIMIT_MESSAGE = "at most 16 dimensions"
+_DIM_LIMIT_MESSAGE = "at most 64 dimensions"
 _MAX_COMPARED = 1 << 22
 _ALLOC_WORDS = ("can't allocate memory", "could not allocate")
 

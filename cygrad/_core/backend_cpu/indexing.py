@@ -73,6 +73,9 @@ def _number(value, npdt):
         return np.asarray(bool(value))
     if kind == "i" or kind == "u":
         return np.asarray(int(value)).astype(npdt)
+    if kind == "c":
+        with np.errstate(over="ignore"):
+            return np.asarray(complex(value), dtype=np.complex128).astype(npdt)
     if (type(value) is float or type(value) is int) and -65504.0 <= value <= 65504.0:
         # fits every float dtype: no overflow to silence (errstate costs a microsecond)
         return np.asarray(value, dtype=np.float64).astype(npdt)

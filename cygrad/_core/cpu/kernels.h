@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "isa.h"
 
-#define CG_MAX_DIMS 16
+#define CG_MAX_DIMS 64
 typedef ptrdiff_t cg_index;
 
 /* dtype codes: same order as cygrad/_core/dtype.pxd */

@@ -113,6 +113,8 @@ def _scalar_array(value, dtype):
     The result is a plain number that the kernels convert like a C cast."""
     if dtype == _dt.bool_:
         return bool(value)
+    if dtype.is_complex:
+        return complex(value)
     if not dtype.is_floating_point:
         if isinstance(value, float) or getattr(getattr(value, "dtype", None), "kind", "") == "f":
             if not math.isfinite(value):

@@ -426,7 +426,7 @@ def _value_array(t, value, plan, single_mask):
     or a number), after PyTorch's checks in its order: shape, then dtype."""
     if isinstance(value, TensorBase):
         shape = tuple(value.shape)
-    elif isinstance(value, NUMBER_TYPES) and not isinstance(value, complex):
+    elif isinstance(value, NUMBER_TYPES) and (t.dtype.is_complex or not isinstance(value, complex)):
         shape = ()
     elif isinstance(value, (list,) + ARRAY_TYPES):
         value = _k("as_tensor_of", t)(value, t.dtype)
