@@ -7,6 +7,7 @@ import collections
 import functools
 import inspect
 import math
+import os
 import sys
 import types
 import warnings
@@ -206,6 +207,19 @@ def _emit(result, dt, out, opname, exact=False):
     return out
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` that points a warning at the first caller outside cygrad,
+    from the function that calls this one (however many cygrad frames, such as
+    ``numpy_keywords``' wrapper, lie between)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _resize_out(out, shape, opname):
     # PyTorch resizes a mismatched out= (warning when it held elements).  The core
     # has no Python-visible resize yet, so a mismatch is an error until it does.
@@ -216,7 +230,7 @@ def _resize_out(out, shape, opname):
     if out.numel() != 0:
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
-                      f"{list(shape)}.", UserWarning, stacklevel=4)
+                      f"{list(shape)}.", UserWarning, stacklevel=_user_stacklevel())
     resize(tuple(shape))
 
 

@@ -12,7 +12,8 @@ from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
 from ._common import (numpy_keywords, _check_tensor, _emit, _kernel, _keepdim, _no_overload,
-                      _parse_dims, _reduced_count, _require_float, _UNSET, _wrap_dims)
+                      _parse_dims, _reduced_count, _require_float, _UNSET, _user_stacklevel,
+                      _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 from .sums import mean
 
@@ -80,10 +81,9 @@ def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):
     dof = n - corr
     if not dof > 0:             # also a NaN correction: no degrees of freedom, as PyTorch
         dof = 0
-        # (stacklevel: this function, forward, the public function, its caller)
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=_user_stacklevel())
     return _kernel("var_mean", input)(input, dims, keepdim, n, dof,
                                       take_sqrt)
 
