@@ -246,3 +246,16 @@ def test_number_shifted_by_tensor(number):
     same(lambda lib: number >> lib.tensor([1, 2]))
     same(lambda lib: lib.tensor([1.0]) << number)
     same(lambda lib: lib.tensor([1, 2]) >> number)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.scatter_add(lib.tensor(1.0), 0, lib.tensor(0), None),
+    lambda lib: lib.tensor([1.0]).scatter_add_(0, lib.tensor([0]), None),
+    lambda lib: lib.scatter_reduce(lib.tensor([1.0]), 0, lib.tensor([0]), None, "sum"),
+    lambda lib: lib.argmax(lib.tensor(True), dim=(0, 0)),
+    lambda lib: lib.argmin(lib.tensor([True, False]), dim=[]),
+], ids=["scatter_add", "scatter_add_", "scatter_reduce", "argmax", "argmin"])
+def test_argument_type_errors_come_first(call):
+    same(call)
+    with pytest.raises(TypeError):
+        call(cygrad)

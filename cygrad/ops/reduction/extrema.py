@@ -10,7 +10,7 @@ from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
-from .._argcheck import bool_arg
+from .._argcheck import bool_arg, int_arg
 from ..elementwise.binary import Maximum, Minimum
 from ._common import (numpy_keywords, _AminmaxResult, _check_nonempty, _check_tensor, _emit,
                       _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
@@ -310,6 +310,8 @@ class Aminmax(Function):
 
 
 def _arg_extreme(input, dim, keepdim, out, opname):
+    if dim is not None and type(dim) is not int:
+        dim = int_arg(dim, opname, "dim")       # the parser's TypeError comes first
     _keepdim(keepdim, opname)
     _refuse_complex(input, opname)
     if input.dtype == _dt.bool_:
