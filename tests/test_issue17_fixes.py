@@ -46,15 +46,23 @@ BAD_OTHERS = [None, "a", object()]
 
 @pytest.mark.parametrize("name", _inplace_methods())
 def test_inplace_method_never_returns_notimplemented(name):
-    """Every in-place method given a non-tensor, non-number: raises, or (where PyTorch
-    accepts the value) changes the tensor as PyTorch does; never NotImplemented."""
+    """Every in-place method given a non-tensor, non-number: never NotImplemented, and
+    a TypeError wherever PyTorch's parser raises one."""
     for bad in BAD_OTHERS:
         x = cygrad.tensor([1.0, 2.0, 3.0])
         try:
             r = getattr(x, name)(bad)
-        except Exception:   # noqa: BLE001 (raising is the point)
-            continue
-        assert r is not NotImplemented, (name, bad)
+        except Exception as e:      # noqa: BLE001 (the type is compared below)
+            got = type(e)
+        else:
+            assert r is not NotImplemented, (name, bad)
+            got = None
+        try:
+            getattr(torch.tensor([1.0, 2.0, 3.0]), name)(bad)
+        except TypeError:
+            assert got is not None and issubclass(got, TypeError), (name, bad, got)
+        except Exception:       # noqa: BLE001 (PyTorch's other errors: not compared)
+            pass
 
 
 @pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_", "true_divide_",

@@ -1410,6 +1410,9 @@ cdef class TensorBase:
 
     def fill_(self, value):
         """Set every element to ``value``, in place."""
+        if not isinstance(value, (TensorBase, int, float, complex, np.number, np.bool_)):
+            raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not "
+                            f"{type(value).__name__}")
         if cg_grad_mode_enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if isinstance(value, TensorBase):
