@@ -44,6 +44,7 @@ from ._core.dlpack import from_dlpack  # noqa: E402,F401  (also adds Tensor.__dl
 from .ops.indexing import *    # noqa
 from .random import *           # noqa: E402,F401,F403
 from . import _numpy_interop  # noqa: E402,F401  (NumPy __array_ufunc__/__array_function__)
+from . import _numpy_methods  # noqa: E402,F401  (NumPy spellings: astype, copy, ravel(order))
 from . import autograd          # noqa: E402,F401
 _wiring.connect()               # the core's hooks into autograd: see cygrad/_wiring.py
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,  # noqa: E402,F401

@@ -30,7 +30,9 @@ The core does import upward in a few places that cannot form a cycle: at load ti
 import ``cygrad._device`` and ``cygrad._tensor`` (which need only the tensor
 extension); at call time, inside the methods that need them, ``tensor.pyx`` and
 its included ``tensor_views.pxi`` and ``tensor_dispatch.pxi`` import argument parsers from ``cygrad.ops`` (``_argcheck``,
-``shape.functional_views``, ``shape.splitting``) and ``cygrad.cuda._lazy_init``.
+``shape.functional_views``, ``shape.splitting``), ``cygrad.cuda._lazy_init``, the
+float16 rounding of a compared number (``ops.elementwise._narrowed``) and NumPy's
+``flatten(order)`` (``cygrad._numpy_methods``).
 
 Modules define these functions and classes and do nothing else at import;
 ``cygrad/__init__.py`` calls :func:`connect_tensor_class` as soon as the Tensor

@@ -58,7 +58,7 @@ from ._core import tensor as _C
 from ._core import dtype as _dt
 from ._core.dispatch import kernel
 from ._core.tensor import TensorBase
-from .ops._argcheck import not_tensor
+from .ops._argcheck import not_tensor, number_arg
 from ._device import device as Device, CPU
 from ._tensor import tensor_method
 from .autograd.inplace import apply_inplace
@@ -789,11 +789,16 @@ def _range_args(kwargs, first, second, defaults):
     b = kwargs.pop("to", second)
     if kwargs:
         raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
-    return (defaults[0] if a is None else a), (defaults[1] if b is None else b)
+    return tuple(default if v is _NOT_GIVEN else number_arg(v, "uniform_", name, i + 1)
+                 for i, (v, default, name) in enumerate(((a, defaults[0], "from"),
+                                                         (b, defaults[1], "to"))))
+
+
+_NOT_GIVEN = object()        # (an explicit None is PyTorch's TypeError, not the default)
 
 
 @tensor_method
-def uniform_(self, from_=None, to=None, *, generator=None, **kwargs):
+def uniform_(self, from_=_NOT_GIVEN, to=_NOT_GIVEN, *, generator=None, **kwargs):
     """Fill with samples from U[from, to), in place (defaults 0 and 1).
 
     Examples
@@ -822,6 +827,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     >>> cygrad.empty(3).normal_(5.0, 0.0).tolist()
     [5.0, 5.0, 5.0]
     """
+    mean, std = number_arg(mean, "normal_", "mean", 1), number_arg(std, "normal_", "std", 2)
     _require_float_normal(self)
     _check_std(std)
     _check_inplace(self)
@@ -860,6 +866,8 @@ def random_(self, *args, generator=None, **kwargs):
         low, high = args
     elif len(args) == 1 and "to" not in kwargs:
         low, high = 0, args[0]        # random_(to)
+        if high is None:
+            raise TypeError("random_(): argument 'to' (position 1) must be int, not NoneType")
     elif len(args) == 1:
         low, high = args[0], kwargs.pop("to")
     else:
@@ -872,8 +880,8 @@ def random_(self, *args, generator=None, **kwargs):
                                       f"'{_C._torch_type_name(self.dtype)}'")
         raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
                            "boolean types")
-    low = int(low)
-    high = hi_default if high is None else int(high)
+    low = int(number_arg(low, "random_", "from", 1))
+    high = hi_default if high is None else int(number_arg(high, "random_", "to", 2))
     _int_bounds_check(low, high, self.dtype)
     _check_inplace(self)
     cls = RandomFromTo if from_given else (RandomTo if bounded else Random)
@@ -926,6 +934,8 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     >>> bool((cygrad.empty(5).log_normal_() > 0).all())
     True
     """
+    mean = number_arg(mean, "log_normal_", "mean", 1)
+    std = number_arg(std, "log_normal_", "std", 2)
     _require_float(self.dtype, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")

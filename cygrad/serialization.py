@@ -46,7 +46,7 @@ from ._core import dtype as _dtypes
 from ._core.tensor import Size, from_numpy
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "DEFAULT_PROTOCOL"]
+           "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
 _FORMAT_VERSION = 1
@@ -283,6 +283,67 @@ def clear_safe_globals():
     _safe_globals.clear()
 
 
+class safe_globals:
+    """Context manager: allow ``safe_globals`` (what :func:`add_safe_globals` takes)
+    inside the ``with`` block only, as ``torch.serialization.safe_globals``.
+
+    Examples
+    --------
+    >>> import cygrad.serialization as ser
+    >>> with ser.safe_globals([complex]):
+    ...     complex in ser.get_safe_globals()
+    True
+    >>> complex in ser.get_safe_globals()
+    False
+    """
+
+    def __init__(self, safe_globals):
+        self.safe_globals = list(safe_globals)
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        for g in self.safe_globals:
+            if g in _safe_globals:
+                _safe_globals.remove(g)
+
+
+# PyTorch's switches, read under both names: a program ported from PyTorch keeps its
+# environment, and cygrad's own spelling says what it does in a cygrad deployment.
+_FORCE_WEIGHTS_ONLY = ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "CYGRAD_FORCE_WEIGHTS_ONLY_LOAD")
+_FORCE_NO_WEIGHTS_ONLY = ("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD",
+                          "CYGRAD_FORCE_NO_WEIGHTS_ONLY_LOAD")
+_TRUE_VALUES = ("1", "y", "yes", "true")
+
+
+def _env_set(names):
+    return any(os.environ.get(n, "0").lower() in _TRUE_VALUES for n in names)
+
+
+def _resolve_weights_only(weights_only, pickle_module):
+    """``load``'s ``weights_only`` after PyTorch's rules: None means True unless a
+    ``pickle_module`` is given; ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` makes it True whatever
+    was passed; ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`` makes it False only where the
+    caller did not pass it (with a warning); both set is an error."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force, force_no = _env_set(_FORCE_WEIGHTS_ONLY), _env_set(_FORCE_NO_WEIGHTS_ONLY)
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or "
+                           "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` (or their CYGRAD_ spellings) "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected: since "
+                      "the `weights_only` argument was not explicitly passed to `cygrad.load`, "
+                      "forcing weights_only=False.", UserWarning, stacklevel=3)
+        return False
+    return bool(weights_only)
+
+
 # The globals a weights-only pickle may name: containers and plain values only.
 _DEFAULT_SAFE = {
     ("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
@@ -318,11 +379,29 @@ def _weights_only_message(detail):
             f"WeightsUnpickler error: {detail}")
 
 
+def _weights_only_build(self):
+    """BUILD (``obj.__setstate__(state)``) under ``weights_only``: only on an instance
+    of an allowed class, as PyTorch's weights-only unpickler (so a NumPy array needs
+    its dtype's class allowed too, not just ``ndarray`` and ``_reconstruct``)."""
+    inst = self.stack[-2]       # (the state is on top)
+    if type(inst) is not OrderedDict and type(inst) not in self.allowed_types:
+        raise pickle.UnpicklingError(_weights_only_message(
+            f"Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
+            f"`add_safe_globals`, but got {type(inst)}"))
+    pickle._Unpickler.load_build(self)
+
+
 def _unpickler(pickle_module, data, weights_only, tensors, load_args):
-    base = pickle.Unpickler if weights_only else pickle_module.Unpickler
+    # the Python unpickler under weights_only, for its dispatch table (BUILD is checked)
+    base = pickle._Unpickler if weights_only else pickle_module.Unpickler
     allowed = _allowed_globals() if weights_only else None
 
     class Unpickler(base):
+        if weights_only:
+            dispatch = dict(pickle._Unpickler.dispatch)
+            dispatch[pickle.BUILD[0]] = _weights_only_build
+            allowed_types = tuple(v for v in allowed.values() if isinstance(v, type))
+
         def find_class(self, module, name):
             if allowed is None:
                 return super().find_class(module, name)
@@ -578,7 +657,7 @@ def _run_unpickler(unpickler):
         raise pickle.UnpicklingError("cygrad.load: the pickle data is truncated") from None
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, **pickle_load_args):
     """Load an object saved with :func:`save`.
 
     Parameters
@@ -592,10 +671,16 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, **pickl
         a tensor to use instead.
     pickle_module : module, optional
         Unpickler for pickled payloads when ``weights_only=False``.
-    weights_only : bool, default True
-        Refuse pickled payloads that name anything but plain containers. Files
+    weights_only : bool, optional
+        Refuse pickled payloads that name anything but plain containers and the
+        globals allowed by :func:`add_safe_globals` / :func:`safe_globals`. Files
         of tensors and containers never need pickle. ``False`` trusts the file:
-        it also reads plain pickle files, and can run arbitrary code.
+        it also reads plain pickle files, and can run arbitrary code. Not given:
+        True, unless ``pickle_module`` is given. As in PyTorch, the environment
+        variable ``TORCH_FORCE_WEIGHTS_ONLY_LOAD=1`` forces True, and
+        ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` makes the default False (an
+        explicit ``weights_only`` still wins); ``CYGRAD_FORCE_WEIGHTS_ONLY_LOAD`` and
+        ``CYGRAD_FORCE_NO_WEIGHTS_ONLY_LOAD`` are the same switches.
 
     Returns
     -------
@@ -618,6 +703,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, **pickl
     >>> cygrad.load(buf, map_location="cpu")["w"]
     tensor([1., 1.], requires_grad=True)
     """
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is "
                            "specified")

@@ -295,10 +295,13 @@ def test_plain_pickles_of_safe_containers_and_trusted_tensors():
         [0.0, 1.0, 2.0]
 
 
-def test_explicit_pickle_module_needs_weights_only_false():
+def test_explicit_pickle_module_means_weights_only_false():
+    # as torch.load: a pickle_module makes the default weights_only False; asking
+    # for both is an error
     data = saved_bytes([1])
     with pytest.raises(RuntimeError, match="explicit pickle_module"):
-        cygrad.load(io.BytesIO(data), pickle_module=pickle)
+        cygrad.load(io.BytesIO(data), pickle_module=pickle, weights_only=True)
+    assert cygrad.load(io.BytesIO(data), pickle_module=pickle) == [1]
     assert cygrad.load(io.BytesIO(data), pickle_module=pickle, weights_only=False) == [1]
 
 

@@ -985,8 +985,14 @@ cdef class TensorBase:
         """
         return self.reshape(other.shape)
 
-    def flatten(self, start_dim=0, end_dim=-1):
-        """Merge dims ``start_dim..end_dim`` into one (a view when possible)."""
+    def flatten(self, start_dim=0, end_dim=-1, *, order=None):
+        """Merge dims ``start_dim..end_dim`` into one (a view when possible).
+
+        NumPy's ``x.flatten(order)`` (``'C'``, ``'F'``, ``'A'``, ``'K'``) is accepted too,
+        with PyTorch's result: a view when possible."""
+        if order is not None or type(start_dim) is str:
+            from cygrad._numpy_methods import numpy_order_flat
+            return numpy_order_flat(self, start_dim if order is None else order, "flatten")
         cdef Py_ssize_t sd = _int_arg(start_dim, "flatten", "start_dim", 1)
         cdef Py_ssize_t ed = _int_arg(end_dim, "flatten", "end_dim", 2)
         cdef int s = _wrap_idx(sd, self._ndim), e = _wrap_idx(ed, self._ndim)
@@ -1434,6 +1440,9 @@ cdef class TensorBase:
 
     def fill_(self, value):
         """Set every element to ``value``, in place."""
+        if not isinstance(value, (TensorBase, int, float, complex, np.number, np.bool_)):
+            raise TypeError(f"fill_(): argument 'value' (position 1) must be Number, not "
+                            f"{type(value).__name__}")
         if cg_grad_mode_enabled and self._requires_grad and self._grad_fn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if isinstance(value, TensorBase):
@@ -1711,8 +1720,19 @@ cdef class TensorBase:
         """Nested Python lists of Python numbers (a number for a 0-dim tensor)."""
         return as_ndarray(self.cpu() if not _on_cpu(self) else self).tolist()
 
-    def item(self):
-        """The single element as a Python number."""
+    def item(self, *args):
+        """The single element as a Python number.
+
+        NumPy's ``x.item(i)`` (a flat index) and ``x.item(i, j, ...)`` (one index per
+        dim) are accepted too."""
+        if args:
+            if len(args) == 1 and type(args[0]) is tuple:
+                args = args[0]
+            if len(args) == 1:
+                return self.reshape(-1)[args[0]].item()
+            if len(args) != self._ndim:
+                raise ValueError("incorrect number of indices for array")
+            return self[args].item()
         if self._numel != 1:
             raise RuntimeError(f"a Tensor with {self._numel} elements cannot be converted to Scalar")
         return as_ndarray(self.cpu() if not _on_cpu(self) else self).reshape(()).item()
@@ -1773,7 +1793,7 @@ cdef class TensorBase:
         return binary(ADD, other, self, None)
 
     def __iadd__(self, other):
-        return binary_inplace(ADD, self, other)
+        return _augmented(ADD, self, other, "+=")
 
     def __sub__(self, other):
         if type(other) is not _TensorCls and not _is_operand(other):
@@ -1786,7 +1806,7 @@ cdef class TensorBase:
         return binary(SUB, other, self, None)
 
     def __isub__(self, other):
-        return binary_inplace(SUB, self, other)
+        return _augmented(SUB, self, other, "-=")
 
     def __mul__(self, other):
         if type(other) is not _TensorCls and not _is_operand(other):
@@ -1799,7 +1819,7 @@ cdef class TensorBase:
         return binary(MUL, other, self, None)
 
     def __imul__(self, other):
-        return binary_inplace(MUL, self, other)
+        return _augmented(MUL, self, other, "*=")
 
     def __truediv__(self, other):
         if type(other) is not _TensorCls and not _is_operand(other):
@@ -1812,7 +1832,7 @@ cdef class TensorBase:
         return binary(DIV, other, self, None)
 
     def __itruediv__(self, other):
-        return binary_inplace(DIV, self, other)
+        return _augmented(DIV, self, other, "/=")
 
     def __floordiv__(self, other):
         if not _is_operand(other):
@@ -1825,7 +1845,7 @@ cdef class TensorBase:
         return binary(FLOOR_DIVIDE, other, self, None)
 
     def __ifloordiv__(self, other):
-        return binary_inplace(FLOOR_DIVIDE, self, other)
+        return _augmented(FLOOR_DIVIDE, self, other, "//=")
 
     def __mod__(self, other):
         if not _is_operand(other):
@@ -1838,7 +1858,7 @@ cdef class TensorBase:
         return binary(REMAINDER, other, self, None)
 
     def __imod__(self, other):
-        return binary_inplace(REMAINDER, self, other)
+        return _augmented(REMAINDER, self, other, "%=")
 
     def __pow__(self, other, mod):
         if not _is_operand(other):
@@ -1851,7 +1871,7 @@ cdef class TensorBase:
         return binary(POW, other, self, None)
 
     def __ipow__(self, other):
-        return binary_inplace(POW, self, other)
+        return _augmented(POW, self, other, "**=")
 
     def __and__(self, other):
         if not _is_operand(other):
@@ -1864,7 +1884,7 @@ cdef class TensorBase:
         return binary(BITWISE_AND, other, self, None)
 
     def __iand__(self, other):
-        return binary_inplace(BITWISE_AND, self, other)
+        return _augmented(BITWISE_AND, self, other, "&=")
 
     def __or__(self, other):
         if not _is_operand(other):
@@ -1877,7 +1897,7 @@ cdef class TensorBase:
         return binary(BITWISE_OR, other, self, None)
 
     def __ior__(self, other):
-        return binary_inplace(BITWISE_OR, self, other)
+        return _augmented(BITWISE_OR, self, other, "|=")
 
     def __xor__(self, other):
         if not _is_operand(other):
@@ -1890,7 +1910,7 @@ cdef class TensorBase:
         return binary(BITWISE_XOR, other, self, None)
 
     def __ixor__(self, other):
-        return binary_inplace(BITWISE_XOR, self, other)
+        return _augmented(BITWISE_XOR, self, other, "^=")
 
     def __lshift__(self, other):
         if not _is_operand(other):
@@ -1902,35 +1922,45 @@ cdef class TensorBase:
             return NotImplemented
         return binary(RSHIFT, self, other, None)
 
+    def __rlshift__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return binary(LSHIFT, other, self, None)
+
+    def __rrshift__(self, other):
+        if not _is_operand(other):
+            return NotImplemented
+        return binary(RSHIFT, other, self, None)
+
     def __eq__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return binary(EQ, self, other, None)
+        return binary(EQ, self, _cmp_number(self, other), None)
 
     def __ne__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return binary(NE, self, other, None)
+        return binary(NE, self, _cmp_number(self, other), None)
 
     def __lt__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return binary(LT, self, other, None)
+        return binary(LT, self, _cmp_number(self, other), None)
 
     def __le__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return binary(LE, self, other, None)
+        return binary(LE, self, _cmp_number(self, other), None)
 
     def __gt__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return binary(GT, self, other, None)
+        return binary(GT, self, _cmp_number(self, other), None)
 
     def __ge__(self, other):
         if not _is_operand(other):
             return NotImplemented
-        return binary(GE, self, other, None)
+        return binary(GE, self, _cmp_number(self, other), None)
 
     def __neg__(self):
         return unary(NEG, self, None)
@@ -2059,7 +2089,7 @@ cdef class TensorBase:
         """
         return unary(ABS, self, None)
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    def sum(self, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
         """Sum of all elements, or along ``dim`` (``axis``/``keepdims`` accepted too).
 
         Examples
@@ -2068,10 +2098,10 @@ cdef class TensorBase:
         >>> cygrad.tensor([[1., 2.], [3., 4.]]).sum(1).tolist()
         [3.0, 7.0]
         """
-        if axis is not None:
-            dim = axis
-        if keepdims is not None:
-            keepdim = keepdims
+        dim = _numpy_alias("sum", "dim", dim, None, "axis", axis)
+        keepdim = _numpy_alias("sum", "keepdim", keepdim, False, "keepdims", keepdims)
+        if out is not None:
+            return _py_reduction("sum")(self, dim, keepdim, dtype=dtype, out=out)
         if dtype is None and (keepdim is True or keepdim is False):   # (else: the TypeError)
             if dim is None and not keepdim and _sum_all_function is not None and _tracked(self):
                 return _apply_c(_sum_all_function, (self,), None)    # the common loss.sum()
@@ -2080,7 +2110,7 @@ cdef class TensorBase:
                 return res
         return _py_reduction("sum")(self, dim, keepdim, dtype=dtype)
 
-    def amax(self, dim=(), keepdim=False):
+    def amax(self, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         """Largest value over ``dim`` (all dims by default); NaN propagates.
 
         Examples
@@ -2089,14 +2119,22 @@ cdef class TensorBase:
         >>> cygrad.tensor([[1., 5.], [3., 2.]]).amax(1).tolist()
         [5.0, 3.0]
         """
+        dim = _numpy_alias("amax", "dim", dim, (), "axis", axis)
+        keepdim = _numpy_alias("amax", "keepdim", keepdim, False, "keepdims", keepdims)
+        if out is not None:
+            return _py_reduction("amax")(self, dim, keepdim, out)
         if keepdim is True or keepdim is False:
             res = _reduce_fast(CG_RMAX, self, None if dim == () else dim, keepdim)
             if res is not None:
                 return res
         return _py_reduction("amax")(self, dim, keepdim)
 
-    def amin(self, dim=(), keepdim=False):
+    def amin(self, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
         """Smallest value over ``dim`` (all dims by default); NaN propagates."""
+        dim = _numpy_alias("amin", "dim", dim, (), "axis", axis)
+        keepdim = _numpy_alias("amin", "keepdim", keepdim, False, "keepdims", keepdims)
+        if out is not None:
+            return _py_reduction("amin")(self, dim, keepdim, out)
         if keepdim is True or keepdim is False:
             res = _reduce_fast(CG_RMIN, self, None if dim == () else dim, keepdim)
             if res is not None:
@@ -2120,6 +2158,40 @@ cdef class TensorBase:
             if res is not None:
                 return res
         return _py_reduction("min")(self, *args, **kwargs)
+
+
+cdef object _augmented(ElementwiseOp op, TensorBase self, object other, str symbol):
+    """``self op= other``.  A non-operand raises Python's TypeError here: the
+    NotImplemented of ``binary_inplace`` does not reach Python's fallback from this
+    slot (``x += None`` bound x to NotImplemented)."""
+    res = binary_inplace(op, self, other)
+    if res is NotImplemented:
+        raise TypeError(f"unsupported operand type(s) for {symbol}: "
+                        f"'{type(self).__name__}' and '{type(other).__name__}'")
+    return res
+
+
+cdef object _cmp_number(TensorBase t, object other):
+    """A Python number compared with a float16/bfloat16 tensor, rounded to its dtype
+    first as PyTorch does (``half < 2049`` compares with 2048, ``half == 2**40`` with
+    inf); the ``cygrad.lt``-style functions do the same."""
+    if ((t._dtype.code == DT_FLOAT16 or t._dtype.code == DT_BFLOAT16)
+            and (type(other) is float or type(other) is int and -2**63 <= other < 2**64)):
+        from cygrad.ops.elementwise import _narrowed
+        return _narrowed(other, t._dtype)
+    return other
+
+
+cdef object _numpy_alias(str opname, str name, object value, object default, str np_name,
+                         object alias):
+    """PyTorch's argument ``name`` given by its NumPy spelling ``np_name`` (None: not
+    given); both at once is a TypeError.  The reduction functions' ``numpy_keywords``
+    does the same for the methods written in Python."""
+    if alias is None:
+        return value
+    if value is not default and not (type(value) is type(default) and value == default):
+        raise TypeError(f"{opname}() got both '{name}' and its NumPy spelling '{np_name}'")
+    return alias
 
 
 cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):

@@ -564,6 +564,9 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
                 tmp = new_empty(to._dtype, to._ndim, to._shape, CPU)
                 _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(tmp), ct)
                 copy_into(to, tmp)
+            elif (op is POW and tb is None and type(b) is float and (b == 0.5 or b == -0.5)
+                    and ct._category == KIND_FLOAT):
+                _pow_half(_np_operand(a, ct), b, as_ndarray(to), to._dtype.code == DT_FLOAT16)
             else:
                 _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
         finally:
@@ -862,7 +865,13 @@ def unary_op(ElementwiseOp op, x, out=None):
     return unary(op, x, out)
 
 def binary_op_(ElementwiseOp op, TensorBase self, other):
-    return binary_inplace(op, self, other)
+    res = binary_inplace(op, self, other)
+    if res is NotImplemented:
+        # (``x *= y`` wants NotImplemented back, for Python's own TypeError; a method call
+        # must raise, or ``x.mul_(None)`` would change nothing and report nothing)
+        raise TypeError(f"{op.name}_(): argument 'other' (position 1) must be Tensor, "
+                        f"not {type(other).__name__}")
+    return res
 
 def unary_op_(ElementwiseOp op, TensorBase self):
     return unary_inplace(op, self)
@@ -893,15 +902,36 @@ def _pow_ufunc(a, b, out=None, casting="unsafe"):
     """np.power, except that integer bases take negative integer exponents the way
     PyTorch computes them (1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0)."""
     if out.dtype.kind not in "iu":
+        b = np.asarray(b)
+        if b.dtype.kind == "f" and np.any(b == 0.5):
+            # NumPy takes sqrt for an exponent of 0.5 broadcast from one value ((-0.0) ->
+            # -0.0, (-inf) -> nan); PyTorch's pow by a tensor does not (a number
+            # exponent is _pow_half's): an exponent array of full size has no shortcut
+            b = np.array(np.broadcast_to(b, np.broadcast_shapes(np.shape(a), b.shape)))
         return np.power(a, b, out=out, casting=casting)
     a, b = np.asarray(a), np.asarray(b)
-    result = np.power(a, np.maximum(b, 0), out=out, casting=casting)
     negative = b < 0
+    special = None
     if np.any(negative):
+        # (read before ``out`` is written: in ``x.pow_(e)`` it is ``a`` itself)
         odd = (b % 2) != 0
         special = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+    result = np.power(a, np.maximum(b, 0), out=out, casting=casting)
+    if special is not None:
         np.copyto(out, special.astype(out.dtype), where=np.broadcast_to(negative, out.shape))
     return result
+
+def _pow_half(x, double b, out, bint half):
+    """``x ** b`` for a number ``b`` of +-0.5 as PyTorch computes it.  NumPy's power
+    takes sqrt for 0.5 on every float dtype; PyTorch does on float32/64 and bfloat16,
+    and computes ``x ** -0.5`` as rsqrt there (-0.0 -> -inf, -inf -> nan), but its
+    float16 kernel has no such shortcut (C's pow: (-inf) ** 0.5 = inf)."""
+    if half:
+        out[...] = np.power(x, np.full(x.shape, b, x.dtype))
+    elif b == -0.5:
+        out[...] = np.reciprocal(np.sqrt(x))
+    else:
+        out[...] = np.sqrt(x)
 
 def _isfinite(x, out=None, casting="unsafe"):
     return np.isfinite(x, out=out)

@@ -23,7 +23,16 @@ cdef int _size_args(tuple size, Py_ssize_t* out) except -1:
             raise RuntimeError(f"Trying to create tensor with negative dimension {out[0]}: [{out[0]}]")
         return 1
     if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        size = tuple(size[0])
+        a = size[0]
+        if isinstance(a, (tuple, list)):
+            size = tuple(a)
+        elif (isinstance(a, TensorBase) and (<TensorBase>a)._ndim == 0
+              and (<TensorBase>a)._dtype._category == KIND_INT):
+            size = (int(a),)        # PyTorch reads a 0-d integer tensor as one size
+        else:
+            # (a bytes, str, dict or set would be iterated into a wrong shape)
+            raise TypeError(f"empty(): argument 'size' (position 1) must be tuple of ints, "
+                            f"not {type(a).__name__}")
     nd = len(size)
     if nd > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")

@@ -20,6 +20,10 @@ def detach(self):
 @tensor_method
 def requires_grad_(self, requires_grad=True):
     """Set ``requires_grad`` in place and return self."""
+    if type(requires_grad) is not bool:
+        # (setting it from None or a string would pass silently)
+        raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, "
+                        f"not {type(requires_grad).__name__}")
     self.requires_grad = requires_grad
     return self
 

@@ -30,16 +30,29 @@ def _finish(t, requires_grad):
     return t
 
 
-def _flat(seq):
+# How deep PyTorch reads nested sequences before "too many dimensions" (a ValueError;
+# a list that contains itself ends there too, not in a RecursionError).
+_MAX_NESTING = 128
+
+
+def _too_deep(seq):
+    return ValueError(f"too many dimensions '{type(seq).__name__}'")
+
+
+def _flat(seq, depth=1):
+    if depth > _MAX_NESTING:
+        raise _too_deep(seq)
     for x in seq:
         if isinstance(x, (list, tuple)):
-            yield from _flat(x)
+            yield from _flat(x, depth + 1)
         else:
             yield x
 
 
-def _nested_items(seq):
-    return [(_nested_items(x) if isinstance(x, (list, tuple)) else
+def _nested_items(seq, depth=1):
+    if depth > _MAX_NESTING:
+        raise _too_deep(seq)
+    return [(_nested_items(x, depth + 1) if isinstance(x, (list, tuple)) else
              (x.tolist() if isinstance(x, TensorBase) else x)) for x in seq]
 
 

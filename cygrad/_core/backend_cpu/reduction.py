@@ -523,7 +523,9 @@ def mode(x, d, keepdim):
     values = np.empty(flat.shape[0], flat.dtype)
     indices = np.empty(flat.shape[0], np.int64)
     for r, row in enumerate(flat):
-        uniq, inverse, counts = np.unique(row, return_inverse=True, return_counts=True)
+        # NaN != NaN, so each NaN is a value of its own (PyTorch's count of equal runs)
+        uniq, inverse, counts = np.unique(row, return_inverse=True, return_counts=True,
+                                          equal_nan=False)
         best = int(np.argmax(counts))
         values[r] = uniq[best]
         indices[r] = np.flatnonzero(inverse.reshape(-1) == best)[-1]

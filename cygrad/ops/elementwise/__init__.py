@@ -520,10 +520,10 @@ def float_power(input, exponent, *, out=None):
 @tensor_method
 def float_power_(self, exponent):
     """In-place ``float_power``; like PyTorch, only for float64 tensors."""
+    _, b = _float_power_operands(self, exponent)      # (its TypeError comes first)
     if self.dtype is not _dt.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype {_C._torch_type_name(self.dtype)} "
                            "but the operation's result requires dtype Double")
-    _, b = _float_power_operands(self, exponent)
     return _C.binary_op_(OPS["pow"], self, b)
 
 
@@ -610,10 +610,7 @@ def _clamp_args(input, min, max, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     # the result dtype is promoted over the bounds too (a float bound makes an int
     # tensor float), and number bounds must fit that dtype, as in PyTorch
-    dtype = input.dtype
-    for bound in (min, max):
-        if bound is not None:
-            dtype = _C.result_type(_C.empty((), dtype=dtype), bound)
+    dtype = _C.result_type(input, *(b for b in (min, max) if b is not None))
     if dtype is _dt.bool_:
         raise NotImplementedError("\"clamp_scalar_cpu\" not implemented for 'Bool'")
     if isinstance(out, TensorBase) and out.dtype is not dtype and not tensor_overload:
@@ -632,9 +629,13 @@ _NUMBER_OR_NONE = frozenset((int, float, type(None)))
 
 
 def _clamp_bounds(min, max):
-    """PyTorch's two clamp overloads: both bounds numbers (a 0-d tensor counts as
-    one), or both tensors (None fits either); a number beside a tensor matches neither."""
-    kinds = {isinstance(b, TensorBase) and b.ndim > 0 for b in (min, max) if b is not None}
+    """PyTorch's two clamp overloads: both bounds tensors (None fits either; a 0-d
+    tensor then promotes as a 0-d tensor), or both numbers (a 0-d tensor beside a
+    number counts as one); a number beside a tensor of 1+ dims matches neither."""
+    given = [b for b in (min, max) if b is not None]
+    if all(isinstance(b, TensorBase) for b in given):
+        return min, max
+    kinds = {isinstance(b, TensorBase) and b.ndim > 0 for b in given}
     if len(kinds) == 2:
         got = ", ".join(type(b).__name__ for b in (min, max))
         raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "

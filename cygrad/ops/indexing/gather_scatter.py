@@ -182,14 +182,15 @@ def _scatter_reduce_arg(reduce, src, opname):
     return reduce
 
 
-def _scatter_args(opname, input, dim, index, src, inplace):
+def _scatter_args(opname, input, dim, index, src, inplace, src_required=False):
     """PyTorch's parser for ``(input, dim, index, src)`` of the scatter family: ``dim``
-    as an int (a method's positions count after ``self``). ``src=None``: not checked."""
+    as an int (a method's positions count after ``self``). ``src=None``: not checked,
+    unless ``src_required`` (``scatter_add``, ``scatter_reduce``: no value overload)."""
     first = 1 if inplace else 2
     _require_tensor(input, opname, "input", 1)
     dim = int_arg(dim, opname, "dim", first)
     _require_tensor(index, opname, "index", first + 1)
-    if src is not None:
+    if src is not None or src_required:
         _require_tensor(src, opname, "src", first + 2)
     return dim
 
@@ -403,7 +404,8 @@ def scatter_add_(input, dim, index, src):
     >>> x.scatter_add_(0, cygrad.tensor([0, 0, 2]), cygrad.tensor([1.0, 2.0, 3.0])).tolist()
     [3.0, 0.0, 3.0]
     """
-    dim = _scatter_args("scatter_add_", input, dim, index, src, inplace=True)
+    dim = _scatter_args("scatter_add_", input, dim, index, src, inplace=True,
+                        src_required=True)
     _check_no_internal_overlap(input)
     return _apply_inplace(ScatterAddInplace, input, dim, index, src)
 
@@ -418,7 +420,8 @@ def scatter_add(input, dim, index, src, *, out=None):
     >>> cygrad.scatter_add(cygrad.zeros(2), 0, cygrad.tensor([1, 1]), cygrad.ones(2)).tolist()
     [0.0, 2.0]
     """
-    dim = _scatter_args("scatter_add", input, dim, index, src, inplace=False)
+    dim = _scatter_args("scatter_add", input, dim, index, src, inplace=False,
+                        src_required=True)
     _no_out(out, "scatter_add", input, src)
     _check_out_dtype(out, input.dtype)
     return _finish(ScatterAdd.apply(input, dim, index, src), out)

@@ -118,6 +118,12 @@ def _index_vector(index, opname, dtypes, dtype_msg, error=RuntimeError):
     return index
 
 
+def _out_of_bounds(message, size):
+    """An index outside a dim: IndexError, but RuntimeError along a size-0 dim (where
+    PyTorch fails building the view of the slice before it checks the index)."""
+    return (RuntimeError if size == 0 else IndexError)(message)
+
+
 def _index_fill_kernel(input, dim, index, value):
     _require_tensor(index, "index_fill_", "index", 2)
     _index_vector(index, "index_fill_", (_dt.int64,),
@@ -126,11 +132,12 @@ def _index_fill_kernel(input, dim, index, value):
     fill = _fill_value(value, input.dtype, "index_fill_")
     shape = tuple(input.shape) or (1,)
     size = shape[dim]
-    if size and not math.prod(shape[:dim] + shape[dim + 1:]):
+    if not math.prod(shape[:dim] + shape[dim + 1:]):
         return input        # PyTorch's kernel visits nothing, so checks nothing
     bad = _first_out_of_bounds(index, -size, size)
     if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        raise _out_of_bounds(f"index {bad} is out of bounds for dimension {dim} with size {size}",
+                             size)
     return _k("index_fill", input)(input, dim, index, fill)
 
 
@@ -267,8 +274,10 @@ def _index_copy_kernel(input, dim, index, source):
     size = input.shape[dim] if input.dim() else 1
     bad = _first_out_of_bounds(index, 0, size)
     if bad is not None:
-        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with "
-                         f"size {size}")
+        if not input.numel() + source.numel():
+            return input        # nothing to write: PyTorch's kernel checks nothing
+        raise _out_of_bounds(f"index_copy_(): index {bad} is out of bounds for dimension {dim} "
+                             f"with size {size}", size)
     return _k("index_copy", input)(input, dim, index, source)
 
 

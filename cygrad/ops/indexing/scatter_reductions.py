@@ -39,7 +39,7 @@ def _scatter_reduce_name(reduce, opname):
 
 def _reduce_args(opname, input, dim, index, src, reduce, include_self, inplace):
     """PyTorch's parser for scatter_reduce's arguments: ``(dim, reduce, include_self)``."""
-    dim = _scatter_args(opname, input, dim, index, src, inplace)
+    dim = _scatter_args(opname, input, dim, index, src, inplace, src_required=True)
     return dim, _scatter_reduce_name(reduce, opname), bool_arg(include_self, opname,
                                                                "include_self")
 

@@ -4,7 +4,10 @@ wrapped, result dtypes, which kernel an op calls, and how its result fills ``out
 """
 import builtins as _builtins
 import collections
+import functools
+import inspect
 import math
+import os
 import sys
 import types
 import warnings
@@ -74,9 +77,51 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def _alias(value, alias):
-    """Resolve a NumPy alias (``axis``/``keepdims``) against PyTorch's name."""
-    return value if alias is None else alias
+# NumPy's spelling of a keyword -> PyTorch's, for the functions that take PyTorch's
+# (``axis``/``keepdims`` are also PyTorch's own aliases; ``ddof`` is NumPy's alone).
+_NUMPY_KEYWORDS = (("axis", "dim"), ("keepdims", "keepdim"), ("ddof", "correction"))
+
+
+def numpy_keywords(fn=None, *, cast_dtype=False):
+    """Decorator: let a reduction take NumPy's keyword spellings too.
+
+    ``axis=`` is read as ``dim=``, ``keepdims=`` as ``keepdim=`` and ``ddof=`` as
+    ``correction=``, each only where ``fn`` has PyTorch's parameter; giving both
+    spellings is a TypeError, as giving one argument twice.  With ``cast_dtype``,
+    NumPy's ``dtype=`` (the dtype to compute in) casts the input first, for ops that
+    have no ``dtype`` of their own (``std``, ``var``).  Everything else, the
+    defaults included, stays PyTorch's: ``x.std(axis=0)`` is Bessel-corrected.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.tensor([[1.0, 2.0], [3.0, 5.0]])
+    >>> x.std(axis=0, ddof=0, keepdims=True).tolist()
+    [[1.0, 1.5]]
+    """
+    def wrap(f):
+        params = inspect.signature(f).parameters
+        renames = tuple((np_name, pt_name) for np_name, pt_name in _NUMPY_KEYWORDS
+                        if pt_name in params and np_name not in params)
+
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            for np_name, pt_name in renames:
+                if np_name in kwargs:
+                    if kwargs[np_name] is None:     # NumPy's "not given" (axis=None: all)
+                        del kwargs[np_name]
+                        continue
+                    if pt_name in kwargs:
+                        raise TypeError(f"{f.__name__}() got both '{pt_name}' and its NumPy "
+                                        f"spelling '{np_name}'")
+                    kwargs[pt_name] = kwargs.pop(np_name)
+            if cast_dtype and "dtype" in kwargs:
+                dtype = kwargs.pop("dtype")
+                if dtype is not None and args and isinstance(args[0], TensorBase):
+                    args = (args[0].to(dtype),) + args[1:]
+            return f(*args, **kwargs)
+        return wrapper
+    return wrap(fn) if fn is not None else wrap
 
 
 def _keepdim(value, opname):
@@ -162,6 +207,19 @@ def _emit(result, dt, out, opname, exact=False):
     return out
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _user_stacklevel():
+    """The ``stacklevel`` that points a warning at the first caller outside cygrad,
+    from the function that calls this one (however many cygrad frames, such as
+    ``numpy_keywords``' wrapper, lie between)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _resize_out(out, shape, opname):
     # PyTorch resizes a mismatched out= (warning when it held elements).  The core
     # has no Python-visible resize yet, so a mismatch is an error until it does.
@@ -172,7 +230,7 @@ def _resize_out(out, shape, opname):
     if out.numel() != 0:
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
-                      f"{list(shape)}.", UserWarning, stacklevel=4)
+                      f"{list(shape)}.", UserWarning, stacklevel=_user_stacklevel())
     resize(tuple(shape))
 
 

@@ -10,9 +10,9 @@ from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
-from .._argcheck import bool_arg
+from .._argcheck import bool_arg, int_arg
 from ..elementwise.binary import Maximum, Minimum
-from ._common import (_alias, _AminmaxResult, _check_nonempty, _check_tensor, _emit,
+from ._common import (numpy_keywords, _AminmaxResult, _check_nonempty, _check_tensor, _emit,
                       _emit_pair, _kernel, _keepdim, _MaxResult, _MinResult, _no_overload,
                       _parse_dims, _refuse_complex, _single_dim, _UNSET, _wrap_dims)
 from ._autograd import _no_out, _Reduced, _saved, _Selection, _tie_weights, _TieSplit
@@ -50,7 +50,8 @@ def _extreme_entry(input, dim, keepdim, out, opname):
 
 
 @tensor_method
-def max(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def max(input, dim=_UNSET, keepdim=False, *, out=None):
     """Largest element; or ``(values, indices)`` along ``dim``; or, given a tensor
     ``other`` in place of ``dim``, the elementwise maximum.
 
@@ -71,12 +72,12 @@ def max(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None)
     [[4.0, 5.0, 4.0], [7.0, 4.0, 4.0]]
     """
     _check_tensor(input, "max")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     return _extreme_entry(input, dim, keepdim, out, "max")
 
 
 @tensor_method
-def min(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def min(input, dim=_UNSET, keepdim=False, *, out=None):
     """Smallest element; or ``(values, indices)`` along ``dim``; or, given a tensor
     ``other`` in place of ``dim``, the elementwise minimum.
 
@@ -90,7 +91,6 @@ def min(input, dim=_UNSET, keepdim=False, *, out=None, axis=None, keepdims=None)
     [0, 1, 0]
     """
     _check_tensor(input, "min")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     return _extreme_entry(input, dim, keepdim, out, "min")
 
 
@@ -170,6 +170,9 @@ def _amax_amin_entry(input, dim, keepdim, out, opname):
     _refuse_complex(input, opname, opname[1:] + "_values_cpu")
     dim, keepdim = _parse_dims(dim, opname), _keepdim(keepdim, opname)
     _no_out(out, opname, input)
+    if type(dim) is tuple and input.numel() == 0 and input.dim() > 0:
+        # PyTorch looks for an empty reduced dim before it looks for a repeated one
+        _check_nonempty(input, [_C._wrap(d, input.dim()) for d in dim], opname)
     dims = _wrap_dims(input, dim)
     _check_nonempty(input, dims, opname, dim if isinstance(dim, numbers.Integral) else None)
     if out is not None and isinstance(out, TensorBase) and out.dtype != input.dtype:
@@ -181,7 +184,8 @@ def _amax_amin_entry(input, dim, keepdim, out, opname):
 
 
 @tensor_method
-def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def amax(input, dim=(), keepdim=False, *, out=None):
     """Largest value over ``dim`` (an int or a tuple; ``()`` means every dim).
 
     The gradient is split evenly among tied maxima.
@@ -196,20 +200,20 @@ def amax(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     7
     """
     _check_tensor(input, "amax")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     if out is None:
         # the method's C path where it applies; it comes back to _amax_entry otherwise
         return TensorBase.amax(input, dim, keepdim)
     return _amax_amin_entry(input, dim, keepdim, out, "amax")
 
 
-def _amax_entry(input, dim=(), keepdim=False):
+def _amax_entry(input, dim=(), keepdim=False, out=None):
     """``amax`` when the core's C fast path does not apply (registered with the core)."""
-    return _amax_amin_entry(input, dim, keepdim, None, "amax")
+    return _amax_amin_entry(input, dim, keepdim, out, "amax")
 
 
 @tensor_method
-def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def amin(input, dim=(), keepdim=False, *, out=None):
     """Smallest value over ``dim`` (an int or a tuple; ``()`` means every dim).
 
     Examples
@@ -219,15 +223,14 @@ def amin(input, dim=(), keepdim=False, *, out=None, axis=None, keepdims=None):
     [1, 0]
     """
     _check_tensor(input, "amin")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     if out is None:
         return TensorBase.amin(input, dim, keepdim)
     return _amax_amin_entry(input, dim, keepdim, out, "amin")
 
 
-def _amin_entry(input, dim=(), keepdim=False):
+def _amin_entry(input, dim=(), keepdim=False, out=None):
     """``amin`` when the core's C fast path does not apply (registered with the core)."""
-    return _amax_amin_entry(input, dim, keepdim, None, "amin")
+    return _amax_amin_entry(input, dim, keepdim, out, "amin")
 
 
 class Amax(_TieSplit):
@@ -253,6 +256,7 @@ class Amin(_TieSplit):
 
 
 @tensor_method
+@numpy_keywords
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """``(min, max)`` in one call, over ``dim`` or every element.
 
@@ -306,6 +310,8 @@ class Aminmax(Function):
 
 
 def _arg_extreme(input, dim, keepdim, out, opname):
+    if dim is not None and type(dim) is not int:
+        dim = int_arg(dim, opname, "dim")       # the parser's TypeError comes first
     _keepdim(keepdim, opname)
     _refuse_complex(input, opname)
     if input.dtype == _dt.bool_:
@@ -324,7 +330,8 @@ def _arg_extreme(input, dim, keepdim, out, opname):
 
 
 @tensor_method
-def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def argmax(input, dim=None, keepdim=False, *, out=None):
     """Index of the largest element (of the flattened tensor when ``dim`` is None).
 
     The first maximum wins ties; a NaN counts as the maximum.
@@ -339,12 +346,12 @@ def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     [1, 0]
     """
     _check_tensor(input, "argmax")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     return _arg_extreme(input, dim, keepdim, out, "argmax")
 
 
 @tensor_method
-def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def argmin(input, dim=None, keepdim=False, *, out=None):
     """Index of the smallest element (of the flattened tensor when ``dim`` is None).
 
     Examples
@@ -354,5 +361,4 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
     [0, 1]
     """
     _check_tensor(input, "argmin")
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     return _arg_extreme(input, dim, keepdim, out, "argmin")

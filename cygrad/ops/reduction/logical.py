@@ -4,7 +4,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
-from ._common import (_alias, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
+from ._common import (numpy_keywords, _check_tensor, _dims, _emit, _kernel, _keepdim, _parse_dims,
                       _wrap_dims)
 
 
@@ -23,7 +23,8 @@ def _all_any(input, dim, keepdim, out, opname):
 
 
 @tensor_method
-def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def all(input, dim=None, keepdim=False, *, out=None):
     """True when every element (over ``dim``) is nonzero; an empty reduction is True.
 
     Examples
@@ -35,12 +36,12 @@ def all(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     >>> x.all(dim=1).tolist()
     [False, True]
     """
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     return _all_any(input, dim, keepdim, out, "all")
 
 
 @tensor_method
-def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def any(input, dim=None, keepdim=False, *, out=None):
     """True when some element (over ``dim``) is nonzero; an empty reduction is False.
 
     Examples
@@ -52,11 +53,11 @@ def any(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     >>> cygrad.any(x, 1).tolist()
     [False, True]
     """
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     return _all_any(input, dim, keepdim, out, "any")
 
 
 @tensor_method
+@numpy_keywords
 def count_nonzero(input, dim=None):
     """Number of nonzero elements, over ``dim`` (int or tuple) or the whole tensor.
 

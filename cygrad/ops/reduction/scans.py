@@ -4,7 +4,7 @@ from ..._core import tensor as _C
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from ..creation import ones
-from ._common import _accumulate_dtype, _check_tensor, _emit, _kernel, _single_dim
+from ._common import numpy_keywords, _accumulate_dtype, _check_tensor, _emit, _kernel, _single_dim
 from ._autograd import _no_out, _saved
 from .sums import _omit_each, sum
 
@@ -34,6 +34,7 @@ def _scan_args(input, dim, dtype, out, opname):
 
 
 @tensor_method
+@numpy_keywords
 def cumsum(input, dim, *, dtype=None, out=None):
     """Running sum along ``dim``: ``out[i] = input[0] + ... + input[i]``.
 
@@ -70,6 +71,7 @@ class Cumsum(Function):
 
 
 @tensor_method
+@numpy_keywords
 def cumprod(input, dim, *, dtype=None, out=None):
     """Running product along ``dim``: ``out[i] = input[0] * ... * input[i]``.
 

@@ -9,7 +9,8 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
-from ._common import _check_tensor, _emit, _kernel, _keepdim, _parse_dims, _wrap_dims
+from ._common import (numpy_keywords, _check_tensor, _emit, _kernel, _keepdim, _parse_dims,
+                      _wrap_dims)
 from ._autograd import _no_out, _Reduced, _saved
 from .sums import sum
 
@@ -50,6 +51,7 @@ def implicit_dim(input, opname, stacklevel=3):
 
 
 @tensor_method
+@numpy_keywords
 def softmax(input, dim, dtype=None):
     """``exp(x) / sum(exp(x))`` along ``dim``, computed stably (the max along ``dim``
     is subtracted first, so large inputs do not overflow).
@@ -94,6 +96,7 @@ class Softmax(Function):
 
 
 @tensor_method
+@numpy_keywords
 def log_softmax(input, dim, dtype=None):
     """``log(softmax(x))`` along ``dim``, computed stably as
     ``(x - max) - log(sum(exp(x - max)))``.
@@ -133,6 +136,7 @@ class LogSoftmax(Function):
 
 
 @tensor_method
+@numpy_keywords
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """``log(sum(exp(input)))`` over ``dim``, computed stably: the max is
     subtracted before ``exp`` and added back after ``log``.

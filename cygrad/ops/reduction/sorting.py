@@ -4,7 +4,7 @@
 from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from .._argcheck import bool_arg, int_arg
-from ._common import (_UNSET, _check_tensor, _emit, _emit_pair, _kernel, _keepdim,
+from ._common import (numpy_keywords, _UNSET, _check_tensor, _emit, _emit_pair, _kernel, _keepdim,
                       _KthvalueResult, _MedianResult, _ModeResult, _single_dim, _SortResult,
                       _TopkResult)
 from ._autograd import _no_out, _Selection, _TieSplit
@@ -16,6 +16,7 @@ def _no_complex_sort(input, what):
 
 
 @tensor_method
+@numpy_keywords
 def sort(input, dim=-1, descending=False, *, stable=False, out=None):
     """Sort along ``dim``; returns ``(values, indices)``.
 
@@ -54,6 +55,7 @@ class Sort(_Selection):
 
 
 @tensor_method
+@numpy_keywords
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim`` (stable, NaN last when ascending).
 
@@ -88,6 +90,7 @@ def msort(input, *, out=None):
 
 
 @tensor_method
+@numpy_keywords
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``.
 
@@ -143,6 +146,7 @@ def _nonempty_dim(input, dim, opname):
 
 
 @tensor_method
+@numpy_keywords
 def median(input, dim=_UNSET, keepdim=False, *, out=None):
     """The lower median (no averaging of the two middle values); with ``dim``,
     ``(values, indices)``.  NaN propagates: a row holding NaN has median NaN.
@@ -198,6 +202,7 @@ class MedianDim(_Selection):
 
 
 @tensor_method
+@numpy_keywords
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The ``k``-th smallest element (1-based) along ``dim``: ``(values, indices)``.
 
@@ -236,6 +241,7 @@ class Kthvalue(_Selection):
 
 
 @tensor_method
+@numpy_keywords
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """Most frequent value along ``dim`` (the smallest among equally frequent ones)
     and the index of its last occurrence: ``(values, indices)``.

@@ -11,8 +11,9 @@ from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import bool_arg, check_scalar_fits
-from ._common import (_alias, _check_tensor, _emit, _kernel, _keepdim, _no_overload,
-                      _parse_dims, _reduced_count, _require_float, _UNSET, _wrap_dims)
+from ._common import (numpy_keywords, _check_tensor, _emit, _kernel, _keepdim, _no_overload,
+                      _parse_dims, _reduced_count, _require_float, _UNSET, _user_stacklevel,
+                      _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 from .sums import mean
 
@@ -80,10 +81,9 @@ def _var_and_mean(input, dims, corr, keepdim, opname, take_sqrt=False):
     dof = n - corr
     if not dof > 0:             # also a NaN correction: no degrees of freedom, as PyTorch
         dof = 0
-        # (stacklevel: this function, forward, the public function, its caller)
         warnings.warn(f"{opname}(): degrees of freedom is <= 0. Correction should be strictly "
                       f"less than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=_user_stacklevel())
     return _kernel("var_mean", input)(input, dims, keepdim, n, dof,
                                       take_sqrt)
 
@@ -116,8 +116,8 @@ def _over_twice(grad, std):
 
 
 @tensor_method
-def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, out=None,
-        axis=None, keepdims=None):
+@numpy_keywords(cast_dtype=True)
+def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, out=None):
     """Variance over ``dim``: ``sum((x - mean)^2) / (N - correction)``.
 
     ``correction=1`` (the default) is Bessel's unbiased estimate, ``0`` the population
@@ -135,7 +135,6 @@ def var(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     >>> cygrad.var(cygrad.tensor([1 + 1j, 3 - 1j]))
     tensor(4.)
     """
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "var")
     _no_out(out, "var", input)
     result = Var.apply(input, dims, corr, keepdim)
@@ -163,8 +162,8 @@ class Var(Function):
 
 
 @tensor_method
-def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, out=None,
-        axis=None, keepdims=None):
+@numpy_keywords(cast_dtype=True)
+def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, out=None):
     """Standard deviation over ``dim``: the square root of ``var``.
 
     Its gradient is taken as 0 where the result is 0.
@@ -175,7 +174,6 @@ def std(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None, o
     >>> cygrad.std(cygrad.tensor([2.0, 4.0, 6.0])).item()
     2.0
     """
-    dim, keepdim = _alias(dim, axis), _alias(keepdim, keepdims)
     dims, corr, keepdim = _var_args(input, dim, unbiased, correction, keepdim, out, "std")
     _no_out(out, "std", input)
     result = Std.apply(input, dims, corr, keepdim)
@@ -204,6 +202,7 @@ class Std(Function):
         return _over_twice(_var_jvp(t, x, ctx.red, ctx.corr), result)
 
 
+@numpy_keywords
 def var_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None):
     """``(var, mean)`` over ``dim`` in one pass (a plain tuple, as in PyTorch).
 
@@ -241,6 +240,7 @@ class VarMean(Function):
         return _var_jvp(t, _saved(ctx)[0], red, ctx.corr), mean(t, red.axes, red.keepdim)
 
 
+@numpy_keywords
 def std_mean(input, dim=_UNSET, unbiased=_UNSET, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim`` (a plain tuple, as in PyTorch).
 

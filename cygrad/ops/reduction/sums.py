@@ -10,13 +10,14 @@ from ..._tensor import tensor_method
 from ...autograd.function import Function
 from .._argcheck import int_arg
 from ..creation import eye, ones
-from ._common import (_UNSET, _accumulate_dtype, _alias, _check_tensor, _dims, _emit,
+from ._common import (numpy_keywords, _UNSET, _accumulate_dtype, _check_tensor, _dims, _emit,
                       _kernel, _keepdim, _parse_dims, _reduced_count, _wrap_dims)
 from ._autograd import _mask, _no_out, _Reduced, _saved
 
 
 @tensor_method
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum of all elements, or over ``dim`` (an int or a tuple of ints).
 
     Bool and integer tensors sum into int64 unless ``dtype`` says otherwise; with
@@ -32,7 +33,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keep
     [[21]]
     """
     _check_tensor(input, "sum")
-    dim, keepdim = _alias(dim, axis), _keepdim(_alias(keepdim, keepdims), "sum")
+    keepdim = _keepdim(keepdim, "sum")
     if out is None:
         # Through the method so cygrad.sum(x) and x.sum() share the C fast path (and
         # its rounding); the method comes back to _sum_entry for everything else.
@@ -125,6 +126,7 @@ def _not_nan(x):
 
 
 @tensor_method
+@numpy_keywords
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating NaN as zero.
 
@@ -179,7 +181,8 @@ def _mean_dtype(input, dtype, opname):
 
 
 @tensor_method
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean of all elements, or over ``dim``.
 
     Needs a floating point input (or ``dtype``); the mean of nothing is NaN.
@@ -194,7 +197,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None, axis=None, kee
     [1.5, 4.0]
     """
     _check_tensor(input, "mean")
-    dim, keepdim = _parse_dims(_alias(dim, axis), "mean"), _keepdim(_alias(keepdim, keepdims), "mean")
+    dim, keepdim = _parse_dims(dim, "mean"), _keepdim(keepdim, "mean")
     dt = _mean_dtype(input, dtype, "mean")       # PyTorch checks the dtype before the dims
     _no_out(out, "mean", input)
     dims = _wrap_dims(input, dim)
@@ -227,6 +230,7 @@ class MeanDim(Mean):
 
 
 @tensor_method
+@numpy_keywords
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of the non-NaN elements (NaN where there are none).
 
@@ -272,7 +276,8 @@ class Nanmean(Function):
 
 
 @tensor_method
-def prod(input, dim=_UNSET, keepdim=False, *, dtype=None, out=None, axis=None, keepdims=None):
+@numpy_keywords
+def prod(input, dim=_UNSET, keepdim=False, *, dtype=None, out=None):
     """Product of all elements, or over ``dim``.
 
     Bool and integer tensors multiply into int64; an empty product is 1.
@@ -288,7 +293,7 @@ def prod(input, dim=_UNSET, keepdim=False, *, dtype=None, out=None, axis=None, k
     [2, 12]
     """
     _check_tensor(input, "prod")
-    dim, keepdim = _alias(dim, axis), _keepdim(_alias(keepdim, keepdims), "prod")
+    keepdim = _keepdim(keepdim, "prod")
     if dim is _UNSET:
         dim = None
     else:       # PyTorch's prod has no dim-list overload, and an explicit None matches none

@@ -11,11 +11,14 @@ from .._argcheck import int_list_arg
 from ..indexing import index_add
 
 
-def _tensor_seq(tensors, opname):
-    """The list of tensors a joining op was given (a tuple or list, as in PyTorch)."""
+def _tensor_seq(tensors, opname, nonempty=False):
+    """The list of tensors a joining op was given (a tuple or list, as in PyTorch);
+    ``nonempty``: an empty one is PyTorch's RuntimeError (``stack``, ``vstack``...)."""
     if isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{opname}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
+    if nonempty and not tensors:
+        raise RuntimeError(f"{opname} expects a non-empty TensorList")
     for i, x in enumerate(tensors):
         if not isinstance(x, TensorBase):
             raise TypeError(f"{opname}(): expected Tensor as element {i} in argument 0, but got "

@@ -289,7 +289,7 @@ def hstack(tensors, *, out=None):
     >>> cygrad.hstack([cygrad.tensor([1, 2]), cygrad.tensor([3])]).tolist()
     [1, 2, 3]
     """
-    tensors = atleast_1d(_tensor_seq(tensors, "hstack"))
+    tensors = atleast_1d(_tensor_seq(tensors, "hstack", nonempty=True))
     return cat(tensors, 0 if tensors and tensors[0].dim() == 1 else 1, out=out)
 
 
@@ -302,7 +302,7 @@ def vstack(tensors, *, out=None):
     >>> cygrad.vstack([cygrad.tensor([1, 2]), cygrad.tensor([3, 4])]).tolist()
     [[1, 2], [3, 4]]
     """
-    return cat(atleast_2d(_tensor_seq(tensors, "vstack")), 0, out=out)
+    return cat(atleast_2d(_tensor_seq(tensors, "vstack", nonempty=True)), 0, out=out)
 
 
 row_stack = vstack
@@ -317,7 +317,7 @@ def dstack(tensors, *, out=None):
     >>> cygrad.dstack([cygrad.tensor([1, 2]), cygrad.tensor([3, 4])]).shape
     cygrad.Size([1, 2, 2])
     """
-    return cat(atleast_3d(_tensor_seq(tensors, "dstack")), 2, out=out)
+    return cat(atleast_3d(_tensor_seq(tensors, "dstack", nonempty=True)), 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
@@ -329,6 +329,6 @@ def column_stack(tensors, *, out=None):
     >>> cygrad.column_stack([cygrad.tensor([1, 2]), cygrad.tensor([3, 4])]).tolist()
     [[1, 3], [2, 4]]
     """
-    tensors = _tensor_seq(tensors, "column_stack")
+    tensors = _tensor_seq(tensors, "column_stack", nonempty=True)
     cols = [x.reshape(x.numel(), 1) if x.dim() <= 1 else x for x in tensors]
     return cat(cols, 1, out=out)

@@ -133,6 +133,9 @@ def roll(input, shifts, dims=None):
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
+    if input.dim() == 0:
+        # (a 0-d tensor has no dim 0 or -1 here, unlike in reductions)
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     if input.numel() == 0:
         return Roll.apply(input, (), ())    # PyTorch returns before it looks at the dims
     if len(dims) == 1:
