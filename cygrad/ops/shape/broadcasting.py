@@ -76,7 +76,8 @@ def broadcast_tensors(*tensors):
         return ()
     _tensor_seq(tensors, "broadcast_tensors")
     shape = _broadcast_pair_error([tuple(x.shape) for x in tensors])
-    return tuple(x.expand(*shape) for x in tensors)
+    # (a tuple, not unpacked: the 0-d shape () must still name a size)
+    return tuple(x.expand(shape) for x in tensors)
 
 
 def broadcast_to(input, size):
