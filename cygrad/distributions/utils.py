@@ -80,7 +80,7 @@ def broadcast_all(*values):
                 else {"dtype": cygrad.get_default_dtype()})
         values = [v if is_tensor(v) else cygrad.tensor(v, **opts) for v in values]
     shape = cygrad.broadcast_shapes(*(v.shape for v in values))
-    # (expand to a 0-d shape is refused by the core; equal shapes need no view)
+    # tensors already of the broadcast shape are returned as they are
     return [v if v.shape == shape else v.expand(shape) for v in values]
 
 
