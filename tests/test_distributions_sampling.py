@@ -44,6 +44,13 @@ SEEDED = {
                                                    [0.1, 0.2, 1.5]])),
     "Independent": lambda D, T: D.Independent(D.Normal(T([[0.0, 1.0]]), T([1.0, 2.0])), 1),
     "Normal_float32": lambda D, T: D.Normal(0.0, 1.0),
+    "Kumaraswamy": lambda D, T: D.Kumaraswamy(T([0.7, 2.0]), T([1.5, 3.0])),
+    "LogisticNormal": lambda D, T: D.LogisticNormal(T([0.0, 1.0, -0.5]), T([1.0, 0.5, 2.0])),
+    "MixtureSameFamily": lambda D, T: D.MixtureSameFamily(
+        D.Categorical(probs=T([0.3, 0.7])), D.Normal(T([-1.0, 2.0]), T([1.0, 0.5]))),
+    "RelaxedBernoulli": lambda D, T: D.RelaxedBernoulli(T(0.7), probs=T([0.3, 0.8])),
+    "RelaxedOneHotCategorical": lambda D, T: D.RelaxedOneHotCategorical(
+        T(0.7), logits=T([[0.0, 1.0, -1.0], [0.5, 0.5, 0.0]])),
 }
 
 
@@ -93,6 +100,9 @@ def test_sample_moments_of_samplers_without_torch_parity():
         cd.StudentT(f64([5.0, 9.0]), f64([1.0, -1.0]), f64([2.0, 0.5])),
         cd.Binomial(f64([10.0, 300.0]), probs=f64([0.3, 0.9])),
         cd.Dirichlet(f64([0.3, 1.0, 4.0])),
+        cd.InverseGamma(f64([5.0, 9.0]), f64([1.0, 2.0])),
+        cd.FisherSnedecor(f64([4.0, 10.0]), f64([12.0, 15.0])),
+        cd.NegativeBinomial(f64([3.0, 20.0]), probs=f64([0.3, 0.6])),
     ]
     for d in cases:
         _check_moments(d.sample((n,)), d.mean.numpy(), d.variance.numpy(), type(d).__name__)

@@ -7,7 +7,6 @@ Examples
 >>> Chi2(4.0).mean.item()
 4.0
 """
-import cygrad
 from . import constraints
 from .gamma import Gamma
 

@@ -7,7 +7,6 @@ Examples
 >>> LogNormal(0.0, 1.0).mode.item() < 1.0
 True
 """
-import cygrad
 from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution

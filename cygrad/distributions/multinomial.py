@@ -14,13 +14,14 @@ from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
+from ._params import WrapsCategorical
 from .utils import broadcast_all
 from ._special import lgamma
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(WrapsCategorical, Distribution):
     """Counts of ``K`` categories in ``total_count`` draws of a
     :class:`Categorical`.  ``total_count`` is one int for the whole batch; it may be
     left out for ``log_prob`` alone.
@@ -63,24 +64,9 @@ class Multinomial(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=()):
         sample_shape = cygrad.Size(sample_shape)

@@ -12,11 +12,12 @@ from cygrad.nn import functional as F
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from ._params import WrapsCategorical
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(WrapsCategorical, Distribution):
     """One-hot vectors of length ``K``; ``probs``/``logits`` as in
     :class:`Categorical`.
 
@@ -48,21 +49,6 @@ class OneHotCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
     @property
     def mean(self):
         return self._categorical.probs
@@ -76,10 +62,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=()):
         sample_shape = cygrad.Size(sample_shape)

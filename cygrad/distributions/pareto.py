@@ -7,7 +7,6 @@ Examples
 >>> Pareto(1.0, 3.0).mean.item()
 1.5
 """
-import cygrad
 from . import constraints
 from .exponential import Exponential
 from .transformed_distribution import TransformedDistribution

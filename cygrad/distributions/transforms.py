@@ -22,7 +22,7 @@ import weakref
 
 import cygrad
 from . import constraints
-from .utils import _sum_rightmost, clamp_probs, finfo_eps, finfo_tiny, \
+from .utils import _sum_rightmost, finfo_eps, finfo_tiny, \
     tril_matrix_to_vec, vec_to_tril_matrix
 from ._linalg import cholesky
 
