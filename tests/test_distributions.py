@@ -87,6 +87,11 @@ CASES = {
     "RelaxedBernoulli": lambda L, D, T: D.RelaxedBernoulli(T(0.7), probs=T([0.3, 0.8])),
     "RelaxedOneHotCategorical": lambda L, D, T: D.RelaxedOneHotCategorical(
         T(0.7), logits=T([[0.0, 1.0, -1.0], [0.5, 0.5, 0.0]])),
+    "LowRankMultivariateNormal": lambda L, D, T: D.LowRankMultivariateNormal(
+        T([[0.0, 1.0, -1.0], [1.0, 0.0, 2.0]]), T([[1.0, 0.5], [0.2, -0.3], [0.0, 1.0]]),
+        T([1.0, 0.5, 2.0])),
+    "ContinuousBernoulli": lambda L, D, T: D.ContinuousBernoulli(probs=T([0.2, 0.4995, 0.9])),
+    "ContinuousBernoulli_logits": lambda L, D, T: D.ContinuousBernoulli(logits=T([-1.0, 0.001])),
     "TransformedDistribution_sigmoid": lambda L, D, T: D.TransformedDistribution(
         D.Uniform(T([0.0]), T([1.0])), [D.transforms.SigmoidTransform().inv,
                                         D.transforms.AffineTransform(0.0, -1.0)]),

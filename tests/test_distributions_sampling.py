@@ -44,6 +44,9 @@ SEEDED = {
                                                    [0.1, 0.2, 1.5]])),
     "Independent": lambda D, T: D.Independent(D.Normal(T([[0.0, 1.0]]), T([1.0, 2.0])), 1),
     "Normal_float32": lambda D, T: D.Normal(0.0, 1.0),
+    "LowRankMultivariateNormal": lambda D, T: D.LowRankMultivariateNormal(
+        T([0.0, 1.0, -1.0]), T([[1.0, 0.5], [0.2, -0.3], [0.0, 1.0]]), T([1.0, 0.5, 2.0])),
+    "ContinuousBernoulli": lambda D, T: D.ContinuousBernoulli(probs=T([0.2, 0.4995, 0.9])),
     "Kumaraswamy": lambda D, T: D.Kumaraswamy(T([0.7, 2.0]), T([1.5, 3.0])),
     "LogisticNormal": lambda D, T: D.LogisticNormal(T([0.0, 1.0, -0.5]), T([1.0, 0.5, 2.0])),
     "MixtureSameFamily": lambda D, T: D.MixtureSameFamily(

@@ -30,6 +30,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -47,6 +48,7 @@ from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -71,5 +73,6 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Uniform", "Weibull", "TransformedDistribution", "biject_to",
            "kl_divergence", "register_kl", "transform_to", "FisherSnedecor", "InverseGamma",
            "Kumaraswamy", "LogisticNormal", "MixtureSameFamily", "NegativeBinomial",
-           "RelaxedBernoulli", "RelaxedOneHotCategorical"]
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ContinuousBernoulli",
+           "LowRankMultivariateNormal"]
 __all__.extend(transforms.__all__)
