@@ -439,3 +439,39 @@ def test_exponential_family_entropy_matches_closed_form():
     for d in (cd.Normal(f64([0.0, 1.0]), f64([1.0, 3.0])), cd.Gamma(f64([0.5, 3.0]), f64([2.0, 1.0])),
               cd.Exponential(f64([0.5, 2.0])), cd.Bernoulli(f64([0.2, 0.9]))):
         _close(cd.ExponentialFamily.entropy(d), d.entropy(), rtol=1e-9)
+
+
+# ------------------------------------------------------------------ gradients of log_prob
+
+GRAD_CASES = {
+    "Normal": (lambda a, b: cd.Normal(a, b), [0.3, 1.2], 0.7),
+    "Gamma": (lambda a, b: cd.Gamma(a, b), [1.3, 0.8], 1.7),
+    "Beta": (lambda a, b: cd.Beta(a, b), [1.3, 0.8], 0.35),
+    "StudentT": (lambda a, b: cd.StudentT(a + 2, b), [1.3, 0.8], 0.35),
+    "Dirichlet": (lambda a, b: cd.Dirichlet(cygrad.stack([a, b, a + b])), [1.3, 0.8],
+                  [0.2, 0.3, 0.5]),
+    "Binomial": (lambda a, b: cd.Binomial(7, probs=a / (a + b)), [1.3, 0.8], 3.0),
+    "MultivariateNormal": (lambda a, b: cd.MultivariateNormal(
+        cygrad.stack([a, b]), scale_tril=cygrad.stack([cygrad.stack([b, a * 0]),
+                                                       cygrad.stack([a, b + 1])])),
+        [0.3, 1.2], [0.1, -0.4]),
+    "Weibull": (lambda a, b: cd.Weibull(a, b), [1.3, 0.8], 0.9),
+    "Kumaraswamy": (lambda a, b: cd.Kumaraswamy(a, b), [1.3, 0.8], 0.35),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_CASES))
+def test_log_prob_and_entropy_gradients(case):
+    """gradcheck and gradgradcheck of log_prob (and entropy where it exists) in the
+    parameters: the private lgamma/digamma/Cholesky paths included."""
+    build, params, value = GRAD_CASES[case]
+    args = [cygrad.tensor(p, dtype=cygrad.float64, requires_grad=True) for p in params]
+    v = cygrad.tensor(value, dtype=cygrad.float64)
+    fn = lambda a, b: build(a, b).log_prob(v)
+    assert cygrad.autograd.gradcheck(fn, args)
+    assert cygrad.autograd.gradgradcheck(fn, args)
+    try:
+        build(*args).entropy()
+    except NotImplementedError:
+        return
+    assert cygrad.autograd.gradcheck(lambda a, b: build(a, b).entropy(), args)
