@@ -13,7 +13,7 @@ import cygrad
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, finfo_tiny
-from ._gamma import standard_gamma
+from ._gamma import gammainc, standard_gamma
 from ._special import lgamma, digamma, xlogy
 
 __all__ = ["Gamma"]
@@ -91,6 +91,6 @@ class Gamma(ExponentialFamily):
         return lgamma(x + 1) + (x + 1) * cygrad.log(-y.reciprocal())
 
     def cdf(self, value):
-        raise NotImplementedError(
-            "Gamma.cdf needs the regularised incomplete gamma function (cygrad has no "
-            "igamma yet)")
+        if self._validate_args:
+            self._validate_sample(value)
+        return gammainc(self.concentration, self.rate * value)

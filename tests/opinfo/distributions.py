@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import cygrad
-from cygrad.distributions import _linalg, _special
+from cygrad.distributions import _gamma, _linalg, _special
 
 from .core import FLOATS, OpInfo, SampleInput, make_array
 
@@ -66,6 +66,17 @@ def _solve_triangular_ref(a, b, upper):
     return np.linalg.solve(t, np.broadcast_to(b, t.shape[:-2] + b.shape[-2:]))
 
 
+def _gammainc_samples(op_info, dtype, rng):
+    # (x, a): x from near 0 to far in the upper tail, for small and large a
+    return [SampleInput(make_array((6,), dtype, rng, low=0.05, high=12.0), (a,), name=f"a{a}")
+            for a in (0.3, 2.5, 40.0)]
+
+
+def _gammainc_in_x(x, a):
+    """``P(a, x)`` as a function of ``x`` (PyTorch has no derivative in ``a``)."""
+    return _gamma.gammainc(cygrad.full_like(x, a), x)
+
+
 OPS = [
     OpInfo("distributions_lgamma", _special.lgamma,
            lambda a: np.vectorize(math.lgamma)(a.astype(np.float64)),
@@ -86,6 +97,10 @@ OPS = [
            _solve_triangular_ref, dtypes=FLOATS, sample_inputs=_triangular_samples,
            method=None, supports_out=False, torch_name="linalg.solve_triangular",
            atol=1e-5, rtol=1e-5, check_zero_size=False),
+    OpInfo("distributions_gammainc", _gammainc_in_x,
+           lambda x, a: _scipy_special().gammainc(a, x.astype(np.float64)),
+           dtypes=FLOATS, sample_inputs=_gammainc_samples, method=None, supports_out=False,
+           torch_name="", atol=1e-6, rtol=1e-6, check_zero_size=False),
 ]
 
 AUTOGRAD_DEFAULTS = {"supports_autograd": True}
