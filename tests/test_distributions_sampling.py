@@ -47,6 +47,8 @@ SEEDED = {
     "LowRankMultivariateNormal": lambda D, T: D.LowRankMultivariateNormal(
         T([0.0, 1.0, -1.0]), T([[1.0, 0.5], [0.2, -0.3], [0.0, 1.0]]), T([1.0, 0.5, 2.0])),
     "ContinuousBernoulli": lambda D, T: D.ContinuousBernoulli(probs=T([0.2, 0.4995, 0.9])),
+    "GeneralizedPareto": lambda D, T: D.GeneralizedPareto(
+        T([0.0, 1.0, -1.0]), T([1.0, 2.0, 0.5]), T([0.3, 0.0, -0.4])),
     "Kumaraswamy": lambda D, T: D.Kumaraswamy(T([0.7, 2.0]), T([1.5, 3.0])),
     "LogisticNormal": lambda D, T: D.LogisticNormal(T([0.0, 1.0, -0.5]), T([1.0, 0.5, 2.0])),
     "MixtureSameFamily": lambda D, T: D.MixtureSameFamily(

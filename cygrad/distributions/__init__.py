@@ -37,6 +37,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -74,5 +75,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "kl_divergence", "register_kl", "transform_to", "FisherSnedecor", "InverseGamma",
            "Kumaraswamy", "LogisticNormal", "MixtureSameFamily", "NegativeBinomial",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ContinuousBernoulli",
-           "LowRankMultivariateNormal"]
+           "LowRankMultivariateNormal", "GeneralizedPareto"]
 __all__.extend(transforms.__all__)

@@ -30,7 +30,7 @@ class ContinuousBernoulli(BinaryProbsLogits, ExponentialFamily):
     >>> from cygrad.distributions import ContinuousBernoulli
     >>> d = ContinuousBernoulli(probs=cygrad.tensor([0.2, 0.5], dtype=cygrad.float64))
     >>> [round(v, 4) for v in d.log_prob(cygrad.tensor([0.5, 0.5], dtype=cygrad.float64)).tolist()]
-    [0.1054, 0.0]
+    [-0.0788, 0.0]
     """
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
