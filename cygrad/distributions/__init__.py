@@ -64,6 +64,7 @@ from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
@@ -75,5 +76,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "kl_divergence", "register_kl", "transform_to", "FisherSnedecor", "InverseGamma",
            "Kumaraswamy", "LogisticNormal", "MixtureSameFamily", "NegativeBinomial",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ContinuousBernoulli",
-           "LowRankMultivariateNormal", "GeneralizedPareto"]
+           "LowRankMultivariateNormal", "GeneralizedPareto", "VonMises"]
 __all__.extend(transforms.__all__)
