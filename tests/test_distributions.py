@@ -92,6 +92,8 @@ CASES = {
         T([1.0, 0.5, 2.0])),
     "ContinuousBernoulli": lambda L, D, T: D.ContinuousBernoulli(probs=T([0.2, 0.4995, 0.9])),
     "ContinuousBernoulli_logits": lambda L, D, T: D.ContinuousBernoulli(logits=T([-1.0, 0.001])),
+    "LKJCholesky": lambda L, D, T: D.LKJCholesky(3, T([0.5, 1.0, 4.0])),
+    "LKJCholesky_dim2": lambda L, D, T: D.LKJCholesky(2, T(2.0)),
     "TransformedDistribution_sigmoid": lambda L, D, T: D.TransformedDistribution(
         D.Uniform(T([0.0]), T([1.0])), [D.transforms.SigmoidTransform().inv,
                                         D.transforms.AffineTransform(0.0, -1.0)]),

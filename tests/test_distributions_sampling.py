@@ -126,6 +126,19 @@ def test_sample_moments_of_samplers_without_torch_parity():
         _check_moments(d.sample((n,)), d.mean.numpy(), d.variance.numpy(), type(d).__name__)
 
 
+def test_lkj_cholesky_samples():
+    """Onion-method samples are Cholesky factors of correlation matrices whose
+    off-diagonal correlations have the LKJ marginal: Beta(eta - 1 + d/2, same) on
+    [-1, 1], so variance 1 / (2 eta + d - 1)."""
+    cygrad.manual_seed(5)
+    d, eta, n = 3, 2.0, 8000
+    L = cd.LKJCholesky(d, cygrad.tensor(eta, dtype=cygrad.float64)).sample((n,))
+    assert bool(cd.constraints.corr_cholesky.check(L).all())
+    corr = (L @ L.mT).numpy()
+    r = corr[:, 1, 0]
+    _check_moments(cygrad.tensor(r), 0.0, 1 / (2 * eta + d - 1), "LKJ corr")
+
+
 def test_gamma_samples_follow_the_gamma_cdf():
     st = pytest.importorskip("scipy.stats", reason="SciPy is the reference")
     cygrad.manual_seed(1)

@@ -47,6 +47,7 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -76,5 +77,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "kl_divergence", "register_kl", "transform_to", "FisherSnedecor", "InverseGamma",
            "Kumaraswamy", "LogisticNormal", "MixtureSameFamily", "NegativeBinomial",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ContinuousBernoulli",
-           "LowRankMultivariateNormal", "GeneralizedPareto", "VonMises"]
+           "LowRankMultivariateNormal", "GeneralizedPareto", "VonMises", "LKJCholesky"]
 __all__.extend(transforms.__all__)
