@@ -94,6 +94,10 @@ CASES = {
     "ContinuousBernoulli_logits": lambda L, D, T: D.ContinuousBernoulli(logits=T([-1.0, 0.001])),
     "LKJCholesky": lambda L, D, T: D.LKJCholesky(3, T([0.5, 1.0, 4.0])),
     "LKJCholesky_dim2": lambda L, D, T: D.LKJCholesky(2, T(2.0)),
+    "Wishart": lambda L, D, T: D.Wishart(T([4.0, 6.5]), covariance_matrix=T(
+        [[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.5]])),
+    "Wishart_precision": lambda L, D, T: D.Wishart(T(3.5), precision_matrix=T(
+        [[2.0, 0.3], [0.3, 1.0]])),
     "TransformedDistribution_sigmoid": lambda L, D, T: D.TransformedDistribution(
         D.Uniform(T([0.0]), T([1.0])), [D.transforms.SigmoidTransform().inv,
                                         D.transforms.AffineTransform(0.0, -1.0)]),
@@ -296,6 +300,12 @@ def test_multivariate_against_scipy():
         np.testing.assert_allclose(d.covariance_matrix.numpy(), cov, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(d.precision_matrix.numpy(), np.linalg.inv(cov), rtol=1e-10,
                                    atol=1e-12)
+    d = cd.Wishart(f64(4.5), covariance_matrix=f64(cov))
+    ref = st.wishart(4.5, cov)
+    x = ref.rvs(random_state=0)
+    np.testing.assert_allclose(d.log_prob(f64(x)).item(), ref.logpdf(x), rtol=1e-10)
+    np.testing.assert_allclose(d.entropy().item(), ref.entropy(), rtol=1e-10)
+    np.testing.assert_allclose(d.mean.numpy(), ref.mean(), rtol=1e-10)
     alpha = np.array([0.5, 1.0, 2.5])
     d = cd.Dirichlet(f64(alpha))
     ref = st.dirichlet(alpha)

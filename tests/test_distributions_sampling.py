@@ -122,6 +122,7 @@ def test_sample_moments_of_samplers_without_torch_parity():
         cd.FisherSnedecor(f64([4.0, 10.0]), f64([12.0, 15.0])),
         cd.NegativeBinomial(f64([3.0, 20.0]), probs=f64([0.3, 0.6])),
     ]
+    cases.append(cd.Wishart(f64([4.0, 7.5]), scale_tril=f64([[1.0, 0.0], [0.5, 2.0]])))
     for d in cases:
         _check_moments(d.sample((n,)), d.mean.numpy(), d.variance.numpy(), type(d).__name__)
 

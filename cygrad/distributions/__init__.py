@@ -67,6 +67,7 @@ from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
@@ -77,5 +78,6 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "kl_divergence", "register_kl", "transform_to", "FisherSnedecor", "InverseGamma",
            "Kumaraswamy", "LogisticNormal", "MixtureSameFamily", "NegativeBinomial",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "ContinuousBernoulli",
-           "LowRankMultivariateNormal", "GeneralizedPareto", "VonMises", "LKJCholesky"]
+           "LowRankMultivariateNormal", "GeneralizedPareto", "VonMises", "LKJCholesky",
+           "Wishart"]
 __all__.extend(transforms.__all__)
