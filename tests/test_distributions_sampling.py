@@ -140,6 +140,14 @@ def test_lkj_cholesky_samples():
     _check_moments(cygrad.tensor(r), 0.0, 1 / (2 * eta + d - 1), "LKJ corr")
 
 
+def test_wishart_redraws_singular_samples():
+    cygrad.manual_seed(6)
+    with pytest.warns(UserWarning, match="Low df values"):
+        d = cd.Wishart(cygrad.tensor(2.05, dtype=cygrad.float64), cygrad.eye(3, dtype=cygrad.float64))
+    s = d.rsample((200,), max_try_correction=50)
+    assert bool(cd.constraints.positive_definite.check(s).all())
+
+
 def test_gamma_samples_follow_the_gamma_cdf():
     st = pytest.importorskip("scipy.stats", reason="SciPy is the reference")
     cygrad.manual_seed(1)

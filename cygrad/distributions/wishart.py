@@ -44,8 +44,8 @@ class Wishart(ExponentialFamily):
     square roots of reparameterised chi-squared samples on its diagonal and
     standard normals below it.
 
-    Unlike PyTorch, ``rsample`` does not redraw singular samples (they occur
-    only for ``p - 1 < df < p``, where PyTorch warns at construction too).
+    Singular samples (possible only for ``p - 1 < df < p``, where construction
+    warns) are redrawn by ``rsample``.
 
     Examples
     --------
@@ -164,8 +164,7 @@ class Wishart(ExponentialFamily):
         diag_V = V.diagonal(dim1=-2, dim2=-1)
         return self._df_matrix() * (V.pow(2) + diag_V.unsqueeze(-1) * diag_V.unsqueeze(-2))
 
-    def rsample(self, sample_shape=()):
-        sample_shape = cygrad.Size(sample_shape)
+    def _bartlett_sampling(self, sample_shape):
         p = self._event_shape[-1]
         diag = self._dist_chi2.rsample(sample_shape).sqrt()
         diag = diag.clamp(min=finfo_eps(diag.dtype))
@@ -174,6 +173,25 @@ class Wishart(ExponentialFamily):
         eye = cygrad.eye(p, dtype=diag.dtype, device=diag.device)
         chol = self._unbroadcasted_scale_tril @ (below + diag.unsqueeze(-1) * eye)
         return chol @ chol.mT
+
+    def rsample(self, sample_shape=(), max_try_correction=None):
+        """Bartlett samples; a sample that is not positive definite (possible for
+        ``p - 1 < df < p``) is drawn again, up to ``max_try_correction`` times
+        (default 10), with a warning."""
+        if max_try_correction is None:
+            max_try_correction = 10
+        sample_shape = cygrad.Size(sample_shape)
+        sample = self._bartlett_sampling(sample_shape)
+        singular = ~self.support.check(sample)
+        if bool(singular.any()):
+            warnings.warn("Singular sample detected.", stacklevel=2)
+            for _ in range(max_try_correction):
+                sample = cygrad.where(singular.unsqueeze(-1).unsqueeze(-1),
+                                      self._bartlett_sampling(sample_shape), sample)
+                singular = ~self.support.check(sample)
+                if not bool(singular.any()):
+                    break
+        return sample
 
     def log_prob(self, value):
         if self._validate_args:
