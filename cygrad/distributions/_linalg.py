@@ -3,7 +3,8 @@ distributions, computing through the kernel table's ``linalg_cholesky`` and
 ``linalg_solve`` primitives.
 
 To be replaced by ``cygrad.linalg.cholesky`` / ``cygrad.linalg.solve_triangular``
-when the linear-algebra work lands.  Both are Functions with ``backward`` and
+when the linear-algebra work lands: :func:`cholesky` and :func:`solve_triangular`
+already call them when ``cygrad.linalg`` has them.  Both are Functions with ``backward`` and
 ``jvp`` written with differentiable ops, so second derivatives work too.
 
 Examples
@@ -108,12 +109,19 @@ def _broadcast_batch(a, b):
     return a.expand(batch + a.shape[-2:]), b.expand(batch + b.shape[-2:])
 
 
+def _public_linalg(name):
+    linalg = getattr(cygrad, "linalg", None)
+    return getattr(linalg, name, None)
+
+
 def cholesky(a):
     """Lower Cholesky factor of a (batch of) symmetric positive-definite matrices."""
-    return Cholesky.apply(a)
+    public = _public_linalg("cholesky")
+    return public(a) if public is not None else Cholesky.apply(a)
 
 
 def solve_triangular(a, b, *, upper):
     """``A^-1 B`` for a (batch of) triangular ``A`` (only its ``upper`` or lower
     triangle is read) and ``B`` of shape ``(..., n, k)``."""
-    return SolveTriangular.apply(a, b, upper)
+    public = _public_linalg("solve_triangular")
+    return public(a, b, upper=upper) if public is not None else SolveTriangular.apply(a, b, upper)
