@@ -406,6 +406,7 @@ KL_PAIRS = [
     ("Chi2", "Chi2_b"), ("Uniform", "Normal"), ("Uniform", "Exponential"), ("Uniform", "Gamma"),
     ("Exponential", "Gamma"), ("Exponential", "Normal"), ("Normal", "Laplace"),
     ("Laplace", "Normal"), ("Beta", "Uniform01"), ("Gamma", "Exponential"), ("Gamma", "Normal"),
+    ("LowRank", "LowRank_b"), ("MultivariateNormal", "LowRank"), ("LowRank", "MultivariateNormal"),
 ]
 
 KL_DISTS = {
@@ -438,6 +439,10 @@ KL_DISTS = {
         T([0.0, 1.0]), covariance_matrix=T([[2.0, 0.3], [0.3, 1.0]])),
     "MultivariateNormal_b": lambda D, T: D.MultivariateNormal(
         T([[1.0, 0.0], [0.0, 0.5]]), scale_tril=T([[1.0, 0.0], [0.4, 0.8]])),
+    "LowRank": lambda D, T: D.LowRankMultivariateNormal(
+        T([[0.0, 1.0], [1.0, -1.0]]), T([[1.0], [0.5]]), T([1.0, 2.0])),
+    "LowRank_b": lambda D, T: D.LowRankMultivariateNormal(
+        T([0.5, 0.0]), T([[0.2, 1.0], [0.5, -0.3]]), T([0.5, 1.5])),
     "Independent": lambda D, T: D.Independent(D.Normal(T([0.0, 1.0]), T([1.0, 2.0])), 1),
     "Independent_b": lambda D, T: D.Independent(D.Normal(T([1.0, 0.0]), T([0.5, 2.0])), 1),
     "LogNormal": lambda D, T: D.LogNormal(T([0.0, 1.0]), T([1.0, 2.0])),
@@ -464,6 +469,52 @@ def test_kl_divergence_matches_torch(p, q):
     ref = torch.distributions.kl_divergence(KL_DISTS[p](torch.distributions, _t(torch)),
                                             KL_DISTS[q](torch.distributions, _t(torch)))
     _close(ours, ref, rtol=1e-8, atol=1e-10)
+
+
+# one (p, q) pair of instances per family, for every pair PyTorch registers
+KL_INSTANCES = {
+    "Bernoulli": ("Bernoulli", "Bernoulli_b"), "Beta": ("Beta", "Beta_b"),
+    "Binomial": ("Binomial", "Binomial_b"), "Categorical": ("Categorical", "Categorical_b"),
+    "Cauchy": ("Cauchy", "Cauchy_b"), "Dirichlet": ("Dirichlet", "Dirichlet_b"),
+    "Exponential": ("Exponential", "Exponential_b"), "Gamma": ("Gamma", "Gamma_b"),
+    "Geometric": ("Geometric", "Geometric_b"), "Gumbel": ("Gumbel", "Gumbel_b"),
+    "HalfNormal": ("HalfNormal", "HalfNormal_b"), "Independent": ("Independent", "Independent_b"),
+    "Laplace": ("Laplace", "Laplace_b"), "LowRankMultivariateNormal": ("LowRank", "LowRank_b"),
+    "MultivariateNormal": ("MultivariateNormal", "MultivariateNormal_b"),
+    "Normal": ("Normal", "Normal_b"), "OneHotCategorical": ("OneHotCategorical", "OneHotCategorical_b"),
+    "Pareto": ("Pareto", "Pareto_b"), "Poisson": ("Poisson", "Poisson_b"),
+    "TransformedDistribution": ("LogNormal", "LogNormal_b"), "Uniform": ("Uniform_in01", "Uniform_wide"),
+    "ContinuousBernoulli": ("ContinuousBernoulli", "ContinuousBernoulli_b"),
+}
+KL_DISTS.update({
+    "Uniform_in01": lambda D, T: D.Uniform(T([0.2, 0.5]), T([0.7, 0.9])),
+    "Uniform_wide": lambda D, T: D.Uniform(T([-0.5, -0.1]), T([2.0, 3.0])),
+    "ContinuousBernoulli": lambda D, T: D.ContinuousBernoulli(probs=T([0.2, 0.4995])),
+    "ContinuousBernoulli_b": lambda D, T: D.ContinuousBernoulli(logits=T([0.5, -1.0])),
+    "Pareto_small": lambda D, T: D.Pareto(T([0.1, 0.2]), T([2.5, 3.0])),
+})
+
+
+def test_kl_divergence_every_pair_torch_registers():
+    torch = _torch()
+    pairs = [(p.__name__, q.__name__) for p, q in torch.distributions.kl._KL_REGISTRY
+             if p.__name__ != "ExponentialFamily"]
+    assert len(pairs) == 86
+    for p_name, q_name in pairs:
+        p_key = KL_INSTANCES[p_name][0]
+        q_key = KL_INSTANCES[q_name][1]
+        if (p_name, q_name) == ("Uniform", "Pareto"):
+            q_key = "Pareto_small"          # a finite case too
+        ours = cd.kl_divergence(KL_DISTS[p_key](cd, _t(cygrad)), KL_DISTS[q_key](cd, _t(cygrad)))
+        ref = torch.distributions.kl_divergence(KL_DISTS[p_key](torch.distributions, _t(torch)),
+                                                KL_DISTS[q_key](torch.distributions, _t(torch)))
+        np.testing.assert_allclose(_np(ours), _np(ref), rtol=1e-8, atol=1e-10,
+                                   err_msg=f"{p_name} || {q_name}")
+    # where q's support ends exactly where p's does, the divergence is finite
+    # (PyTorch's ContinuousBernoulli-Uniform formula returns inf there)
+    p = cd.ContinuousBernoulli(probs=cygrad.tensor(0.3, dtype=cygrad.float64))
+    kl = cd.kl_divergence(p, cd.Uniform(cygrad.tensor(0.0, dtype=cygrad.float64), 1.0))
+    assert abs(kl.item() + p.entropy().item()) < 1e-12
 
 
 def test_kl_divergence_unregistered_pair_and_register_kl():

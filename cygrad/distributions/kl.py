@@ -26,6 +26,8 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -257,6 +259,73 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     return half_term1 + 0.5 * (term2 + term3 - n)
 
 
+def _sum_squares(m):
+    """``trace(M M^T)`` over the last two dims."""
+    return m.pow(2).sum(-1).sum(-1)
+
+
+def _lowrank_parts(d):
+    return (d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril)
+
+
+def _woodbury_factor(q):
+    """``A = C^-1/2 W^T D^-1`` of a low-rank ``q``: ``Sigma_q^-1 = D^-1 - A^T A``."""
+    W, D, C = _lowrank_parts(q)
+    return solve_triangular(C, W.mT / D.unsqueeze(-2), upper=False)
+
+
+def _check_event_shapes(p, q, kind):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {kind} with different event shapes "
+                         f"cannot be computed")
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p, q):
+    # KL = (log|Sq| - log|Sp| + tr(Sq^-1 Sp) + (mq - mp)^T Sq^-1 (mq - mp) - n) / 2,
+    # with Sp = Wp Wp^T + Dp and Sq^-1 = Dq^-1 - A^T A (Woodbury)
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    (pW, pD, pC), (qW, qD, qC) = _lowrank_parts(p), _lowrank_parts(q)
+    term1 = _batch_lowrank_logdet(qW, qD, qC) - _batch_lowrank_logdet(pW, pD, pC)
+    term3 = _batch_lowrank_mahalanobis(qW, qD, q.loc - p.loc, qC)
+    A = _woodbury_factor(q)
+    term2 = ((pD / qD).sum(-1) + _sum_squares(pW * qD.rsqrt().unsqueeze(-1))
+             - _sum_squares(A * pD.sqrt().unsqueeze(-2)) - _sum_squares(A @ pW))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrank(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    qW, qD, qC = _lowrank_parts(q)
+    Lp = p._unbroadcasted_scale_tril
+    term1 = (_batch_lowrank_logdet(qW, qD, qC)
+             - 2 * Lp.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    term3 = _batch_lowrank_mahalanobis(qW, qD, q.loc - p.loc, qC)
+    A = _woodbury_factor(q)
+    term2 = _sum_squares(Lp * qD.rsqrt().unsqueeze(-1)) - _sum_squares(A @ Lp)
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    pW, pD, pC = _lowrank_parts(p)
+    Lq = q._unbroadcasted_scale_tril
+    term1 = (2 * Lq.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+             - _batch_lowrank_logdet(pW, pD, pC))
+    term3 = _batch_mahalanobis(Lq, q.loc - p.loc)
+    n = p.event_shape[0]
+    batch = cygrad.broadcast_shapes(Lq.shape[:-2], pW.shape[:-2])
+    Lq = Lq.expand(tuple(batch) + (n, n))
+    pW = pW.expand(tuple(batch) + (n, pW.size(-1)))
+    p_diag = (pD.sqrt().unsqueeze(-1) * cygrad.eye(n, dtype=pD.dtype)).expand(
+        tuple(batch) + (n, n))
+    term2 = (_sum_squares(solve_triangular(Lq, pW, upper=False))
+             + _sum_squares(solve_triangular(Lq, p_diag, upper=False)))
+    return 0.5 * (term1 + term2 + term3 - n)
+
+
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
@@ -311,96 +380,5 @@ def _kl_independent_independent(p, q):
     return _sum_rightmost(result, p.reinterpreted_batch_ndims)
 
 
-# ---- pairs of different families
-
-@register_kl(Uniform, Normal)
-def _kl_uniform_normal(p, q):
-    common_term = p.high - p.low
-    t1 = (math.sqrt(math.pi * 2) * q.scale / common_term).log()
-    t2 = (common_term).pow(2) / 12
-    t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
-    return t1 + 0.5 * (t2 + t3) / q.scale.pow(2)
-
-
-@register_kl(Uniform, Exponential)
-def _kl_uniform_exponential(p, q):
-    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
-    return cygrad.where(p.low < q.support.lower_bound, _infinite_like(result), result)
-
-
-@register_kl(Uniform, Gamma)
-def _kl_uniform_gamma(p, q):
-    common_term = p.high - p.low
-    t1 = common_term.log()
-    t2 = lgamma(q.concentration) - q.concentration * q.rate.log()
-    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) \
-        / common_term
-    t4 = q.rate * (p.high + p.low) / 2
-    result = -t1 + t2 + t3 + t4
-    return cygrad.where(p.low < q.support.lower_bound, _infinite_like(result), result)
-
-
-@register_kl(Exponential, Gamma)
-def _kl_exponential_gamma(p, q):
-    ratio = q.rate / p.rate
-    t1 = -q.concentration * cygrad.log(ratio)
-    return (t1 + ratio + lgamma(q.concentration) + q.concentration * _EULER_GAMMA
-            - (1 + _EULER_GAMMA))
-
-
-@register_kl(Exponential, Normal)
-def _kl_exponential_normal(p, q):
-    var_normal = q.scale.pow(2)
-    rate_sqr = p.rate.pow(2)
-    t1 = 0.5 * cygrad.log(rate_sqr * var_normal * 2 * math.pi)
-    t2 = rate_sqr.reciprocal()
-    t3 = q.loc / p.rate
-    t4 = q.loc.pow(2) * 0.5
-    return t1 - 1 + (t2 - t3 + t4) / var_normal
-
-
-@register_kl(Normal, Laplace)
-def _kl_normal_laplace(p, q):
-    loc_diff = p.loc - q.loc
-    scale_ratio = p.scale / q.scale
-    loc_diff_scale_ratio = loc_diff / p.scale
-    t1 = cygrad.log(scale_ratio)
-    t2 = math.sqrt(2 / math.pi) * p.scale * cygrad.exp(-0.5 * loc_diff_scale_ratio.pow(2))
-    t3 = loc_diff * cygrad.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
-    return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
-
-
-@register_kl(Laplace, Normal)
-def _kl_laplace_normal(p, q):
-    var_normal = q.scale.pow(2)
-    scale_sqr_var_ratio = p.scale.pow(2) / var_normal
-    t1 = 0.5 * cygrad.log(2 * scale_sqr_var_ratio / math.pi)
-    t2 = 0.5 * p.loc.pow(2)
-    t3 = p.loc * q.loc
-    t4 = 0.5 * q.loc.pow(2)
-    return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-@register_kl(Beta, Uniform)
-def _kl_beta_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    outside = (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)
-    return cygrad.where(outside, _infinite_like(result), result)
-
-
-@register_kl(Gamma, Exponential)
-def _kl_gamma_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * (p.concentration / p.rate)
-
-
-@register_kl(Gamma, Normal)
-def _kl_gamma_normal(p, q):
-    var_normal = q.scale.pow(2)
-    beta_sqr = p.rate.pow(2)
-    t1 = (0.5 * cygrad.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration
-          - lgamma(p.concentration))
-    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
-    t3 = q.loc * p.concentration / p.rate
-    t4 = 0.5 * q.loc.pow(2)
-    return (t1 + (p.concentration - 1) * digamma(p.concentration)
-            + (t2 - t3 + t4) / var_normal)
+# the pairs of different families register themselves on import
+from . import _kl_cross  # noqa: E402,F401
