@@ -60,7 +60,7 @@ SEEDED = {
 
 
 @pytest.mark.parametrize("case", sorted(SEEDED))
-@pytest.mark.parametrize("shape", [(), (5,), (3, 7)], ids=str)
+@pytest.mark.parametrize("shape", [(), (3, 7)], ids=str)
 def test_same_seed_same_samples_as_torch(case, shape):
     torch = _torch()
     ours_d = SEEDED[case](cd, _t(cygrad))
