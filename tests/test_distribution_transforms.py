@@ -186,3 +186,19 @@ def test_biject_to_and_transform_to_reach_the_constraint(registry):
         y_ours, y_ref = t_ours(cygrad.tensor(x)), t_ref(torch.tensor(x))
         np.testing.assert_allclose(y_ours.numpy(), y_ref.numpy(), rtol=1e-10, atol=1e-12)
         assert bool(c_ours.check(y_ours).all()), name
+
+
+def test_compose_transform_domain_and_codomain_match_torch():
+    torch = _torch()
+    chains = [lambda t: [t.ExpTransform(), t.StickBreakingTransform()],
+              lambda t: [t.StickBreakingTransform(), t.ExpTransform()],
+              lambda t: [t.CorrCholeskyTransform(), t.ExpTransform()],
+              lambda t: [t.ExpTransform(), t.ReshapeTransform((6,), (2, 3)), t.SigmoidTransform()],
+              lambda t: [t.IndependentTransform(t.ExpTransform(), 2), t.AffineTransform(0.0, 1.0)],
+              lambda t: []]
+    for chain in chains:
+        ours = cd.transforms.ComposeTransform(chain(cd.transforms))
+        ref = torch.distributions.transforms.ComposeTransform(chain(torch.distributions.transforms))
+        assert repr(ours.domain) == repr(ref.domain)
+        assert repr(ours.codomain) == repr(ref.codomain)
+        assert repr(ours) == repr(ref)

@@ -117,7 +117,7 @@ def _transform_to_less_than(constraint):
 @transform_to.register(constraints.interval)
 @transform_to.register(constraints.half_open_interval)
 def _transform_to_interval(constraint):
-    # Handle the special case of the unit interval.
+    # [0, 1] itself needs no affine map after the sigmoid
     lower_is_0 = isinstance(constraint.lower_bound, numbers.Number) and \
         constraint.lower_bound == 0
     upper_is_1 = isinstance(constraint.upper_bound, numbers.Number) and \

@@ -35,7 +35,7 @@ class Geometric(BinaryProbsLogits, Distribution):
         self._set_probs_or_logits(probs, logits)
         super().__init__(self._param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
-            # Add an extra check beyond unit_interval
+            # probs must also be nonzero (unit_interval allows 0)
             value = self.probs
             valid = value > 0
             if not bool(valid.all()):

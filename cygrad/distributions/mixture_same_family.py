@@ -43,14 +43,13 @@ class MixtureSameFamily(Distribution):
         if not isinstance(self._component_distribution, Distribution):
             raise ValueError("The Component distribution need to be an instance of "
                              "torch.distributions.Distribution")
-        # Check that batch size matches
+        # the batch shapes must broadcast, and the component counts agree
         mdbs = self._mixture_distribution.batch_shape
         cdbs = self._component_distribution.batch_shape[:-1]
         for size1, size2 in zip(reversed(mdbs), reversed(cdbs)):
             if size1 != 1 and size2 != 1 and size1 != size2:
                 raise ValueError(f"`mixture_distribution.batch_shape` ({mdbs}) is not "
                                  f"compatible with `component_distribution.batch_shape`({cdbs})")
-        # Check that the number of mixture component matches
         km = self._mixture_distribution.logits.shape[-1]
         kc = self._component_distribution.batch_shape[-1]
         if km is not None and kc is not None and km != kc:

@@ -43,7 +43,7 @@ class Pareto(TransformedDistribution):
 
     @property
     def mean(self):
-        # mean is inf for alpha <= 1
+        # (infinite where alpha <= 1: the clamp makes a - 1 zero there)
         a = self.alpha.clamp(min=1)
         return a * self.scale / (a - 1)
 
@@ -53,7 +53,7 @@ class Pareto(TransformedDistribution):
 
     @property
     def variance(self):
-        # var is inf for alpha <= 2
+        # (infinite where alpha <= 2)
         a = self.alpha.clamp(min=2)
         return self.scale.pow(2) * a / ((a - 1).pow(2) * (a - 2))
 

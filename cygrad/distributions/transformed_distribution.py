@@ -45,7 +45,7 @@ class TransformedDistribution(Distribution):
         else:
             raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
 
-        # Reshape base_distribution according to transforms.
+        # expand the base so the transforms see the shape they map
         base_shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
         base_event_dim = len(base_distribution.event_shape)
         transform = ComposeTransform(self.transforms)
@@ -62,7 +62,7 @@ class TransformedDistribution(Distribution):
             base_distribution = Independent(base_distribution, reinterpreted_batch_ndims)
         self.base_dist = base_distribution
 
-        # Compute shapes.
+        # the event dims are those of the transforms' codomain, at least
         transform_change_in_event_dim = (transform.codomain.event_dim
                                          - transform.domain.event_dim)
         event_dim = max(transform.codomain.event_dim,

@@ -230,36 +230,34 @@ class ComposeTransform(Transform):
             return False
         return self.parts == other.parts
 
-    @constraints.dependent_property(is_discrete=False)
-    def domain(self):
+    def _end_event_dim(self, forward):
+        """Event dims at the input (``forward=False``) or output (``forward=True``)
+        end of the chain: walking from the other end, each part turns its
+        ``domain.event_dim`` into its ``codomain.event_dim`` (or back) and needs at
+        least its own."""
+        parts = self.parts if forward else self.parts[::-1]
+        start, end = ("domain", "codomain") if forward else ("codomain", "domain")
+        event_dim = getattr(parts[0], start).event_dim
+        for part in parts:
+            source = getattr(part, start).event_dim
+            target = getattr(part, end).event_dim
+            event_dim = max(event_dim - source + target, target)
+        return event_dim
+
+    def _end_constraint(self, forward):
         if not self.parts:
             return constraints.real
-        domain = self.parts[0].domain
-        # adjust event_dim to be maximum among all parts
-        event_dim = self.parts[-1].codomain.event_dim
-        for part in reversed(self.parts):
-            event_dim -= part.codomain.event_dim
-            event_dim += part.domain.event_dim
-            event_dim = max(event_dim, part.domain.event_dim)
-        assert event_dim >= domain.event_dim
-        if event_dim > domain.event_dim:
-            domain = constraints.independent(domain, event_dim - domain.event_dim)
-        return domain
+        constraint = self.parts[-1].codomain if forward else self.parts[0].domain
+        extra = self._end_event_dim(forward) - constraint.event_dim
+        return constraints.independent(constraint, extra) if extra > 0 else constraint
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return self._end_constraint(forward=False)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
-        if not self.parts:
-            return constraints.real
-        codomain = self.parts[-1].codomain
-        event_dim = self.parts[0].domain.event_dim
-        for part in self.parts:
-            event_dim -= part.domain.event_dim
-            event_dim += part.codomain.event_dim
-            event_dim = max(event_dim, part.codomain.event_dim)
-        assert event_dim >= codomain.event_dim
-        if event_dim > codomain.event_dim:
-            codomain = constraints.independent(codomain, event_dim - codomain.event_dim)
-        return codomain
+        return self._end_constraint(forward=True)
 
     @functools.cached_property
     def bijective(self):
@@ -323,10 +321,8 @@ class ComposeTransform(Transform):
         return shape
 
     def __repr__(self):
-        fmt_string = self.__class__.__name__ + "(\n    "
-        fmt_string += ",\n    ".join([p.__repr__() for p in self.parts])
-        fmt_string += "\n)"
-        return fmt_string
+        inner = ",\n    ".join(repr(p) for p in self.parts)
+        return f"{type(self).__name__}(\n    {inner}\n)"
 
 
 identity_transform = ComposeTransform([])
