@@ -213,6 +213,17 @@ class Distribution:
                 f"{tuple(value.shape)}) to be within the support ({repr(support)}) of the "
                 f"distribution {repr(self)}, but found invalid values:\n{value}")
 
+    def _expand_params(self, cls, batch_shape, _instance, names):
+        """``expand`` of a distribution whose state is the parameters ``names``,
+        each of the batch shape: a new instance with each parameter expanded."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = _size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

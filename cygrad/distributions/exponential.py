@@ -7,7 +7,6 @@ Examples
 >>> Exponential(2.0).mean.item()
 0.5
 """
-import numbers
 
 import cygrad
 from . import constraints
@@ -50,16 +49,10 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = cygrad.Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = cygrad.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, _instance, ('rate',))
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

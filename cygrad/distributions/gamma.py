@@ -7,7 +7,6 @@ Examples
 >>> Gamma(2.0, 4.0).mean.item()
 0.5
 """
-import numbers
 
 import cygrad
 from . import constraints
@@ -52,20 +51,10 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number):
-            batch_shape = cygrad.Size()
-        else:
-            batch_shape = self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.concentration.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = cygrad.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Gamma, batch_shape, _instance, ('concentration', 'rate'))
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

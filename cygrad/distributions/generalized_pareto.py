@@ -38,21 +38,10 @@ class GeneralizedPareto(Distribution):
 
     def __init__(self, loc, scale, concentration, validate_args=None):
         self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        if all(isinstance(v, numbers.Number) for v in (loc, scale, concentration)):
-            batch_shape = cygrad.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(GeneralizedPareto, _instance)
-        batch_shape = cygrad.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        super(GeneralizedPareto, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(GeneralizedPareto, batch_shape, _instance, ('loc', 'scale', 'concentration'))
 
     def _at_zero(self):
         """Where the concentration is (close to) 0, and a concentration safe to

@@ -7,7 +7,6 @@ Examples
 >>> round(Poisson(2.0).log_prob(cygrad.tensor(0.0)).item(), 4)
 -2.0
 """
-import numbers
 
 import cygrad
 from . import constraints
@@ -45,16 +44,10 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = cygrad.Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = cygrad.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Poisson, batch_shape, _instance, ('rate',))
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -7,7 +7,6 @@ Examples
 >>> Uniform(0.0, 4.0).cdf(cygrad.tensor(1.0)).item()
 0.25
 """
-import numbers
 
 import cygrad
 from . import constraints
@@ -53,20 +52,10 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, numbers.Number) and isinstance(high, numbers.Number):
-            batch_shape = cygrad.Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.low.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = cygrad.Size(batch_shape)
-        new.low = self.low.expand(batch_shape)
-        new.high = self.high.expand(batch_shape)
-        super(Uniform, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, _instance, ('low', 'high'))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
