@@ -110,13 +110,13 @@ def _check_moments(samples, mean, var, name):
 def test_sample_moments_of_samplers_without_torch_parity():
     cygrad.manual_seed(0)
     f64 = lambda v: cygrad.tensor(v, dtype=cygrad.float64)
-    n = 20000
+    n = 10000
     cases = [
         cd.Gamma(f64([0.2, 1.0, 4.5, 50.0]), f64([1.0, 2.0, 0.5, 3.0])),
         cd.Beta(f64([0.5, 2.0, 10.0]), f64([0.5, 5.0, 1.0])),
         cd.Chi2(f64([1.0, 7.0])),
         cd.StudentT(f64([5.0, 9.0]), f64([1.0, -1.0]), f64([2.0, 0.5])),
-        cd.Binomial(f64([10.0, 300.0]), probs=f64([0.3, 0.9])),
+        cd.Binomial(f64([10.0, 40.0]), probs=f64([0.3, 0.9])),
         cd.Dirichlet(f64([0.3, 1.0, 4.0])),
         cd.InverseGamma(f64([5.0, 9.0]), f64([1.0, 2.0])),
         cd.FisherSnedecor(f64([4.0, 10.0]), f64([12.0, 15.0])),
@@ -241,7 +241,7 @@ def test_beta_and_dirichlet_rsample_gradients_are_unbiased():
     """E[d x / d a] = d E[x] / d a: the mean of many pathwise gradients must be within
     5 standard errors of the derivative of the closed-form mean."""
     cygrad.manual_seed(4)
-    n = 5000
+    n = 4000
     # Beta(a, 2): E[x] = a / (a + 2), derivative 2 / (a + 2)^2
     for a in (0.5, 3.0):
         m, se = _per_sample_gradient_mean(lambda al: cd.Beta(al, cygrad.full_like(al, 2.0)), n, a)
