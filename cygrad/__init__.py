@@ -62,3 +62,4 @@ from . import viz  # noqa: E402,F401  (pictures; matplotlib is imported only whe
 from . import profiler  # noqa: E402,F401  (cygrad.profiler, as torch.profiler)
 from . import func  # noqa: E402,F401  (cygrad.func, as torch.func: vmap, grad, jacrev ...)
 from .func import vmap  # noqa: E402,F401  (torch.vmap)
+from . import distributions  # noqa: E402,F401  (cygrad.distributions, as torch.distributions)

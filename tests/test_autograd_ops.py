@@ -42,6 +42,8 @@ FAMILY_MODULES = {
     "shape": ("cygrad.ops.shape", "cygrad.ops.view_functions"),
     "creation": ("cygrad.ops.creation",),
     "nn": ("cygrad.nn._ops",),
+    # composed helpers record the elementwise family's nodes
+    "distributions": ("cygrad.distributions", "cygrad.ops"),
 }
 
 

@@ -77,3 +77,11 @@ def test_random_samplers_draw_through_the_kernel_table(primitive, monkeypatch):
     monkeypatch.setitem(dispatch._TABLE, (primitive, "cpu"), spy)
     RANDOM_CALLS[primitive]()
     assert len(calls) == 1
+
+
+def test_distributions_do_not_import_numpy():
+    """``cygrad.distributions`` is Python on the public Tensor API and the kernel table."""
+    files = sorted((pathlib.Path(cygrad.__file__).parent / "distributions").glob("*.py"))
+    assert len(files) > 30          # the walk found the package
+    offenders = {p.name: hits for p in files if (hits := _numpy_imports(p))}
+    assert not offenders, f"NumPy imported in cygrad.distributions: {offenders}"

@@ -293,6 +293,11 @@ def test_broadcast_tensors_are_views():
                       lambda: torch.broadcast_tensors(torch.ones(2), torch.ones(3)))
 
 
+def test_broadcast_tensors_of_zero_dim_tensors():
+    x, y = cygrad.broadcast_tensors(cygrad.tensor(1.0), cygrad.tensor(2.0))
+    assert x.shape == y.shape == () and (x.item(), y.item()) == (1.0, 2.0)
+
+
 def test_atleast_forms():
     s = cygrad.full((), 1.0)
     assert cygrad.atleast_1d(s).shape == (1,)
