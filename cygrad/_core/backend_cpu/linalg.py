@@ -340,3 +340,24 @@ def _geqrf(a):
 @register("linalg_det", "cpu")
 def _det(a):
     return _t(np.linalg.det(_np(a)))
+
+
+@register("linalg_solve_triangular", "cpu")
+def _solve_triangular(a, b, upper, unitriangular):
+    """``X`` with ``A X = B`` for triangular ``A`` (only its ``upper`` or lower triangle
+    is read; ``unitriangular``: its diagonal is taken as ones), ``A`` and ``B`` batches
+    of one shape: substitution row by row over the whole batch, as LAPACK's trsm, so a
+    zero on the diagonal gives infinities and NaNs rather than an error."""
+    x_a, x_b = _np(a), _np(b)
+    dtype = np.result_type(x_a.dtype, x_b.dtype)
+    x = np.array(x_b, dtype=dtype, copy=True)
+    n = x_a.shape[-1]
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in order:
+            rest = slice(i + 1, n) if upper else slice(0, i)
+            if rest.start != rest.stop:
+                x[..., i, :] -= np.einsum("...j,...jk->...k", x_a[..., i, rest], x[..., rest, :])
+            if not unitriangular:
+                x[..., i, :] /= x_a[..., i, i, None]
+    return _t(x)

@@ -340,3 +340,196 @@ class Qr(Function):
         if x.dtype.is_complex:
             y = y - _imag_diag(x)
         return a_rinv - q @ y, y @ r
+
+
+def _eye_like(x):
+    return cygrad.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
+class Det(Function):
+    """``d det(A) = det(A) tr(A^-1 dA)``: the gradient is ``g conj(det) A^-H``, taken
+    by a solve; where some matrix is singular, ``A^-1 det(A)`` is its adjugate,
+    computed from the SVD ``U S V^H`` as ``det(U) det(V^H) V diag(prod_{j!=i} s_j) U^H``
+    (PyTorch's formula: finite where the inverse is not)."""
+    _node_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        d = _kernel("linalg_det", a)(a)
+        ctx.save_for_backward(a, d)
+        return d
+
+    @staticmethod
+    def backward(ctx, g):
+        a, d = ctx.saved_tensors
+        g = g.unsqueeze(-1).unsqueeze(-1)
+        if builtins.bool((d.detach() == 0).any()):
+            return g * _mH(_adjugate(a))
+        return _mH(Solve.apply(a, (g.conj() * d.unsqueeze(-1).unsqueeze(-1)) * _eye_like(a)))
+
+    @staticmethod
+    def jvp(ctx, t):
+        a, d = saved_for_jvp(ctx)
+        return d * _diagonal(Solve.apply(a, t)).sum(dim=-1)
+
+
+def _adjugate(a):
+    """The adjugate of each matrix (``det(A) A^-1`` where that exists), from the SVD
+    ``A = U S V^H``: ``det(U) det(V^H) V diag(prod_{j != i} s_j) U^H``."""
+    u, s, vh = Svd.apply(a, False)
+    n = s.shape[-1]
+    eye = cygrad.eye(n, dtype=cygrad.bool, device=s.device)
+    others = cygrad.where(eye, cygrad.ones((), dtype=s.dtype), s.unsqueeze(-2)).prod(dim=-1)
+    phase = (Det.apply(u) * Det.apply(vh)).unsqueeze(-1).unsqueeze(-1)
+    return phase * ((_mH(vh) * others.to(u.dtype).unsqueeze(-2)) @ _mH(u))
+
+
+def _to_complex(x, like):
+    return x if x.dtype.is_complex else x.to(like.dtype)
+
+
+class Eig(Function):
+    """``A V = V diag(L)`` for a general ``A`` (complex results).  With
+    ``dP = V^-1 dA V`` and ``E[i, j] = L[j] - L[i]``: ``dL = diag(dP)``,
+    ``dV = V (dP / E off the diagonal) - V Re diag(V^H V (dP / E))`` (the gauge of
+    unit-norm eigenvectors).  Backward is the adjoint, PyTorch's
+    ``V^-H (diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) / conj(E)) V^H``, real for a
+    real ``A``; a loss that depends on the eigenvectors' free phases is refused."""
+    _node_name = "LinalgEigBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        w, v = _kernel("linalg_eig", a)(a)
+        ctx.real_input = not a.dtype.is_complex
+        ctx.save_for_backward(w, v)
+        return w, v
+
+    @staticmethod
+    def backward(ctx, gw, gv):
+        w, v = ctx.saved_tensors
+        vh = _mH(v)
+        if gv is not None:
+            vh_gv = vh @ gv
+            _check_phase(cygrad.imag(_diagonal(vh_gv)), "linalg_eig_backward", "eigenvectors")
+            inner = vh_gv - (vh @ v) * cygrad.real(_diagonal(vh_gv)).to(v.dtype).unsqueeze(-2)
+            inner = inner * _off_diag_inverse(w).conj()
+        else:
+            inner = cygrad.zeros_like(v)
+        if gw is not None:
+            inner = inner + _diag_embed(gw)
+        ga = Solve.apply(vh, inner @ vh)
+        return cygrad.real(ga) if ctx.real_input else ga
+
+    @staticmethod
+    def jvp(ctx, t):
+        w, v = saved_for_jvp(ctx)
+        dp = Solve.apply(v, _to_complex(t, v) @ v)
+        dv = v @ (dp * _off_diag_inverse(w))
+        dv = dv - v * cygrad.real(_diagonal(_mH(v) @ dv)).to(v.dtype).unsqueeze(-2)
+        return _diagonal(dp), dv
+
+
+class SolveTriangular(Function):
+    """``X = A^-1 B`` for triangular ``A`` (its ``upper`` or lower triangle, with a
+    unit diagonal when ``unit``).  ``dX = A^-1 (dB - dA X)``: ``grad_B`` solves with
+    ``A^H`` (the other triangle), ``grad_A = -grad_B X^H`` kept on the triangle ``A``
+    is read from."""
+    _node_name = "LinalgSolveTriangularBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, upper, unit):
+        ctx.upper, ctx.unit = upper, unit
+        x = _kernel("linalg_solve_triangular", a)(a, b, upper, unit)
+        ctx.save_for_backward(a, x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        a, x = ctx.saved_tensors
+        gb = SolveTriangular.apply(_mH(a), g, not ctx.upper, ctx.unit)
+        ga = None
+        if ctx.needs_input_grad[0]:
+            ga = _triangle(-(gb @ _mH(x)), ctx.upper, ctx.unit)
+        return ga, gb, None, None
+
+    @staticmethod
+    def jvp(ctx, ta, tb, _upper, _unit):
+        a, x = saved_for_jvp(ctx)
+        rhs = _sum(tb, None if ta is None else -(_triangle(ta, ctx.upper, ctx.unit) @ x))
+        return SolveTriangular.apply(a, rhs, ctx.upper, ctx.unit)
+
+
+def _triangle(x, upper, strict=False):
+    """The triangle of ``x`` a triangular solve reads (without the diagonal if
+    ``strict``)."""
+    if upper:
+        return cygrad.triu(x, diagonal=1 if strict else 0)
+    return cygrad.tril(x, diagonal=-1 if strict else 0)
+
+
+def permutation_from_pivots(pivots, m):
+    """The row order ``perm`` (int64, ``(..., m)``) that LAPACK's 1-based row
+    interchanges ``pivots`` (``(..., k)``) apply: ``P^T A = A[perm]``."""
+    batch = tuple(pivots.shape[:-1])
+    perm = cygrad.arange(m, device=pivots.device).expand(*(batch + (m,))).clone()
+    piv = pivots.to(cygrad.int64) - 1
+    for i in range(pivots.shape[-1]):
+        j = piv[..., i:i + 1]
+        here = perm[..., i:i + 1].clone()
+        there = perm.gather(-1, j)
+        perm[..., i:i + 1] = there
+        perm.scatter_(-1, j, here)
+    return perm
+
+
+def lu_unpacked(lu, m, n):
+    """``L`` (unit lower, ``m x k``) and ``U`` (``k x n``) of packed LU factors."""
+    k = builtins.min(m, n)
+    lower = cygrad.tril(lu[..., :, :k], diagonal=-1) + cygrad.eye(m, k, dtype=lu.dtype,
+                                                                    device=lu.device)
+    return lower, cygrad.triu(lu[..., :k, :])
+
+
+class LuFactor(Function):
+    """``A = P L U`` with partial pivoting, packed as LAPACK's getrf (``LU`` holds
+    ``L - I + U``; the 1-based ``pivots`` and ``info`` are integers).  For square
+    ``A``, ``X = L^-1 P^T dA U^-1`` gives ``dL = L tril(X, -1)``, ``dU = triu(X) U``;
+    backward is PyTorch's adjoint
+    ``P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H``."""
+    _node_name = "LinalgLuFactorExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        lu, pivots, info = _kernel("linalg_lu_factor", a)(a)
+        ctx.mark_non_differentiable(pivots, info)
+        ctx.square = a.shape[-1] == a.shape[-2]
+        ctx.save_for_backward(lu, pivots)
+        return lu, pivots, info
+
+    @staticmethod
+    def backward(ctx, g, _gp, _gi):
+        if not ctx.square:
+            raise NotImplementedError("lu_factor backward is implemented for square matrices only")
+        lu, pivots = ctx.saved_tensors
+        n = lu.shape[-1]
+        lower, upper = lu_unpacked(lu, n, n)
+        inner = cygrad.tril(_mH(lower) @ cygrad.tril(g, diagonal=-1), diagonal=-1) + \
+            cygrad.triu(cygrad.triu(g) @ _mH(upper))
+        left = SolveTriangular.apply(_mH(lower), inner, True, True)
+        ga = _mH(SolveTriangular.apply(upper, _mH(left), True, False))   # left @ U^-H
+        perm = permutation_from_pivots(pivots, n)
+        # rows of P^T A are A[perm]: the gradient of A puts row i back at perm[i]
+        return cygrad.zeros_like(ga).scatter(-2, perm.unsqueeze(-1).expand(*ga.shape), ga)
+
+    @staticmethod
+    def jvp(ctx, t):
+        if not ctx.square:
+            raise NotImplementedError("lu_factor jvp is implemented for square matrices only")
+        lu, pivots = saved_for_jvp(ctx)
+        n = lu.shape[-1]
+        lower, upper = lu_unpacked(lu, n, n)
+        perm = permutation_from_pivots(pivots, n)
+        pt_da = t.gather(-2, perm.unsqueeze(-1).expand(*t.shape))
+        y = SolveTriangular.apply(lower, pt_da, False, True)
+        x = _mH(SolveTriangular.apply(_mH(upper), _mH(y), False, False))   # y @ U^-1
+        return lower @ cygrad.tril(x, diagonal=-1) + cygrad.triu(x) @ upper, None, None
