@@ -25,5 +25,7 @@ from .products import (Bmm, Dot, Inner, Matmul, Mm, Mv, Outer, Tensordot, Vdot, 
 from .einsum import einsum, Einsum  # noqa: F401
 from .addmm import *         # noqa: F401,F403
 from .addmm import Addbmm, Addmm, Addmv, Addr, Baddbmm, __all__ as _addmm  # noqa: F401
+from .torch_api import *     # noqa: F401,F403
+from .torch_api import __all__ as _torch_api
 
-__all__ = _products + ["einsum"] + _addmm
+__all__ = _products + ["einsum"] + _addmm + _torch_api

@@ -9,11 +9,12 @@ from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ...autograd.function import Function
 from ...autograd.forward_ad import saved_for_jvp
+from ...autograd.inplace import apply_inplace
 from .._argcheck import check_scalar_fits, not_tensor
 from ._common import _add_terms, _check_not_bool, _cname, _into_out, _scale, _tname
 from .products import bmm, matmul, mm, mv, outer, _size_at
 
-__all__ = ["addmm", "addmv", "addbmm", "baddbmm", "addr"]
+__all__ = ["addmm", "addmv", "addbmm", "baddbmm", "addr", "addmv_"]
 
 
 # ----------------------------------------------------------------------- add* family
@@ -161,10 +162,19 @@ def _add_scalars(opname, dtype, beta, alpha):
     return scalars
 
 
-def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None):
+# The shape of each op's product, for the in-place forms (whose input must have it).
+_PRODUCT_SHAPE = {"addmm": lambda x, y: (x.shape[0], y.shape[1]),
+                  "addmv": lambda x, y: (x.shape[0],),
+                  "baddbmm": lambda x, y: (x.shape[0], x.shape[1], y.shape[2]),
+                  "addbmm": lambda x, y: (x.shape[1], y.shape[2]),
+                  "addr": lambda x, y: (x.shape[0], y.shape[0])}
+
+
+def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None, inplace=False):
     """Shared body of addmm, addmv, baddbmm, addbmm and addr: PyTorch's argument
     checks (``check_shapes(x, y)`` for the op's own), then
-    ``beta * input + alpha * product(x, y)``."""
+    ``beta * input + alpha * product(x, y)``, written into ``input`` if ``inplace``
+    (which must then have the product's shape and a dtype the result casts to)."""
     if not isinstance(input, TensorBase):
         raise not_tensor(input, opname)
     for position, (name, value) in enumerate(zip(_FACTOR_NAMES[opname], (x, y)), 2):
@@ -179,6 +189,16 @@ def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None):
         # The product is taken in the promoted dtype: integer vectors times a float
         # alpha must not turn into the default float dtype.
         x, y = x.to(dtype), y.to(dtype)
+    if inplace:
+        shape = _PRODUCT_SHAPE[opname](x, y)
+        if tuple(input.shape) != shape:
+            raise RuntimeError(f"{opname}_: the input of shape {list(input.shape)} cannot hold "
+                               f"the result of shape {list(shape)} (in-place ops do not "
+                               f"broadcast their input)")
+        if dtype is not input.dtype and not _C._can_cast(dtype, input.dtype):
+            raise RuntimeError(f"result type {_tname(dtype)} can't be cast to the desired "
+                               f"output type {_tname(input.dtype)}")
+        return apply_inplace(fn, input, x, y, beta, alpha)
     res = fn.apply(input, x, y, beta, alpha)
     return res if out is None else _into_out(out, res, opname, same_dtype=False)
 
@@ -286,3 +306,71 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     [[1.0, 3.0], [2.0, 6.0]]
     """
     return _add_product(Addr, "addr", input, vec1, vec2, beta, alpha, out)
+
+
+@tensor_method
+def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
+    """In-place :func:`addmm`: ``input = beta * input + alpha * (mat1 @ mat2)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2, 2).addmm_(cygrad.ones(2, 3), cygrad.ones(3, 2)).tolist()
+    [[4.0, 4.0], [4.0, 4.0]]
+    """
+    return _add_product(Addmm, "addmm", input, mat1, mat2, beta, alpha, None, inplace=True)
+
+
+@tensor_method
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """In-place :func:`addmv`: ``input = beta * input + alpha * (mat @ vec)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2).addmv_(cygrad.ones(2, 3), cygrad.ones(3)).tolist()
+    [4.0, 4.0]
+    """
+    return _add_product(Addmv, "addmv", input, mat, vec, beta, alpha, None,
+                        lambda m, v: _check_addmv_ranks(input, m, v), inplace=True)
+
+
+@tensor_method
+def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place :func:`baddbmm`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(2, 2, 2).baddbmm_(cygrad.ones(2, 2, 3), cygrad.ones(2, 3, 2))[0].tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    """
+    return _add_product(Baddbmm, "baddbmm", input, batch1, batch2, beta, alpha, None,
+                        _check_batches, inplace=True)
+
+
+@tensor_method
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place :func:`addbmm`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(2, 2).addbmm_(cygrad.ones(3, 2, 4), cygrad.ones(3, 4, 2)).tolist()
+    [[12.0, 12.0], [12.0, 12.0]]
+    """
+    return _add_product(Addbmm, "addbmm", input, batch1, batch2, beta, alpha, None,
+                        _check_same_batches, inplace=True)
+
+
+@tensor_method
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    """In-place :func:`addr`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(2, 2).addr_(cygrad.tensor([1.0, 2.0]), cygrad.tensor([1.0, 3.0])).tolist()
+    [[1.0, 3.0], [2.0, 6.0]]
+    """
+    return _add_product(Addr, "addr", input, vec1, vec2, beta, alpha, None, inplace=True)

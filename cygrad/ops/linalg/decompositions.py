@@ -370,6 +370,8 @@ class Det(Function):
     @staticmethod
     def jvp(ctx, t):
         a, d = saved_for_jvp(ctx)
+        if builtins.bool((d.detach() == 0).any()):
+            return (_adjugate(a).mT * t).sum(dim=(-2, -1))      # tr(adj(A) dA)
         return d * _diagonal(Solve.apply(a, t)).sum(dim=-1)
 
 
