@@ -10,7 +10,7 @@ Examples
 >>> import cygrad
 >>> a = cygrad.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=cygrad.float64, requires_grad=True)
 >>> cygrad.linalg.det(a).backward()
->>> a.grad.tolist()
+>>> [[round(v, 12) for v in row] for row in a.grad.tolist()]
 [[3.0, -1.0], [-1.0, 4.0]]
 """
 from .ops.linalg.linalg_api import *           # noqa: F401,F403

@@ -1,5 +1,5 @@
-"""CPU kernels of the matrix products (``cygrad/ops/linalg.py``) and of the matrix
-decompositions (``linalg_*``, used by ``cygrad.numpy.linalg``).
+"""CPU kernels of the matrix products (``cygrad/ops/linalg/products.py``) and of the matrix
+decompositions (``linalg_*``, used by ``cygrad/ops/linalg/decompositions.py``).
 
 Products: ``matmul_into`` writes NumPy's ``matmul`` of zero-copy views straight
 into the output tensor (BLAS for float32/float64, NumPy's loop for integers,

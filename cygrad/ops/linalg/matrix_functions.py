@@ -88,7 +88,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     if ord in ("nuc", 2, -2):
         moved = cygrad.movedim(A, (d0, d1), (-2, -1))
         s = Svd.apply(moved, False)[1]
-        res = s.sum(dim=-1) if ord == "nuc" else (s.amax(dim=-1) if ord == 2 else s.amin(dim=-1))
+        if ord == 2 and s.shape[-1] == 0:
+            res = s.sum(dim=-1)             # the largest of no singular values: 0, as PyTorch
+        else:
+            res = s.sum(dim=-1) if ord == "nuc" else (s.amax if ord == 2 else s.amin)(dim=-1)
     else:
         summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
         sums = A.abs().sum(dim=summed, keepdim=True)

@@ -628,6 +628,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError("cov(): expected aweights to have floating point dtype but got "
                                f"aweights with {tname(aweights.dtype)} dtype")
         w = aweights if w is None else w * aweights
+        x = x.to(cygrad.result_type(x, aweights))      # float64 weights: a float64 result
     if w is None:
         avg = x.mean(dim=1)
         w_sum = n
@@ -750,7 +751,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     >>> [round(v, 4) for v in cygrad.renorm(x, 2, 0, 1.0).reshape(-1).tolist()]
     [0.6, 0.8, 0.3, 0.4]
     """
-    res = input * _renorm_factor(input, p, dim, maxnorm).detach()
+    res = input * _renorm_factor(input, p, dim, maxnorm)
     return res if out is None else LA._out(res, out, "renorm")
 
 
@@ -764,7 +765,8 @@ def renorm_(input, p, dim, maxnorm):
     >>> cygrad.tensor([[3.0, 4.0]]).renorm_(2, 0, 1.0).tolist()
     [[0.6000000238418579, 0.800000011920929]]
     """
-    return input.mul_(_renorm_factor(input, p, dim, maxnorm).detach())
+    # the scale is computed from a copy: the norm saves it, and input is overwritten
+    return input.mul_(_renorm_factor(input.clone(), p, dim, maxnorm))
 
 
 def vander(x, N=None, increasing=False):
@@ -815,7 +817,7 @@ def svd_lowrank(A, q=6, niter=2, M=None):
     >>> a = cygrad.outer(cygrad.arange(1.0, 5.0), cygrad.arange(1.0, 4.0))   # rank 1
     >>> u, s, v = cygrad.svd_lowrank(a, q=2)
     >>> round(s[0].item(), 4), s.shape
-    (16.4317, cygrad.Size([2]))
+    (20.4939, cygrad.Size([2]))
     """
     check_tensor(A, "svd_lowrank", "A")
     q = 6 if q is None else q
