@@ -266,29 +266,34 @@ def _per_matrix(fn, a, *rest):
 
 
 @register("linalg_inv_ex", "cpu")
-def _inv_ex(a, check_errors):
-    """``inv(a)`` and getrf's info per matrix; raises PyTorch's LinAlgError where a
-    matrix is singular and ``check_errors``."""
+def _inv_ex(a, check_errors, name="linalg.inv"):
+    """``inv(a)`` and getrf's info per matrix; raises PyTorch's LinAlgError (naming
+    ``name``) where a matrix is singular and ``check_errors``."""
     x = _np(a)
     try:
         return _t(np.linalg.inv(x)), _t(np.zeros(x.shape[:-2], np.int32))
     except np.linalg.LinAlgError:
         info = _lu_np(x)[2]
         if check_errors:
-            _raise_singular("linalg.inv", info, x.shape[:-2], "inversion")
+            _raise_singular(name, info, x.shape[:-2], "inversion")
         return _t(_per_matrix(np.linalg.inv, x)), _t(info)
 
 
 @register("linalg_solve_ex", "cpu")
-def _solve_ex(a, b, check_errors):
-    """``solve(a, b)`` (``b`` a batch of matrices broadcast with ``a``) and getrf's info."""
+def _solve_ex(a, b, check_errors, name="torch.linalg.solve"):
+    """``solve(a, b)`` (``b`` a batch of matrices broadcast with ``a``) and getrf's info;
+    PyTorch's LinAlgError (named ``name``) where a matrix is singular and
+    ``check_errors``."""
     x, y = _np(a), _np(b)
     try:
         return _t(np.linalg.solve(x, y)), _t(np.zeros(x.shape[:-2], np.int32))
     except np.linalg.LinAlgError:
         info = _lu_np(x)[2]
         if check_errors:
-            _raise_singular("linalg.solve", info, x.shape[:-2], "solve")
+            flat = info.reshape(-1)
+            i = int(np.flatnonzero(flat)[0])
+            raise LinAlgError(f"{name}: {_where(i, x.shape[:-2])}The solver failed because the "
+                              f"input matrix is singular.")
         return _t(_per_matrix(np.linalg.solve, x, y)), _t(info)
 
 

@@ -69,7 +69,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     1
     """
     check_matrix(A, "linalg.inv_ex", square=True)
-    info = _kernel("linalg_inv_ex", A)(A, True if check_errors else False)[1]
+    info = _kernel("linalg_inv_ex", A)(A.detach(), builtins.bool(check_errors), "linalg.inv_ex")[1]
     if builtins.bool((info == 0).all()):
         return INV_EX(Inv.apply(A), info)
     return INV_EX(_kernel("linalg_inv_ex", A)(A.detach(), False)[0], info)
@@ -135,7 +135,8 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """
     check_matrix(A, "linalg.cholesky_ex", square=True)
     src = _mH(A) if upper else A
-    lower, info = _kernel("linalg_cholesky_ex", src)(src.detach(), builtins.bool(check_errors))
+    lower, info = _kernel("linalg_cholesky_ex", src)(src.detach(), builtins.bool(check_errors),
+                                                     "linalg.cholesky_ex")
     if builtins.bool((info == 0).all()):
         lower = Cholesky.apply(src)
     return CHOLESKY_EX(_mH(lower) if upper else lower, info)
@@ -320,7 +321,8 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     0
     """
     a, b, vector = _solve_checked(A, B, left, "linalg.solve_ex")
-    x, info = _kernel("linalg_solve_ex", a)(a.detach(), b.detach(), builtins.bool(check_errors))
+    x, info = _kernel("linalg_solve_ex", a)(a.detach(), b.detach(), builtins.bool(check_errors),
+                                            "torch.linalg.solve_ex")
     if builtins.bool((info == 0).all()):
         x = Solve.apply(a, b)
     return SOLVE_EX(_solve_result(x, left, vector), info)
@@ -373,8 +375,18 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, piv, info = LuFactor.apply(A)
     if check_errors:
-        _raise_info(info, "linalg.lu_factor_ex")
+        _raise_zero_pivot(info, "torch.linalg.lu_factor_ex")
     return LU_FACTOR_EX(lu, piv, info)
+
+
+def _raise_zero_pivot(info, name):
+    """PyTorch's RuntimeError (not a LinAlgError) for LU factors with a zero pivot."""
+    if builtins.bool((info != 0).any()):
+        k = info.reshape(-1)[(info.reshape(-1) != 0).nonzero()[0]].item()
+        raise RuntimeError(f"{name}: U[{k},{k}] is zero and using it on lu_solve would result "
+                           f"in a division by zero. If you still want to perform the "
+                           f"factorization, consider calling linalg.lu(A, pivot) or "
+                           f"linalg.lu_factor_ex(A, pivot)")
 
 
 def lu_factor(A, *, pivot=True, out=None):
@@ -390,12 +402,7 @@ def lu_factor(A, *, pivot=True, out=None):
     """
     check_matrix(A, "linalg.lu_factor")
     lu, piv, info = lu_factor_ex(A, pivot=pivot)
-    if builtins.bool((info != 0).any()):
-        k = info.reshape(-1)[(info.reshape(-1) != 0).nonzero()[0]].item()
-        raise RuntimeError(f"torch.linalg.lu_factor: U[{k},{k}] is zero and using it on lu_solve "
-                           f"would result in a division by zero. If you still want to perform "
-                           f"the factorization, consider calling linalg.lu(A, pivot) or "
-                           f"linalg.lu_factor_ex(A, pivot)")
+    _raise_zero_pivot(info, "torch.linalg.lu_factor")
     return LU_FACTOR(lu, piv)
 
 
