@@ -32,6 +32,17 @@ def _out(res, out, name):
     return res if out is None else _into_out(out, res, name)
 
 
+def _outs(res, out, name):
+    """A result tuple written into the tuple of tensors ``out`` (PyTorch's ``out=``
+    of the functions with several results), as the same kind of named tuple."""
+    if out is None:
+        return res
+    if len(out) != len(res):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of {len(res)} Tensors")
+    values = [_into_out(o, r, name) for o, r in zip(out, res)]
+    return tuple(values) if type(res) is tuple else type(res)(*values)
+
+
 def _raise_info(info, name):
     """``*_ex``'s ``check_errors=True``: PyTorch raises for the first failing matrix."""
     if builtins.bool((info != 0).any()):
@@ -69,10 +80,12 @@ def inv_ex(A, *, check_errors=False, out=None):
     1
     """
     check_matrix(A, "linalg.inv_ex", square=True)
-    info = _kernel("linalg_inv_ex", A)(A.detach(), builtins.bool(check_errors), "linalg.inv_ex")[1]
+    info = _kernel("linalg_inv_ex", A)(A.detach(), builtins.bool(check_errors),
+                                       "linalg.inv_ex")[1]
     if builtins.bool((info == 0).all()):
-        return INV_EX(Inv.apply(A), info)
-    return INV_EX(_kernel("linalg_inv_ex", A)(A.detach(), False)[0], info)
+        return _outs(INV_EX(Inv.apply(A), info), out, "linalg_inv_ex")
+    return _outs(INV_EX(_kernel("linalg_inv_ex", A)(A.detach(), False)[0], info), out,
+                 "linalg_inv_ex")
 
 
 def det(A, *, out=None):
@@ -101,7 +114,7 @@ def slogdet(A, *, out=None):
     (-1.0, 0.693147)
     """
     check_matrix(A, "linalg.slogdet", square=True)
-    return SLOGDET(*Slogdet.apply(A))
+    return _outs(SLOGDET(*Slogdet.apply(A)), out, "linalg_slogdet")
 
 
 # ----------------------------------------------------------------------- Cholesky
@@ -139,7 +152,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
                                                      "linalg.cholesky_ex")
     if builtins.bool((info == 0).all()):
         lower = Cholesky.apply(src)
-    return CHOLESKY_EX(_mH(lower) if upper else lower, info)
+    return _outs(CHOLESKY_EX(_mH(lower) if upper else lower, info), out, "linalg_cholesky_ex")
 
 
 # ----------------------------------------------------------------------- eigen
@@ -165,7 +178,7 @@ def eigh(A, UPLO="L", *, out=None):
     [1.0, 3.0]
     """
     check_matrix(A, "linalg.eigh", square=True)
-    return EIGH(*Eigh.apply(A, _uplo(UPLO)))
+    return _outs(EIGH(*Eigh.apply(A, _uplo(UPLO))), out, "linalg_eigh")
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
@@ -192,7 +205,7 @@ def eig(A, *, out=None):
     [(2+0j), (3+0j)]
     """
     check_matrix(A, "linalg.eig", square=True)
-    return EIG(*Eig.apply(A))
+    return _outs(EIG(*Eig.apply(A)), out, "linalg_eig")
 
 
 def eigvals(A, *, out=None):
@@ -224,7 +237,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     [3.0, 2.0]
     """
     check_matrix(A, "linalg.svd")
-    return SVD(*Svd.apply(A, builtins.bool(full_matrices)))
+    return _outs(SVD(*Svd.apply(A, builtins.bool(full_matrices))), out, "linalg_svd")
 
 
 def svdvals(A, *, driver=None, out=None):
@@ -258,7 +271,7 @@ def qr(A, mode="reduced", *, out=None):
     q, r = Qr.apply(A, "complete" if mode == "complete" else "reduced")
     if mode == "r":
         q = cygrad.empty(0, dtype=A.dtype, device=A.device)
-    return QR(q, r)
+    return _outs(QR(q, r), out, "linalg_qr")
 
 
 # ----------------------------------------------------------------------- solvers
@@ -325,7 +338,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
                                             "torch.linalg.solve_ex")
     if builtins.bool((info == 0).all()):
         x = Solve.apply(a, b)
-    return SOLVE_EX(_solve_result(x, left, vector), info)
+    return _outs(SOLVE_EX(_solve_result(x, left, vector), info), out, "linalg_solve_ex")
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
@@ -376,7 +389,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     lu, piv, info = LuFactor.apply(A)
     if check_errors:
         _raise_zero_pivot(info, "torch.linalg.lu_factor_ex")
-    return LU_FACTOR_EX(lu, piv, info)
+    return _outs(LU_FACTOR_EX(lu, piv, info), out, "linalg_lu_factor_ex")
 
 
 def _raise_zero_pivot(info, name):
@@ -403,7 +416,7 @@ def lu_factor(A, *, pivot=True, out=None):
     check_matrix(A, "linalg.lu_factor")
     lu, piv, info = lu_factor_ex(A, pivot=pivot)
     _raise_zero_pivot(info, "torch.linalg.lu_factor")
-    return LU_FACTOR(lu, piv)
+    return _outs(LU_FACTOR(lu, piv), out, "linalg_lu_factor")
 
 
 def lu(A, *, pivot=True, out=None):
@@ -422,7 +435,7 @@ def lu(A, *, pivot=True, out=None):
     lu_, piv, _ = lu_factor_ex(A, pivot=pivot)
     m, n = A.shape[-2:]
     lower, upper = lu_unpacked(lu_, m, n)
-    return LU(_permutation_matrix(piv, m, A.dtype), lower, upper)
+    return _outs(LU(_permutation_matrix(piv, m, A.dtype), lower, upper), out, "linalg_lu")
 
 
 def _permutation_matrix(pivots, m, dtype):
@@ -518,7 +531,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
                          cygrad.zeros((), dtype=cygrad.int32))
     if check_errors:
         _raise_info(first, "linalg.ldl_factor_ex")
-    return LDL_FACTOR_EX(ld, pivots, first)
+    return _outs(LDL_FACTOR_EX(ld, pivots, first), out, "linalg_ldl_factor_ex")
 
 
 def ldl_factor(A, *, hermitian=False, out=None):
@@ -532,7 +545,7 @@ def ldl_factor(A, *, hermitian=False, out=None):
     """
     ld, piv, info = ldl_factor_ex(A, hermitian=hermitian)
     _raise_info(info, "linalg.ldl_factor")
-    return LDL_FACTOR(ld, piv)
+    return _outs(LDL_FACTOR(ld, piv), out, "linalg_ldl_factor")
 
 
 def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):

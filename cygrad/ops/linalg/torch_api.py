@@ -223,7 +223,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
     [2, 2]
     """
     res = LA.lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
-    return _LU_WITH_INFO(*res) if get_infos else (res.LU, res.pivots)
+    return LA._outs(_LU_WITH_INFO(*res) if get_infos else (res.LU, res.pivots), out, "lu")
 
 
 @tensor_method
@@ -258,7 +258,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     empty = cygrad.empty(0, dtype=LU_data.dtype, device=LU_data.device)
     lower, upper = lu_unpacked(LU_data, m, n) if unpack_data else (empty, empty)
     p = LA._permutation_matrix(LU_pivots, m, LU_data.dtype) if unpack_pivots else empty
-    return _LU_UNPACK(p, lower, upper)
+    return LA._outs(_LU_UNPACK(p, lower, upper), out, "lu_unpack")
 
 
 # ----------------------------------------------------------------------- QR, SVD
@@ -274,7 +274,7 @@ def qr(input, some=True, *, out=None):
     >>> cygrad.ones(3, 2).qr(some=False).Q.shape
     cygrad.Size([3, 3])
     """
-    return _QR(*LA.qr(input, "reduced" if some else "complete"))
+    return LA._outs(_QR(*LA.qr(input, "reduced" if some else "complete")), out, "qr")
 
 
 @tensor_method
@@ -296,9 +296,9 @@ def svd(input, some=True, compute_uv=True, *, out=None):
         batch = tuple(input.shape[:-2])
         zeros = lambda k: cygrad.zeros(*(batch + (k, k)), dtype=input.dtype,   # noqa: E731
                                        device=input.device)
-        return _SVD(zeros(m), LA.svdvals(input), zeros(n))
+        return LA._outs(_SVD(zeros(m), LA.svdvals(input), zeros(n)), out, "svd")
     u, s, vh = LA.svd(input, full_matrices=not some)
-    return _SVD(u, s, _mH(vh))
+    return LA._outs(_SVD(u, s, _mH(vh)), out, "svd")
 
 
 # ----------------------------------------------------------------------- removed in PyTorch 2
@@ -352,7 +352,7 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     a = A.mT if transpose else A
     up = builtins.bool(upper) != builtins.bool(transpose)
     x = LA.solve_triangular(a, b, upper=up, unitriangular=unitriangular)
-    return _TRIANGULAR_SOLVE(x, A.clone())
+    return LA._outs(_TRIANGULAR_SOLVE(x, A.clone()), out, "triangular_solve")
 
 
 @tensor_method
@@ -369,7 +369,7 @@ def geqrf(input, *, out=None):
     5.0
     """
     check_matrix(input, "torch.geqrf", argname="input")
-    return _GEQRF(*_kernel("linalg_geqrf", input)(input.detach()))
+    return LA._outs(_GEQRF(*_kernel("linalg_geqrf", input)(input.detach())), out, "geqrf")
 
 
 @tensor_method
@@ -411,7 +411,8 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     q = MF.householder_product(full[..., :, :m], tau)
     if transpose:
         q = _mH(q)
-    return matmul(q, other) if left else matmul(other, q)
+    res = matmul(q, other) if left else matmul(other, q)
+    return res if out is None else LA._out(res, out, "ormqr")
 
 
 # ----------------------------------------------------------------------- products
