@@ -633,6 +633,7 @@ OPS = [
            sample_inputs=_lu_solve_samples, torch_name="",
            skips={"test_function_class": "composed of lu_factor and triangular solves"}),
     OpInfo("linalg.ldl_factor", _ldl_op, _ldl_ref, dtypes=FLOATS, sample_inputs=_ldl_samples,
+           torch_name="",      # (PyTorch has no derivative for it; values: test_linalg_api.py)
            check_zero_size=False,
            skips={"test_function_class": "composed of differentiable ops (a recurrence)"}),
     OpInfo("linalg.pinv", L.pinv, _pinv_ref, dtypes=F_AND_C, sample_inputs=_rect_samples),
