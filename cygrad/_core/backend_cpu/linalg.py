@@ -165,7 +165,7 @@ def _qr(a, mode):
 
 def _batches(a):
     """The matrices of a (..., m, n) array, one at a time, with their batch index."""
-    flat = a.reshape((-1,) + a.shape[-2:])
+    flat = a.reshape((int(np.prod(a.shape[:-2], dtype=np.int64)),) + a.shape[-2:])
     return flat, a.shape[:-2]
 
 
@@ -178,8 +178,8 @@ def _lu_np(a):
     lu = np.array(a, dtype=a.dtype if a.dtype.kind in "fc" else np.float64, copy=True)
     m, n = lu.shape[-2:]
     k = min(m, n)
-    flat = lu.reshape((-1, m, n))
-    nb = flat.shape[0]
+    nb = int(np.prod(lu.shape[:-2], dtype=np.int64))
+    flat = lu.reshape((nb, m, n))
     piv = np.zeros((nb, k), dtype=np.int32)
     info = np.zeros(nb, dtype=np.int32)
     rows = np.arange(nb)

@@ -561,6 +561,8 @@ def block_diag(*tensors):
                                f"dimensions. Input {i} has {t.dim()} dimensions")
         mats.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
     dtype = cygrad.result_type(*tensors) if tensors else cygrad.get_default_dtype()
+    if not mats:
+        return cygrad.zeros(1, 0, dtype=dtype)          # (PyTorch's shape for no blocks)
     rows = builtins.sum(m.shape[0] for m in mats)
     cols = builtins.sum(m.shape[1] for m in mats)
     res = cygrad.zeros(rows, cols, dtype=dtype)
