@@ -31,12 +31,16 @@ def check_tensor(x, fname, argname="A", position=1):
                         f"not {type(x).__name__}")
 
 
-def check_matrix(a, name, square=False, argname="A"):
+def check_matrix(a, name, square=False, argname="A", kernel=None):
     """``a`` is a float or complex batch of matrices (square if asked), as PyTorch's
-    linalg checks it: rank first, then dtype, then shape."""
+    linalg checks it: rank first, then dtype, then shape.  ``kernel``: the name of
+    the PyTorch kernel whose dtype dispatch refuses other dtypes instead (a
+    ``NotImplementedError``)."""
     check_tensor(a, name.replace(".", "_"), argname)
     if a.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor {argname} must have at least 2 dimensions.")
+    if kernel is not None:
+        check_kernel_dtype(a, kernel)
     check_float(a, name)
     if square and a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"{name}: {argname} must be batches of square matrices, but they are "
@@ -64,3 +68,10 @@ def broadcast_batch(a, b):
     from ..shape.broadcasting import broadcast_shapes
     batch = tuple(broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     return (a.expand(*(batch + tuple(a.shape[-2:]))), b.expand(*(batch + tuple(b.shape[-2:]))))
+
+
+def check_kernel_dtype(a, kernel):
+    """PyTorch's dispatch error of a kernel defined for float32/64 and complex only."""
+    dt = a.dtype
+    if not (dt.is_floating_point or dt.is_complex) or dt.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{tname(dt)}\'')

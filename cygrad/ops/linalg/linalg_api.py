@@ -354,9 +354,9 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     >>> cygrad.linalg.solve_triangular(a, cygrad.tensor([[4.0], [4.0]]), upper=True).tolist()
     [[1.5], [1.0]]
     """
-    check_matrix(A, "linalg.solve_triangular", square=True)
+    check_matrix(A, "linalg.solve_triangular", square=True, kernel="triangular_solve_cpu")
     check_tensor(B, "linalg_solve_triangular", "B", 2)
-    check_matrix(B, "linalg.solve_triangular", argname="B")
+    check_matrix(B, "linalg.solve_triangular", argname="B", kernel="triangular_solve_cpu")
     check_same_dtype(A, B, "linalg.solve_triangular")
     a, b = (A, B) if left else (A.mT, B.mT)
     up = builtins.bool(upper) if left else not upper

@@ -13,7 +13,7 @@ import math
 import numbers
 
 import cygrad
-from ._checks import check_float, check_matrix, check_tensor, tname
+from ._checks import check_float, check_kernel_dtype, check_matrix, check_tensor, tname
 from ._common import _into_out
 from .decompositions import Inv, Svd, _kernel, _mH
 from .products import matmul
@@ -449,7 +449,7 @@ def householder_product(A, tau, *, out=None):
     if A.dtype is not tau.dtype:
         raise RuntimeError(f"torch.linalg.householder_product: tau dtype {tname(tau.dtype)} "
                            f"does not match input dtype {tname(A.dtype)}")
-    check_float(A, "torch.linalg.householder_product")
+    check_kernel_dtype(A, "orgqr_cpu")
     q = cygrad.eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape)
     below = cygrad.tril(A, diagonal=-1) + cygrad.eye(m, n, dtype=A.dtype, device=A.device)
     # Q = H_1 (H_2 (... (H_k I))): apply the reflectors from the last

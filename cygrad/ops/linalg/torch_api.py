@@ -21,7 +21,7 @@ from ..._tensor import tensor_method
 from ..reduction._common import _result_type
 from . import linalg_api as LA
 from . import matrix_functions as MF
-from ._checks import check_matrix, check_tensor, tname
+from ._checks import check_kernel_dtype, check_matrix, check_tensor, tname
 from .decompositions import _kernel, _mH, lu_unpacked
 from .products import matmul
 
@@ -170,7 +170,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
     >>> cygrad.cholesky_inverse(cygrad.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
     [[0.25, 0.0], [0.0, 1.0]]
     """
-    check_matrix(input, "cholesky_inverse", square=True, argname="input")
+    check_matrix(input, "cholesky_inverse", square=True, argname="input",
+                 kernel="cholesky_inverse_out_cpu")
     eye = cygrad.eye(input.shape[-1], dtype=input.dtype, device=input.device)
     x = _tri_solve(input, eye.expand(*input.shape), upper)     # L^-1 (or U^-1)
     res = (_mH(x) @ x) if not upper else (x @ _mH(x))
@@ -199,6 +200,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     if input.dtype is not input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{tname(input.dtype)} and A of type {tname(input2.dtype)} instead.")
+    check_kernel_dtype(input, "cholesky_solve_cpu")
     if upper:
         y = _tri_solve(_mH(input2), input, False)
         x = _tri_solve(input2, y, True)
@@ -368,7 +370,7 @@ def geqrf(input, *, out=None):
     >>> round(abs(a[0, 0].item()), 6)
     5.0
     """
-    check_matrix(input, "torch.geqrf", argname="input")
+    check_matrix(input, "torch.geqrf", argname="input", kernel="geqrf_cpu")
     return LA._outs(_GEQRF(*_kernel("linalg_geqrf", input)(input.detach())), out, "geqrf")
 
 
@@ -473,6 +475,8 @@ def trace(input):
     check_tensor(input, "trace", "input")
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    if input.dtype is cygrad.bool:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return input.diagonal().sum()
 
 
