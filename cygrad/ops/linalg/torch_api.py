@@ -18,6 +18,7 @@ import numbers
 
 import cygrad
 from ..._tensor import tensor_method
+from .._argcheck import bool_arg, int_arg, number_arg
 from ..reduction._common import _result_type
 from . import linalg_api as LA
 from . import matrix_functions as MF
@@ -192,6 +193,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     """
     check_tensor(input, "cholesky_solve", "input")
     check_tensor(input2, "cholesky_solve", "input2", 2)
+    upper = bool_arg(upper, "cholesky_solve", "upper", 3)
     if input.dim() < 2 or input2.dim() < 2:
         raise RuntimeError(f"b should have at least 2 dimensions, but has {input.dim()} dimensions "
                            f"instead" if input.dim() < 2 else
@@ -492,6 +494,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     [[1, 0], [0, 2]]
     """
     check_tensor(input, "diag_embed", "input")
+    offset = int_arg(offset, "diag_embed", "offset", 2)
+    dim1 = int_arg(dim1, "diag_embed", "dim1", 3)
+    dim2 = int_arg(dim2, "diag_embed", "dim2", 4)
     nd = input.dim() + 1
     d1 = dim1 % nd if -nd <= dim1 < nd else None
     d2 = dim2 % nd if -nd <= dim2 < nd else None
@@ -524,6 +529,7 @@ def diag(input, diagonal=0, *, out=None):
     [1, 4]
     """
     check_tensor(input, "diag", "input")
+    diagonal = int_arg(diagonal, "diag", "diagonal", 2)
     if input.dim() == 1:
         res = diag_embed(input, diagonal)
     elif input.dim() == 2:
@@ -544,6 +550,7 @@ def diagflat(input, offset=0):
     [[1, 0], [0, 2]]
     """
     check_tensor(input, "diagflat", "input")
+    offset = int_arg(offset, "diagflat", "offset", 2)
     return diag_embed(input.reshape(-1), offset)
 
 
@@ -613,6 +620,12 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     [[1.0, -1.0], [-1.0, 1.0]]
     """
     check_tensor(input, "cov", "input")
+    correction = int_arg(correction, "cov", "correction")
+    for name, w in (("fweights", fweights), ("aweights", aweights)):
+        if w is not None:
+            check_tensor(w, "cov", name)
+            if w.numel() and builtins.bool((w < 0).any()):
+                raise RuntimeError(f"cov(): {name} cannot be negative")
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
@@ -696,6 +709,7 @@ def dist(input, other, p=2):
     """
     check_tensor(input, "dist", "input")
     check_tensor(other, "dist", "other", 2)
+    p = number_arg(p, "dist", "p", 3)
     return MF.vector_norm(input - other, p)
 
 
@@ -733,12 +747,18 @@ def frobenius_norm(input, dim, keepdim=False, *, out=None):
 
 def _renorm_factor(input, p, dim, maxnorm):
     check_tensor(input, "renorm", "input")
-    if not isinstance(p, numbers.Number) or p <= 0:
+    p = number_arg(p, "renorm", "p", 2)
+    dim = int_arg(dim, "renorm", "dim", 3)
+    maxnorm = number_arg(maxnorm, "renorm", "maxnorm", 4)
+    if p <= 0:
         raise RuntimeError(f"renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.dim() < 1:
         raise RuntimeError("renorm: input needs at least 1 dimension, got 0 dimensions")
+    if not -input.dim() <= dim < input.dim():
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-input.dim()}, {input.dim() - 1}], but got {dim})")
     d = dim % input.dim()
     others = [i for i in range(input.dim()) if i != d]
     norms = MF.vector_norm(input, p, others or None, keepdim=True) if others else input.abs()
