@@ -754,14 +754,15 @@ def _renorm_factor(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    if input.dim() < 1:
-        raise RuntimeError("renorm: input needs at least 1 dimension, got 0 dimensions")
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           f"dimensions")
     if not -input.dim() <= dim < input.dim():
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-input.dim()}, {input.dim() - 1}], but got {dim})")
     d = dim % input.dim()
     others = [i for i in range(input.dim()) if i != d]
-    norms = MF.vector_norm(input, p, others or None, keepdim=True) if others else input.abs()
+    norms = MF.vector_norm(input, p, others, keepdim=True)
     # (PyTorch's 1e-7 keeps the scaled norms just under maxnorm)
     return cygrad.where(norms > maxnorm, maxnorm / (norms + 1e-7), cygrad.ones_like(norms))
 
