@@ -31,16 +31,18 @@ def check_tensor(x, fname, argname="A", position=1):
                         f"not {type(x).__name__}")
 
 
-def check_matrix(a, name, square=False, argname="A", kernel=None):
+def check_matrix(a, name, square=False, argname="A", kernel=None, half_kernel=None):
     """``a`` is a float or complex batch of matrices (square if asked), as PyTorch's
     linalg checks it: rank first, then dtype, then shape.  ``kernel``: the name of
     the PyTorch kernel whose dtype dispatch refuses other dtypes instead (a
-    ``NotImplementedError``)."""
+    ``NotImplementedError``); ``half_kernel``: the same for float16/bfloat16 only."""
     check_tensor(a, name.replace(".", "_"), argname)
     if a.dim() < 2:
         raise RuntimeError(f"{name}: The input tensor {argname} must have at least 2 dimensions.")
     if kernel is not None:
         check_kernel_dtype(a, kernel)
+    if half_kernel is not None and a.dtype.name in ("float16", "bfloat16"):
+        check_kernel_dtype(a, half_kernel)
     check_float(a, name)
     if square and a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"{name}: {argname} must be batches of square matrices, but they are "

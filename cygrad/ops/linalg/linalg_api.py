@@ -98,7 +98,7 @@ def det(A, *, out=None):
     >>> cygrad.linalg.det(cygrad.tensor([[1.0, 2.0], [3.0, 4.0]])).item()
     -2.0
     """
-    check_matrix(A, "linalg.det", square=True)
+    check_matrix(A, "linalg.det", square=True, half_kernel="lu_cpu")
     return _out(Det.apply(A), out, "linalg_det")
 
 
@@ -130,7 +130,7 @@ def cholesky(A, *, upper=False, out=None):
     >>> cygrad.linalg.cholesky(cygrad.tensor([[4.0, 2.0], [2.0, 2.0]])).tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
-    check_matrix(A, "linalg.cholesky", square=True)
+    check_matrix(A, "linalg.cholesky", square=True, half_kernel="cholesky_cpu")
     lower = Cholesky.apply(_mH(A) if upper else A)
     return _out(_mH(lower) if upper else lower, out, "linalg_cholesky")
 
@@ -146,7 +146,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     >>> cygrad.linalg.cholesky_ex(-cygrad.eye(2)).info.item()
     1
     """
-    check_matrix(A, "linalg.cholesky_ex", square=True)
+    check_matrix(A, "linalg.cholesky_ex", square=True, half_kernel="cholesky_cpu")
     src = _mH(A) if upper else A
     lower, info = _kernel("linalg_cholesky_ex", src)(src.detach(), builtins.bool(check_errors),
                                                      "linalg.cholesky_ex")
@@ -177,7 +177,7 @@ def eigh(A, UPLO="L", *, out=None):
     >>> cygrad.linalg.eigh(cygrad.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues.tolist()
     [1.0, 3.0]
     """
-    check_matrix(A, "linalg.eigh", square=True)
+    check_matrix(A, "linalg.eigh", square=True, kernel="linalg_eigh_cpu")
     return _outs(EIGH(*Eigh.apply(A, _uplo(UPLO))), out, "linalg_eigh")
 
 
@@ -190,7 +190,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
     >>> cygrad.linalg.eigvalsh(cygrad.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
     [1.0, 2.0]
     """
-    check_matrix(A, "linalg.eigvalsh", square=True)
+    check_matrix(A, "linalg.eigvalsh", square=True, kernel="linalg_eigh_cpu")
     return _out(Eigh.apply(A, _uplo(UPLO))[0], out, "linalg_eigvalsh")
 
 
@@ -204,7 +204,7 @@ def eig(A, *, out=None):
     >>> w.tolist()
     [(2+0j), (3+0j)]
     """
-    check_matrix(A, "linalg.eig", square=True)
+    check_matrix(A, "linalg.eig", square=True, half_kernel="linalg_eig_out_cpu")
     return _outs(EIG(*Eig.apply(A)), out, "linalg_eig")
 
 
@@ -217,7 +217,7 @@ def eigvals(A, *, out=None):
     >>> cygrad.linalg.eigvals(cygrad.tensor([[0.0, -1.0], [1.0, 0.0]])).tolist()
     [1j, -1j]
     """
-    check_matrix(A, "linalg.eigvals", square=True)
+    check_matrix(A, "linalg.eigvals", square=True, half_kernel="linalg_eig_out_cpu")
     return _out(Eig.apply(A)[0], out, "linalg_eigvals")
 
 
@@ -236,7 +236,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     >>> cygrad.linalg.svd(cygrad.tensor([[3.0, 0.0], [0.0, -2.0]])).S.tolist()
     [3.0, 2.0]
     """
-    check_matrix(A, "linalg.svd")
+    check_matrix(A, "linalg.svd", half_kernel="linalg_svd_cpu")
     return _outs(SVD(*Svd.apply(A, builtins.bool(full_matrices))), out, "linalg_svd")
 
 
@@ -249,7 +249,7 @@ def svdvals(A, *, driver=None, out=None):
     >>> cygrad.linalg.svdvals(cygrad.tensor([[0.0, 2.0], [1.0, 0.0]])).tolist()
     [2.0, 1.0]
     """
-    check_matrix(A, "linalg.svdvals")
+    check_matrix(A, "linalg.svdvals", half_kernel="linalg_svd_cpu")
     return _out(Svd.apply(A, False)[1], out, "linalg_svdvals")
 
 
@@ -264,7 +264,7 @@ def qr(A, mode="reduced", *, out=None):
     >>> [round(v, 6) for v in r.diagonal().abs().tolist()]
     [5.0, 3.0]
     """
-    check_matrix(A, "linalg.qr")
+    check_matrix(A, "linalg.qr", half_kernel="geqrf_cpu")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
@@ -283,7 +283,7 @@ def _is_vector_rhs(A, B):
 
 
 def _solve_checked(A, B, left, name):
-    check_matrix(A, name, square=True)
+    check_matrix(A, name, square=True, half_kernel="lu_cpu")
     check_tensor(B, name.replace(".", "_"), "B", 2)
     check_same_dtype(A, B, name)
     vector = _is_vector_rhs(A, B)
@@ -383,7 +383,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     >>> piv.tolist(), info.item()
     ([2, 2], 0)
     """
-    check_matrix(A, "linalg.lu_factor_ex")
+    check_matrix(A, "linalg.lu_factor_ex", kernel="lu_cpu")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     lu, piv, info = LuFactor.apply(A)
@@ -413,7 +413,7 @@ def lu_factor(A, *, pivot=True, out=None):
     >>> lu.tolist()
     [[3.0, 4.0], [0.3333333432674408, 0.6666666269302368]]
     """
-    check_matrix(A, "linalg.lu_factor")
+    check_matrix(A, "linalg.lu_factor", kernel="lu_cpu")
     lu, piv, info = lu_factor_ex(A, pivot=pivot)
     _raise_zero_pivot(info, "torch.linalg.lu_factor")
     return _outs(LU_FACTOR(lu, piv), out, "linalg_lu_factor")
@@ -431,7 +431,7 @@ def lu(A, *, pivot=True, out=None):
     >>> (p @ l @ u - a).abs().max().item() < 1e-6
     True
     """
-    check_matrix(A, "linalg.lu")
+    check_matrix(A, "linalg.lu", kernel="lu_cpu")
     lu_, piv, _ = lu_factor_ex(A, pivot=pivot)
     m, n = A.shape[-2:]
     lower, upper = lu_unpacked(lu_, m, n)
@@ -501,7 +501,8 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
     >>> ld.tolist(), piv.tolist()
     ([[4.0, 0.0], [0.5, 2.0]], [1, 2])
     """
-    check_matrix(A, "linalg.ldl_factor_ex", square=True)
+    check_matrix(A, "torch.linalg.ldl_factor_ex", square=True,
+                 half_kernel="ldl_factor_kernel_cpu")
     if A.is_complex() and hermitian:
         raise RuntimeError("linalg.ldl_factor_ex: hermitian=True for complex inputs is not "
                            "supported by cygrad")

@@ -77,9 +77,12 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     """
     check_tensor(A, "linalg_matrix_norm")
     d0, d1 = _matrix_dims(A, tuple(dim), "linalg.matrix_norm")
-    check_float(A, "linalg.matrix_norm")
+    if not (A.dtype.is_floating_point or A.is_complex()):
+        check_float(A, "linalg.matrix_norm")
     if dtype is not None:
         A = A.to(dtype)
+    if ord in ("nuc", 2, -2):
+        check_float(A, "linalg.matrix_norm")
     if ord == "fro":
         res = cygrad.norm(A, p=2, dim=(d0, d1), keepdim=keepdim)
         return _out(res, out, "linalg_matrix_norm")
@@ -144,7 +147,7 @@ def cond(A, p=None, *, out=None):
     >>> cygrad.linalg.cond(cygrad.tensor([[2.0, 0.0], [0.0, 0.5]])).item()
     4.0
     """
-    check_matrix(A, "linalg.cond")
+    check_matrix(A, "linalg.cond", half_kernel="linalg_svd_cpu")
     if p in (None, 2, -2):
         s = Svd.apply(A, False)[1]
         big, small = s[..., :1], s[..., -1:]
@@ -253,9 +256,13 @@ def matrix_exp(A):
                            "dimensions." if A.dim() < 2 else
                            f"linalg.matrix_exp: A must be batches of square matrices, but they "
                            f"are {A.shape[-2]} by {A.shape[-1]} matrices")
-    check_float(A, "linalg.matrix_exp")
+    if not (A.dtype.is_floating_point or A.is_complex()):
+        check_float(A, "linalg.matrix_exp")
     if A.numel() == 0:
         return A.clone()
+    if A.dtype.name in ("float16", "bfloat16"):
+        # (PyTorch supports half types here: computed in float32, rounded once)
+        return matrix_exp(A.to(cygrad.float32)).to(A.dtype)
     theta = _THETA_32 if A.dtype.name in ("float32", "complex64") else _THETA
     norm1 = builtins.float(A.detach().abs().sum(dim=-2).amax())
     if not math.isfinite(norm1):
@@ -354,6 +361,8 @@ def cross(input, other, *, dim=-1, out=None):
     if d is None:
         raise IndexError(f"Dimension out of range (expected to be in range of "
                          f"[{-input.dim()}, {input.dim() - 1}], but got {dim})")
+    if input.dtype is cygrad.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
@@ -375,6 +384,8 @@ def vecdot(x, y, *, dim=-1, out=None):
     """
     check_tensor(x, "linalg_vecdot", "x")
     check_tensor(y, "linalg_vecdot", "y", 2)
+    if not (x.dtype.is_floating_point or x.is_complex()):
+        check_float(x, "linalg.vecdot")
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {tname(x.dtype)} and y of type {tname(y.dtype)} instead")
@@ -394,9 +405,17 @@ def vander(x, *, N=None):
     check_tensor(x, "linalg_vander", "x")
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
-    if x.dtype is cygrad.bool:
-        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
-                           "tensors, but got Bool")
+    if x.dtype is cygrad.bool or x.dtype.name in ("float16", "bfloat16"):
+        raise RuntimeError(f"linalg.vander supports floating point, complex, and integer "
+                           f"tensors, but got {tname(x.dtype)}")
+    return _vander(x, N)
+
+
+def _vander(x, N):
+    """Increasing powers of ``x`` (integers in int64, as PyTorch's cumulative
+    product makes them)."""
+    if not (x.dtype.is_floating_point or x.is_complex()):
+        x = x.to(cygrad.int64)
     n = x.shape[-1] if N is None else N
     if n <= 1:
         if n < 0:

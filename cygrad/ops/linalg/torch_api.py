@@ -17,6 +17,7 @@ import math
 import numbers
 
 import cygrad
+from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from .._argcheck import bool_arg, int_arg, number_arg
 from ..reduction._common import _result_type
@@ -153,6 +154,7 @@ def cholesky(input, upper=False, *, out=None):
     >>> cygrad.tensor([[4.0, 2.0], [2.0, 2.0]]).cholesky().tolist()
     [[2.0, 0.0], [1.0, 1.0]]
     """
+    check_matrix(input, "linalg.cholesky", argname="A", kernel="cholesky_cpu")
     return LA.cholesky(input, upper=upper, out=out)
 
 
@@ -294,7 +296,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     >>> s.tolist()
     [3.0, 2.0]
     """
-    check_matrix(input, "linalg.svd", argname="A")
+    check_matrix(input, "linalg.svd", argname="A", half_kernel="linalg_svd_cpu")
     if not compute_uv:
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
@@ -629,7 +631,11 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
+    if input.dtype is cygrad.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
+    if aweights is not None and isinstance(aweights, TensorBase):
+        x = x.to(cygrad.result_type(x, aweights))    # (int8 data, float16 weights: float16)
     if not (x.dtype.is_floating_point or x.is_complex()):
         x = x.to(cygrad.get_default_dtype())
     n = x.shape[1]
@@ -648,7 +654,6 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             raise RuntimeError("cov(): expected aweights to have floating point dtype but got "
                                f"aweights with {tname(aweights.dtype)} dtype")
         w = aweights if w is None else w * aweights
-        x = x.to(cygrad.result_type(x, aweights))      # float64 weights: a float64 result
     if w is None:
         avg = x.mean(dim=1)
         w_sum = n
@@ -812,9 +817,7 @@ def vander(x, N=None, increasing=False):
         raise RuntimeError("x must be a one-dimensional tensor.")
     if N is not None and N < 0:
         raise RuntimeError("N must be non-negative.")
-    res = MF.vander(x, N=N)
-    if not (x.dtype.is_floating_point or x.is_complex()):
-        res = res.to(cygrad.int64)
+    res = MF._vander(x, N)
     return res if increasing else res.flip(-1)
 
 
