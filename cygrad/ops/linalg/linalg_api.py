@@ -581,7 +581,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
 _EPS = {"float32": 2.0 ** -23, "float64": 2.0 ** -52}
 
 
-def _tolerance(s, A, atol, rtol, name):
+def _tolerance(s, A, atol, rtol):
     """PyTorch's threshold ``max(atol, rtol * max(S))`` per matrix; ``rtol`` defaults
     to ``max(m, n) * eps`` when neither is given, else to 0."""
     smax = s.amax(dim=-1, keepdim=True) if s.shape[-1] else cygrad.zeros(
@@ -616,12 +616,12 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     if hermitian:
         w, v = Eigh.apply(A, "L")
         aw = w.abs()
-        keep = aw > _tolerance(aw, A, atol, rtol, "linalg.pinv")
+        keep = aw > _tolerance(aw, A, atol, rtol)
         w_inv = cygrad.where(keep, 1.0 / cygrad.where(keep, w, cygrad.ones_like(w)),
                              cygrad.zeros_like(w))
         return _out((v * w_inv.to(v.dtype).unsqueeze(-2)) @ _mH(v), out, "linalg_pinv")
     u, s, vh = Svd.apply(A, False)
-    keep = s > _tolerance(s, A, atol, rtol, "linalg.pinv")
+    keep = s > _tolerance(s, A, atol, rtol)
     s_inv = cygrad.where(keep, 1.0 / cygrad.where(keep, s, cygrad.ones_like(s)),
                          cygrad.zeros_like(s))
     return _out(_mH(vh) @ (s_inv.to(u.dtype).unsqueeze(-1) * _mH(u)), out, "linalg_pinv")
@@ -640,7 +640,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     check_matrix(A, "linalg.matrix_rank")
     a = A.detach()
     s = Eigh.apply(a, "L")[0].abs() if hermitian else Svd.apply(a, False)[1]
-    rank = (s > _tolerance(s, a, atol, rtol, "linalg.matrix_rank")).sum(dim=-1)
+    rank = (s > _tolerance(s, a, atol, rtol)).sum(dim=-1)
     return _out(rank, out, "linalg_matrix_rank")
 
 
@@ -683,7 +683,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     eps = _EPS[s.dtype.name]
     rtol = builtins.max(m, n) * eps if rcond is None or rcond < 0 else rcond
     x = pinv(a, rtol=rtol) @ b
-    rank = (s > _tolerance(s, a, None, rtol, "lstsq")).sum(dim=-1)
+    rank = (s > _tolerance(s, a, None, rtol)).sum(dim=-1)
     empty = cygrad.empty(0, dtype=s.dtype, device=s.device)
     residuals = empty
     if driver != "gelsy" and m > n and builtins.bool((rank == n).all()):
