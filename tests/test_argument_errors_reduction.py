@@ -1,5 +1,5 @@
 """Argument errors of the reductions and matrix products, as PyTorch raises them
-(``cygrad/ops/reduction``, ``cygrad/ops/linalg.py``): regressions of the fuzzer's
+(``cygrad/ops/reduction``, ``cygrad/ops/linalg``): regressions of the fuzzer's
 pinned failure classes.  Each case asserts cygrad's exception type and, where
 torch is installed, that torch raises the same type for the same call."""
 import math

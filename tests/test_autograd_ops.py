@@ -38,6 +38,7 @@ FAMILY_MODULES = {
     "elementwise": ("cygrad.ops.elementwise",),
     "indexing": ("cygrad.ops.indexing",),
     "linalg": ("cygrad.ops.linalg",),
+    "linalg_api": ("cygrad.ops.linalg",),
     "reduction": ("cygrad.ops.reduction",),
     "shape": ("cygrad.ops.shape", "cygrad.ops.view_functions"),
     "creation": ("cygrad.ops.creation",),

@@ -88,7 +88,6 @@ REPO = os.path.dirname(DOCS)
 
 # Names the pages mention on purpose although they do not import here, and why.
 ABSENT_ON_PURPOSE = {
-    "cygrad.linalg": "docs/pytorch.md says there is no such namespace yet",
     "cygrad.utils.tensorboard": "needs the optional tensorboard package",
     "cygrad.utils.tensorboard.SummaryWriter": "needs the optional tensorboard package",
 }

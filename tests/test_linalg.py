@@ -1,4 +1,4 @@
-"""Matrix products (``cygrad/ops/linalg.py``) beyond the op table: every matmul rank
+"""Matrix products (``cygrad/ops/linalg/products.py``) beyond the op table: every matmul rank
 rule on strided inputs, errors (type *and* message) against PyTorch, ``out=``,
 einsum's equation forms and tensordot's ``dims`` forms."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Gradients of the matrix products (``cygrad/ops/linalg.py``).
+"""Gradients of the matrix products (``cygrad/ops/linalg/products.py``).
 
 Every backward is checked with ``gradcheck`` (finite differences, float64) on small
 inputs, including transposed, strided and reversed (negative-stride) views and

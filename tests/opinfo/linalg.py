@@ -278,13 +278,13 @@ OPS = [
     OpInfo("tensordot", cygrad.tensordot, _tensordot_ref, dtypes=ALL_NUMERIC,
            sample_inputs=_tensordot_samples, error_inputs=_tensordot_errors),
     OpInfo("addmm", cygrad.addmm, _addmm_ref, dtypes=FLOATS, sample_inputs=_addmm_samples,
-           method="addmm", check_zero_size=False),   # operands don't align on dim 0
+           method="addmm", inplace="addmm_", check_zero_size=False),   # operands don't align on dim 0
     OpInfo("addmv", cygrad.addmv, _addmm_ref, dtypes=FLOATS, sample_inputs=_addmv_samples,
-           method="addmv", check_zero_size=False),   # operands don't align on dim 0
+           method="addmv", inplace="addmv_", check_zero_size=False),   # operands don't align on dim 0
     OpInfo("baddbmm", cygrad.baddbmm, _addmm_ref, dtypes=FLOATS, sample_inputs=_baddbmm_samples,
-           method="baddbmm"),
+           method="baddbmm", inplace="baddbmm_"),
     OpInfo("addbmm", cygrad.addbmm, _addbmm_ref, dtypes=FLOATS, sample_inputs=_addbmm_samples,
-           method="addbmm", check_zero_size=False),  # operands don't align on dim 0
+           method="addbmm", inplace="addbmm_", check_zero_size=False),  # operands don't align on dim 0
     OpInfo("addr", cygrad.addr, _addr_ref, dtypes=FLOATS, sample_inputs=_addr_samples,
-           method="addr"),
+           method="addr", inplace="addr_"),
 ]
