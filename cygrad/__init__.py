@@ -59,3 +59,5 @@ from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, 
 from . import fft  # noqa: E402,F401  (cygrad.fft, as torch.fft)
 from . import viz  # noqa: E402,F401  (pictures; matplotlib is imported only when drawing)
 from . import profiler  # noqa: E402,F401  (cygrad.profiler, as torch.profiler)
+from .ops.special import *  # noqa: E402,F401,F403  (lgamma, digamma, xlogy, gcd, copysign ...)
+from . import special  # noqa: E402,F401  (cygrad.special, as torch.special)
