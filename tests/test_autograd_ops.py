@@ -42,6 +42,9 @@ FAMILY_MODULES = {
     "shape": ("cygrad.ops.shape", "cygrad.ops.view_functions"),
     "creation": ("cygrad.ops.creation",),
     "nn": ("cygrad.nn._ops",),
+    # (its aliases' nodes: ldexp is a Mul, fix a Trunc, sgn_ a Sgn, Tensor.hardshrink F.'s)
+    "special": ("cygrad.ops.special", "cygrad.ops.elementwise", "cygrad.ops.complex",
+                "cygrad.nn._ops"),
 }
 
 

@@ -102,10 +102,9 @@ def _nextafter_bits(a, b):
 
 def heaviside(a, b, out=None, casting="unsafe"):
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype == np.bool_:
-        out[...] = np.where(a, True, np.broadcast_to(b, out.shape) if b.ndim else b)
-        return out
-    return _rounded(np.heaviside, a, b, out)
+    # PyTorch's rule: values where x == 0, else x > 0 (so NaN gives 0, not NaN)
+    out[...] = np.where(a == 0, b, a > 0)
+    return out
 
 
 def gcd(a, b, out=None, casting="unsafe"):
@@ -151,8 +150,9 @@ def frexp(input):
     """(mantissa, exponent) of a float tensor: ``input = mantissa * 2**exponent``,
     ``|mantissa|`` in [0.5, 1); the exponent is int32."""
     from ..tensor import from_numpy
-    arr = input.numpy(force=True)
+    arr = np.asarray(input.numpy(force=True))
     half = _is_half(arr.dtype)
     with np.errstate(all="ignore"):
         m, e = np.frexp(arr.astype(np.float32) if half else arr)
-    return from_numpy(m.astype(arr.dtype)), from_numpy(e.astype(np.int32))
+    return (from_numpy(np.asarray(m.astype(arr.dtype))),
+            from_numpy(np.asarray(e.astype(np.int32))))
