@@ -12,7 +12,7 @@ Examples
 >>> from cygrad._core import special_kernels as K
 >>> out = np.empty(2)
 >>> K.unary("digamma", np.array([1.0, 2.0]), out)
->>> [round(v, 6) for v in out]
+>>> [round(float(v), 6) for v in out]
 [-0.577216, 0.422784]
 """
 cdef extern from "special.h" nogil:
