@@ -14,7 +14,7 @@ Examples
 >>> special.expit(cygrad.tensor([0.0])).tolist()
 [0.5]
 >>> special.zeta(cygrad.tensor([2.0]), 1.0).tolist()   # pi^2 / 6
-[1.6449340129852295]
+[1.644934058189392]
 """
 from .ops.special import SPECIAL_ONLY as _ONLY
 from .ops.special import (digamma, erfinv, i0, logit, mvlgamma, polygamma, sinc, xlogy,  # noqa: F401
