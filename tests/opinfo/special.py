@@ -414,8 +414,7 @@ OPS = [
     binary("logaddexp2", np.logaddexp2, ALL_FLOATS, _pair(-5, 5, special=True, scalars=False),
            inplace=None),
     binary("copysign", _copysign_ref, F_H, _copysign_samples),
-    binary("nextafter", _nextafter_ref, FLOATS, _pair(-3, 3, -3, 3, special=True, scalars=False),
-           **_NO_AUTOGRAD),
+    binary("nextafter", _nextafter_ref, FLOATS, _pair(-3, 3, -3, 3, special=True, scalars=False)),
     binary("heaviside", _heaviside_ref, FLOATS + (cygrad.int64, cygrad.uint8, cygrad.bool),
            _heaviside_samples, **_NO_AUTOGRAD,
            error_inputs=lambda op, rng: [ErrorInput(SampleInput(

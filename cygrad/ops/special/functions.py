@@ -333,6 +333,16 @@ class Copysign(BinaryFunction):
         return da, (0.0 if need_b else None)
 
 
+class Nextafter(BinaryFunction):
+    """nextafter(a, b) moves a by one ulp: PyTorch's derivatives are 1 for a, 0 for b."""
+    op = ROWS["nextafter"]
+    _node_name = "NextafterBackward0"
+
+    @staticmethod
+    def partials(a, b, need_a, need_b):
+        return (1.0 if need_a else None), (0.0 if need_b else None)
+
+
 # ======================================================================= the others
 
 class Logit(Function):
