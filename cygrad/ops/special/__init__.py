@@ -54,7 +54,7 @@ def _make_unary(name, row_name=None, torch_name=None, example="[0.5, 1.0]", wher
 
 
 def _make_binary(name, row_name=None, torch_name=None, example="[0.5, 1.0]", where="special.",
-                 second="other", tensor_first=False):
+                 tensor_first=False):
     row = ROWS[row_name or name]
 
     def fn(input, other, *, out=None):
@@ -80,11 +80,10 @@ _TOP_UNARY = {"lgamma": "[0.5, 3.0]", "digamma": "[0.5, 3.0]", "erfinv": "[0.0, 
               "i0": "[0.0, 1.0]", "sinc": "[0.0, 0.5]"}
 _TOP_BINARY = {"xlogy": "[0.5, 1.0]", "igamma": "[0.5, 1.0]", "igammac": "[0.5, 1.0]",
                "logaddexp": "[0.5, 1.0]", "logaddexp2": "[0.5, 1.0]", "copysign": "[0.5, -1.0]",
-               "nextafter": "[0.5, 1.0]", "heaviside": "[0.5, 0.0]", "gcd": "[4, 6]",
-               "lcm": "[4, 6]"}
+               "nextafter": "[0.5, 1.0]"}
 _NO_INPLACE = {"logaddexp", "logaddexp2"}           # (PyTorch has no in-place form)
 # functions torch names with a trailing underscore at top level (torch.i0_, torch.gcd_...)
-_TORCH_INPLACE = {"i0", "sinc", "xlogy", "gcd", "lcm"}
+_TORCH_INPLACE = {"i0", "sinc", "xlogy"}
 
 __all__ = []
 
@@ -94,17 +93,13 @@ for _name, _ex in _TOP_UNARY.items():
     globals()[_name + "_"] = tensor_method(_f_)
     __all__ += [_name] + ([_name + "_"] if _name in _TORCH_INPLACE else [])
 for _name, _ex in _TOP_BINARY.items():
-    _f, _f_ = _make_binary(_name, example=_ex, where="", tensor_first=_name in ("heaviside",
-                                                                                "nextafter"))
+    _f, _f_ = _make_binary(_name, example=_ex, where="", tensor_first=_name == "nextafter")
     globals()[_name] = tensor_method(_f)
     __all__.append(_name)
     if _name not in _NO_INPLACE:
         globals()[_name + "_"] = tensor_method(_f_)
         if _name in _TORCH_INPLACE:
             __all__.append(_name + "_")
-
-_heaviside, _gcd, _lcm = heaviside, gcd, lcm    # noqa: F821  (made just above)
-
 
 @tensor_method
 def heaviside(input, values, *, out=None):
@@ -122,7 +117,7 @@ def heaviside(input, values, *, out=None):
         raise not_tensor(values, "heaviside", "values", 2)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
-    return _heaviside(input, values, out=out)
+    return _binary(ROWS["heaviside"], input, values, out)
 
 
 @tensor_method
@@ -156,7 +151,7 @@ def gcd(input, other, *, out=None):
     [2, 3, 0]
     """
     _refuse_bool("gcd", input, other)
-    return _gcd(input, other, out=out)
+    return _binary(ROWS["gcd"], input, other, out)
 
 
 @tensor_method
@@ -170,7 +165,35 @@ def lcm(input, other, *, out=None):
     [12, 18]
     """
     _refuse_bool("lcm", input, other)
-    return _lcm(input, other, out=out)
+    return _binary(ROWS["lcm"], input, other, out)
+
+
+@tensor_method
+def gcd_(self, other):
+    """In-place :func:`gcd`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([4, 6]).gcd_(cygrad.tensor([6, 4])).tolist()
+    [2, 2]
+    """
+    _refuse_bool("gcd", self, other)
+    return _C.binary_op_(ROWS["gcd"], self, other)
+
+
+@tensor_method
+def lcm_(self, other):
+    """In-place :func:`lcm`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([4, 6]).lcm_(cygrad.tensor([6, 4])).tolist()
+    [12, 12]
+    """
+    _refuse_bool("lcm", self, other)
+    return _C.binary_op_(ROWS["lcm"], self, other)
 
 
 @tensor_method
