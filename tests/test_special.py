@@ -151,6 +151,15 @@ def test_two_argument_functions_against_scipy():
                                    sps.polygamma(n, xs), rtol=1e-10)
 
 
+def test_upper_incomplete_gamma_for_tiny_a_keeps_its_relative_precision():
+    sps = _sps()
+    a = np.array([1e-300, 1e-20, 1e-10, 1e-3, 0.1, 0.2])[:, None]
+    x = np.array([1e-10, 0.1, 0.5, 1.0, 1.15])[None, :]
+    ta = cygrad.from_numpy(np.broadcast_to(a, (6, 5)).copy())
+    np.testing.assert_allclose(S.gammaincc(ta, cygrad.from_numpy(x.copy())).numpy(),
+                               sps.gammaincc(a, x), rtol=1e-12)
+
+
 def test_polynomials_of_high_degree_against_scipy():
     sps = _sps()
     x = np.linspace(-0.99, 0.99, 41)

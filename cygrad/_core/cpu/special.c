@@ -155,6 +155,34 @@ static double cg_gammainc(double a, double x) {
     return 1.0 - cg_igammac_cf(a, x);
 }
 
+/* lgamma(1 + a) for |a| <= 0.2 by its series -gamma a + sum_k (-a)^k zeta(k) / k: the
+ * library's lgamma(1 + a) loses a's low bits when 1 + a rounds */
+static double cg_lgamma1p_small(double a) {
+    double sum = -CG_EULER * a, ak = -a;     /* ak = (-a)^k */
+    for (int k = 2; k < 40; k++) {
+        ak *= -a;
+        double term = ak * cg_zeta(k, 1.0) / k;
+        sum += term;
+        if (fabs(term) <= CG_EPS * fabs(sum)) break;
+    }
+    return sum;
+}
+
+/* Q(a, x) for a <= 0.2 and x < a + 1, where 1 - P would cancel: from
+ * P = e^u (1 + a S), u = a ln x - lgamma(1 + a), S = sum_{n>=1} (-x)^n / ((a + n) n!),
+ * Q = -expm1(u) - e^u a S */
+static double cg_igammac_small_a(double a, double x) {
+    double u = a * log(x) - cg_lgamma1p_small(a);
+    double term = 1.0, sum = 0.0;
+    for (int n = 1; n < 200; n++) {
+        term *= -x / n;
+        double add = term / (a + n);
+        sum += add;
+        if (fabs(add) <= CG_EPS * fabs(sum)) break;
+    }
+    return -expm1(u) - exp(u) * a * sum;
+}
+
 static double cg_gammaincc(double a, double x) {
     if (a < 0.0 || x < 0.0) return NAN;
     if (a == 0.0) return x > 0.0 ? 0.0 : NAN;
@@ -162,7 +190,7 @@ static double cg_gammaincc(double a, double x) {
     if (isinf(a)) return isinf(x) ? NAN : 1.0;
     if (isinf(x)) return 0.0;
     if (isnan(a) || isnan(x)) return NAN;
-    if (x < a + 1.0) return 1.0 - cg_igamma_series(a, x);
+    if (x < a + 1.0) return a <= 0.2 ? cg_igammac_small_a(a, x) : 1.0 - cg_igamma_series(a, x);
     return cg_igammac_cf(a, x);
 }
 
