@@ -235,7 +235,8 @@ static double cg_erfc_solve(double t) {
         double f = log(ex) - x * x - logt;
         double dx = f * (CG_SQRTPI * ex) / 2.0;   /* f / f' with f' = -2/(sqrt(pi) ex) */
         x += dx;
-        if (fabs(dx) <= 4 * CG_EPS * x) break;
+        /* quadratic convergence: after a step of 1e-8 x the error is ~1e-16 x */
+        if (fabs(dx) <= 1e-8 * x) break;
     }
     return x;
 }
@@ -255,7 +256,8 @@ double cg_erfinv(double y) {
             double fp = 2.0 / CG_SQRTPI * exp(-x * x);
             double dx = f / (fp + x * f);
             x -= dx;
-            if (fabs(dx) <= 2 * CG_EPS * x) break;
+            /* cubic convergence: after a step of 1e-6 x the error is ~1e-18 x */
+            if (fabs(dx) <= 1e-6 * x) break;
         }
     }
     return copysign(x, y);
