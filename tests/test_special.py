@@ -175,11 +175,19 @@ def test_polynomials_of_high_degree_against_scipy():
                                    sps.eval_hermitenorm(n, x), rtol=1e-10)
 
 
-def test_large_array_goes_through_the_released_loop():
+def test_large_array_goes_through_the_pool_with_the_same_result():
     sps = _sps()
-    x = np.random.default_rng(0).uniform(0.01, 50, 200_000)
-    np.testing.assert_allclose(cygrad.lgamma(cygrad.from_numpy(x.copy())).numpy(),
-                               sps.gammaln(x), rtol=1e-12)
+    x = cygrad.from_numpy(np.random.default_rng(0).uniform(0.01, 50, 200_000))
+    before = cygrad.get_num_threads()
+    try:
+        cygrad.set_num_threads(1)
+        one = cygrad.lgamma(x).numpy()
+        cygrad.set_num_threads(3)
+        three = cygrad.lgamma(x).numpy()
+    finally:
+        cygrad.set_num_threads(before)
+    np.testing.assert_array_equal(one, three)
+    np.testing.assert_allclose(one, sps.gammaln(x.numpy()), rtol=1e-12)
 
 
 def test_float32_is_the_float64_value_rounded():
