@@ -18,7 +18,7 @@ Examples
 """
 from .ops.special import SPECIAL_ONLY as _ONLY
 from .ops.special import (digamma, erfinv, i0, logit, mvlgamma, polygamma, sinc, xlogy,  # noqa: F401
-                          lgamma, igamma, igammac)
+                          lgamma)
 from .ops.elementwise import erf, erfc, exp2, expm1, log1p, round, sigmoid  # noqa: F401
 from .ops.reduction.softmax import log_softmax, logsumexp, softmax  # noqa: F401
 

@@ -6,7 +6,6 @@ rows skip their value tests, with that reason, where SciPy is missing) or NumPy,
 and against PyTorch by the generated ``test_dtype_vs_torch``. Where SciPy and
 PyTorch disagree at a special value (``i0(inf)``: SciPy inf, PyTorch NaN) the
 reference follows PyTorch and says so."""
-import math
 
 import numpy as np
 import pytest

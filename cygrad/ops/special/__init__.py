@@ -20,7 +20,7 @@ import math as _math
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
-from ..._tensor import Tensor, tensor_method
+from ..._tensor import tensor_method
 from ...autograd.inplace import apply_inplace
 from .._argcheck import not_tensor, int_arg
 from . import functions as _fn
@@ -82,7 +82,7 @@ _TOP_BINARY = {"xlogy": "[0.5, 1.0]", "igamma": "[0.5, 1.0]", "igammac": "[0.5, 
                "logaddexp": "[0.5, 1.0]", "logaddexp2": "[0.5, 1.0]", "copysign": "[0.5, -1.0]",
                "nextafter": "[0.5, 1.0]"}
 _NO_INPLACE = {"logaddexp", "logaddexp2"}           # (PyTorch has no in-place form)
-# functions torch names with a trailing underscore at top level (torch.i0_, torch.gcd_...)
+# the in-place forms torch also has at top level (torch.i0_, torch.xlogy_...)
 _TORCH_INPLACE = {"i0", "sinc", "xlogy"}
 
 __all__ = []
@@ -100,6 +100,7 @@ for _name, _ex in _TOP_BINARY.items():
         globals()[_name + "_"] = tensor_method(_f_)
         if _name in _TORCH_INPLACE:
             __all__.append(_name + "_")
+
 
 @tensor_method
 def heaviside(input, values, *, out=None):
