@@ -45,6 +45,9 @@ FAMILY_MODULES = {
     "nn": ("cygrad.nn._ops",),
     # composed helpers record the elementwise family's nodes
     "distributions": ("cygrad.distributions", "cygrad.ops"),
+    # (its aliases' nodes: ldexp is a Mul, fix a Trunc, sgn_ a Sgn, Tensor.hardshrink F.'s)
+    "special": ("cygrad.ops.special", "cygrad.ops.elementwise", "cygrad.ops.complex",
+                "cygrad.nn._ops"),
 }
 
 
