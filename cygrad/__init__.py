@@ -59,3 +59,4 @@ from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, 
 from . import fft  # noqa: E402,F401  (cygrad.fft, as torch.fft)
 from . import viz  # noqa: E402,F401  (pictures; matplotlib is imported only when drawing)
 from . import profiler  # noqa: E402,F401  (cygrad.profiler, as torch.profiler)
+from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.conv2d, torch.layer_norm, torch.kl_div ... as in PyTorch)

@@ -42,6 +42,7 @@ FAMILY_MODULES = {
     "shape": ("cygrad.ops.shape", "cygrad.ops.view_functions"),
     "creation": ("cygrad.ops.creation",),
     "nn": ("cygrad.nn._ops",),
+    "tensorops": ("cygrad.ops", "cygrad.nn._ops", "cygrad.fft"),
 }
 
 

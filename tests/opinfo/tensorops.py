@@ -1,0 +1,116 @@
+"""Op-table rows for the ops added for issue 18 (``cygrad/ops/tensorops/``,
+``cygrad/nn/_ops/{shuffle,norm_extra,pooling_extra,distance_losses}.py``).
+
+The nn ops' references are PyTorch's functions on the same float64 arrays (those
+ops have no NumPy counterpart); the tensor ops' are NumPy's.
+"""
+import numpy as np
+
+import cygrad
+import cygrad.nn.functional as F
+
+from .core import FLOATS, ErrorInput, OpInfo, SampleInput, make_array
+
+AUTOGRAD_DEFAULTS = {"supports_autograd": True}
+
+
+def _torch_ref(name):
+    """A reference calling ``torch.nn.functional.<name>`` (float64 in, NumPy out)."""
+    def ref(*args, **kwargs):
+        import torch
+        import torch.nn.functional as TF
+        conv = [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+                for a in args]
+        out = getattr(TF, name)(*conv, **kwargs)
+        if isinstance(out, tuple):
+            return tuple(o.numpy() for o in out)
+        return out.numpy()
+    return ref
+
+
+def _samples(*cases):
+    """sample_inputs from ``(name, input shape, args, kwargs)``; array-valued args are
+    given as ``("shape", (..))``."""
+    def samples(op_info, dtype, rng):
+        out = []
+        for name, shape, args, kwargs in cases:
+            a = [make_array(x[1], dtype, rng) if isinstance(x, tuple) and x and x[0] == "shape"
+                 else x for x in args]
+            out.append(SampleInput(make_array(shape, dtype, rng), tuple(a), dict(kwargs),
+                                   name=name))
+        return out
+    return samples
+
+
+def _err(shape, args, error, name, kwargs=None):
+    def errors(op_info, rng):
+        return [ErrorInput(SampleInput(rng.standard_normal(shape), args, kwargs or {},
+                                       name=name), error)]
+    return errors
+
+
+NN_OPS = [
+    OpInfo("pixel_shuffle", F.pixel_shuffle, _torch_ref("pixel_shuffle"), FLOATS,
+           _samples(("4d", (2, 8, 2, 3), (2,), {}), ("3d", (9, 2, 2), (3,), {}),
+                    ("5d", (1, 2, 4, 1, 2), (2,), {})),
+           error_inputs=_err((1, 3, 2, 2), (2,), RuntimeError, "channels")),
+    OpInfo("pixel_unshuffle", F.pixel_unshuffle, _torch_ref("pixel_unshuffle"), FLOATS,
+           _samples(("4d", (2, 2, 4, 6), (2,), {}), ("3d", (1, 3, 3), (3,), {})),
+           error_inputs=_err((1, 1, 3, 2), (2,), RuntimeError, "height")),
+    OpInfo("channel_shuffle", F.channel_shuffle, _torch_ref("channel_shuffle"), FLOATS,
+           _samples(("4d", (2, 6, 2, 3), (3,), {}), ("3d", (2, 4, 3), (2,), {})),
+           error_inputs=_err((1, 3, 2), (2,), RuntimeError, "groups")),
+    OpInfo("instance_norm", F.instance_norm, _torch_ref("instance_norm"), FLOATS,
+           _samples(("3d", (2, 3, 5), (), {}),
+                    ("affine", (2, 3, 2, 3), (None, None, ("shape", (3,)), ("shape", (3,))), {}),
+                    ("eps", (1, 2, 2, 2, 2), (), {"eps": 0.1})),
+           torch_name="nn.functional.instance_norm", atol=1e-4,
+           error_inputs=_err((2, 3, 1), (), ValueError, "one_position")),
+    OpInfo("rms_norm", F.rms_norm, _torch_ref("rms_norm"), FLOATS,
+           _samples(("last", (3, 4), ((4,),), {}),
+                    ("weight", (2, 3, 4), ((3, 4), ("shape", (3, 4))), {}),
+                    ("eps", (5,), ([5],), {"eps": 0.5})),
+           torch_name="nn.functional.rms_norm",
+           error_inputs=_err((3, 4), ((3,),), RuntimeError, "shape")),
+    OpInfo("local_response_norm", F.local_response_norm, _torch_ref("local_response_norm"),
+           FLOATS,
+           _samples(("3d", (2, 5, 3), (3,), {}),
+                    ("4d", (1, 4, 2, 3), (2,), {"alpha": 0.5, "beta": 0.5, "k": 2.0}),
+                    ("5d", (1, 3, 2, 2, 1), (4,), {})),
+           torch_name="nn.functional.local_response_norm",
+           error_inputs=_err((2, 3), (2,), ValueError, "2d")),
+    OpInfo("lp_pool1d", F.lp_pool1d, _torch_ref("lp_pool1d"), FLOATS,
+           _samples(("p2", (2, 3, 6), (2.0, 2), {}), ("p3_stride", (2, 7), (3.0, 3, 2), {})),
+           torch_name="nn.functional.lp_pool1d", atol=1e-4),
+    OpInfo("lp_pool2d", F.lp_pool2d, _torch_ref("lp_pool2d"), FLOATS,
+           _samples(("p2", (1, 2, 4, 4), (2.0, 2), {}),
+                    ("ceil", (2, 5, 5), (1.0, (2, 3), 2), {"ceil_mode": True})),
+           torch_name="nn.functional.lp_pool2d", atol=1e-4),
+    OpInfo("lp_pool3d", F.lp_pool3d, _torch_ref("lp_pool3d"), FLOATS,
+           _samples(("p2", (1, 1, 4, 4, 2), (2.0, 2), {})),
+           torch_name="nn.functional.lp_pool3d", atol=1e-4),
+    OpInfo("adaptive_max_pool3d", F.adaptive_max_pool3d, _torch_ref("adaptive_max_pool3d"),
+           FLOATS,
+           _samples(("5d", (1, 2, 4, 5, 3), ((2, 3, 2),), {}),
+                    ("indices", (2, 3, 3, 3), (2,), {"return_indices": True})),
+           torch_name="nn.functional.adaptive_max_pool3d",
+           skips={"test_zero_size": "pooling.py's AdaptiveMaxPool (shared with adaptive_max_pool2d) "
+                                    "reshapes an empty batch with -1, which fails"}),
+    OpInfo("max_pool3d_with_indices", F.max_pool3d_with_indices, _torch_ref("max_pool3d"),
+           FLOATS,
+           _samples(("5d", (1, 2, 4, 4, 4), (2,), {"return_indices": True}),
+                    ("stride", (1, 5, 4, 3), (2, 1), {"return_indices": True})),
+           torch_name="nn.functional.max_pool3d"),
+    OpInfo("pdist", F.pdist, _torch_ref("pdist"), FLOATS,
+           _samples(("p2", (5, 3), (), {}), ("p1", (4, 2), (1.0,), {}),
+                    ("p3", (3, 4), (3.0,), {})),
+           torch_name="nn.functional.pdist",
+           error_inputs=_err((2, 3, 4), (), RuntimeError, "3d")),
+    OpInfo("triplet_margin_with_distance_loss", F.triplet_margin_with_distance_loss,
+           _torch_ref("triplet_margin_with_distance_loss"), FLOATS,
+           _samples(("mean", (4, 3), (("shape", (4, 3)), ("shape", (4, 3))), {}),
+                    ("swap_none", (4, 3), (("shape", (4, 3)), ("shape", (4, 3))),
+                     {"swap": True, "reduction": "none"})),
+           torch_name="nn.functional.triplet_margin_with_distance_loss"),
+]
+OPS = NN_OPS
