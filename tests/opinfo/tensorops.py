@@ -114,3 +114,79 @@ NN_OPS = [
            torch_name="nn.functional.triplet_margin_with_distance_loss"),
 ]
 OPS = NN_OPS
+
+
+def _np_cum_extreme(largest):
+    def ref(a, dim):
+        if a.ndim == 0:
+            return a.copy(), np.zeros((), np.int64)
+        a = np.moveaxis(a, dim, -1)
+        vals = (np.fmax if False else (np.maximum if largest else np.minimum)).accumulate(a, -1)
+        idx = np.zeros(a.shape, np.int64)
+        for i in range(1, a.shape[-1]):
+            better = a[..., i] >= vals[..., i - 1] if largest else a[..., i] <= vals[..., i - 1]
+            idx[..., i] = np.where(better, i, idx[..., i - 1])
+        return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+    return ref
+
+
+def _scan_samples(op_info, dtype, rng):
+    return [SampleInput(make_array((3, 5), dtype, rng), (1,), name="rows"),
+            SampleInput(make_array((4, 2, 3), dtype, rng), (0,), name="dim0"),
+            SampleInput(make_array((), dtype, rng), (0,), name="scalar")]
+
+
+def _trapz_ref(y, x=None, *, dx=None, dim=-1):
+    if x is None:
+        return np.trapezoid(y, dx=1.0 if dx is None else dx, axis=dim)
+    return np.trapezoid(y, x, axis=dim)
+
+
+def _quantile_ref(nan):
+    def ref(a, q, dim=None, keepdim=False, interpolation="linear"):
+        fn = np.nanquantile if nan else np.quantile
+        return fn(a, q, axis=dim, keepdims=keepdim, method=interpolation)
+    return ref
+
+
+def _quantile_samples(op_info, dtype, rng):
+    x = make_array((4, 6), dtype, rng)
+    return [SampleInput(x, (0.3,), {"dim": 1}, name="dim"),
+            SampleInput(x, (np.array([0.1, 0.25, 0.9], dtype=x.dtype),), {"dim": 0,
+                        "keepdim": True}, name="q_tensor_keepdim"),
+            SampleInput(x, (0.7,), {"interpolation": "midpoint"}, name="all_midpoint"),
+            SampleInput(x, (0.4,), {"dim": 1, "interpolation": "nearest"}, name="nearest"),
+            SampleInput(x, (0.4,), {"dim": 1, "interpolation": "lower"}, name="lower")]
+
+
+TENSOR_OPS = [
+    OpInfo("cummax", cygrad.cummax, _np_cum_extreme(True), FLOATS, _scan_samples,
+           method="cummax", check_zero_size=False),
+    OpInfo("cummin", cygrad.cummin, _np_cum_extreme(False), FLOATS, _scan_samples,
+           method="cummin", check_zero_size=False),
+    OpInfo("logcumsumexp", cygrad.logcumsumexp,
+           lambda a, dim: np.logaddexp.accumulate(a, axis=dim) if a.ndim else a, FLOATS,
+           _scan_samples, method="logcumsumexp", supports_gradgrad=False),
+    OpInfo("diff", cygrad.diff, lambda a, n=1, dim=-1, prepend=None, append=None:
+           np.diff(a, n, axis=dim, **({} if prepend is None else {"prepend": prepend}),
+                   **({} if append is None else {"append": append})), FLOATS,
+           lambda op, dt, rng: [
+               SampleInput(make_array((3, 5), dt, rng), name="last"),
+               SampleInput(make_array((4, 3), dt, rng), (2, 0), name="n2_dim0"),
+               SampleInput(make_array((3, 4), dt, rng), (1, 1, make_array((3, 2), dt, rng),
+                                                         make_array((3, 1), dt, rng)),
+                           name="prepend_append")],
+           method="diff"),
+    OpInfo("trapezoid", cygrad.trapezoid, _trapz_ref, FLOATS,
+           lambda op, dt, rng: [
+               SampleInput(make_array((3, 5), dt, rng), name="unit"),
+               SampleInput(make_array((4, 3), dt, rng), (), {"dx": 0.5, "dim": 0}, name="dx"),
+               SampleInput(make_array((3, 4), dt, rng), (np.sort(make_array((4,), dt, rng)),),
+                           name="x1d")],
+           method="trapezoid", check_zero_size=False),
+    OpInfo("quantile", cygrad.quantile, _quantile_ref(False), FLOATS, _quantile_samples,
+           method="quantile", check_zero_size=False, check_noncontiguous=True),
+    OpInfo("nanquantile", cygrad.nanquantile, _quantile_ref(True), FLOATS, _quantile_samples,
+           method="nanquantile", check_zero_size=False),
+]
+OPS = NN_OPS + TENSOR_OPS

@@ -20,3 +20,4 @@ from . import conv  # noqa: F401
 from . import elementwise  # noqa: F401
 from . import fft  # noqa: F401
 from . import random  # noqa: F401
+from . import tensorops  # noqa: F401
