@@ -67,6 +67,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
+    if not (input.is_floating_point() or input.is_complex()):
+        raise NotImplementedError(f"rms_norm: not implemented for '{input.dtype}'")
     k = len(normalized_shape)
     if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k:]) != normalized_shape:
         raise RuntimeError(

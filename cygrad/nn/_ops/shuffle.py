@@ -3,10 +3,19 @@
 Each is one reshape, one permute and one reshape, so autograd records the view
 Functions and the copy; the gradient is the inverse rearrangement.
 """
+from ..._core.tensor import TensorBase
+
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 
+def _check_input(input, opname):
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"{opname}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def _check_factor(input, factor, opname, what):
+    _check_input(input, opname)
     if input.dim() < 3:
         raise RuntimeError(f"{opname} expects input to have at least 3 dimensions, but got "
                            f"input with {input.dim()} dimension(s)")
@@ -77,6 +86,7 @@ def channel_shuffle(input, groups):
     >>> F.channel_shuffle(cygrad.arange(4.0).reshape(1, 4, 1), 2).flatten().tolist()
     [0.0, 2.0, 1.0, 3.0]
     """
+    _check_input(input, "channel_shuffle")
     if input.dim() < 3:
         raise RuntimeError("channel_shuffle expects input to have at least 3 dimensions, but "
                            f"got input with sizes {list(input.shape)}")

@@ -66,6 +66,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     6.5
     """
     _check_tensor(y, "trapezoid")
+    if x is not None:
+        _check_tensor(x, "trapezoid")
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments: x and dx")
     d = _single_dim(y, dim, "trapezoid")
@@ -98,6 +100,8 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     [1.5, 4.0]
     """
     _check_tensor(y, "cumulative_trapezoid")
+    if x is not None:
+        _check_tensor(x, "cumulative_trapezoid")
     if x is not None and dx is not None:
         raise TypeError("cumulative_trapezoid() received an invalid combination of arguments")
     d = _single_dim(y, dim, "cumulative_trapezoid")

@@ -96,7 +96,7 @@ def logcumsumexp(input, dim):
     _check_tensor(input, "logcumsumexp")
     d = _single_dim(input, dim, "logcumsumexp")
     if not input.is_floating_point():
-        raise RuntimeError("\"logcumsumexp_out_cpu\" not implemented for "
+        raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for "
                            f"'{str(input.dtype).replace('cygrad.', '').capitalize()}'")
     if input.dim() == 0:
         return Logcumsumexp.apply(input.reshape(1), 0).reshape(())
