@@ -17,3 +17,11 @@ from . import scans as _s, calculus as _c, quantiles as _q, counting as _k
 from . import combinatorics as _cb, windows as _w
 
 __all__ = _s.__all__ + _c.__all__ + _q.__all__ + _k.__all__ + _cb.__all__ + _w.__all__
+from .scatters import *  # noqa: F401,F403,E402
+from . import scatters as _sc  # noqa: E402
+
+__all__ = __all__ + _sc.__all__
+from .positions import *  # noqa: F401,F403,E402
+from . import positions as _pos  # noqa: E402
+
+__all__ = __all__ + _pos.__all__

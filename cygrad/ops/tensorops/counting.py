@@ -8,9 +8,10 @@ from ..creation import linspace, tensor as _tensor
 from ..reduction._common import _check_tensor, _kernel, _result_type
 
 __all__ = ["searchsorted", "bucketize", "isin", "bincount", "histc", "histogram",
-           "unique_consecutive"]
+           "histogramdd", "unique_consecutive"]
 
 _HistogramResult = _result_type("histogram", ("hist", "bin_edges"))
+_HistogramddResult = _result_type("histogramdd", ("hist", "bin_edges"))
 
 
 def _as_tensor(v, like):
@@ -169,17 +170,65 @@ def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
     if hasattr(bins, "dim"):
         edges = bins
     else:
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-        elif input.numel():
-            lo, hi = float(input.min()), float(input.max())
-        else:
-            lo, hi = 0.0, 0.0
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5    # numpy's and torch's rule for an empty range
-        edges = linspace(lo, hi, int(bins) + 1, dtype=input.dtype, device=input.device)
+        lo_hi = None if range is None else (float(range[0]), float(range[1]))
+        edges = _equal_edges(input, bins, lo_hi, input)
     hist = _kernel("histogramdd", input)(input.reshape(-1, 1), [edges], weight, density)
     return _HistogramResult(hist, edges.clone())
+
+
+def _equal_edges(column, bins, lo_hi, like):
+    if lo_hi is not None:
+        lo, hi = lo_hi
+    elif column.numel():
+        lo, hi = float(column.min()), float(column.max())
+    else:
+        lo, hi = 0.0, 0.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5    # numpy's and torch's rule for an empty range
+    return linspace(lo, hi, int(bins) + 1, dtype=like.dtype, device=like.device)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """Histogram of the points in the rows of ``input`` (shape ``(..., D)``) as
+    ``(hist, bin_edges)``, as ``torch.histogramdd``: ``bins`` an int, ``D`` ints
+    (equal bins over ``range``, a flat list of ``2 * D`` bounds, or the data's range)
+    or ``D`` 1-D tensors of increasing edges.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> pts = cygrad.tensor([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]])
+    >>> cygrad.histogramdd(pts, bins=2).hist.tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    _check_tensor(input, "histogramdd")
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not input.is_floating_point():
+        raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the "
+                           "same dtype")
+    n_dims = input.shape[-1]
+    points = input.reshape(-1, n_dims)
+    if isinstance(bins, int):
+        bins = [bins] * n_dims
+    bins = list(bins)
+    if len(bins) != n_dims:
+        raise RuntimeError(f"torch.histogramdd: expected {n_dims} sequences of bin edges for "
+                           f"each of the {n_dims} dimensions of the input, but got "
+                           f"{len(bins)}")
+    if range is not None and len(range) != 2 * n_dims:
+        raise RuntimeError(f"torch.histogramdd: for a {n_dims}-dimensional histogram range "
+                           f"should have {2 * n_dims} elements, but got {len(range)}")
+    edges = []
+    for k, b in enumerate(bins):
+        if hasattr(b, "dim"):
+            edges.append(b)
+            continue
+        lo_hi = None if range is None else (float(range[2 * k]), float(range[2 * k + 1]))
+        edges.append(_equal_edges(points[:, k], b, lo_hi, input))
+    w = None if weight is None else weight.reshape(-1)
+    hist = _kernel("histogramdd", input)(points, edges, w, density)
+    return _HistogramddResult(hist, tuple(e.clone() for e in edges))
 
 
 @tensor_method
