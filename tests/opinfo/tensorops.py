@@ -190,3 +190,85 @@ TENSOR_OPS = [
            method="nanquantile", check_zero_size=False),
 ]
 OPS = NN_OPS + TENSOR_OPS
+
+
+def _torch_top(name, method=False):
+    """A reference calling ``torch.<name>`` (or the Tensor method) on the same arrays."""
+    def ref(*args, **kwargs):
+        import torch
+        conv = [torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a for a in args]
+        out = getattr(conv[0], name)(*conv[1:], **kwargs) if method else \
+            getattr(torch, name)(*conv, **kwargs)
+        return tuple(o.numpy() for o in out) if isinstance(out, tuple) else out.numpy()
+    return ref
+
+
+def _scatter_samples(op_info, dt, rng):
+    x = make_array((3, 4), dt, rng)
+    return {
+        "diagonal_scatter": [SampleInput(x, (make_array((3,), dt, rng),), name="main"),
+                             SampleInput(x, (make_array((2,), dt, rng), -1), name="offset")],
+        "select_scatter": [SampleInput(x, (make_array((3,), dt, rng), 1, -1), name="col")],
+        "slice_scatter": [SampleInput(x, (make_array((3, 2), dt, rng), 1, 1, None, 2),
+                                      name="step")],
+        "as_strided_scatter": [SampleInput(x, (make_array((2, 2), dt, rng), (2, 2), (4, 1), 1),
+                                           name="block")],
+    }[op_info.name]
+
+
+def _masked_scatter_samples(op_info, dt, rng):
+    mask = np.array([[True, False, True, True], [False, False, True, False],
+                     [True, True, False, True]])
+    return [SampleInput(make_array((3, 4), dt, rng), (mask, make_array((8,), dt, rng)),
+                        name="mask"),
+            SampleInput(make_array((4,), dt, rng), (mask, make_array((3, 4), dt, rng)),
+                        name="broadcast")]
+
+
+def _index_reduce_samples(op_info, dt, rng):
+    idx = np.array([0, 2, 0, 1])
+    return [SampleInput(make_array((3, 2), dt, rng), (0, idx, make_array((4, 2), dt, rng), r),
+                        {"include_self": inc}, name=f"{r}_{inc}")
+            for r in ("prod", "mean", "amax", "amin") for inc in (True, False)]
+
+
+def _gradient_samples(op_info, dt, rng):
+    x = make_array((4, 5), dt, rng)
+    return [SampleInput(x, name="all"),
+            SampleInput(x, (), {"spacing": 2.0, "dim": 1, "edge_order": 2}, name="h_order2"),
+            SampleInput(x, (), {"spacing": [0.5, 3.0]}, name="per_dim")]
+
+
+def _scatter_errors(op_info, rng):
+    return [ErrorInput(SampleInput(rng.standard_normal((3, 4)), (rng.standard_normal(2),)),
+                       RuntimeError)]
+
+
+MORE_TENSOR_OPS = [
+    OpInfo(name, getattr(cygrad, name), _torch_top(name), FLOATS, _scatter_samples,
+           method=name, check_zero_size=False,
+           error_inputs=_scatter_errors if name == "diagonal_scatter" else None)
+    for name in ("diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter")
+] + [
+    OpInfo("masked_scatter", cygrad.masked_scatter, _torch_top("masked_scatter"), FLOATS,
+           _masked_scatter_samples, method="masked_scatter", inplace="masked_scatter_",
+           check_zero_size=False,
+           skips={"test_inplace": "the broadcast sample grows the input (3, 4) from (4,); "
+                                  "covered by tests/test_tensorops2.py"}),
+    OpInfo("index_reduce", cygrad.index_reduce, _torch_top("index_reduce"), FLOATS,
+           _index_reduce_samples, method="index_reduce", inplace="index_reduce_",
+           check_zero_size=False, check_noncontiguous=True),
+    OpInfo("gradient", cygrad.gradient,
+           lambda a, spacing=1.0, dim=None, edge_order=1: np.gradient(
+               a, *(spacing if isinstance(spacing, list) else [spacing]),
+               axis=dim, edge_order=edge_order),
+           FLOATS, _gradient_samples, check_zero_size=False),
+    OpInfo("unfold", lambda x, *a: x.unfold(*a), _torch_top("unfold", method=True), FLOATS,
+           _samples(("overlap", (3, 5), (1, 3, 1), {}), ("step", (6, 2), (0, 2, 3), {}),
+                    ("scalar", (), (0, 1, 1), {})),
+           torch_name="", check_zero_size=False,
+           skips={"test_function_class": "unfold is a strided view: the engine records it "
+                                         "as the core's AsStridedBackward0 "
+                                         "(cygrad/autograd/view_nodes.py)"}),
+]
+OPS = NN_OPS + TENSOR_OPS + MORE_TENSOR_OPS

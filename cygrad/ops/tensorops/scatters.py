@@ -341,7 +341,8 @@ def fill_diagonal_(input, fill_value, wrap=False):
 
 def unfold(input, dimension, size, step):
     """A view of every slice of length ``size`` along ``dimension``, taken every
-    ``step`` elements; the slices' elements form a new last dim, as ``Tensor.unfold``.
+    ``step`` elements; the slices' elements form a new last dim, as ``Tensor.unfold``
+    (of a tensor with a negative stride, such as a flipped one, it is a copy).
 
     Examples
     --------
@@ -360,6 +361,9 @@ def unfold(input, dimension, size, step):
         raise RuntimeError(f"size is {size} but must be >= 0")
     if input.dim() == 0:
         return input.as_strided((size,), (1,), input.storage_offset())
+    if any(st < 0 for st in input.stride()):
+        # the core's strided views take no negative strides: unfold a copy
+        input = input.contiguous()
     shape, strides = list(input.shape), list(input.stride())
     shape[d] = (n - size) // step + 1
     shape.append(size)
