@@ -48,6 +48,7 @@ FAMILY_MODULES = {
     # (its aliases' nodes: ldexp is a Mul, fix a Trunc, sgn_ a Sgn, Tensor.hardshrink F.'s)
     "special": ("cygrad.ops.special", "cygrad.ops.elementwise", "cygrad.ops.complex",
                 "cygrad.nn._ops"),
+    "tensorops": ("cygrad.ops", "cygrad.nn._ops", "cygrad.fft"),
 }
 
 

@@ -87,14 +87,28 @@ def _place(g, base, view):
     out = _C.zeros(base.shape, dtype=g.dtype)
     if out.numel() == 0 or g.numel() == 0:
         return out
-    if base.is_contiguous() and 0 not in view.strides:
-        # fast path: replay the view's geometry on a contiguous zero tensor
+    if base.is_contiguous() and _no_overlap(view):
+        # fast path: replay the view's geometry on a contiguous zero tensor (only when
+        # no two elements of the view share memory: a copy would keep one of them)
         region = out._as_strided_any(view.shape, view.strides, view.offset - base.offset)
         _C._copy_into(region, g)
     else:
         idx = _flat_index(base, view)
         np.add.at(_C._ndarray(out).reshape(-1), idx, _C._ndarray(g.contiguous()).reshape(-1))
     return out
+
+
+def _no_overlap(view):
+    """Is every element of ``view`` at its own storage position?  (Sufficient test:
+    each stride, in increasing order, steps past everything the smaller ones reach, as
+    for slices and transposes; ``unfold`` with ``step < size`` fails it.)"""
+    reach = 0
+    for n, s in sorted(((n, abs(s)) for n, s in zip(view.shape, view.strides) if n > 1),
+                       key=lambda p: p[1]):
+        if s <= reach:
+            return False
+        reach += (n - 1) * s
+    return True
 
 
 def _take(x, base, view):

@@ -53,3 +53,6 @@ from .modules import conv as _conv_modules, pooling as _pool_modules  # noqa: E4
 from .modules import padding as _pad_modules, upsampling as _up_modules  # noqa: E402
 __all__ += (_conv_modules.__all__ + _pool_modules.__all__ + _pad_modules.__all__
             + _up_modules.__all__ + ["Fold", "Unfold"])
+from .modules.layers_extra import *  # noqa: E402,F401,F403  (PixelShuffle, InstanceNorm*d, RMSNorm, LPPool*d...)
+from .modules import layers_extra as _extra_modules  # noqa: E402
+__all__ += _extra_modules.__all__

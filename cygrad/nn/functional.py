@@ -100,3 +100,16 @@ __all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 # linear as one Function with a hand-written backward (nn/_ops/linear.py)
 from ._ops.linear import linear  # noqa: E402,F401,F811
+
+# Channel shuffles, instance/RMS/local response norm, 3-D and Lp pooling, rrelu, distances
+# (nn/_ops/shuffle.py, norm_extra.py, pooling_extra.py, rrelu.py, distance_losses.py)
+from ._ops.shuffle import *  # noqa: E402,F401,F403
+from ._ops.norm_extra import *  # noqa: E402,F401,F403
+from ._ops.pooling_extra import *  # noqa: E402,F401,F403
+from ._ops.rrelu import *  # noqa: E402,F401,F403
+from ._ops.distance_losses import *  # noqa: E402,F401,F403
+from ._ops import (shuffle as _shuffle, norm_extra as _norm_extra,  # noqa: E402
+                   pooling_extra as _pooling_extra, rrelu as _rrelu,
+                   distance_losses as _distance_losses)
+__all__ += (_shuffle.__all__ + _norm_extra.__all__ + _pooling_extra.__all__ + _rrelu.__all__
+            + _distance_losses.__all__)

@@ -21,3 +21,4 @@ from . import elementwise  # noqa: F401
 from . import fft  # noqa: F401
 from . import random  # noqa: F401
 from . import special  # noqa: F401
+from . import tensorops  # noqa: F401
