@@ -59,3 +59,13 @@ from .ops.pointwise_extras import *  # noqa: E402,F401,F403  (addcmul, addcdiv, 
 from . import fft  # noqa: E402,F401  (cygrad.fft, as torch.fft)
 from . import viz  # noqa: E402,F401  (pictures; matplotlib is imported only when drawing)
 from . import profiler  # noqa: E402,F401  (cygrad.profiler, as torch.profiler)
+from ._settings import *  # noqa: E402,F401,F403  (use_deterministic_algorithms, anomaly ... under torch.* names)
+from ._dtype_info import *  # noqa: E402,F401,F403  (finfo, iinfo, strided, contiguous_format ...)
+from .ops.tensor_info import *  # noqa: E402,F401,F403  (is_tensor, is_nonzero, numel, typename ...)
+from .ops.creation_extras import *  # noqa: E402,F401,F403  (empty_strided, frombuffer, range, rsub ...)
+from .ops.view_copies import *  # noqa: E402,F401,F403  (view_copy ..., split_with_sizes, Tensor.unfold)
+from .ops.inplace_views import *  # noqa: E402,F401,F403  (t_, transpose_, unsqueeze_ ..., as_strided_)
+from math import e, inf, nan, pi  # noqa: E402,F401  (torch.e, torch.pi ...)
+newaxis = None                    # torch.newaxis, as NumPy's
+# keep last: generates cygrad.exp_ ... for every in-place method the families registered
+from .ops.inplace_functions import *  # noqa: E402,F401,F403
