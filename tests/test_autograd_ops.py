@@ -42,6 +42,8 @@ FAMILY_MODULES = {
     "shape": ("cygrad.ops.shape", "cygrad.ops.view_functions"),
     "creation": ("cygrad.ops.creation",),
     "nn": ("cygrad.nn._ops",),
+    "plumbing": ("cygrad.ops.shape", "cygrad.ops.view_functions", "cygrad.ops.elementwise",
+                 "cygrad.autograd"),   # (composed: view, clone, sub and fill_ Functions)
 }
 
 

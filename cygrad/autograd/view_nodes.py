@@ -77,6 +77,17 @@ def _expanded_dims(base, view):
     return dims
 
 
+def _no_self_overlap(view):
+    """True when no two elements of ``view`` share memory: with its dims sorted by
+    stride, each stride steps past everything the inner dims reach."""
+    reach = 0
+    for s, n in sorted((abs(s), n) for n, s in zip(view.shape, view.strides) if n > 1):
+        if s <= reach:
+            return False
+        reach += (n - 1) * s
+    return True
+
+
 def _place(g, base, view):
     """``zeros(base.shape)`` with ``g`` added at the elements ``view`` covers."""
     dims = _expanded_dims(base, view)
@@ -87,8 +98,9 @@ def _place(g, base, view):
     out = _C.zeros(base.shape, dtype=g.dtype)
     if out.numel() == 0 or g.numel() == 0:
         return out
-    if base.is_contiguous() and 0 not in view.strides:
-        # fast path: replay the view's geometry on a contiguous zero tensor
+    if base.is_contiguous() and _no_self_overlap(view):
+        # fast path: replay the view's geometry on a contiguous zero tensor (a copy, so
+        # only where no two elements of the view share memory: as_strided windows do)
         region = out._as_strided_any(view.shape, view.strides, view.offset - base.offset)
         _C._copy_into(region, g)
     else:

@@ -58,8 +58,9 @@ def unfold(self, dimension, size, step):
     new_strides = strides[:dimension] + [strides[dimension] * step] + strides[dimension + 1:]
     if self.dim() == 0:
         new_shape, new_strides = [], []
-    return self.as_strided(new_shape + [size], new_strides + [strides[dimension]],
-                           self.storage_offset())
+    # (_as_strided_any: also the negative strides of a flipped input)
+    return self._as_strided_any(new_shape + [size], new_strides + [strides[dimension]],
+                                self.storage_offset())
 
 
 def view_copy(input, size):
