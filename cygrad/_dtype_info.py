@@ -88,7 +88,7 @@ class iinfo:
         self.dtype = type.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"   # (as torch)
 
 
 class _Tag:

@@ -153,7 +153,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return out
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def range(start, end, step=1, *, out=None, dtype=None, layout=None, device=None,
           requires_grad=False):
     """Deprecated (with PyTorch's warning): the values ``start, start + step, ...``
     up to and **including** ``end``, in the default dtype unless ``dtype`` is given.
@@ -171,8 +171,6 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
-    if end is None:
-        start, end = 0, start
     start, end, step = (v.item() if isinstance(v, TensorBase) else v for v in (start, end, step))
     for name, value in (("start", start), ("end", end), ("step", step)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
