@@ -332,3 +332,22 @@ def test_set_default_tensor_type_warns_as_torch(default_dtype_guard):
             torch.set_default_tensor_type(torch.LongTensor)
         with pytest.raises(TypeError):
             cygrad.set_default_tensor_type(cygrad.LongTensor)
+
+
+DEPRECATED_INIT = ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal",
+                   "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse", "dirac"]
+
+
+@pytest.mark.parametrize("name", DEPRECATED_INIT)
+def test_deprecated_init_names_warn_as_torch(name):
+    shape = (2, 2, 3) if name == "dirac" else (3, 4)
+    args = (0.5,) if name in ("constant", "sparse") else ()
+    with pytest.warns(FutureWarning) as theirs:
+        torch.nn.init.__dict__[name](torch.empty(shape), *args)
+    with pytest.warns(FutureWarning) as ours:
+        cygrad.manual_seed(0)
+        w = getattr(cygrad.nn.init, name)(cygrad.empty(shape), *args)
+    assert str(ours[0].message) == str(theirs[0].message)
+    cygrad.manual_seed(0)
+    expected = getattr(cygrad.nn.init, name + "_")(cygrad.empty(shape), *args)
+    np.testing.assert_array_equal(w.numpy(), expected.numpy())
