@@ -351,3 +351,29 @@ def test_deprecated_init_names_warn_as_torch(name):
     cygrad.manual_seed(0)
     expected = getattr(cygrad.nn.init, name + "_")(cygrad.empty(shape), *args)
     np.testing.assert_array_equal(w.numpy(), expected.numpy())
+
+
+FFT_CASES = [(None, None), ((4, 6), None), (None, (0,)), ((5,), (1,))]
+
+
+@pytest.mark.parametrize("name", ["hfftn", "ihfftn", "hfft2", "ihfft2"])
+def test_hermitian_nd_ffts_match_torch(name):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4)) if name[0] == "h"
+         else rng.standard_normal((3, 5)))
+    checked = 0
+    for norm in (None, "ortho", "forward"):
+        for s, dim in FFT_CASES:
+            if name.endswith("2") and (dim is not None or s is not None and len(s) != 2):
+                continue
+            kw = {"s": s, "norm": norm, **({} if dim is None else {"dim": dim})}
+            c = getattr(cygrad.fft, name)(cygrad.from_numpy(a.copy()), **kw).numpy()
+            t = getattr(torch.fft, name)(torch.from_numpy(a.copy()), **kw).resolve_conj().numpy()
+            assert c.shape == t.shape and c.dtype == t.dtype
+            np.testing.assert_allclose(c, t, atol=1e-10)
+            checked += 1
+    assert checked >= 6
+    x = cygrad.from_numpy(a.copy()).requires_grad_()
+    fn = getattr(cygrad.fft, name)
+    assert cygrad.autograd.gradcheck(fn, (x,))
+    assert cygrad.autograd.gradgradcheck(fn, (x,))
