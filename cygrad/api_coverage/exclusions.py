@@ -73,8 +73,8 @@ EXCLUSIONS = (
          "BroadcastingList*")),
     Exclusion(
         "tensor_internal", "Tensor attributes of the compiler and prototypes",
-        "``Tensor.name`` (a TorchScript value name, always None in eager mode) and "
-        "``Tensor.index`` (binding first-class dimensions of the functorch.dim prototype).",
+        "`Tensor.name` (a TorchScript value name, always None in eager mode) and "
+        "`Tensor.index` (binding first-class dimensions of the functorch.dim prototype).",
         ("name", "index"), ("Tensor",)),
     Exclusion(
         "symbolic", "Symbolic shapes",
@@ -95,7 +95,7 @@ EXCLUSIONS = (
         "storage", "Storage classes",
         "PyTorch's typed and untyped storage classes, and the methods that hand them out or "
         "point a tensor at one (storage, storage_type, set_, is_set_to, from_file): cygrad "
-        "exposes memory through ``untyped_storage()``'s data pointer and ``.numpy()`` "
+        "exposes memory through `untyped_storage()`'s data pointer and `.numpy()` "
         "rather than a storage object model.",
         ("*Storage", "TypedStorage", "UntypedStorage", "StorageBase", "storage", "storage_type",
          "set_", "is_set_to", "from_file")),
@@ -110,8 +110,8 @@ EXCLUSIONS = (
         ("torch", "Tensor")),
     Exclusion(
         "typing", "Typing re-exports",
-        "Names a module imports for its own annotations (``Optional``, ``Callable``, "
-        "``Tensor``, ``DType`` ...): not part of the namespace's API.",
+        "Names a module imports for its own annotations (`Optional`, `Callable`, "
+        "`Tensor`, `DType` ...): not part of the namespace's API.",
         ("Callable", "Optional", "Literal", "ParamSpec", "TypeVar", "DType", "Tensor",
          "TYPE_CHECKING"),
         ("nn.functional", "nn.init", "special", "fft", "linalg")),
@@ -147,7 +147,7 @@ EXCLUSIONS = (
 
 
 def exclusion_for(namespace, name):
-    """The ``Exclusion`` whose rules match ``name`` in ``namespace``, or ``None``.
+    """The `Exclusion` whose rules match `name` in `namespace`, or `None`.
 
     Examples
     --------
