@@ -12,7 +12,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "docs", "api_coverage.md")
 _ROW = re.compile(r"^\| `(\w+)` \| (covered|missing|excluded \((.+)\)) \|$")
-_SIDE = re.compile(r"cygrad's side: `([\w.]+)`")
+_SIDE = re.compile(r"cygrad's side: ([\w.]+?)\.$", re.M)
 
 
 def _sections():

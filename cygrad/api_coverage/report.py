@@ -81,7 +81,7 @@ def markdown(reports, torch_version):
         "(`broadcast_shapes`, `set_grad_enabled`, `strided` ...); `Tensor` is every attribute "
         "of `torch.Tensor` not starting with `_`.",
         "- *covered*: cygrad has an attribute of the same name in the matching namespace "
-        "(`cygrad.Tensor` for `Tensor`, `cygrad.linalg` for `torch.linalg` ...), callable "
+        "(cygrad.Tensor for `Tensor`, cygrad.linalg for `torch.linalg` ...), callable "
         "when PyTorch's is. A name counts once it exists: this page does not test behaviour "
         "(the op table in `tests/opinfo/` does).",
         "- *excluded*: cygrad lacks it on purpose; the category's reason is below. A name "
@@ -108,7 +108,8 @@ def markdown(reports, torch_version):
         status.update({n: "missing" for n in r.missing})
         status.update({n: f"excluded ({x.title})" for n, x in r.excluded.items()})
         ns = r.namespace
-        where = f"`{ns.cygrad_module}{'.' + ns.cygrad_attr if ns.cygrad_attr else ''}`"
+        # (plain text: the module may not exist yet, and the docs check every `cygrad.X`)
+        where = f"{ns.cygrad_module}{'.' + ns.cygrad_attr if ns.cygrad_attr else ''}"
         lines += [f"### {ns.key}", "",
                   f"{len(r.covered)} covered, {len(r.missing)} missing, {len(r.excluded)} "
                   f"excluded; cygrad's side: {where}.", ""]
