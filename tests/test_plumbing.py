@@ -377,3 +377,76 @@ def test_hermitian_nd_ffts_match_torch(name):
     fn = getattr(cygrad.fft, name)
     assert cygrad.autograd.gradcheck(fn, (x,))
     assert cygrad.autograd.gradgradcheck(fn, (x,))
+
+
+def test_tensor_methods_match_torch():
+    a = np.arange(6.0).reshape(2, 3)
+    c, t = cygrad.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    ci, ti = cygrad.zeros(1, dtype=cygrad.int32), torch.zeros(1, dtype=torch.int32)
+    assert c.type_as(ci).tolist() == t.type_as(ti).tolist() and c.type_as(ci).dtype is cygrad.int32
+    assert c.type_as(c) is c
+    r = cygrad.zeros(1)
+    assert cygrad.resize_as_(r, c) is r and tuple(r.shape) == tuple(torch.zeros(1).resize_as_(t).shape)
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        assert c.resize(3, 2).tolist() == t.resize(3, 2).tolist()
+    with pytest.warns(UserWarning, match="non-inplace resize_as is deprecated"):
+        assert tuple(c.resize_as(cygrad.zeros(6)).shape) == (6,)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(RuntimeError):
+            t.resize(4)
+        with pytest.raises(RuntimeError):
+            c.resize(4)
+    assert c.const_data_ptr() == c.data_ptr()
+    for fn, args in (("apply_", (lambda v: v * 2 + 1,)), ("map_", (None, lambda x, y: x - y)),
+                     ("map2_", (None, None, lambda x, y, z: x * y + z))):
+        cc, tt = cygrad.from_numpy(a.copy()), torch.from_numpy(a.copy())
+        c_args = tuple(cygrad.tensor([1.0, 2.0, 3.0], dtype=cygrad.float64) if v is None else v
+                       for v in args)
+        t_args = tuple(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64) if v is None else v
+                       for v in args)
+        assert getattr(cc, fn)(*c_args) is cc
+        getattr(tt, fn)(*t_args)
+        np.testing.assert_array_equal(cc.numpy(), tt.numpy())
+    with pytest.raises(TypeError):
+        torch.from_numpy(a.copy()).map_(torch.ones(3), lambda x, y: x)
+    with pytest.raises(TypeError):
+        cygrad.from_numpy(a.copy()).map_(cygrad.ones(3), lambda x, y: x)
+
+
+@pytest.mark.parametrize("row,col,offset", [(3, 3, 0), (3, 4, 1), (4, 3, -1), (2, 3, -5), (0, 3, 0),
+                                            (3, 5, 2)])
+def test_triangle_indices_match_torch(row, col, offset):
+    for name in ("tril_indices", "triu_indices"):
+        c, t = getattr(cygrad, name)(row, col, offset), getattr(torch, name)(row, col, offset)
+        assert c.dtype is cygrad.int64 and tuple(c.shape) == tuple(t.shape)
+        assert c.tolist() == t.tolist()
+    assert cygrad.tril_indices(3, 3, dtype=cygrad.int32).dtype is cygrad.int32
+    with pytest.raises(NotImplementedError):
+        cygrad.tril_indices(3, 3, dtype=cygrad.float32)
+    with pytest.raises(RuntimeError):
+        torch.tril_indices(-1, 3)
+    with pytest.raises(RuntimeError):
+        cygrad.tril_indices(-1, 3)
+
+
+def test_compile_cond_while_loop_and_dlpack():
+    net = cygrad.nn.Linear(2, 1)
+    assert cygrad.compile(net) is net
+    assert cygrad.compile(mode="max-autotune")(net) is net
+    x = cygrad.tensor([1.0, -2.0])
+    for pred in (True, False, cygrad.tensor(True), cygrad.tensor([False])):
+        tp = torch.tensor(pred.tolist()) if isinstance(pred, cygrad.Tensor) else pred
+        c = cygrad.cond(pred, lambda a: a + 1, lambda a: a * 3, (x,))
+        t = torch.cond(tp, lambda a: a + 1, lambda a: a * 3, (torch.tensor([1.0, -2.0]),))
+        assert c.tolist() == t.tolist()
+    with pytest.raises(RuntimeError):
+        cygrad.cond(cygrad.tensor([True, False]), lambda a: a, lambda a: a, (x,))
+    ci, cx = cygrad.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, v * 2), (cygrad.tensor(0), x))
+    ti, tx = torch.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, v * 2),
+                              (torch.tensor(0), torch.tensor([1.0, -2.0])))
+    assert (ci.item(), cx.tolist()) == (ti.item(), tx.tolist())
+    y = cygrad.arange(3)
+    back = cygrad.from_dlpack(cygrad.to_dlpack(y))
+    assert back.data_ptr() == y.data_ptr() and back.tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(torch.from_dlpack(cygrad.to_dlpack(y)).numpy(), [0, 1, 2])

@@ -125,7 +125,7 @@ EXCLUSIONS = (
          "USE_RTLD_GLOBAL_WITH_LIBTORCH", "TYPE_CHECKING", "compiled_with_cxx11_abi",
          "get_file_path", "prepare_multiprocessing_environment", "init_num_threads",
          "thread_safe_generator", "*_notes", "GRID_SAMPLE_*", "has_lapack", "has_mkl",
-         "has_openmp", "has_spectral")),
+         "has_openmp", "has_spectral", "FatalError")),
     Exclusion(
         "aten_internal", "ATen internal ops",
         "Operators that exist so autograd formulas, SyncBatchNorm or compilers can call ATen "

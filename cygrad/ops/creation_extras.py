@@ -22,7 +22,7 @@ from ._argcheck import int_arg, int_list_arg, not_tensor
 from .elementwise import sub
 
 __all__ = ["empty_strided", "empty_permuted", "frombuffer", "range", "fill", "fill_", "zero_",
-           "rsub", "detach", "detach_"]
+           "rsub", "detach", "detach_", "tril_indices", "triu_indices", "to_dlpack"]
 
 
 def _dtype(dtype):
@@ -299,3 +299,62 @@ def new(self, *args, **kwargs):
     if device is not None and str(device) != str(self.device):
         raise RuntimeError(f"new(): expected device {self.device} but got {device}")
     return legacy_new(self.dtype, "new", *args, **kwargs)
+
+
+def _triangle_indices(row, col, offset, dtype, opname, lower):
+    row = int_arg(row, opname, "row", 1)
+    col = int_arg(col, opname, "col", 2)
+    offset = int_arg(offset, opname, "offset", 3)
+    dt = _dt.int64 if dtype is None else _dt.as_dtype(dtype)
+    if dt not in (_dt.int32, _dt.int64):
+        raise NotImplementedError(f'"{opname}" not implemented for \'{dt.name.capitalize()}\'')
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    mask = empty(row, col, dtype=_dt.bool_).fill_(True)
+    mask = mask.tril(offset) if lower else mask.triu(offset)
+    return mask.nonzero().t().to(dt).contiguous()
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the lower triangle of a ``row x col`` matrix, as
+    a ``2 x N`` tensor in row-major order (``torch.tril_indices``); ``offset`` moves
+    the diagonal as in :func:`tril`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tril_indices(3, 3).tolist()
+    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
+    """
+    return _triangle_indices(row, col, offset, dtype, "tril_indices", True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The (row, column) indices of the upper triangle of a ``row x col`` matrix
+    (``torch.triu_indices``); see :func:`tril_indices`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.triu_indices(2, 3, 1).tolist()
+    [[0, 0, 1], [1, 2, 2]]
+    """
+    return _triangle_indices(row, col, offset, dtype, "triu_indices", False)
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule sharing ``tensor``'s memory (``torch.to_dlpack``, the legacy
+    form of ``tensor.__dlpack__()``); :func:`from_dlpack` reads it back.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.arange(3)
+    >>> cygrad.from_dlpack(cygrad.to_dlpack(x)).data_ptr() == x.data_ptr()
+    True
+    """
+    if not isinstance(tensor, TensorBase):
+        raise not_tensor(tensor, "to_dlpack", "tensor")
+    return tensor.__dlpack__()

@@ -1,0 +1,167 @@
+"""Small Tensor methods PyTorch has and no op family owns: ``type_as``,
+``resize_as_`` (and the deprecated ``resize``/``resize_as``), ``const_data_ptr``,
+and the Python-callable element loops ``apply_``, ``map_``, ``map2_`` (CPU only and
+slow in PyTorch too: one Python call per element).
+"""
+import warnings
+
+from .._core.tensor import TensorBase
+from .._tensor import tensor_method
+from ._argcheck import not_tensor
+
+__all__ = ["resize_as_"]
+
+
+def _other(other, opname, argname="other"):
+    if not isinstance(other, TensorBase):
+        raise not_tensor(other, opname, argname, 1)
+    return other
+
+
+@tensor_method
+def type_as(self, other):
+    """This tensor converted to ``other``'s dtype and device (``self`` if they match).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.ones(2).type_as(cygrad.zeros(1, dtype=cygrad.int64))
+    tensor([1, 1])
+    """
+    other = _other(other, "type_as")
+    return self.to(device=other.device, dtype=other.dtype)
+
+
+def resize_as_(input, the_template, *, memory_format=None):
+    """``input.resize_(the_template.shape)``: reshape ``input`` in place to the
+    template's shape (values unspecified where the size grows), return ``input``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(1).resize_as_(cygrad.ones(2, 3)).shape
+    cygrad.Size([2, 3])
+    """
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, "resize_as_")
+    return input.resize_(*_other(the_template, "resize_as_", "the_template").shape)
+
+
+tensor_method(resize_as_)
+
+
+@tensor_method
+def resize(self, *sizes):
+    """Deprecated (PyTorch's warning): this tensor's values with a new shape of the
+    same number of elements, as ``contiguous().view(sizes)``, with gradient.
+
+    Examples
+    --------
+    >>> import warnings, cygrad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     cygrad.zeros(2, 3).resize(6).shape
+    cygrad.Size([6])
+    """
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    return _resize_copy(self, sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int)
+                        else sizes)
+
+
+@tensor_method
+def resize_as(self, tensor):
+    """Deprecated (PyTorch's warning): ``resize(tensor.shape)``.
+
+    Examples
+    --------
+    >>> import warnings, cygrad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     cygrad.zeros(6).resize_as(cygrad.ones(2, 3)).shape
+    cygrad.Size([2, 3])
+    """
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return _resize_copy(self, _other(tensor, "resize_as", "tensor").shape)
+
+
+def _resize_copy(self, sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    if n != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in "
+                           f"total), but the given tensor has a size of "
+                           f"{'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, while "
+                           "preserving the number of elements. ")
+    return self.contiguous().view(tuple(sizes))
+
+
+@tensor_method
+def const_data_ptr(self):
+    """The address of this tensor's first element, as ``data_ptr()`` (PyTorch's
+    read-only-access variant; cygrad has no copy-on-write storage to distinguish).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros(2)
+    >>> x.const_data_ptr() == x.data_ptr()
+    True
+    """
+    return self.data_ptr()
+
+
+def _map(self, operands, fn, opname):
+    from .creation import tensor
+    for o in operands:
+        if o.dtype is not self.dtype:      # (PyTorch's check: no conversion here)
+            raise TypeError(f"{opname}: expected {self.type()} for 'other' (got {o.type()})")
+    flat = [o.broadcast_to(self.shape).reshape(-1).tolist() for o in operands]
+    values = [fn(*vals) for vals in zip(self.reshape(-1).tolist(), *flat)]
+    if self.numel():
+        self.copy_(tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+@tensor_method
+def apply_(self, callable):
+    """Replace every element ``v`` by ``callable(v)`` (a Python call per element), in
+    place.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([1.0, 2.0]).apply_(lambda v: v * 10).tolist()
+    [10.0, 20.0]
+    """
+    return _map(self, (), callable, "apply_")
+
+
+@tensor_method
+def map_(self, tensor, callable):
+    """``self[i] = callable(self[i], tensor[i])`` for every element, ``tensor``
+    broadcast to this tensor's shape, in place.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.tensor([1, 2]).map_(cygrad.tensor([10]), lambda a, b: a + b).tolist()
+    [11, 12]
+    """
+    return _map(self, (_other(tensor, "map_", "tensor"),), callable, "map_")
+
+
+@tensor_method
+def map2_(self, x, y, callable):
+    """``self[i] = callable(self[i], x[i], y[i])`` for every element, ``x`` and ``y``
+    broadcast to this tensor's shape, in place.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> t = cygrad.tensor([1, 2])
+    >>> t.map2_(t, cygrad.tensor([5]), lambda a, b, c: a + b + c).tolist()
+    [7, 9]
+    """
+    return _map(self, (_other(x, "map2_", "x"), _other(y, "map2_", "y")), callable, "map2_")
