@@ -450,3 +450,48 @@ def test_compile_cond_while_loop_and_dlpack():
     back = cygrad.from_dlpack(cygrad.to_dlpack(y))
     assert back.data_ptr() == y.data_ptr() and back.tolist() == [0, 1, 2]
     np.testing.assert_array_equal(torch.from_dlpack(cygrad.to_dlpack(y)).numpy(), [0, 1, 2])
+
+
+def test_dim_order_and_module_load_match_torch():
+    views = [lambda x: x, lambda x: x.transpose(0, 2), lambda x: x[:, :1], lambda x: x.permute(1, 2, 0),
+             lambda x: x[..., ::2]]
+    for view in views:
+        c, t = view(cygrad.zeros(2, 3, 4)), view(torch.zeros(2, 3, 4))
+        assert c.dim_order() == t.dim_order()
+    c, t = cygrad.empty_permuted((2, 3, 4), (1, 2, 0)), torch.empty_permuted((2, 3, 4), (1, 2, 0))
+    assert c.dim_order() == t.dim_order()
+    assert cygrad.zeros(1, 1).dim_order() == torch.zeros(1, 1).dim_order()
+    with pytest.raises(RuntimeError):
+        torch.zeros(2, 1).dim_order(ambiguity_check=True)
+    with pytest.raises(RuntimeError):
+        cygrad.zeros(2, 1).dim_order(ambiguity_check=True)
+    for assign in (False, True):
+        wc, wt = cygrad.zeros(2), torch.zeros(2)
+        oc, ot = cygrad.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+        rc, rt = wc.module_load(oc, assign=assign), wt.module_load(ot, assign=assign)
+        assert rc.tolist() == rt.tolist() and wc.tolist() == wt.tolist()
+        assert rc.requires_grad == rt.requires_grad and (rc.data_ptr() == oc.data_ptr()) == (
+            rt.data_ptr() == ot.data_ptr())
+
+
+def test_as_subclass_matches_torch():
+    class Ours(cygrad.Tensor):
+        pass
+
+    class Theirs(torch.Tensor):
+        pass
+    xc, xt = cygrad.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    sc, st = xc.as_subclass(Ours), xt.as_subclass(Theirs)
+    assert type(sc) is Ours and sc.data_ptr() == xc.data_ptr()
+    assert (sc.requires_grad, sc.is_leaf, sc.grad_fn.name()) == (st.requires_grad, st.is_leaf,
+                                                                 st.grad_fn.name())
+    (sc * 3).sum().backward()
+    (st * 3).sum().backward()
+    assert xc.grad.tolist() == xt.grad.tolist()
+    plain = cygrad.ones(2).as_subclass(Ours)
+    assert plain.grad_fn is None and not plain.requires_grad
+    plain[0] = 5.0
+    with pytest.raises(TypeError):
+        torch.ones(2).as_subclass(int)
+    with pytest.raises(TypeError):
+        cygrad.ones(2).as_subclass(int)

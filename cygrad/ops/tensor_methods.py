@@ -165,3 +165,74 @@ def map2_(self, x, y, callable):
     [7, 9]
     """
     return _map(self, (_other(x, "map2_", "x"), _other(y, "map2_", "y")), callable, "map2_")
+
+
+@tensor_method
+def dim_order(self, *, ambiguity_check=False):
+    """The dimensions from outermost to innermost in memory (largest stride first,
+    ties in dimension order), as ``torch.Tensor.dim_order``. With
+    ``ambiguity_check=True``, a tensor whose order is not unique (two equal
+    strides, or a size-1 dimension) raises ``RuntimeError``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.zeros(2, 3, 4).permute(1, 2, 0).dim_order()
+    (2, 0, 1)
+    """
+    if not isinstance(ambiguity_check, bool):
+        raise TypeError("dim_order(): ambiguity_check must be a bool (cygrad does not take a "
+                        "list of memory formats)")
+    strides = self.stride()
+    if ambiguity_check and (len(set(strides)) < len(strides) or 1 in self.shape):
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one "
+                           "of the given memory formats.")
+    return tuple(sorted(range(self.dim()), key=lambda d: -strides[d]))
+
+
+@tensor_method
+def module_load(self, other, assign=False):
+    """PyTorch's default of the hook ``load_state_dict`` calls when it swaps tensors:
+    ``self.copy_(other).detach()``, or ``other.detach()`` with ``assign=True``.
+    (cygrad's ``load_state_dict`` copies values in place and does not call it.)
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> w = cygrad.zeros(2)
+    >>> w.module_load(cygrad.ones(2)).tolist(), w.tolist()
+    ([1.0, 1.0], [1.0, 1.0])
+    """
+    other = _other(other, "module_load")
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+@tensor_method
+def as_subclass(self, cls):
+    """This tensor as an instance of ``cls`` (a subclass of ``cygrad.Tensor``): the
+    same memory, recorded as an alias of this tensor so gradients flow back to it
+    (``AliasBackward0``), as ``torch.Tensor.as_subclass``. ``cls.__init__`` is not
+    called.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> class Tagged(cygrad.Tensor):
+    ...     pass
+    >>> x = cygrad.ones(2, requires_grad=True)
+    >>> y = x.as_subclass(Tagged)
+    >>> type(y).__name__, y.grad_fn.name(), y.data_ptr() == x.data_ptr()
+    ('Tagged', 'AliasBackward0', True)
+    """
+    from .._core import engine as _E
+    from .._core import tensor as _C
+    from .._tensor import Tensor
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    out = Tensor.__new__(cls)
+    _C._set_data(out, self)
+    out._base = self if self._base is None else self._base
+    if self.requires_grad and _C.is_grad_enabled():
+        _E.record_view(self, out, "AliasBackward0")
+    return out
