@@ -6,7 +6,7 @@ slow in PyTorch too: one Python call per element).
 import warnings
 
 from .._core.tensor import TensorBase
-from .._tensor import tensor_method
+from .._tensor import Tensor, tensor_method
 from ._argcheck import not_tensor
 
 __all__ = ["resize_as_"]
@@ -236,3 +236,34 @@ def as_subclass(self, cls):
     if self.requires_grad and _C.is_grad_enabled():
         _E.record_view(self, out, "AliasBackward0")
     return out
+
+
+def _copy_back(name):
+    def method(self, *args, **kwargs):
+        return self.copy_(getattr(self, name)(*args, **kwargs))
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"""``{name}`` written into this tensor, in place (``self.copy_(self.{name}(...))``,
+    so autograd sees the op's node and then the overwrite).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> x = cygrad.zeros({_COPY_BACK[name][0]})
+    >>> x.{name}_({_COPY_BACK[name][1]}) is x
+    True
+    """
+    return method
+
+
+# In-place forms of products whose backward never reads ``self`` (only beta times
+# the gradient flows to it), so computing out of place and copying back records
+# exactly PyTorch's graph.
+# (name: the shape of self and the arguments of its docstring example)
+_COPY_BACK = {"addmm": ("2, 2", "cygrad.ones(2, 2), cygrad.ones(2, 2)"),
+              "addbmm": ("2, 2", "cygrad.ones(3, 2, 2), cygrad.ones(3, 2, 2)"),
+              "baddbmm": ("3, 2, 2", "cygrad.ones(3, 2, 2), cygrad.ones(3, 2, 2)"),
+              "addmv": ("2", "cygrad.ones(2, 2), cygrad.ones(2)"),
+              "addr": ("2, 2", "cygrad.ones(2), cygrad.ones(2)")}
+for _name in _COPY_BACK:
+    if hasattr(Tensor, _name) and not hasattr(Tensor, _name + "_"):
+        tensor_method(_copy_back(_name))
