@@ -68,3 +68,16 @@ from .ops.special import *  # noqa: E402,F401,F403  (lgamma, digamma, xlogy, gcd
 from . import special  # noqa: E402,F401  (cygrad.special, as torch.special)
 from .nn._toplevel import *  # noqa: E402,F401,F403  (torch.conv2d, torch.layer_norm, torch.kl_div ... as in PyTorch)
 from .ops.tensorops import *  # noqa: E402,F401,F403  (cummax, quantile, histc, windows ... of issue 18)
+from ._settings import *  # noqa: E402,F401,F403  (use_deterministic_algorithms, anomaly ... under torch.* names)
+from ._dtype_info import *  # noqa: E402,F401,F403  (finfo, iinfo, strided, contiguous_format ...)
+from .ops.tensor_info import *  # noqa: E402,F401,F403  (is_tensor, is_nonzero, numel, typename ...)
+from .ops.creation_extras import *  # noqa: E402,F401,F403  (empty_strided, frombuffer, range, rsub ...)
+from .ops.view_copies import *  # noqa: E402,F401,F403  (view_copy ..., split_with_sizes, Tensor.unfold)
+from .ops.inplace_views import *  # noqa: E402,F401,F403  (t_, transpose_, unsqueeze_ ..., as_strided_)
+from math import e, inf, nan, pi  # noqa: E402,F401  (torch.e, torch.pi ...)
+newaxis = None                    # torch.newaxis, as NumPy's
+from .ops.tensor_methods import *  # noqa: E402,F401,F403  (resize_as_; Tensor.type_as, apply_ ...)
+from ._compile import *  # noqa: E402,F401,F403  (compile returns its model: cygrad runs eagerly; cond, while_loop)
+from .nn.torch_forms import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.layer_norm ...: ATen signatures)
+# keep last: generates cygrad.exp_ ... for every in-place method the families registered
+from .ops.inplace_functions import *  # noqa: E402,F401,F403

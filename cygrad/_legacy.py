@@ -37,29 +37,34 @@ class _TypedTensor(metaclass=_TypedTensorMeta):
     _dtype = None
 
     def __new__(cls, *args, **kwargs):
-        dt = cls._dtype
-        if kwargs:
-            raise TypeError(f"{cls.__name__}(): unexpected keyword arguments {sorted(kwargs)}")
-        if not args:
-            return empty(0, dtype=dt)
-        if len(args) == 1 and isinstance(args[0], TensorBase):
-            if args[0].dtype is not dt:
-                raise TypeError(f"expected {dt} (got {args[0].dtype})")
-            return args[0]
-        if len(args) == 1 and (isinstance(args[0], bool)
-                               or not isinstance(args[0], numbers.Integral)):
-            data = args[0]
-            if _is_size(data):
-                return empty(*data, dtype=dt)
-            if not isinstance(data, (list, tuple)) and not hasattr(data, "__array__"):
-                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-            return tensor(data, dtype=dt)
-        size = args
-        for s in size:
-            if isinstance(s, bool) or not isinstance(s, numbers.Integral):
-                raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element "
-                                f"of type {type(s).__name__}")
-        return empty(*size, dtype=dt)
+        return legacy_new(cls._dtype, cls.__name__, *args, **kwargs)
+
+
+def legacy_new(dt, name, *args, **kwargs):
+    """The legacy constructor of dtype ``dt`` (``FloatTensor(...)``; ``t.new(...)``),
+    ``name`` being the caller's name for error messages."""
+    if kwargs:
+        raise TypeError(f"{name}(): unexpected keyword arguments {sorted(kwargs)}")
+    if not args:
+        return empty(0, dtype=dt)
+    if len(args) == 1 and isinstance(args[0], TensorBase):
+        if args[0].dtype is not dt:
+            raise TypeError(f"expected {dt} (got {args[0].dtype})")
+        return args[0]
+    if len(args) == 1 and (isinstance(args[0], bool)
+                           or not isinstance(args[0], numbers.Integral)):
+        data = args[0]
+        if _is_size(data):
+            return empty(*data, dtype=dt)
+        if not isinstance(data, (list, tuple)) and not hasattr(data, "__array__"):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return tensor(data, dtype=dt)
+    size = args
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+            raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element "
+                            f"of type {type(s).__name__}")
+    return empty(*size, dtype=dt)
 
 
 def _is_size(obj):

@@ -37,7 +37,8 @@ from cygrad._core import dispatch
 from cygrad.autograd import Function
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "rfftn", "irfftn",
-           "rfft2", "irfft2", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "rfft2", "irfft2", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+           "hfft2", "hfftn", "ihfft2", "ihfftn"]
 
 _NORMS = ("backward", "ortho", "forward")
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -448,6 +449,59 @@ def ihfft(input, n=None, dim=-1, norm=None):
     """
     x = _real_input(input, "ihfft")
     return cygrad.conj(rfft(x, n, dim, _DUAL[check_norm(norm)]))
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """N-dimensional :func:`hfft`: the real transform of a signal Hermitian-symmetric
+    over ``dim``, given by its half along the last of ``dim`` (``irfftn`` of the
+    conjugate, with the norm's direction swapped).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.fft.hfftn(cygrad.tensor([[1.0 + 0j, 0j], [0j, 0j]])).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    x = _complex_input(input, "hfftn")
+    return irfftn(cygrad.conj(x), s, dim, _DUAL[check_norm(norm)])
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional :func:`hfftn`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.fft.hfft2(cygrad.ones(2, 2, dtype=cygrad.complex64)).shape
+    cygrad.Size([2, 2])
+    """
+    return hfftn(input, s, dim, norm)
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """Inverse of :func:`hfftn`: the inverse transform of a real signal, halved along
+    the last of ``dim``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.fft.ihfftn(cygrad.ones(2, 4)).abs().tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    x = _real_input(input, "ihfftn")
+    return cygrad.conj(rfftn(x, s, dim, _DUAL[check_norm(norm)]))
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """Two-dimensional :func:`ihfftn`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.fft.ihfft2(cygrad.ones(2, 2)).shape
+    cygrad.Size([2, 2])
+    """
+    return ihfftn(input, s, dim, norm)
 
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):

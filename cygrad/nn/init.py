@@ -422,3 +422,44 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
             zero_rows = randperm(rows)[:num_zeros]
             tensor[zero_rows, col] = 0
     return tensor
+
+
+_DEPRECATED_DOC = """Deprecated: ``{new}`` with a ``FutureWarning``, as ``torch.nn.init.{old}``.
+
+    Examples
+    --------
+    >>> import warnings, cygrad
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     w = cygrad.nn.init.{old}(cygrad.empty({shape}){args})
+    >>> tuple(w.shape)
+    ({shape})
+    """
+
+
+def _deprecated(new_fn, example_args="", shape="2, 2"):
+    new, old = new_fn.__name__, new_fn.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new}`.",
+                      FutureWarning, stacklevel=2)
+        return new_fn(*args, **kwargs)
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old
+    deprecated_init.__doc__ = _DEPRECATED_DOC.format(new=new, old=old, args=example_args,
+                                                    shape=shape)
+    return deprecated_init
+
+
+# PyTorch's pre-0.4 names without the trailing underscore, still exported by torch.nn.init
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_, ", 0.5")
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_, ", 0.5")
+dirac = _deprecated(dirac_, shape="2, 2, 3")
+__all__ += ["uniform", "normal", "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+            "kaiming_normal", "orthogonal", "sparse", "dirac"]

@@ -38,7 +38,7 @@ from ..autograd.function import Function
 from ..autograd.view_nodes import AsStrided, _geometries
 
 __all__ = ["Permute", "Transpose", "T", "View", "Squeeze", "Unsqueeze", "Expand", "Slice",
-           "Select", "Narrow", "Diagonal", "AsStrided"]
+           "Select", "Narrow", "Diagonal", "AsStrided", "Alias"]
 
 
 def _inverse(perm):
@@ -103,6 +103,11 @@ class _SameElements(AsStrided):
 class View(_SameElements):
     """``x.view(shape)`` / ``x.reshape(shape)`` when no copy is needed."""
     _node_name = "ViewBackward0"
+
+
+class Alias(_SameElements):
+    """``x.as_subclass(cls)``: the same elements under another Python object."""
+    _node_name = "AliasBackward0"
 
 
 class Squeeze(_SameElements):
@@ -170,5 +175,5 @@ def register():
     ``cygrad/_wiring.py``)."""
     _E._set_view_function(AsStrided)
     for cls in (Permute, Transpose, T, View, Squeeze, Unsqueeze, Expand, Slice, Select,
-                Narrow, Diagonal):
+                Narrow, Diagonal, Alias):
         _E._register_view_function(cls)

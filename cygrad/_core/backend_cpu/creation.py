@@ -18,6 +18,8 @@ Examples
 >>> kernel("linspace", "cpu")(out, -100, 100).tolist()
 [-100, 0, 100]
 """
+import warnings
+
 import numpy as np
 
 from .. import dtype as _dt
@@ -176,3 +178,21 @@ def round_scalar(value, dtype):
     (inf, 0.333984375)
     """
     return float(_as(float(value), dtype))
+
+
+@register("tensor_from_buffer", "cpu")
+def tensor_from_buffer(buffer, dtype, count, offset):
+    """A 1-D CPU tensor sharing the memory of ``buffer`` (any object with the buffer
+    protocol): ``count`` elements of ``dtype`` from byte ``offset`` (``count=-1``: all
+    that follow). The op checked the sizes and warns about a read-only buffer.
+
+    Examples
+    --------
+    >>> import array, cygrad
+    >>> tensor_from_buffer(array.array("i", [1, 2, 3]), cygrad.int32, -1, 4).tolist()
+    [2, 3]
+    """
+    arr = np.frombuffer(buffer, dtype=dtype.np_dtype, count=count, offset=offset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)     # (from_numpy's read-only note)
+        return _C.from_numpy(arr)
