@@ -78,6 +78,5 @@ from math import e, inf, nan, pi  # noqa: E402,F401  (torch.e, torch.pi ...)
 newaxis = None                    # torch.newaxis, as NumPy's
 from .ops.tensor_methods import *  # noqa: E402,F401,F403  (resize_as_; Tensor.type_as, apply_ ...)
 from ._compile import *  # noqa: E402,F401,F403  (compile returns its model: cygrad runs eagerly; cond, while_loop)
-from .nn.torch_forms import *  # noqa: E402,F401,F403  (torch.conv2d, torch.dropout, torch.layer_norm ...: ATen signatures)
 # keep last: generates cygrad.exp_ ... for every in-place method the families registered
 from .ops.inplace_functions import *  # noqa: E402,F401,F403

@@ -605,24 +605,10 @@ def clamp_max_(self, max):
     return self.clamp_(max=max)
 
 
-@tensor_method
-def hardshrink(input, lambd=0.5):
-    """``x`` where ``|x| > lambd``, 0 elsewhere: ``nn.functional.hardshrink``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.tensor([-2.0, 0.25]).hardshrink(1.0).tolist()
-    [-2.0, 0.0]
-    """
-    from ...nn._ops.activation import hardshrink as _hardshrink
-    return _hardshrink(input, lambd)
-
-
 __all__ += ["heaviside", "gcd", "lcm", "polygamma", "mvlgamma", "logit", "logit_", "frexp",
             "ldexp", "ldexp_", "deg2rad", "deg2rad_", "rad2deg", "rad2deg_", "fix", "fix_",
             "signbit", "isposinf", "isneginf", "clamp_min", "clamp_min_", "clamp_max",
-            "clamp_max_", "hardshrink", "gcd_", "lcm_"]
+            "clamp_max_", "gcd_", "lcm_"]
 
 
 # ------------------------------------------------ names only under torch.special

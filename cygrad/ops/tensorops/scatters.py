@@ -339,39 +339,7 @@ def fill_diagonal_(input, fill_value, wrap=False):
     return input.index_put_(idx, full((), fill_value, dtype=input.dtype))
 
 
-def unfold(input, dimension, size, step):
-    """A view of every slice of length ``size`` along ``dimension``, taken every
-    ``step`` elements; the slices' elements form a new last dim, as ``Tensor.unfold``
-    (of a tensor with a negative stride, such as a flipped one, it is a copy).
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.arange(5).unfold(0, 2, 2).tolist()
-    [[0, 1], [2, 3]]
-    """
-    _check_tensor(input, "unfold")
-    d = _single_dim(input, dimension, "unfold")
-    n = input.shape[d] if input.dim() else 1
-    if size > n:
-        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
-    if size < 0:
-        raise RuntimeError(f"size is {size} but must be >= 0")
-    if input.dim() == 0:
-        return input.as_strided((size,), (1,), input.storage_offset())
-    if any(st < 0 for st in input.stride()):
-        # the core's strided views take no negative strides: unfold a copy
-        input = input.contiguous()
-    shape, strides = list(input.shape), list(input.stride())
-    shape[d] = (n - size) // step + 1
-    shape.append(size)
-    strides.append(strides[d])
-    strides[d] *= step
-    return input.as_strided(tuple(shape), tuple(strides), input.storage_offset())
-
-
-for _name, _fn in (("fill_diagonal_", fill_diagonal_), ("unfold", unfold)):
+# (Tensor.unfold is in ops/view_copies.py)
+for _name, _fn in (("fill_diagonal_", fill_diagonal_),):
     if _name not in _C.TensorBase.__dict__:
         setattr(Tensor, _name, _fn)
