@@ -8,7 +8,7 @@ from ..._core.dtype import int64
 from ..creation import tensor as _tensor
 from ..shape import stack
 
-__all__ = ["cartesian_prod", "combinations", "tril_indices", "triu_indices"]
+__all__ = ["cartesian_prod", "combinations"]  # (tril_indices/triu_indices: ops/creation_extras.py)
 
 
 def cartesian_prod(*tensors):
@@ -60,41 +60,3 @@ def combinations(input, r=2, with_replacement=False):
     cols = [input.index_select(0, _tensor([c[j] for c in rows], dtype=int64,
                                           device=input.device)) for j in range(r)]
     return stack(cols, 1)
-
-
-def _tri_indices(row, col, offset, lower, dtype, device):
-    if row < 0 or col < 0:
-        raise RuntimeError(f"row must be non-negative, got{row}" if row < 0 else
-                           f"col must be non-negative, got{col}")
-    pairs = [(i, j) for i in range(row) for j in range(col)
-             if ((j - i <= offset) if lower else (j - i >= offset))]
-    dt = int64 if dtype is None else dtype
-    if not pairs:
-        return _tensor([[], []], dtype=dt, device=device)
-    return _tensor([[p[0] for p in pairs], [p[1] for p in pairs]], dtype=dt, device=device)
-
-
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    """The ``(2, N)`` coordinates of the lower triangle (on and below diagonal
-    ``offset``) of a ``row x col`` matrix, in row-major order, as ``torch.tril_indices``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.tril_indices(3, 3).tolist()
-    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]
-    """
-    return _tri_indices(row, col, offset, True, dtype, device)
-
-
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
-    """The ``(2, N)`` coordinates of the upper triangle (on and above diagonal
-    ``offset``) of a ``row x col`` matrix, as ``torch.triu_indices``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.triu_indices(3, 3, 1).tolist()
-    [[0, 0, 1], [1, 2, 2]]
-    """
-    return _tri_indices(row, col, offset, False, dtype, device)
