@@ -266,7 +266,7 @@ MORE_TENSOR_OPS = [
     OpInfo("unfold", lambda x, *a: x.unfold(*a), _torch_top("unfold", method=True), FLOATS,
            _samples(("overlap", (3, 5), (1, 3, 1), {}), ("step", (6, 2), (0, 2, 3), {}),
                     ("scalar", (), (0, 1, 1), {})),
-           torch_name="", check_zero_size=False,
+           torch_name="", check_zero_size=False, variant="overlapping",
            skips={"test_function_class": "unfold is a strided view: the engine records it "
                                          "as the core's AsStridedBackward0 "
                                          "(cygrad/autograd/view_nodes.py)"}),
