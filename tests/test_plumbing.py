@@ -257,12 +257,18 @@ def test_generated_inplace_functions_match_torch():
     a = np.array([0.25, 0.5, 0.75])
     for name in inplace_functions.__all__:
         assert hasattr(torch, name), name
-        if name in ("index_put_", "addmv_"):      # (operands of their own: tested above)
-            continue
+        if name in ("index_put_", "addmv_", "gcd_", "lcm_"):  # (operands of their own,
+            continue                                          # or integer-only)
         kwargs = {"min": 0.5} if name in ("clamp_", "clip_") else {}
+        args = (0.5,) if name in ("clamp_min_", "clamp_max_", "xlogy_") else ()
         c, t = cygrad.from_numpy(a.copy()), torch.from_numpy(a.copy())
-        assert getattr(cygrad, name)(c, **kwargs) is c
-        getattr(torch, name)(t, **kwargs)
+        if name == "ldexp_":
+            args = (cygrad.tensor([1, 2, 3]),)
+            assert getattr(cygrad, name)(c, *args) is c
+            getattr(torch, name)(t, torch.tensor([1, 2, 3]))
+        else:
+            assert getattr(cygrad, name)(c, *args, **kwargs) is c
+            getattr(torch, name)(t, *args, **kwargs)
         np.testing.assert_allclose(c.numpy(), t.numpy(), rtol=1e-12, equal_nan=True, err_msg=name)
     with pytest.raises(TypeError):
         cygrad.exp_(1.0)

@@ -52,10 +52,12 @@ _REDUCTION = {0: "none", 1: "mean", 2: "sum"}
 
 
 def _reduction(value):
-    """PyTorch's top-level losses take the reduction enum as an int."""
-    if value not in _REDUCTION:
-        raise RuntimeError(f"{value} is not a valid value for reduction")
-    return _REDUCTION[value]
+    """PyTorch's top-level losses take the reduction enum as an int; ATen reduces
+    only for 1 (mean) and 2 (sum), and any other int leaves the loss unreduced."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"reduction must be an int (0 none, 1 mean, 2 sum), "
+                        f"not {type(value).__name__}")
+    return _REDUCTION.get(value, "none")
 
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
