@@ -67,6 +67,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
+    for size in normalized_shape:
+        if isinstance(size, bool) or not isinstance(size, int):
+            raise TypeError(f"rms_norm(): argument 'normalized_shape' must be a tuple of ints, "
+                            f"but found element of type {type(size).__name__}")
     if not (input.is_floating_point() or input.is_complex()):
         raise NotImplementedError(f"rms_norm: not implemented for '{input.dtype}'")
     k = len(normalized_shape)

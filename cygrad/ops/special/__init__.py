@@ -54,12 +54,16 @@ def _make_unary(name, row_name=None, torch_name=None, example="[0.5, 1.0]", wher
 
 
 def _make_binary(name, row_name=None, torch_name=None, example="[0.5, 1.0]", where="special.",
-                 tensor_first=False):
+                 tensor_first=False, tensors_only=False):
     row = ROWS[row_name or name]
 
     def fn(input, other, *, out=None):
-        if not isinstance(input, TensorBase) and (tensor_first or not isinstance(other, TensorBase)):
+        if not isinstance(input, TensorBase) and (tensor_first or tensors_only
+                                                  or not isinstance(other, TensorBase)):
             raise not_tensor(input, name)
+        if tensors_only and not isinstance(other, TensorBase):
+            # (PyTorch binds these with Tensor operands only: no Scalar overload)
+            raise not_tensor(other, name, "other", 2)
         return _binary(row, input, other, out)
 
     def fn_(self, other):
@@ -81,6 +85,7 @@ _TOP_UNARY = {"lgamma": "[0.5, 3.0]", "digamma": "[0.5, 3.0]", "erfinv": "[0.0, 
 _TOP_BINARY = {"xlogy": "[0.5, 1.0]", "igamma": "[0.5, 1.0]", "igammac": "[0.5, 1.0]",
                "logaddexp": "[0.5, 1.0]", "logaddexp2": "[0.5, 1.0]", "copysign": "[0.5, -1.0]",
                "nextafter": "[0.5, 1.0]"}
+_TENSORS_ONLY = {"igamma", "igammac", "logaddexp", "logaddexp2", "nextafter"}
 _NO_INPLACE = {"logaddexp", "logaddexp2"}           # (PyTorch has no in-place form)
 # the in-place forms torch also has at top level (torch.i0_, torch.xlogy_...)
 _TORCH_INPLACE = {"i0", "sinc", "xlogy"}
@@ -93,7 +98,8 @@ for _name, _ex in _TOP_UNARY.items():
     globals()[_name + "_"] = tensor_method(_f_)
     __all__ += [_name] + ([_name + "_"] if _name in _TORCH_INPLACE else [])
 for _name, _ex in _TOP_BINARY.items():
-    _f, _f_ = _make_binary(_name, example=_ex, where="", tensor_first=_name == "nextafter")
+    _f, _f_ = _make_binary(_name, example=_ex, where="", tensor_first=_name == "copysign",
+                           tensors_only=_name in _TENSORS_ONLY)
     globals()[_name] = tensor_method(_f)
     __all__.append(_name)
     if _name not in _NO_INPLACE:
@@ -151,6 +157,9 @@ def gcd(input, other, *, out=None):
     >>> cygrad.gcd(cygrad.tensor([4, -6, 0]), cygrad.tensor([6, 9, 0])).tolist()
     [2, 3, 0]
     """
+    for i, (arg, what) in enumerate(((input, "input"), (other, "other"))):
+        if not isinstance(arg, TensorBase):
+            raise not_tensor(arg, "gcd", what, i + 1)
     _refuse_bool("gcd", input, other)
     return _binary(ROWS["gcd"], input, other, out)
 
@@ -165,6 +174,9 @@ def lcm(input, other, *, out=None):
     >>> cygrad.lcm(cygrad.tensor([4, 6]), cygrad.tensor([6, 9])).tolist()
     [12, 18]
     """
+    for i, (arg, what) in enumerate(((input, "input"), (other, "other"))):
+        if not isinstance(arg, TensorBase):
+            raise not_tensor(arg, "lcm", what, i + 1)
     _refuse_bool("lcm", input, other)
     return _binary(ROWS["lcm"], input, other, out)
 
@@ -258,8 +270,7 @@ def mvlgamma(input, p, *, out=None):
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_dt.get_default_dtype())
-    if not bool((x > (p - 1) / 2).all()):
-        raise RuntimeError("All elements must be greater than (p-1)/2")
+    # (PyTorch 2.13 no longer checks x > (p - 1) / 2: outside it the result is inf/nan)
     from ..creation import arange
     shifts = arange(p, dtype=x.dtype) * -0.5
     res = lgamma(x.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * _math.log(_math.pi)

@@ -19,6 +19,9 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, opname):
     _check_tensor(input, opname)
+    if not isinstance(keepdim, bool):
+        raise TypeError(f"{opname}(): argument 'keepdim' must be bool, not "
+                        f"{type(keepdim).__name__}")
     if input.dtype.name not in ("float32", "float64"):
         raise RuntimeError(f"{opname}() input tensor must be either float or double dtype")
     if input.numel() == 0:
