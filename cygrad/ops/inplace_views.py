@@ -105,9 +105,12 @@ def unsqueeze_(self, dim):
     return _restride(self, _start(self, "unsqueeze_").unsqueeze(dim), "unsqueeze_")
 
 
+_ALL_DIMS = object()      # squeeze_() with no dim; an explicit None is a TypeError
+
+
 @tensor_method
-def squeeze_(self, dim=None):
-    """``squeeze(dim)`` in place (every size-1 dimension when ``dim`` is None).
+def squeeze_(self, dim=_ALL_DIMS):
+    """``squeeze(dim)`` in place (every size-1 dimension when no ``dim`` is given).
 
     Examples
     --------
@@ -115,8 +118,13 @@ def squeeze_(self, dim=None):
     >>> cygrad.zeros(1, 2, 1).squeeze_().shape
     cygrad.Size([2])
     """
+    if dim is not _ALL_DIMS and (isinstance(dim, bool) or not isinstance(dim, (int, tuple, list))):
+        raise TypeError(f"squeeze_() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}), but expected one of: (), (int dim), "
+                        f"(tuple of ints dim)")
     _start(self, "squeeze_")
-    return _restride(self, self.squeeze() if dim is None else self.squeeze(dim), "squeeze_")
+    return _restride(self, self.squeeze() if dim is _ALL_DIMS else self.squeeze(dim),
+                     "squeeze_")
 
 
 @tensor_method

@@ -297,6 +297,14 @@ def mvlgamma_(self, p):
     return self.copy_(res)
 
 
+def _bound(self, value, name, argname):
+    """clamp_min_/clamp_max_ take a tensor or a number, as PyTorch's two overloads."""
+    if not isinstance(value, (TensorBase, int, float)):
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        f"({type(value).__name__}), but expected one of: (Tensor {argname}), "
+                        f"(Number {argname})")
+
+
 def _check_logit(input, eps, name):
     if not isinstance(input, TensorBase):
         raise not_tensor(input, name)
@@ -304,6 +312,9 @@ def _check_logit(input, eps, name):
         raise NotImplementedError(f"\"logit_cpu\" not implemented for "
                                   f"'{_C._torch_type_name(input.dtype)}'")
     if eps is not None:
+        if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+            raise TypeError(f"{name}(): argument 'eps' (position 1) must be float, not "
+                            f"{type(eps).__name__}")
         eps = float(eps)
     return eps
 
@@ -407,6 +418,8 @@ def ldexp_(self, other):
     >>> cygrad.tensor([1.0]).ldexp_(cygrad.tensor([3])).tolist()
     [8.0]
     """
+    if not isinstance(other, TensorBase):
+        raise not_tensor(other, "ldexp_", "other", 1)
     return self.mul_(other.exp2())
 
 
@@ -600,6 +613,7 @@ def clamp_min_(self, min):
     >>> cygrad.tensor([-1.0, 2.0]).clamp_min_(0.0).tolist()
     [0.0, 2.0]
     """
+    _bound(self, min, "clamp_min_", "min")
     return self.clamp_(min=min)
 
 
@@ -613,6 +627,7 @@ def clamp_max_(self, max):
     >>> cygrad.tensor([-1.0, 2.0]).clamp_max_(0.0).tolist()
     [-1.0, 0.0]
     """
+    _bound(self, max, "clamp_max_", "max")
     return self.clamp_(max=max)
 
 

@@ -321,6 +321,9 @@ def fill_diagonal_(input, fill_value, wrap=False):
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
     _check_tensor(input, "fill_diagonal_")
+    if not isinstance(fill_value, (int, float, complex)):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be "
+                        f"Number, not {type(fill_value).__name__}")
     if input.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     shape = tuple(input.shape)
