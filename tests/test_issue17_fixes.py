@@ -280,3 +280,14 @@ def test_scatter_src_with_other_ndim(name, index_shape, src_shape):
         return getattr(lib, name)(*args, "sum") if name == "scatter_reduce" else \
             getattr(lib, name)(*args)
     same(call)
+
+
+def test_zero_step_slice_after_two_ellipses():
+    same(lambda lib: lib.zeros(4, 3, 5)[..., ..., :-1:0])
+    same(lambda lib: lib.zeros(4, 3, 5)[..., 0, ..., ::2])
+
+
+@pytest.mark.parametrize("dim", [(1, 2), (0, 1), None])
+@pytest.mark.parametrize("p", ["nuc", "fro"])
+def test_matrix_norm_of_a_vector(p, dim):
+    same(lambda lib: lib.norm(lib.zeros(5), p, dim))
