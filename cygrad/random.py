@@ -794,7 +794,15 @@ def _range_args(kwargs, first, second, defaults):
                                                          (b, defaults[1], "to"))))
 
 
-_NOT_GIVEN = object()        # (an explicit None is PyTorch's TypeError, not the default)
+class _NotGiven:
+    """``uniform_``'s bounds when not given (an explicit None is PyTorch's TypeError)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<default>"      # what help() shows
+
+
+_NOT_GIVEN = _NotGiven()
 
 
 @tensor_method

@@ -267,3 +267,27 @@ def test_argument_type_errors_come_first(call):
     same(call)
     with pytest.raises(TypeError):
         call(cygrad)
+
+
+@pytest.mark.parametrize("name", ["scatter", "scatter_add", "scatter_reduce"])
+@pytest.mark.parametrize("index_shape,src_shape", [((3, 4), (5,)), ((3, 4), ()), ((3,), (5,)),
+                                                   ((3, 4), (3, 4, 2)), ((0, 4), (5,)),
+                                                   ((2, 3), (0,))])
+def test_scatter_src_with_other_ndim(name, index_shape, src_shape):
+    def call(lib):
+        args = (lib.zeros(3, 4), 1, lib.zeros(index_shape, dtype=lib.int64),
+                lib.zeros(src_shape))
+        return getattr(lib, name)(*args, "sum") if name == "scatter_reduce" else \
+            getattr(lib, name)(*args)
+    same(call)
+
+
+def test_zero_step_slice_after_two_ellipses():
+    same(lambda lib: lib.zeros(4, 3, 5)[..., ..., :-1:0])
+    same(lambda lib: lib.zeros(4, 3, 5)[..., 0, ..., ::2])
+
+
+@pytest.mark.parametrize("dim", [(1, 2), (0, 1), None])
+@pytest.mark.parametrize("p", ["nuc", "fro"])
+def test_matrix_norm_of_a_vector(p, dim):
+    same(lambda lib: lib.norm(lib.zeros(5), p, dim))

@@ -340,6 +340,8 @@ def _index_past_ellipses(t, index):
             result = result.unsqueeze(_in_range(dim, result.dim() + 1))
             dim += 1
         elif isinstance(idx, slice):
+            if idx.step == 0:           # (checked before the dim, as PyTorch does)
+                raise ValueError("slice step cannot be zero")
             # PyTorch passes over a slice from the start with step 1 and no stop without
             # reading its dim (even one out of range)
             if not (idx.start in (None, 0) and idx.step in (None, 1) and idx.stop is None):

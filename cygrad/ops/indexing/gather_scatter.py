@@ -129,6 +129,12 @@ def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
     _index_array(index, "scatter")
     _check_same_ndim(self, index, "self")
     if src is not None:
+        if 0 < src.dim() < index.dim() and src.numel():
+            # PyTorch reads a non-empty src's size along each of index's dims before it
+            # compares the numbers of dims: the first missing one is out of range
+            n = src.dim()
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, "
+                             f"{n - 1}], but got {n})")
         _check_same_ndim(src, index, "src")
     a1, i1 = _along(self.shape), _along(index.shape)
     s1 = None if src is None else _along(src.shape)

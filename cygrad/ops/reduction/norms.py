@@ -60,6 +60,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         if p == "nuc" or (dim is not None and len(dim) > 2):
             # a matrix norm: 'nuc' ('fro' over more than two dims: _matrix_dims refuses it)
+            if p == "nuc" and input.dim() < 2:
+                raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least "
+                                   "2 dimensions.")
             _no_out(out, "norm", input)
             dims = _matrix_dims(input, dim, dt)
             result = NuclearNorm.apply(input, dims, keepdim, dt)
