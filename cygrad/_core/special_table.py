@@ -39,7 +39,7 @@ POLYNOMIALS = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_po
 
 ROWS = {}
 for _n in _UNARY_HALF:
-    ROWS[_n] = _row(_n, 1, _cpu.unary_loop(_n))
+    ROWS[_n] = _row(_n, 1, _cpu.unary_loop(_n), inputs=_ANY if _n == "sinc" else _FLOATS)
 for _n in _UNARY_NO_HALF:
     ROWS[_n] = _row(_n, 1, _cpu.unary_loop(_n, half=False))
 # the same functions as i0/i1, without their half kernels or derivatives (as in PyTorch)

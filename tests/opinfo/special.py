@@ -382,7 +382,7 @@ OPS = [
     unary("erfcx", _scipy("erfcx"), F_I, _domain(-3, 30), special_only=True,
           error_inputs=_half_refused),
     unary("entr", _scipy("entr"), F_H, _domain(0.01, 5), special_only=True),
-    unary("sinc", np.sinc, F_H, _domain(-4, 4)),
+    unary("sinc", np.sinc, F_H + (cygrad.complex64, cygrad.complex128), _domain(-4, 4)),
     # --- Bessel and Airy -----------------------------------------------------------
     unary("i0", _scipy("i0", _nan_at_inf), F_H, _domain(-8, 8), error_inputs=_complex_refused),
     unary("i0e", _scipy("i0e"), F_H, _domain(-40, 40), special_only=True),

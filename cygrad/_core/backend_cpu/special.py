@@ -39,6 +39,9 @@ def unary_loop(name, half=True, torch_name=None):
     def f(x, out=None, casting="unsafe"):
         if not half and _is_half(x.dtype):
             _refuse_half(torch_name or name, x.dtype)
+        if x.dtype.kind == "c":          # (only sinc's row lets complex through)
+            out[...] = _COMPLEX[name](x)
+            return out
         flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
         res = np.empty_like(flat)
         _K.unary(name, flat, res)
@@ -46,6 +49,16 @@ def unary_loop(name, half=True, torch_name=None):
         return out
     f.__name__ = name
     return f
+
+
+def _complex_sinc(z):
+    """sin(pi z) / (pi z), 1 at 0, as PyTorch computes it for complex tensors."""
+    pz = np.pi * z
+    zero = z == 0
+    return np.where(zero, np.ones((), z.dtype), np.sin(pz) / np.where(zero, 1, pz)).astype(z.dtype)
+
+
+_COMPLEX = {"sinc": _complex_sinc}
 
 
 def binary_loop(name, half=True, torch_name=None):

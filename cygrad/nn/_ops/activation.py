@@ -309,11 +309,12 @@ class Hardshrink(_Pointwise):
 
     @staticmethod
     def value(x, lambd):
-        return where(x.abs() > lambd, x, 0.0)
+        # PyTorch's test: 0 inside [-lambd, lambd]; NaN (in x or lambd) keeps x
+        return where((x >= -lambd) & (x <= lambd), 0.0, x)
 
     @staticmethod
     def chain(x, g, lambd):
-        return g * (x.abs() > lambd)
+        return g * ~((x >= -lambd) & (x <= lambd))
 
 
 def hardshrink(input, lambd=0.5):

@@ -54,19 +54,22 @@ def _make_unary(name, row_name=None, torch_name=None, example="[0.5, 1.0]", wher
 
 
 def _make_binary(name, row_name=None, torch_name=None, example="[0.5, 1.0]", where="special.",
-                 tensor_first=False, tensors_only=False):
+                 tensor_first=False, tensor_other=False):
+    """The function and in-place method of a binary row; PyTorch's parser refuses a
+    number for ``input`` (``tensor_first``) or ``other`` (``tensor_other``) in some."""
     row = ROWS[row_name or name]
 
     def fn(input, other, *, out=None):
-        if not isinstance(input, TensorBase) and (tensor_first or tensors_only
+        if not isinstance(input, TensorBase) and (tensor_first or tensor_other
                                                   or not isinstance(other, TensorBase)):
             raise not_tensor(input, name)
-        if tensors_only and not isinstance(other, TensorBase):
-            # (PyTorch binds these with Tensor operands only: no Scalar overload)
+        if tensor_other and not isinstance(other, TensorBase):
             raise not_tensor(other, name, "other", 2)
         return _binary(row, input, other, out)
 
     def fn_(self, other):
+        if tensor_other and not isinstance(other, TensorBase):
+            raise not_tensor(other, name + "_", "other", 1)
         return _C.binary_op_(row, self, other)
 
     fn.__name__ = fn.__qualname__ = name
@@ -85,8 +88,10 @@ _TOP_UNARY = {"lgamma": "[0.5, 3.0]", "digamma": "[0.5, 3.0]", "erfinv": "[0.0, 
 _TOP_BINARY = {"xlogy": "[0.5, 1.0]", "igamma": "[0.5, 1.0]", "igammac": "[0.5, 1.0]",
                "logaddexp": "[0.5, 1.0]", "logaddexp2": "[0.5, 1.0]", "copysign": "[0.5, -1.0]",
                "nextafter": "[0.5, 1.0]"}
-_TENSORS_ONLY = {"igamma", "igammac", "logaddexp", "logaddexp2", "nextafter"}
 _NO_INPLACE = {"logaddexp", "logaddexp2"}           # (PyTorch has no in-place form)
+# both operands must be tensors (PyTorch has no Scalar overload for these)
+_TENSORS_ONLY = {"igamma", "igammac", "gammainc", "gammaincc", "logaddexp", "logaddexp2",
+                 "nextafter"}
 # the in-place forms torch also has at top level (torch.i0_, torch.xlogy_...)
 _TORCH_INPLACE = {"i0", "sinc", "xlogy"}
 
@@ -99,7 +104,7 @@ for _name, _ex in _TOP_UNARY.items():
     __all__ += [_name] + ([_name + "_"] if _name in _TORCH_INPLACE else [])
 for _name, _ex in _TOP_BINARY.items():
     _f, _f_ = _make_binary(_name, example=_ex, where="", tensor_first=_name == "copysign",
-                           tensors_only=_name in _TENSORS_ONLY)
+                           tensor_other=_name in _TENSORS_ONLY)
     globals()[_name] = tensor_method(_f)
     __all__.append(_name)
     if _name not in _NO_INPLACE:
@@ -122,8 +127,8 @@ def heaviside(input, values, *, out=None):
         raise not_tensor(input, "heaviside")
     if not isinstance(values, TensorBase):
         raise not_tensor(values, "heaviside", "values", 2)
-    if input.dtype is not values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    if input.dtype is not values.dtype or (isinstance(out, TensorBase) and out.dtype is not input.dtype):
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _binary(ROWS["heaviside"], input, values, out)
 
 
@@ -137,9 +142,18 @@ def heaviside_(self, values):
     >>> cygrad.tensor([-1.0, 0.0]).heaviside_(cygrad.tensor([0.5])).tolist()
     [0.0, 0.5]
     """
-    if isinstance(values, TensorBase) and self.dtype is not values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+    if not isinstance(values, TensorBase):
+        raise not_tensor(values, "heaviside_", "values", 1)
+    if self.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _C.binary_op_(ROWS["heaviside"], self, values)
+
+
+def _tensors(input, other, name):
+    if not isinstance(input, TensorBase):
+        raise not_tensor(input, name)
+    if not isinstance(other, TensorBase):
+        raise not_tensor(other, name, "other", 2)
 
 
 def _refuse_bool(name, *args):
@@ -157,9 +171,7 @@ def gcd(input, other, *, out=None):
     >>> cygrad.gcd(cygrad.tensor([4, -6, 0]), cygrad.tensor([6, 9, 0])).tolist()
     [2, 3, 0]
     """
-    for i, (arg, what) in enumerate(((input, "input"), (other, "other"))):
-        if not isinstance(arg, TensorBase):
-            raise not_tensor(arg, "gcd", what, i + 1)
+    _tensors(input, other, "gcd")
     _refuse_bool("gcd", input, other)
     return _binary(ROWS["gcd"], input, other, out)
 
@@ -174,9 +186,7 @@ def lcm(input, other, *, out=None):
     >>> cygrad.lcm(cygrad.tensor([4, 6]), cygrad.tensor([6, 9])).tolist()
     [12, 18]
     """
-    for i, (arg, what) in enumerate(((input, "input"), (other, "other"))):
-        if not isinstance(arg, TensorBase):
-            raise not_tensor(arg, "lcm", what, i + 1)
+    _tensors(input, other, "lcm")
     _refuse_bool("lcm", input, other)
     return _binary(ROWS["lcm"], input, other, out)
 
@@ -191,6 +201,7 @@ def gcd_(self, other):
     >>> cygrad.tensor([4, 6]).gcd_(cygrad.tensor([6, 4])).tolist()
     [2, 2]
     """
+    _tensors(self, other, "gcd_")
     _refuse_bool("gcd", self, other)
     return _C.binary_op_(ROWS["gcd"], self, other)
 
@@ -205,6 +216,7 @@ def lcm_(self, other):
     >>> cygrad.tensor([4, 6]).lcm_(cygrad.tensor([6, 4])).tolist()
     [12, 12]
     """
+    _tensors(self, other, "lcm_")
     _refuse_bool("lcm", self, other)
     return _C.binary_op_(ROWS["lcm"], self, other)
 
@@ -255,8 +267,9 @@ def polygamma_(self, n):
 @tensor_method
 def mvlgamma(input, p, *, out=None):
     """Multivariate log-gamma of dimension ``p``:
-    ``sum_{i<p} lgamma(x - i/2) + p (p - 1) / 4 * log(pi)``; every element must
-    exceed ``(p - 1) / 2``.
+    ``sum_{i<p} lgamma(x - i/2) + p (p - 1) / 4 * log(pi)`` (defined for
+    ``x > (p - 1) / 2``; as in PyTorch, other values give lgamma's results, not an
+    error).
 
     Examples
     --------
@@ -267,10 +280,11 @@ def mvlgamma(input, p, *, out=None):
     if not isinstance(input, TensorBase):
         raise not_tensor(input, "mvlgamma")
     p = int_arg(p, "mvlgamma", "p", 2)
+    if input.dtype is _dt.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_dt.get_default_dtype())
-    # (PyTorch 2.13 no longer checks x > (p - 1) / 2: outside it the result is inf/nan)
     from ..creation import arange
     shifts = arange(p, dtype=x.dtype) * -0.5
     res = lgamma(x.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * _math.log(_math.pi)
@@ -528,6 +542,8 @@ def _bool_test(name):
     def fn(input, *, out=None):
         if not isinstance(input, TensorBase):
             raise not_tensor(input, name)
+        if isinstance(out, TensorBase) and out.dtype is not _dt.bool_:
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
         return _unary(row, input, out)
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -651,4 +667,5 @@ for _name in ["xlog1py", "zeta"] + list(_C.ELEMENTWISE_OPS.keys() & set(_fn._tab
     SPECIAL_ONLY[_name] = _make_binary(_name, torch_name="special." + _name,
                                        example="[0.5, 2.0]")[0]
 for _name, _row in (("gammainc", "igamma"), ("gammaincc", "igammac")):
-    SPECIAL_ONLY[_name] = _make_binary(_name, row_name=_row, torch_name="special." + _name)[0]
+    SPECIAL_ONLY[_name] = _make_binary(_name, row_name=_row, torch_name="special." + _name,
+                                       tensor_other=True)[0]
