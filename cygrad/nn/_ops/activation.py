@@ -327,6 +327,9 @@ def hardshrink(input, lambd=0.5):
     >>> F.hardshrink(cygrad.tensor([-2.0, 0.25, 2.0]), 1.0).tolist()
     [-2.0, 0.0, 2.0]
     """
+    if isinstance(input, _C.TensorBase) and not input.is_floating_point():
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for "
+                                  f"'{_C._torch_type_name(input.dtype)}'")
     return Hardshrink.apply(input, lambd)
 
 
