@@ -128,6 +128,7 @@ class _Swaps:
         for w in ops.values():
             by_name.setdefault(w.__name__, w)
         self.modules = []
+        self.methods = []             # (class, attribute, wrapper)
         for mod in _op_hooks._cygrad_modules():
             if mod.__name__.startswith(_NOT_SWAPPED):
                 continue
@@ -135,7 +136,12 @@ class _Swaps:
                    if id(_unwrap(v)) in ops and not isinstance(v, type)}
             if new:
                 self.modules.append((vars(mod), new))
-        self.methods = []
+            for klass in vars(mod).values():       # ops held as static methods (nn.Tanh.fn)
+                if isinstance(klass, type) and klass.__module__ == mod.__name__:
+                    self.methods += [(klass, attr, staticmethod(ops[id(_unwrap(v.__func__))]))
+                                     for attr, v in list(vars(klass).items())
+                                     if isinstance(v, staticmethod)
+                                     and id(_unwrap(v.__func__)) in ops]
         for attr, original, name in _op_hooks._tensor_methods(found):
             w = _OpWrapper(original, original)
             key = by_name.get(name)
@@ -143,25 +149,25 @@ class _Swaps:
                 w.op, w.key = key.op, key
             if attr in _INPLACE_DUNDERS:
                 w.inplace = True
-            self.methods.append((attr, w))
+            self.methods.append((Tensor, attr, w))
 
     def apply(self):
         self.saved = [(d, {k: d.get(k) for k in new}) for d, new in self.modules]
         for d, new in self.modules:
             d.update(new)
-        self.saved_methods = [(attr, Tensor.__dict__.get(attr, _ABSENT))
-                              for attr, _ in self.methods]
-        for attr, w in self.methods:
-            setattr(Tensor, attr, w)
+        self.saved_methods = [(klass, attr, klass.__dict__.get(attr, _ABSENT))
+                              for klass, attr, _ in self.methods]
+        for klass, attr, w in self.methods:
+            setattr(klass, attr, w)
 
     def undo(self):
         for d, old in self.saved:
             d.update(old)
-        for attr, old in self.saved_methods:
+        for klass, attr, old in self.saved_methods:
             if old is _ABSENT:
-                delattr(Tensor, attr)
+                delattr(klass, attr)
             else:
-                setattr(Tensor, attr, old)
+                setattr(klass, attr, old)
 
 
 _ABSENT = object()
