@@ -205,3 +205,17 @@ def test_mutation_allowed_when_asked():
                    context_fn=_ctx([cygrad.matmul], allow_cache_entry_mutation=True))
     y.sum().backward()
     assert x.grad.shape == (3, 3)
+
+
+def test_double_backward_through_a_saved_op_is_refused():
+    x = cygrad.randn(3, 3, dtype=cygrad.float64, requires_grad=True)
+    y = checkpoint(lambda t: (t @ t).sin().sum(), x, use_reentrant=False,
+                   context_fn=_ctx([cygrad.matmul]))
+    with pytest.raises(NotImplementedError, match="double backward"):
+        cygrad.autograd.grad(y, x, create_graph=True)
+    # recomputed ops keep double backward: d/dx sum(sin(x)) twice gives -sin(x)
+    z = checkpoint(lambda t: t.sin().sum(), x, use_reentrant=False,
+                   context_fn=_ctx([cygrad.matmul]))
+    (g,) = cygrad.autograd.grad(z, x, create_graph=True)
+    (h,) = cygrad.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.numpy(), -np.sin(x.detach().numpy()), rtol=1e-12)

@@ -266,6 +266,12 @@ class _Replay(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if is_grad_enabled():
+            # the kept node links the outputs to copies of the inputs, not to the
+            # recomputed ones: a graph of this gradient would miss their dependence
+            raise NotImplementedError("selective activation checkpointing: double backward "
+                                      "(create_graph=True) through a saved op is not "
+                                      "supported; recompute that op instead")
         entry = ctx.entry
         outs = [o for o in entry.outputs if isinstance(o, Tensor)]
         pairs = [(o, g) for o, g in zip(outs, grads) if o.requires_grad and g is not None]
