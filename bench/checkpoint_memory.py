@@ -2,8 +2,9 @@
 
 The model: 16 blocks of ``Linear(512, 512) -> GELU`` on a float32 batch of 512
 (each block's two activations are 1 MiB each). Three ways to run one training step
-(forward, backward): plain, ``checkpoint`` around every block, and
-``checkpoint_sequential`` with 4 segments; each runs in its own process, so the peak
+(forward, backward): plain, ``checkpoint`` around every block,
+``checkpoint_sequential`` with 4 segments, and ``checkpoint`` around every block with
+a selective policy that keeps the ``linear`` outputs (``selective``); each runs in its own process, so the peak
 of ``cygrad.memory.host_stats()`` (bytes allocated by cygrad's allocator) belongs to
 that variant alone. The figure is the peak minus the bytes allocated before the step
 (parameters, input): activations kept for backward, temporaries, and the parameters'
@@ -23,14 +24,18 @@ import subprocess
 import sys
 import time
 
-VARIANTS = ("plain", "checkpoint", "checkpoint_sequential")
+VARIANTS = ("plain", "checkpoint", "checkpoint_sequential", "selective")
 
 
 def measure(variant, blocks=16, width=512, batch=512, use_reentrant=False):
     """(peak bytes above the starting point, seconds) of one training step."""
     import cygrad
     from cygrad import nn
-    from cygrad.utils.checkpoint import checkpoint, checkpoint_sequential
+    import functools
+    from cygrad.utils.checkpoint import (checkpoint, checkpoint_sequential,
+                                         create_selective_checkpoint_contexts)
+    keep_linear = functools.partial(create_selective_checkpoint_contexts,
+                                    [nn.functional.linear])
     cygrad.manual_seed(0)
     model = nn.Sequential(*[nn.Sequential(nn.Linear(width, width), nn.GELU())
                             for _ in range(blocks)])
@@ -43,6 +48,10 @@ def measure(variant, blocks=16, width=512, batch=512, use_reentrant=False):
             out = x
             for block in model:
                 out = checkpoint(block, out, use_reentrant=use_reentrant)
+        elif variant == "selective":
+            out = x
+            for block in model:
+                out = checkpoint(block, out, use_reentrant=False, context_fn=keep_linear)
         else:
             out = checkpoint_sequential(model, 4, x, use_reentrant=use_reentrant)
         out.square().mean().backward()

@@ -26,11 +26,15 @@ recomputed outputs have the shapes and dtypes of the original ones and raises
 :class:`CheckpointError` otherwise (``'none'`` skips the check).
 
 Exclusions: ``debug=True`` raises ``ValueError`` (there is no operator trace to
-print), as does a ``context_fn`` with the reentrant variant (as in PyTorch); selective
-checkpointing (``create_selective_checkpoint_contexts``, ``CheckpointPolicy``,
-``SelectiveCheckpointContext``) and ``GraphExecGroup`` need PyTorch's dispatcher modes
-and are not provided; cygrad has no accelerator states to save, so
+print), as does a ``context_fn`` with the reentrant variant (as in PyTorch);
+``GraphExecGroup`` (PyTorch's grouping of several backward calls over one
+recomputation) is not provided; cygrad has no accelerator states to save, so
 ``get_device_states`` returns empty lists.
+
+Selective checkpointing (``create_selective_checkpoint_contexts``,
+``CheckpointPolicy``, ``SelectiveCheckpointContext``, ``SAC_IGNORED_OPS``, from
+``cygrad/utils/_sac.py``) chooses per op which outputs the non-reentrant variant keeps
+and which it recomputes.
 """
 import contextlib
 import warnings
@@ -40,11 +44,16 @@ from ..autograd.engine_api import backward as _backward, grad as _grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad, is_grad_enabled
 from ..random import get_rng_state, set_rng_state
+from ._sac import wrapper_of as _op_wrapper
+from ._sac import (CheckpointPolicy, SelectiveCheckpointContext,
+                   create_selective_checkpoint_contexts, SAC_IGNORED_OPS)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "check_backward_validity", "detach_variable", "get_device_states",
            "set_device_states", "noop_context_fn", "set_checkpoint_early_stop",
-           "DefaultDeviceType", "set_checkpoint_debug_enabled"]
+           "DefaultDeviceType", "set_checkpoint_debug_enabled", "CheckpointPolicy",
+           "SelectiveCheckpointContext", "create_selective_checkpoint_contexts",
+           "SAC_IGNORED_OPS"]
 
 
 class CheckpointError(RuntimeError):
@@ -342,7 +351,7 @@ class _NonReentrant(Function):
             args[i] = d
             fresh.append(d)
         with spec["rng"].replay(), enable_grad(), spec["recompute_ctx"]:
-            outputs = spec["fn"](*args, **spec["kwargs"])
+            outputs = _op_wrapper(spec["fn"])(*args, **spec["kwargs"])
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         _check_recomputed(spec["metadata"], outputs)
         pairs = [(o, g) for o, g in zip(outputs, grads)
@@ -392,7 +401,7 @@ def _checkpoint_non_reentrant(function, preserve, context_fn, args, kwargs, chec
     for i in indices:
         fresh[i] = args[i].detach().requires_grad_(args[i].requires_grad)
     with forward_ctx:
-        outputs = function(*fresh, **kwargs)
+        outputs = _op_wrapper(function)(*fresh, **kwargs)
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     if not is_grad_enabled():
