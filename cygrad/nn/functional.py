@@ -113,3 +113,7 @@ from ._ops import (shuffle as _shuffle, norm_extra as _norm_extra,  # noqa: E402
                    distance_losses as _distance_losses)
 __all__ += (_shuffle.__all__ + _norm_extra.__all__ + _pooling_extra.__all__ + _rrelu.__all__
             + _distance_losses.__all__)
+
+# Bags of embeddings (nn/_ops/embedding_bag.py)
+from ._ops.embedding_bag import embedding_bag  # noqa: E402,F401
+__all__ += ["embedding_bag"]
