@@ -117,3 +117,7 @@ __all__ += (_shuffle.__all__ + _norm_extra.__all__ + _pooling_extra.__all__ + _r
 # Bags of embeddings (nn/_ops/embedding_bag.py)
 from ._ops.embedding_bag import embedding_bag  # noqa: E402,F401
 __all__ += ["embedding_bag"]
+
+# Spatial transformers (nn/_ops/grid_sample.py)
+from ._ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
+__all__ += ["affine_grid", "grid_sample"]
