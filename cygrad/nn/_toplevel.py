@@ -688,3 +688,22 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
 
 
 __all__ += ["embedding_bag"]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """``torch.ctc_loss`` (``reduction`` an int; unreduced when left out, as PyTorch's
+    binding behaves).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> lp = cygrad.full((2, 1, 2), 0.5).log()
+    >>> [round(v, 4) for v in cygrad.ctc_loss(lp, cygrad.tensor([[1]]), [2], [1]).tolist()]
+    [0.2877]
+    """
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction), zero_infinity)
+
+
+__all__ += ["ctc_loss"]

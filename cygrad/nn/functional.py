@@ -121,3 +121,7 @@ __all__ += ["embedding_bag"]
 # Spatial transformers (nn/_ops/grid_sample.py)
 from ._ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
 __all__ += ["affine_grid", "grid_sample"]
+
+# CTC loss (nn/_ops/ctc.py)
+from ._ops.ctc import ctc_loss  # noqa: E402,F401
+__all__ += ["ctc_loss"]
