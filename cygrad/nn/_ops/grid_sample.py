@@ -53,8 +53,8 @@ def affine_grid(theta, size, align_corners=None):
     >>> import cygrad
     >>> import cygrad.nn.functional as F
     >>> theta = cygrad.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
-    >>> F.affine_grid(theta, [1, 1, 1, 2], align_corners=True).tolist()
-    [[[[-1.0, -1.0], [1.0, -1.0]]]]
+    >>> F.affine_grid(theta, [1, 1, 2, 2], align_corners=True).tolist()
+    [[[[-1.0, -1.0], [1.0, -1.0]], [[-1.0, 1.0], [1.0, 1.0]]]]
     """
     align_corners = _align(align_corners)
     if not theta.dtype.is_floating_point:
