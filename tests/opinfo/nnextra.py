@@ -21,6 +21,9 @@ def _grid_samples(op_info, dtype, rng):
                     {"padding_mode": "reflection", "align_corners": False}, name="reflection"),
         SampleInput(make_array((1, 2, 3, 4), dtype, rng), (grid((1, 2, 2, 2)),),
                     {"mode": "nearest", "align_corners": False}, name="nearest"),
+        SampleInput(make_array((1, 2, 3, 4), dtype, rng), (grid((1, 2, 2, 2)),),
+                    {"mode": "bicubic", "padding_mode": "border", "align_corners": True},
+                    name="bicubic"),
         SampleInput(make_array((1, 2, 2, 3, 2), dtype, rng), (grid((1, 2, 1, 2, 3)),),
                     {"align_corners": False}, name="trilinear"),
     ]

@@ -3,7 +3,7 @@
 ``affine_grid`` is one batched matrix product of a fixed base grid with
 ``theta``. ``grid_sample`` turns the grid's [-1, 1] coordinates into input
 positions (with PyTorch's ``align_corners`` and ``padding_mode`` rules), then
-reads the 2 (bilinear) or 1 (nearest) neighbours along each spatial dim with
+reads the 2 (bilinear), 1 (nearest) or 4 (bicubic) neighbours along each spatial dim with
 ``gather`` on the flattened input and weights them. Everything is composed from
 differentiable ops: the input's gradient is ``gather``'s scatter-add, the grid's
 flows through the corner weights (and through the reflections and clamps of the
@@ -116,15 +116,30 @@ def _reflect(coord, twice_low, twice_high):
     return (extra + low).where(even, span - extra + low)
 
 
-def _source(coord, n, padding_mode, align_corners):
-    """Input position of each grid coordinate along a dim of size ``n``."""
-    x = _unnormalize(coord, n, align_corners)
+def _pad(x, n, padding_mode, align_corners):
+    """Input position ``x`` along a dim of size ``n`` moved inside by ``padding_mode``
+    (``zeros`` leaves it: out-of-range reads give 0)."""
     if padding_mode == "border":
         x = x.clamp(0, n - 1)
     elif padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (n - 1)) if align_corners else _reflect(x, -1, 2 * n - 1)
         x = x.clamp(0, n - 1)
     return x
+
+
+_CUBIC_A = -0.75     # PyTorch's (and OpenCV's) cubic convolution coefficient
+
+
+def _cubic_weights(t):
+    """Weights of the taps at -1, 0, 1, 2 for a point at fraction ``t`` past tap 0."""
+    a = _CUBIC_A
+
+    def near(x):                  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):                   # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 def _check_grid_sample(input, grid, mode, padding_mode):
@@ -150,11 +165,8 @@ def _check_grid_sample(input, grid, mode, padding_mode):
     if input.dtype != grid.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have the same dtype, "
                            f"but got input {input.dtype} and grid {grid.dtype}")
-    if mode == "bicubic":
-        if k != 2:
-            raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
-        raise NotImplementedError("grid_sample: mode='bicubic' is not implemented in cygrad; "
-                                  "use 'bilinear' or 'nearest'")
+    if mode == "bicubic" and k != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"grid_sampler(): expected a floating input, got {input.dtype}")
 
@@ -166,8 +178,8 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     ``input`` is ``(N, C, H, W)`` with ``grid`` ``(N, H_out, W_out, 2)``, or
     ``(N, C, D, H, W)`` with ``grid`` ``(N, D_out, H_out, W_out, 3)``; the grid's
     last dim is ``(x, y[, z])`` in [-1, 1], x along the input's width. ``mode`` is
-    ``"bilinear"`` (trilinear for 5-D) or ``"nearest"`` (``"bicubic"`` is not
-    implemented). ``padding_mode`` says what is read outside the input: ``"zeros"``,
+    ``"bilinear"`` (trilinear for 5-D), ``"nearest"`` or ``"bicubic"`` (4-D only; 4
+    taps per dim, PyTorch's cubic convolution with a = -0.75). ``padding_mode`` says what is read outside the input: ``"zeros"``,
     ``"border"`` (the nearest edge value) or ``"reflection"``. With
     ``align_corners=True`` -1 and 1 are the centres of the corner pixels, otherwise
     their outer edges (``None`` means ``False``, with PyTorch's warning). The
@@ -193,22 +205,32 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         points *= s
     g = grid.reshape(n, points, k)
     # source position along spatial dim d (grid coordinate k - 1 - d)
-    src = [_source(g.select(2, k - 1 - d), spatial[d], padding_mode, align_corners)
-           for d in range(k)]
+    raw = [_unnormalize(g.select(2, k - 1 - d), spatial[d], align_corners) for d in range(k)]
     flat = input.reshape(n, c, -1)
     strides = [1] * k
     for d in range(k - 2, -1, -1):
         strides[d] = strides[d + 1] * spatial[d + 1]
-    if mode == "nearest":
-        with no_grad():
-            taps = [[(s.round(), None)] for s in src]
-    else:
+    if mode == "bicubic":
+        # PyTorch pads each of the 4 taps' positions, not the sampled coordinate
         taps = []
-        for s in src:
+        for d, x in enumerate(raw):
             with no_grad():
-                lo = s.floor()
-            frac = s - lo
-            taps.append([(lo, 1 - frac), (lo + 1, frac)])
+                lo = x.floor()
+                pos = [_pad(lo + (i - 1), spatial[d], padding_mode, align_corners)
+                       for i in range(4)]
+            taps.append(list(zip(pos, _cubic_weights(x - lo))))
+    else:
+        src = [_pad(x, spatial[d], padding_mode, align_corners) for d, x in enumerate(raw)]
+        if mode == "nearest":
+            with no_grad():
+                taps = [[(s.round(), None)] for s in src]
+        else:
+            taps = []
+            for s in src:
+                with no_grad():
+                    lo = s.floor()
+                frac = s - lo
+                taps.append([(lo, 1 - frac), (lo + 1, frac)])
     out = None
     for corner in product(*taps):
         with no_grad():
@@ -229,5 +251,5 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if mode == "nearest" and grid.requires_grad:
         # PyTorch gives the grid a zero gradient (not none) for nearest sampling; rounding
         # has a zero derivative, and nan_to_num keeps inf coordinates from making 0 * inf
-        out = out + src[0].round().mul(0).nan_to_num(0.0).unsqueeze(1)
+        out = out + raw[0].round().mul(0).nan_to_num(0.0).unsqueeze(1)
     return out.reshape([n, c] + out_spatial)
