@@ -125,3 +125,7 @@ __all__ += ["affine_grid", "grid_sample"]
 # CTC loss (nn/_ops/ctc.py)
 from ._ops.ctc import ctc_loss  # noqa: E402,F401
 __all__ += ["ctc_loss"]
+
+# cross_entropy of a linear layer's logits (nn/_ops/linear_cross_entropy.py)
+from ._ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401
+__all__ += ["linear_cross_entropy"]
