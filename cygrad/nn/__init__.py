@@ -56,3 +56,5 @@ __all__ += (_conv_modules.__all__ + _pool_modules.__all__ + _pad_modules.__all__
 from .modules.layers_extra import *  # noqa: E402,F401,F403  (PixelShuffle, InstanceNorm*d, RMSNorm, LPPool*d...)
 from .modules import layers_extra as _extra_modules  # noqa: E402
 __all__ += _extra_modules.__all__
+from .modules.fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402,F401
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -129,3 +129,8 @@ __all__ += ["ctc_loss"]
 # cross_entropy of a linear layer's logits (nn/_ops/linear_cross_entropy.py)
 from ._ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401
 __all__ += ["linear_cross_entropy"]
+
+# Fractional max pooling (nn/_ops/fractional_pool.py)
+from ._ops.fractional_pool import *  # noqa: E402,F401,F403
+from ._ops import fractional_pool as _fractional_pool  # noqa: E402
+__all__ += _fractional_pool.__all__
