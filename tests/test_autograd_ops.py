@@ -49,6 +49,7 @@ FAMILY_MODULES = {
     "special": ("cygrad.ops.special", "cygrad.ops.elementwise", "cygrad.ops.complex",
                 "cygrad.nn._ops"),
     "tensorops": ("cygrad.ops", "cygrad.nn._ops", "cygrad.fft"),
+    "nnextra": ("cygrad.ops", "cygrad.nn._ops"),   # (grid_sample, affine_grid: composed)
     "plumbing": ("cygrad.ops.shape", "cygrad.ops.view_functions", "cygrad.ops.elementwise",
                  "cygrad.autograd"),   # (composed: view, clone, sub and fill_ Functions)
 }

@@ -32,9 +32,9 @@ from .modules.normalization import *  # noqa: E402,F401,F403  (LayerNorm, GroupN
 from .modules import batchnorm as _bn_modules, normalization as _norm_modules  # noqa: E402
 __all__ += _bn_modules.__all__ + _norm_modules.__all__
 from .modules.dropout import *  # noqa: E402,F401,F403  (Dropout, Dropout1d/2d/3d, AlphaDropout)
-from .modules.sparse import Embedding  # noqa: E402,F401
+from .modules.sparse import Embedding, EmbeddingBag  # noqa: E402,F401
 from .modules import dropout as _dropout_modules  # noqa: E402
-__all__ += _dropout_modules.__all__ + ["Embedding"]
+__all__ += _dropout_modules.__all__ + ["Embedding", "EmbeddingBag"]
 from .modules.loss import *  # noqa: E402,F401,F403  (CrossEntropyLoss, MSELoss, BCEWithLogitsLoss...)
 from .modules import loss as _loss_modules  # noqa: E402
 __all__ += _loss_modules.__all__
@@ -56,3 +56,5 @@ __all__ += (_conv_modules.__all__ + _pool_modules.__all__ + _pad_modules.__all__
 from .modules.layers_extra import *  # noqa: E402,F401,F403  (PixelShuffle, InstanceNorm*d, RMSNorm, LPPool*d...)
 from .modules import layers_extra as _extra_modules  # noqa: E402
 __all__ += _extra_modules.__all__
+from .modules.fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: E402,F401
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

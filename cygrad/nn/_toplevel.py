@@ -648,3 +648,64 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 # Tensor.prelu / Tensor.hardshrink, as PyTorch's methods
 _tensor.tensor_method(prelu)
 _tensor.tensor_method(hardshrink)
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """``torch.embedding_bag``: the weight first, ``mode`` as an int (0 sum, 1 mean,
+    2 max), 1-D ``indices``; returns ``(output, offset2bag, bag_size, max_indices)``.
+
+    The three index tensors are those PyTorch's CPU kernel returns: ``offset2bag`` is
+    the bag of each index; ``bag_size`` is each bag's size without its padding
+    entries (zeros for ``sum``); ``max_indices`` is ``bag_size`` again for ``mean``,
+    zeros for ``sum``, and for ``max`` the table row each maximum came from.
+    (PyTorch's float32 ``sum`` without ``padding_idx`` returns an empty
+    ``offset2bag`` instead.)
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> w = cygrad.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]])
+    >>> out, offset2bag, bag_size, _ = cygrad.embedding_bag(w, cygrad.tensor([0, 1, 2]),
+    ...                                                     cygrad.tensor([0, 2]), mode=1)
+    >>> out.tolist(), offset2bag.tolist(), bag_size.tolist()
+    ([[0.5, 1.0], [3.0, 4.0]], [0, 0, 1], [2, 1])
+    """
+    from ._ops import embedding_bag as _eb
+    names = {v: k for k, v in _eb._MODES.items()}
+    if mode not in names:
+        raise RuntimeError(f"embedding_bag: unknown mode {mode}")
+    _eb._check_index_dtype(indices, "indices")
+    _eb._check_index_dtype(offsets, "offsets")
+    if indices.dim() != 1 or offsets.dim() != 1:
+        raise RuntimeError("embedding_bag: indices and offsets have to be 1-D tensors")
+    if sparse:
+        raise NotImplementedError("embedding_bag: sparse gradients are not supported by cygrad")
+    if per_sample_weights is not None and names[mode] != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights is only supported for "
+                                  "mode='sum'")
+    return _eb._embedding_bag(weight, indices, offsets, scale_grad_by_freq, names[mode],
+                              per_sample_weights, include_last_offset,
+                              _eb._padding_index(padding_idx, weight.size(0)))
+
+
+__all__ += ["embedding_bag"]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """``torch.ctc_loss`` (``reduction`` an int; unreduced when left out, as PyTorch's
+    binding behaves).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> lp = cygrad.full((2, 1, 2), 0.5).log()
+    >>> [round(v, 4) for v in cygrad.ctc_loss(lp, cygrad.tensor([[1]]), [2], [1]).tolist()]
+    [0.2877]
+    """
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction), zero_infinity)
+
+
+__all__ += ["ctc_loss"]

@@ -113,3 +113,24 @@ from ._ops import (shuffle as _shuffle, norm_extra as _norm_extra,  # noqa: E402
                    distance_losses as _distance_losses)
 __all__ += (_shuffle.__all__ + _norm_extra.__all__ + _pooling_extra.__all__ + _rrelu.__all__
             + _distance_losses.__all__)
+
+# Bags of embeddings (nn/_ops/embedding_bag.py)
+from ._ops.embedding_bag import embedding_bag  # noqa: E402,F401
+__all__ += ["embedding_bag"]
+
+# Spatial transformers (nn/_ops/grid_sample.py)
+from ._ops.grid_sample import affine_grid, grid_sample  # noqa: E402,F401
+__all__ += ["affine_grid", "grid_sample"]
+
+# CTC loss (nn/_ops/ctc.py)
+from ._ops.ctc import ctc_loss  # noqa: E402,F401
+__all__ += ["ctc_loss"]
+
+# cross_entropy of a linear layer's logits (nn/_ops/linear_cross_entropy.py)
+from ._ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401
+__all__ += ["linear_cross_entropy"]
+
+# Fractional max pooling (nn/_ops/fractional_pool.py)
+from ._ops.fractional_pool import *  # noqa: E402,F401,F403
+from ._ops import fractional_pool as _fractional_pool  # noqa: E402
+__all__ += _fractional_pool.__all__

@@ -613,7 +613,7 @@ OPS = [
     OpInfo("msort", cygrad.msort, lambda a: _sort_ref(a, 0)[0], ALL,
            lambda op, dt, rng: [SampleInput(make_array((4, 3), dt, rng), name="mat"),
                                 SampleInput(make_array((6,), dt, rng), name="vec")],
-           supports_out=True),
+           supports_out=True, method="msort"),
     OpInfo("topk", cygrad.topk, _topk_ref, ALL_NUMERIC, _topk_samples, method="topk",
            error_inputs=_errors(
                ("k_too_big", _arr((2, 3)), (4,), {}, RuntimeError, "selected index k out of range"),

@@ -47,6 +47,17 @@ class Embedding(Function):
         return tw.index_select(0, flat).reshape(ctx.out_shape)
 
 
+def _padding_index(padding_idx, num_embeddings):
+    """``padding_idx`` checked against the table's rows and made non-negative."""
+    if padding_idx is None:
+        return None
+    if padding_idx >= 0:
+        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+        return padding_idx
+    assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+    return num_embeddings + padding_idx
+
+
 def _renorm_(weight, input, max_norm, norm_type):
     """Scale the rows of ``weight`` that ``input`` picks so that their ``norm_type``-norm
     is at most ``max_norm`` (in place, not recorded), as PyTorch's ``embedding_renorm_``."""
@@ -84,12 +95,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             "for embedding)")
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if padding_idx is not None:
-        if padding_idx > 0:
-            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
-        elif padding_idx < 0:
-            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
-            padding_idx = weight.size(0) + padding_idx
+    padding_idx = _padding_index(padding_idx, weight.size(0))
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported by cygrad")
     if max_norm is not None:

@@ -383,3 +383,28 @@ class TripletMarginLoss(_MarginLoss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """See :func:`cygrad.nn.functional.ctc_loss`.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad import nn
+    >>> lp = cygrad.full((2, 1, 2), 0.5).log()
+    >>> round(nn.CTCLoss(reduction="sum")(lp, cygrad.tensor([[1]]), [2], [1]).item(), 4)
+    0.2877
+    """
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
+__all__ += ["CTCLoss"]

@@ -73,6 +73,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return _kernel("sort", input)(input, d, descending, False)
 
 
+@tensor_method
 def msort(input, *, out=None):
     """Sort along the first dim (values only).
 
