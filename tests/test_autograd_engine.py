@@ -975,3 +975,63 @@ def test_assigning_data_replaces_values_keeps_autograd_identity():
             ((4,), True, True, [0.0, 2.0, 4.0, 6.0]), lib.__name__
         with pytest.raises(TypeError):
             w.data = [1.0, 2.0]
+
+
+# ---- AccumulateGrad keeps an unshared first gradient without copying it -----------------
+
+def _data_ptr(t):
+    return t.numpy().__array_interface__["data"][0]
+
+
+def test_first_gradient_is_kept_without_a_copy_when_nothing_else_holds_it():
+    seen = []
+    x = cygrad.randn(64, 32, requires_grad=True)
+    w = cygrad.randn(32, 16, requires_grad=True)
+    # the hook records where MmBackward0's gradient lives, keeping no reference to it
+    x.register_hook(lambda g: seen.append(_data_ptr(g)))
+    (x @ w).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((64, 16)) @ w.detach().numpy().T,
+                               rtol=1e-5)
+    assert seen == [_data_ptr(x.grad)]
+
+
+def test_a_gradient_a_hook_kept_is_copied():
+    kept = []
+    x = cygrad.randn(8, 4, requires_grad=True)
+    x.register_hook(lambda g: kept.append(g))
+    (x * 3.0).sum().backward()
+    assert _data_ptr(x.grad) != _data_ptr(kept[0])
+    x.grad.add_(1.0)                        # .grad is the leaf's own memory
+    np.testing.assert_array_equal(kept[0].numpy(), np.full((8, 4), 3.0, np.float32))
+
+
+def test_one_gradient_tensor_reaching_two_leaves_is_not_shared():
+    a = cygrad.randn(5, requires_grad=True)
+    b = cygrad.randn(5, requires_grad=True)
+    (a + b).exp().sum().backward()          # AddBackward0 hands the same tensor to both
+    assert _data_ptr(a.grad) != _data_ptr(b.grad)
+    a.grad.zero_()
+    np.testing.assert_allclose(b.grad.numpy(), np.exp((a + b).detach().numpy()), rtol=1e-6)
+
+
+def test_a_view_gradient_is_copied():
+    x = cygrad.randn(4, requires_grad=True)
+    y = cygrad.randn(4, requires_grad=True)
+    cygrad.cat([x, y]).pow(2).sum().backward()    # each grad is a slice of one buffer
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy(), rtol=1e-6)
+    x.grad.zero_()
+    np.testing.assert_allclose(y.grad.numpy(), 2 * y.detach().numpy(), rtol=1e-6)
+
+
+def test_kept_gradients_accumulate_over_a_long_loop():
+    # thousands of steps: a kept buffer must never be reused under a live .grad
+    w = cygrad.randn(300, 300, requires_grad=True)
+    x = cygrad.randn(20, 300)
+    want = np.zeros((300, 300))
+    for i in range(2000):
+        if i % 100 == 0:
+            w.grad = None
+            want[:] = 0
+        (x @ w).sum().backward()
+        want += x.numpy().sum(0)[:, None]
+    np.testing.assert_allclose(w.grad.numpy(), want, rtol=1e-4)

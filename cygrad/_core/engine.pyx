@@ -58,7 +58,7 @@ cdef inline void _gc_track(TensorBase t) noexcept:
         PyObject_GC_Track(<void*>t)
 
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_INCREF, Py_REFCNT
 
 
 cdef tuple shape_of(TensorBase t):
@@ -949,6 +949,36 @@ cdef object _run_tensor_hooks(Node node, int nr, object grad):
     return grad
 
 
+# References to a gradient that nothing else holds, as _can_steal sees it: the list
+# _incoming returned, the item taken from it for _accumulate, and the two arguments
+# on the way (run_backward drops each node's returned tuple before the next node
+# runs, so the count does not depend on the order nodes ran in).
+# tests/test_autograd_engine.py checks both directions: a plain leaf's first
+# gradient is kept without a copy, and one a hook or a second leaf also holds is copied.
+DEF _UNSHARED_GRAD_REFS = 4
+
+
+cdef bint _can_steal(object grad):
+    """Whether a leaf's first gradient may be ``grad`` itself instead of a copy.
+
+    PyTorch's AccumulateGrad does the same: a gradient that no other object can
+    reach (no hook kept it, no other leaf got the same tensor, it is not a view
+    of memory something else uses) becomes ``.grad`` as it is, saving a copy per
+    parameter per step.
+    """
+    cdef TensorBase g
+    if type(grad) is not _T._tensor_class():
+        return False
+    g = <TensorBase>grad
+    return (Py_REFCNT(grad) == _UNSHARED_GRAD_REFS
+            and Py_REFCNT(g._storage) == 2             # this tensor + the argument
+            and g._storage.alloc_bytes > 0             # cygrad's own memory, not an ndarray's
+            and g._is_contig and g._offset == 0
+            and g._numel * g._dtype.itemsize == g._storage.nbytes
+            and g._base is None and g._grad_fn is None and not g._requires_grad
+            and g._fw_grad is None)
+
+
 cdef void _accumulate(AccumulateGrad node, object grad, bint create_graph) except *:
     var_obj = node._variable_ref()
     if var_obj is None:
@@ -963,6 +993,8 @@ cdef void _accumulate(AccumulateGrad node, object grad, bint create_graph) excep
     with node._lock:      # hooks run outside it: a hook may itself call backward
         if var._grad is None:
             if create_graph:
+                var._grad = grad
+            elif _can_steal(grad):
                 var._grad = grad
             else:
                 var._grad = detach(grad).clone()    # own, contiguous memory
@@ -1041,6 +1073,9 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
                 deps[child] -= 1
                 if deps[child] == 0:
                     ready.append(child)
+            # Drop the tuple now: a gradient's only owners are then the buffers, which
+            # is what AccumulateGrad's reference count test relies on (_can_steal).
+            in_grads = None
     finally:
         set_grad_enabled(was_enabled)
     return None if capture is None else capture.result(allow_unused)

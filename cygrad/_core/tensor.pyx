@@ -245,6 +245,10 @@ def _set_tensor_class(cls):
     global _TensorCls
     _TensorCls = cls
 
+def _tensor_class():
+    """The class set by :func:`_set_tensor_class` (``cygrad.Tensor``)."""
+    return _TensorCls
+
 # ``Function.apply`` as a C function pointer (engine.apply_function), set by the engine
 # at import: an op whose inputs need autograd calls its Function through it, without
 # building a Python call.
