@@ -52,6 +52,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from distributed import cpu_name  # noqa: E402
 from harness import busy_processes, cpu_count, describe_environment, environment  # noqa: E402
 
 
@@ -468,7 +469,7 @@ def main(argv=None):
         torch.set_num_threads(cygrad.get_num_threads())
     libs = [("cygrad", cygrad)] + ([("torch", torch)] if torch is not None else [])
     describe_environment(environment_for(libs))
-    print(f"CPU: {cpu_model()}")
+    print(f"CPU: {cpu_name()}")
     print(f"threads: cygrad {cygrad.get_num_threads()}"
           + (f", torch {torch.get_num_threads()}" if torch is not None else "")
           + f"; cores {cpu_count()}")
@@ -483,19 +484,6 @@ def environment_for(libs):
     """The harness's environment record for these libraries."""
     from harness import Library
     return environment({n: Library(n, m, None, None) for n, m in libs})
-
-
-def cpu_model():
-    """The CPU's model name (from /proc/cpuinfo), for quoting figures."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    import platform
-    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":
