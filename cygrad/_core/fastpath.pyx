@@ -41,6 +41,9 @@ cdef extern from "fastpath.h" nogil:
                    const char* b, char* out)
     int cgf_where(int itemsize, cgf_index n, const uint8_t* cond, const char* x, const char* y,
                   char* out)
+    int cgf_select(int itemsize, int ndim, const cgf_index* shape, char* out, const cgf_index* so,
+                   const uint8_t* cond, const cgf_index* sc, const char* x, const cgf_index* sx,
+                   const char* y, const cgf_index* sy)
     int cgf_reduce_mid(int op, int dtype, cgf_index outer, cgf_index n, cgf_index inner,
                        double correction, const char* a, char* out)
     int cgf_solve(int dtype, cgf_index n, cgf_index k, const char* a, const char* b, char* out)
@@ -242,6 +245,123 @@ def where(condition, x, y):
     rc = cgf_where(a._dtype.itemsize, a._numel, <const uint8_t*>c.ptr(), a.ptr(), b.ptr(),
                    out.ptr())
     return out if rc == 0 else None
+
+
+cdef bint _broadcast_strides(TensorBase t, TensorBase out, cgf_index* strides) noexcept:
+    """``t``'s strides in bytes (elements for bool) seen at ``out``'s shape, 0 along
+    broadcast dims; False when ``t`` does not broadcast to it."""
+    cdef int d, k, lead = out._ndim - t._ndim
+    cdef Py_ssize_t unit = 1 if t._dtype.code == DT_BOOL else t._dtype.itemsize
+    if lead < 0:
+        return False
+    for d in range(out._ndim):
+        k = d - lead
+        if k < 0 or t._shape[k] == 1:
+            strides[d] = 0
+        elif t._shape[k] == out._shape[d]:
+            strides[d] = t._strides[k] * unit
+        else:
+            return False
+    return True
+
+
+cdef bint _aliases_differently(TensorBase t, TensorBase out) noexcept:
+    """Does ``t`` share memory with ``out`` other than element for element?"""
+    cdef int d
+    if t._storage is not out._storage:
+        return False
+    if t.ptr() != out.ptr() or t._ndim != out._ndim:
+        return True
+    for d in range(t._ndim):
+        if t._shape[d] != out._shape[d] or t._strides[d] != out._strides[d]:
+            return True
+    return False
+
+
+cdef bint _select_operand(object v, TensorBase o, cgf_index* strides, const char** p):
+    """Strides and data of one value operand of :func:`select_into` (None: ``o``
+    itself); False when the loop cannot take it."""
+    cdef TensorBase t
+    cdef int d
+    if v is None:
+        v = o
+    if isinstance(v, bytes):
+        if len(<bytes>v) != o._dtype.itemsize:
+            return False
+        for d in range(o._ndim):
+            strides[d] = 0
+        p[0] = <const char*>(<bytes>v)
+        return True
+    if not isinstance(v, TensorBase):
+        return False
+    t = <TensorBase>v
+    if (t._dtype is not o._dtype or t._storage.device is not _CPU
+            or (t is not o and _aliases_differently(t, o))
+            or not _broadcast_strides(t, o, strides)):
+        return False
+    p[0] = t.ptr()
+    return True
+
+
+def select_into(out, condition, x, y):
+    """``out[...] = where(condition, x, y)`` by one strided C loop, broadcasting every
+    operand to ``out``'s shape: ``condition`` a bool tensor, ``x`` and ``y`` tensors of
+    ``out``'s dtype or ``bytes`` holding one element of it (a scalar), ``y=None``
+    keeps ``out``'s values (in place). Returns True when done, None when this loop
+    does not apply (another device, 16-byte elements, shapes that do not broadcast,
+    an operand overlapping ``out`` at other elements): the caller then falls back.
+
+    Examples
+    --------
+    >>> import cygrad, struct
+    >>> from cygrad._core import fastpath
+    >>> out = cygrad.zeros(2, 3)
+    >>> x = cygrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    >>> fastpath.select_into(out, cygrad.tensor([True, False, True]), x, struct.pack("f", -1.0))
+    True
+    >>> out.tolist()
+    [[1.0, -1.0, 3.0], [4.0, -1.0, 6.0]]
+    """
+    cdef TensorBase o, c
+    cdef cgf_index shape[64]
+    cdef cgf_index so[64]
+    cdef cgf_index sc[64]
+    cdef cgf_index sx[64]
+    cdef cgf_index sy[64]
+    cdef const char* px
+    cdef const char* py
+    cdef int d, k, nd, itemsize, rc
+    if not isinstance(out, TensorBase) or not isinstance(condition, TensorBase):
+        return None
+    o, c = <TensorBase>out, <TensorBase>condition
+    itemsize = o._dtype.itemsize
+    if (o._storage.device is not _CPU or c._storage.device is not _CPU or c._dtype.code != DT_BOOL
+            or itemsize not in (1, 2, 4, 8) or o._ndim == 0 or o._numel == 0):
+        return None
+    if not _broadcast_strides(c, o, sc) or (c is not o and _aliases_differently(c, o)):
+        return None
+    if not _select_operand(x, o, sx, &px) or not _select_operand(y, o, sy, &py):
+        return None
+    nd = o._ndim
+    for d in range(nd):
+        shape[d] = o._shape[d]
+        so[d] = o._strides[d] * itemsize
+    # merge dims every operand walks as one (fewer, longer rows)
+    d = nd - 1
+    while d > 0:
+        if (so[d - 1] == so[d] * shape[d] and sc[d - 1] == sc[d] * shape[d]
+                and sx[d - 1] == sx[d] * shape[d] and sy[d - 1] == sy[d] * shape[d]):
+            shape[d - 1] *= shape[d]
+            so[d - 1], sc[d - 1], sx[d - 1], sy[d - 1] = so[d], sc[d], sx[d], sy[d]
+            for k in range(d, nd - 1):
+                shape[k], so[k], sc[k], sx[k], sy[k] = (shape[k + 1], so[k + 1], sc[k + 1],
+                                                        sx[k + 1], sy[k + 1])
+            nd -= 1
+        d -= 1
+    with nogil:
+        rc = cgf_select(itemsize, nd, shape, o.ptr(), so, <const uint8_t*>c.ptr(), sc,
+                        px, sx, py, sy)
+    return True if rc == 0 else None
 
 
 def reduce(x, int op, axis, keepdims, double correction=0.0):

@@ -26,11 +26,11 @@ if [[ $# -gt 0 ]]; then
 else
     # the stress suite, the engine, indexing, the in-place paths (apply_inplace,
     # overwrites), the core's small-operand C loops (_core/fastpath) and tensors of
-    # up to 64 dims (every fixed-size geometry array at its limit)
+    # up to 64 dims (every fixed-size geometry array at its limit), the strided select loop
     TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
            tests/test_indexing_inplace.py tests/test_overwrite_autograd.py
            tests/test_elementwise_entry.py tests/test_numpy_fastpaths.py
-           tests/test_profiler.py tests/test_max_dims.py)
+           tests/test_profiler.py tests/test_max_dims.py tests/test_select_kernel.py)
 fi
 
 if [[ -n "${SANITIZE_DIR:-}" ]]; then

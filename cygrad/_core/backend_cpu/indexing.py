@@ -95,6 +95,23 @@ def _operand(value, npdt):
     return _number(value, npdt)
 
 
+def _select_value(value, dt):
+    """A value operand for the strided select loop (``fastpath.select_into``): a
+    tensor of ``dt`` as it is, anything else as the bytes of one ``dt`` element,
+    converted as NumPy writes it (None when that is not one element: the loop then
+    declines and NumPy's path runs)."""
+    if isinstance(value, _TensorBase):
+        if value.dtype is dt:
+            return value
+        value = _nd(value)
+        if value.size != 1:
+            return None
+        return value.astype(dt.np_dtype).reshape(()).tobytes()
+    if value is None:
+        return None
+    return _number(value, dt.np_dtype).tobytes()
+
+
 def _private(vals, target):
     """``vals``, copied when it is an array sharing memory with ``target`` (a write
     must not read its own partial results)."""
@@ -519,6 +536,10 @@ def where_select(out, cond, x, y):
     """``out[...] = where(cond, x, y)``: ``cond`` a bool or uint8 tensor, ``x``/``y``
     tensors or numbers, all broadcast to ``out`` and cast to its dtype as by
     ``casting="unsafe"``."""
+    if cond.dtype is _dt.bool_:
+        xv, yv = _select_value(x, out.dtype), _select_value(y, out.dtype)
+        if xv is not None and yv is not None and _fastpath.select_into(out, cond, xv, yv):
+            return out
     res = _nd(out)
     c = _nd(cond)
     if c.dtype.kind != "b":
@@ -543,6 +564,10 @@ def masked_fill(out, mask, value, input=None):
     """``out`` set to ``value`` (a number, or a 0-dim tensor) where the bool ``mask``
     (broadcast to ``out``'s shape) is True, and to ``input`` (broadcast) elsewhere;
     ``input=None`` keeps ``out``'s values there (in place)."""
+    if mask.dtype is _dt.bool_:
+        v = _select_value(value, out.dtype)
+        if v is not None and _fastpath.select_into(out, mask, v, input):
+            return out
     res = _nd(out)
     m = _nd(mask)
     if type(value) is not float or res.dtype.kind != "f" or not -65504.0 <= value <= 65504.0:

@@ -147,6 +147,84 @@ int cgf_where(int itemsize, cgf_index n, const uint8_t* cond, const char* x, con
     }
 }
 
+/* ------------------------------------------------- strided, broadcast select */
+
+/* One row: n elements, each operand with its own element stride (0: broadcast).
+ * The common rows (everything contiguous, or x/y a broadcast scalar) get loops of
+ * their own so the compiler turns them into blends. */
+#define DEF_SELECT_ROW(NAME, T)                                                  \
+    CG_HOT static void NAME(cgf_index n, const uint8_t* c, cgf_index sc,         \
+                            const T* x, cgf_index sx, const T* y, cgf_index sy,  \
+                            T* o, cgf_index so) {                                \
+        if (so == 1 && sc == 1) {                                                \
+            if (sx == 1 && sy == 1) {                                            \
+                for (cgf_index i = 0; i < n; i++) o[i] = c[i] ? x[i] : y[i];     \
+                return;                                                          \
+            }                                                                    \
+            if (sx == 0 && sy == 1) {                                            \
+                const T xv = x[0];                                               \
+                for (cgf_index i = 0; i < n; i++) o[i] = c[i] ? xv : y[i];       \
+                return;                                                          \
+            }                                                                    \
+            if (sx == 1 && sy == 0) {                                            \
+                const T yv = y[0];                                               \
+                for (cgf_index i = 0; i < n; i++) o[i] = c[i] ? x[i] : yv;       \
+                return;                                                          \
+            }                                                                    \
+        }                                                                        \
+        if (so == 1 && sc == 0) {          /* one condition for the whole row */ \
+            const T* src = c[0] ? x : y;                                         \
+            cgf_index ss = c[0] ? sx : sy;                                       \
+            for (cgf_index i = 0; i < n; i++) o[i] = src[i * ss];                \
+            return;                                                              \
+        }                                                                        \
+        for (cgf_index i = 0; i < n; i++)                                        \
+            o[i * so] = c[i * sc] ? x[i * sx] : y[i * sy];                       \
+    }
+DEF_SELECT_ROW(select_row_1, uint8_t)
+DEF_SELECT_ROW(select_row_2, uint16_t)
+DEF_SELECT_ROW(select_row_4, uint32_t)
+DEF_SELECT_ROW(select_row_8, uint64_t)
+
+int cgf_select(int itemsize, int ndim, const cgf_index* shape,
+               char* out, const cgf_index* so, const uint8_t* cond, const cgf_index* sc,
+               const char* x, const cgf_index* sx, const char* y, const cgf_index* sy) {
+    if (itemsize != 1 && itemsize != 2 && itemsize != 4 && itemsize != 8) return -1;
+    if (ndim < 1 || ndim > 64) return -1;
+    cgf_index idx[64] = {0};
+    const int last = ndim - 1;
+    const cgf_index n = shape[last];
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] == 0) return 0;
+    /* element strides of the row; byte offsets of the outer dims */
+    const cgf_index eo = so[last] / itemsize, ec = sc[last], ex = sx[last] / itemsize,
+                    ey = sy[last] / itemsize;
+    char* po = out; const uint8_t* pc = cond; const char* px = x; const char* py = y;
+    for (;;) {
+        switch (itemsize) {
+        case 1: select_row_1(n, pc, ec, (const uint8_t*)px, ex, (const uint8_t*)py, ey,
+                             (uint8_t*)po, eo); break;
+        case 2: select_row_2(n, pc, ec, (const uint16_t*)px, ex, (const uint16_t*)py, ey,
+                             (uint16_t*)po, eo); break;
+        case 4: select_row_4(n, pc, ec, (const uint32_t*)px, ex, (const uint32_t*)py, ey,
+                             (uint32_t*)po, eo); break;
+        default: select_row_8(n, pc, ec, (const uint64_t*)px, ex, (const uint64_t*)py, ey,
+                              (uint64_t*)po, eo); break;
+        }
+        int d = last - 1;               /* the next row: an odometer over the outer dims */
+        for (; d >= 0; d--) {
+            if (++idx[d] < shape[d]) {
+                po += so[d]; pc += sc[d]; px += sx[d]; py += sy[d];
+                break;
+            }
+            idx[d] = 0;
+            po -= so[d] * (shape[d] - 1); pc -= sc[d] * (shape[d] - 1);
+            px -= sx[d] * (shape[d] - 1); py -= sy[d] * (shape[d] - 1);
+        }
+        if (d < 0) return 0;
+    }
+}
+
 /* ---------------------------------------------------------------- reductions */
 
 static double finish(int op, double sum, double ssd, cgf_index n, double correction) {

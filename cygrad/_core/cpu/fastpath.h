@@ -19,6 +19,15 @@ int cgf_matmul(int dtype, cgf_index m, cgf_index k, cgf_index n,
 int cgf_where(int itemsize, cgf_index n, const uint8_t* cond, const char* x, const char* y,
               char* out);
 
+/* out = cond ? x : y over ndim (1..64) dims of `shape`, every operand with its own
+ * strides (bytes for out/x/y, elements of one byte for the bool cond; 0 where an
+ * operand is broadcast, so x or y with all-zero strides is a scalar). The one
+ * kernel here that takes strides: masked_fill and where on training-step sizes.
+ * Elements of 1, 2, 4 or 8 bytes; -1 otherwise. */
+int cgf_select(int itemsize, int ndim, const cgf_index* shape,
+               char* out, const cgf_index* so, const uint8_t* cond, const cgf_index* sc,
+               const char* x, const cgf_index* sx, const char* y, const cgf_index* sy);
+
 enum { CGF_SUM, CGF_MEAN, CGF_VAR, CGF_STD };
 
 /* a viewed as (outer, n, inner), reduced over its middle axis into out (outer, inner):
