@@ -18,7 +18,7 @@ import math
 
 from ..._core import tensor as _C
 from ..._core import dtype as _dt
-from ..._core.dispatch import _TABLE, kernel
+from ..._core.dispatch import kernel
 from ..._core.tensor import TensorBase
 from ..._core.backend_cpu.indexing import BOOL_TYPES, INT_TYPES, NUMBER_TYPES, ARRAY_TYPES
 from .._argcheck import check_scalar_fits, not_tensor
@@ -38,12 +38,9 @@ _C_TYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "
 
 
 def _k(primitive, t):
-    """The kernel of ``primitive`` for the device of tensor ``t``."""
-    # the table itself first: a small indexing call is a few microseconds, and the
-    # layers of ``kernel`` are a visible part of it (it still loads the backends and
-    # names the missing kernel)
-    fn = _TABLE.get((primitive, t.device.type))
-    return fn if fn is not None else kernel(primitive, t.device.type)
+    """The kernel of ``primitive`` for the device of tensor ``t`` (the table's public
+    lookup: NotImplementedError names the primitive and device when there is none)."""
+    return kernel(primitive, t.device.type)
 
 
 def _tname(dtype):
