@@ -8,7 +8,7 @@ methods with ``@tensor_method``, so an op is written once and is both
 from ._core import tensor as _C
 
 
-class Tensor(_C.TensorBase):
+class Tensor(_C.TensorBase, _C._ViewMethods, _C._CopyMethods):
     """A multi-dimensional array with autograd support, as ``torch.Tensor``.
 
     Create tensors with factories (``cygrad.tensor``, ``cygrad.zeros``...), not by
@@ -89,7 +89,7 @@ def tensor_method(fn=None, *, name=None):
     """
     def register(f):
         attr = name or f.__name__
-        if attr not in _C.TensorBase.__dict__:
+        if not _C._core_defines(attr):
             setattr(Tensor, attr, f)
         return f
     return register(fn) if fn is not None else register

@@ -373,3 +373,48 @@ cdef TensorBase _as_tensor_like(object value, TensorBase like):
     if isinstance(value, np.ndarray):
         return _from_ndarray(value, False)
     return _from_ndarray(np.asarray(value), False)
+
+
+# the most views chunk() hands back (PyTorch's vector of results fails to allocate)
+cdef Py_ssize_t _MAX_VIEWS = (1 << 31) - 1
+_INT64_MAX = (1 << 63) - 1
+
+# squeeze()'s default: PyTorch refuses an explicit None
+cdef object _ALL_DIMS = object()
+
+cdef object _expand(TensorBase self, tuple sizes):
+    """``self.expand(*sizes)`` once the sizes are read (a tuple of ints)."""
+    cdef Py_ssize_t shape[MAX_DIMS]
+    cdef Py_ssize_t strides[MAX_DIMS]
+    cdef int nd, i, j
+    nd = len(sizes)
+    if nd < self._ndim:
+        raise RuntimeError(f"expand(): the number of sizes provided ({nd}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({self._ndim})")
+    if nd > MAX_DIMS:
+        raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {nd}")
+    for i in range(nd):
+        if not -9223372036854775808 <= sizes[i] <= 9223372036854775807:
+            raise _size_overflow("expand", "size", i)
+    for i in range(nd):
+        j = i - (nd - self._ndim)
+        v = sizes[i]
+        if j < 0:
+            if v < 0:
+                raise RuntimeError(f"expand(): the expanded size of the tensor ({v}) isn't "
+                                   "allowed in a leading, non-existing dimension 0")
+            shape[i] = v
+            strides[i] = 0
+        elif v == -1 or v == self._shape[j]:
+            shape[i] = self._shape[j]
+            strides[i] = self._strides[j]
+        elif self._shape[j] == 1:
+            if v < 0:
+                raise RuntimeError(f"expand(): invalid size {v}")
+            shape[i] = v
+            strides[i] = 0
+        else:
+            raise RuntimeError(f"The expanded size of the tensor ({v}) must match the existing "
+                               f"size ({self._shape[j]}) at non-singleton dimension {i}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: {list(self.shape)}")
+    return _make_view(self, nd, shape, strides, self._offset, "ExpandBackward0")

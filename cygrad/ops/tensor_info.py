@@ -7,6 +7,7 @@ negative-bit), which are always ``False`` for a cygrad tensor.
 None of these records autograd history: they read metadata or one element.
 """
 from .._core.storage import Storage
+from .._core import tensor as _C
 from .._core.tensor import TensorBase
 from .._tensor import Tensor, tensor_method
 from ._argcheck import not_tensor
@@ -243,7 +244,7 @@ for _name, _what in (("is_sparse", "sparse"), ("is_sparse_csr", "sparse CSR"),
                      ("is_xpu", "on an XPU device"), ("is_ipu", "on an IPU device"),
                      ("is_mtia", "on an MTIA device"), ("is_maia", "on a MAIA device"),
                      ("is_vulkan", "Vulkan tensors")):
-    if _name not in TensorBase.__dict__:
+    if not _C._core_defines(_name):
         _false_flag(_name, _what)
 
 
@@ -252,5 +253,5 @@ def _layout(self):
     return strided
 
 
-if "layout" not in TensorBase.__dict__:
+if not _C._core_defines("layout"):
     Tensor.layout = property(_layout, doc="``cygrad.strided``: the only layout of cygrad tensors.")

@@ -344,5 +344,5 @@ def fill_diagonal_(input, fill_value, wrap=False):
 
 # (Tensor.unfold is in ops/view_copies.py)
 for _name, _fn in (("fill_diagonal_", fill_diagonal_),):
-    if _name not in _C.TensorBase.__dict__:
+    if not _C._core_defines(_name):
         setattr(Tensor, _name, _fn)
