@@ -201,7 +201,8 @@ def test_disconnected_falls_back_to_numpy(rng):
         assert gemm.connect()
 
 
-@pytest.mark.parametrize("shapes", [((64, 32, 32), (64, 32, 32)),     # small slices: the pool
+@pytest.mark.parametrize("shapes", [((64, 64, 64), (64, 64, 64)),     # small slices: the pool
+                                    ((8, 128, 128), (8, 128, 128)),    # the pool, BLAS lowered
                                     ((3, 100, 100), (100, 100)),       # mid size: BLAS on 1 thread
                                     ((260, 260), (260, 260))])         # large: BLAS's threads
 def test_thread_policy_paths(shapes, rng):

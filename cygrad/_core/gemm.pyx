@@ -17,8 +17,8 @@ calls on the operands' own memory:
   having stride 0, with the GIL released.
 - threads follow ``cygrad/_threading.py``'s policy: a product below
   ``BLAS_PARALLEL_MIN`` multiply-adds runs in BLAS on one thread; a batch of
-  such small products is split across cygrad's pool instead (BLAS on one
-  thread in each worker), never both at once.
+  such small products whose total reaches that size is split across cygrad's
+  pool instead (BLAS on one thread in each worker), never both at once.
 
 The checks (dtypes, shapes, layouts, overlap) happen with the GIL held; any
 case it does not take (another dtype, an ``out`` that is neither row- nor
@@ -57,8 +57,11 @@ cdef enum:
     BLAS_ONE_THREAD_MAX = 1 << 18
     # Releasing the GIL costs a mutex round trip: only worth it for real work.
     GIL_RELEASE_MIN = 16384
-    # Chunks per pool thread when a batch is split: uneven slices balance out.
-    CHUNKS_PER_THREAD = 4
+    # A batch split across the pool goes in chunks of about this many multiply-adds
+    # (at least one product): small chunks, because the caller waits for a chunk a
+    # worker has started, and on a busy machine that worker may lose its core.
+    CHUNK_WORK = 1 << 16
+    INT32_MAX_CHUNKS = 1 << 30
 
 ctypedef void (*sgemm_fn)(int order, int ta, int tb, int64_t m, int64_t n, int64_t k,
                           float alpha, const float* a, int64_t lda, const float* b,
@@ -72,14 +75,9 @@ cdef sgemm_fn _sgemm = NULL
 cdef dgemm_fn _dgemm = NULL
 cdef set_threads_fn _set_threads = NULL
 cdef int64_t _parallel_min = 1 << 24      # _threading.BLAS_PARALLEL_MIN
-cdef int64_t _batch_pool_min = 1 << 20    # BATCH_POOL_MIN
+cdef int64_t _batch_pool_min = 1 << 24    # the same, for a batch's total
 # What counters() reports: products taken, BLAS calls made, operands copied.
 cdef int64_t _n_products = 0, _n_calls = 0, _n_copies = 0
-
-#: A batch of products each below ``BLAS_PARALLEL_MIN`` multiply-adds is split
-#: across cygrad's pool (BLAS on one thread in each worker) from this many
-#: multiply-adds in all.
-BATCH_POOL_MIN = 1 << 20
 
 
 def set_blas(uintptr_t sgemm, uintptr_t dgemm, uintptr_t set_threads,
@@ -133,8 +131,12 @@ def connect():
     dgemm = blas.address("scipy_cblas_dgemm64_", "cblas_dgemm64_")
     if not (sgemm and dgemm):
         return False
+    # A batch of small products is split across the pool from the size at which one
+    # product uses the BLAS's threads: the same rule for the total work. (On a busy
+    # 2-core machine a split batch of 2M multiply-adds took 1.5-2x as long as one
+    # thread, like BLAS's own threads below that size.)
     set_blas(sgemm, dgemm, blas.set_threads_address(), _threading.BLAS_PARALLEL_MIN,
-             BATCH_POOL_MIN)
+             _threading.BLAS_PARALLEL_MIN)
     return True
 
 
@@ -242,11 +244,11 @@ cdef void _run(Plan* p, int threads) noexcept nogil:
     if lower:
         _set_threads(1)
     if threads > 1 and small and p.nbatch > 1 and work * p.nbatch >= _batch_pool_min:
-        nchunks = threads * CHUNKS_PER_THREAD
-        if nchunks > p.nbatch:
-            nchunks = p.nbatch
-        p.per_chunk = (p.nbatch + nchunks - 1) // nchunks
+        p.per_chunk = (CHUNK_WORK + work - 1) // work
         nchunks = (p.nbatch + p.per_chunk - 1) // p.per_chunk
+        if nchunks > INT32_MAX_CHUNKS:
+            p.per_chunk = (p.nbatch + INT32_MAX_CHUNKS - 1) // INT32_MAX_CHUNKS
+            nchunks = (p.nbatch + p.per_chunk - 1) // p.per_chunk
         pool_run(<int>nchunks, _gemm_chunk, p)
     else:
         _gemm_range(p, 0, p.nbatch)
