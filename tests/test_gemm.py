@@ -166,6 +166,8 @@ def test_result_layouts(dt, rng):
     assert not gemm.matmul_into(a, b, cygrad.zeros(3, 5, 5, dtype=a.dtype), 1)
     square = _t(rng.standard_normal((4, 4)).astype(dt))
     assert not gemm.matmul_into(square, square, square, 1)
+    expanded = cygrad.zeros(1, 5, 4, dtype=a.dtype).expand(3, 5, 4)
+    assert not gemm.matmul_into(a, b, expanded, 1)
     # the kernel entry (what every product op calls) still writes those through NumPy
     from cygrad._core.dispatch import kernel
     kernel("matmul_into", "cpu")(a, b, spaced)

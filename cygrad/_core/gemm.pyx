@@ -419,7 +419,7 @@ def matmul_into(TensorBase a not None, TensorBase b not None, TensorBase out not
                 return False
         if size == 1:
             continue
-        if size <= 0:
+        if size <= 0 or out._strides[j] == 0:     # (an expanded result: one element, many writes)
             return False
         q = p.nd - 1
         if (q >= 0 and p.sa[q] == s_a * size and p.sb[q] == s_b * size
