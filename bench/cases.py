@@ -143,6 +143,7 @@ def make_cases(quick=False):
     for size in matmul_sizes:
         cases.append(Case(f"matmul {size}x{size} @ {size}x{size}", "matrix products (float32)",
                           square_pair(size), same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3))
+    cases.extend(_product_layout_cases(cygrad, torch, per_lib))
     cases.extend(small_op_cases(cygrad, torch))
     cases.extend(_numpy_api_cases())
     cases.extend(_recurrent_cases(cygrad, torch))
@@ -150,6 +151,35 @@ def make_cases(quick=False):
     cases.extend(_training_cases(cygrad, torch, quick))
     cases += loop_cases(cygrad, torch, quick)
     return cases
+
+
+def _product_layout_cases(cygrad, torch, per_lib):
+    """A transformer's products (float32): attention scores on (B, H, T, D) views of
+    one (B, T, 3C) projection, a batch folded into one GEMM, linear's backward."""
+    from harness import Case
+    group = "matrix products of views and batches (float32)"
+    B, T, H, D = 32, 32, 4, 16
+    C = H * D
+
+    def scores(x):
+        q, k, _ = x.split(C, dim=2)
+        q = q.view(B, T, H, D).transpose(1, 2)
+        k = k.view(B, T, H, D).transpose(1, 2)
+        return q @ k.transpose(-2, -1)
+
+    def arrays(*shapes):
+        return lambda rng: tuple(_uniform(rng, s) for s in shapes)
+
+    return [
+        Case("q @ k^T, (32,4,32,16) views", group, arrays((B, T, 3 * C)),
+             ops=per_lib(scores, None, scores), rtol=1e-3, atol=1e-3),
+        Case("(32,32,64) @ w.T, w (256,64)", group, arrays((B, T, C), (256, C)),
+             same=lambda x, w: x @ w.T, rtol=1e-3, atol=1e-3),
+        Case("g.T @ x, (1024,256).T @ (1024,64)", group, arrays((B * T, 256), (B * T, C)),
+             same=lambda g, x: g.T @ x, rtol=1e-3, atol=1e-3),
+        Case("bmm (64,128,128)", group, arrays((64, 128, 128), (64, 128, 128)),
+             same=lambda a, b: a @ b, rtol=1e-3, atol=1e-3),
+    ]
 
 
 def small_op_cases(cygrad, torch):

@@ -51,6 +51,7 @@ class _OpenBLAS:
 
     def __init__(self, path):
         lib = ctypes.CDLL(path)
+        self._lib = lib
         self.path = path
         self._set = self._get = None
         for prefix in ("scipy_openblas", "openblas"):
@@ -69,6 +70,18 @@ class _OpenBLAS:
 
     def get(self):
         return self._get()
+
+    def address(self, *names):
+        """The address of the first of ``names`` this library exports, or None."""
+        for name in names:
+            fn = getattr(self._lib, name, None)
+            if fn is not None:
+                return ctypes.cast(fn, ctypes.c_void_p).value
+        return None
+
+    def set_threads_address(self):
+        """The address of the thread-count call :meth:`set` makes."""
+        return ctypes.cast(self._set, ctypes.c_void_p).value
 
 
 def _find_blas():

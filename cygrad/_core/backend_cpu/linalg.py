@@ -1,8 +1,11 @@
 """CPU kernels of the matrix products (``cygrad/ops/linalg/products.py``) and of the matrix
 decompositions (``linalg_*``, used by ``cygrad/ops/linalg/decompositions.py``).
 
-Products: ``matmul_into`` writes NumPy's ``matmul`` of zero-copy views straight
-into the output tensor (BLAS for float32/float64, NumPy's loop for integers,
+Products: ``matmul_into`` writes ``a @ b`` straight into the output tensor:
+float32/float64 by ``cblas_?gemm`` calls on the operands' own memory
+(``cygrad/_core/gemm.pyx``: transpose flags and leading dimensions instead of
+copies, one GEMM or a C loop over the batch), anything else through NumPy's
+``matmul`` of zero-copy views (NumPy's loop for integers, complex in its BLAS,
 float32 for float16/bfloat16, rounded once); ``einsum`` contracts with NumPy's
 einsum.  Decompositions call ``np.linalg`` on a detached view and wrap the
 results.  No kernel records autograd: the ops do.
@@ -22,6 +25,7 @@ import numpy as np
 
 from ... import _threading
 from .. import fastpath as _fastpath
+from .. import gemm as _gemm
 from .. import tensor as _C
 from ..dispatch import register
 from ..linalg_error import LinAlgError
@@ -52,9 +56,9 @@ def mm_small(a, b):
 
 @register("matmul_into", "cpu")
 def matmul_into(a, b, result):
-    """``result[...] = a @ b`` with NumPy's matmul rules, on views (no copies for
-    float32/float64/integers); ``result`` (non-empty, of ``a``'s dtype) already has
-    the right shape."""
+    """``result[...] = a @ b`` with NumPy's matmul rules, on views (float32/float64
+    straight into BLAS, copying only an operand BLAS cannot read as it is);
+    ``result`` (non-empty, of ``a``'s dtype) already has the right shape."""
     rv = _C._ndarray(result)
     if a.dtype.name in _HALF_TYPES:
         av = _C._ndarray(a).astype(np.float32)
@@ -62,7 +66,7 @@ def matmul_into(a, b, result):
         rv[...] = np.matmul(av, bv)
     elif a.numel() == 0 or b.numel() == 0:
         rv[...] = 0          # an empty sum
-    else:
+    elif not _gemm.matmul_into(a, b, result, _threading._blas_threads):
         av = _C._ndarray(a)
         work = rv.size * av.shape[-1]
         if work <= _BLAS_ONE_THREAD_MAX:
