@@ -21,34 +21,52 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include "isa.h"
 #include "optim.h"
 
 #define CHUNK ((cg_index)1 << 15)
 
 static cg_optim_pool_fn pool_run = NULL;
-/* A step moves 5-7 streams of memory per element: below ~256K elements in all,
- * waking a worker costs more than it saves. */
-cg_index cg_optim_parallel_min = (cg_index)1 << 18;
+/* A step is memory-bound (5-7 streams per element) like a binary op, and takes
+ * the same threshold (cpu/parallel.c): on the loaded 2-core development machine
+ * two threads never beat one on 1M-10M element steps. */
+cg_index cg_optim_parallel_min = (cg_index)1 << 20;
 
 void cg_optim_set_pool(cg_optim_pool_fn run) { pool_run = run; }
 
 /* PyTorch's torch.maximum: NaN wins. */
 #define NAN_MAX(a, b) (((a) > (b) || (a) != (a)) ? (a) : (b))
 
-/* The loop bodies branch on flags that are fixed for the whole loop; gcc's
- * -O3 unswitches them into straight vectorisable loops. */
+/* The loop bodies take their flags as arguments and every call site passes
+ * constants (the CASES16 switches below), so each combination is compiled into
+ * its own branch-free loop that gcc vectorises (CG_HOT: also for AVX2 and
+ * AVX-512, chosen at load time); `maximize` is a multiplication by -1, which is
+ * exact. */
+#define INLINE static inline __attribute__((always_inline))
+
+#define CASES16(CALL)                                                                 \
+    switch (key) {                                                                    \
+    case 0: CALL(0, 0, 0, 0); break;   case 1: CALL(1, 0, 0, 0); break;                \
+    case 2: CALL(0, 1, 0, 0); break;   case 3: CALL(1, 1, 0, 0); break;                \
+    case 4: CALL(0, 0, 1, 0); break;   case 5: CALL(1, 0, 1, 0); break;                \
+    case 6: CALL(0, 1, 1, 0); break;   case 7: CALL(1, 1, 1, 0); break;                \
+    case 8: CALL(0, 0, 0, 1); break;   case 9: CALL(1, 0, 0, 1); break;                \
+    case 10: CALL(0, 1, 0, 1); break;  case 11: CALL(1, 1, 0, 1); break;               \
+    case 12: CALL(0, 0, 1, 1); break;  case 13: CALL(1, 0, 1, 1); break;               \
+    case 14: CALL(0, 1, 1, 1); break;  default: CALL(1, 1, 1, 1); break;               \
+    }
+
 #define DEFINE_SGD(NAME, T)                                                           \
-static void NAME(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo,      \
-                 cg_index hi) {                                                       \
-    T* p = (T*)it->param;                                                    \
-    const T* g = (const T*)it->grad;                                         \
-    T* b = (T*)it->buf[0];                                                   \
+INLINE void NAME##_body(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo,  \
+                        cg_index hi, int has_wd, int has_mom, int first, int nesterov) { \
+    T* p = (T*)it->param;                                                             \
+    const T* g = (const T*)it->grad;                                                  \
+    T* b = (T*)it->buf[0];                                                            \
+    const T sign = h->maximize ? (T)-1 : (T)1;                                        \
     const T wd = (T)h->weight_decay, mom = (T)h->momentum;                            \
     const T damp = (T)(1.0 - h->dampening), nlr = (T)(-h->lr);                        \
-    const int has_wd = h->weight_decay != 0, has_mom = h->momentum != 0;              \
-    const int first = it->first, nesterov = h->nesterov, maximize = h->maximize;      \
     for (cg_index i = lo; i < hi; i++) {                                              \
-        T gi = maximize ? -g[i] : g[i];                                               \
+        T gi = g[i] * sign;                                                           \
         if (has_wd) gi = gi + wd * p[i];                                              \
         if (has_mom) {                                                                \
             T bi = first ? gi : b[i] * mom + damp * gi;                               \
@@ -57,28 +75,33 @@ static void NAME(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo, 
         }                                                                             \
         p[i] = p[i] + nlr * gi;                                                       \
     }                                                                                 \
+}                                                                                     \
+CG_HOT static void NAME(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo,      \
+                 cg_index hi) {                                                       \
+    int has_mom = h->momentum != 0;                                                   \
+    int key = (h->weight_decay != 0) | has_mom << 1 | (has_mom && it->first) << 2     \
+              | (has_mom && h->nesterov) << 3;                                        \
+    CASES16(NAME##_CALL)                                                              \
 }
 
 /* exp_avg.lerp_(g, 1 - beta1) uses PyTorch's two-sided lerp formula;
  * exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) is v*b2 + (c*g)*g;
  * param.addcdiv_(m, denom, value=-step_size) is p + s * (m / denom). */
 #define DEFINE_ADAM(NAME, T, SQRT)                                                    \
-static void NAME(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo,      \
-                 cg_index hi) {                                                       \
-    T* p = (T*)it->param;                                                    \
-    const T* g = (const T*)it->grad;                                         \
-    T* m = (T*)it->buf[0];                                                   \
-    T* v = (T*)it->buf[1];                                                   \
-    T* mx = (T*)it->buf[2];                                                  \
+INLINE void NAME##_body(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo,  \
+                        cg_index hi, int has_wd, int decoupled, int amsgrad, int low_w) { \
+    T* p = (T*)it->param;                                                             \
+    const T* g = (const T*)it->grad;                                                  \
+    T* m = (T*)it->buf[0];                                                            \
+    T* v = (T*)it->buf[1];                                                            \
+    T* mx = (T*)it->buf[2];                                                           \
+    const T sign = h->maximize ? (T)-1 : (T)1;                                        \
     const T wd = (T)h->weight_decay, decay = (T)(1.0 - h->lr * h->weight_decay);      \
     const T w1 = (T)(1.0 - h->beta1), w1c = (T)(1.0 - (1.0 - h->beta1));              \
     const T b2 = (T)h->beta2, c2 = (T)(1.0 - h->beta2), eps = (T)h->eps;              \
     const T bc2 = (T)it->bc2_sqrt, nstep = (T)(-it->step_size);                       \
-    const int low_w = fabs(1.0 - h->beta1) < 0.5;                                     \
-    const int has_wd = h->weight_decay != 0, decoupled = h->decoupled;                \
-    const int maximize = h->maximize, amsgrad = h->amsgrad;                           \
     for (cg_index i = lo; i < hi; i++) {                                              \
-        T gi = maximize ? -g[i] : g[i];                                               \
+        T gi = g[i] * sign;                                                           \
         T pi = p[i];                                                                  \
         if (has_wd) {                                                                 \
             if (decoupled) pi = pi * decay;                                           \
@@ -98,7 +121,18 @@ static void NAME(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo, 
         T denom = SQRT(vi) / bc2 + eps;                                               \
         p[i] = pi + nstep * (mi / denom);                                             \
     }                                                                                 \
+}                                                                                     \
+CG_HOT static void NAME(const cg_optim_hyper* h, const cg_optim_item* it, cg_index lo,      \
+                 cg_index hi) {                                                       \
+    int key = (h->weight_decay != 0) | (h->decoupled != 0) << 1 | (h->amsgrad != 0) << 2 \
+              | (fabs(1.0 - h->beta1) < 0.5) << 3;                                    \
+    CASES16(NAME##_CALL)                                                              \
 }
+
+#define sgd_f32_CALL(A, B, C, D) sgd_f32_body(h, it, lo, hi, A, B, C, D)
+#define sgd_f64_CALL(A, B, C, D) sgd_f64_body(h, it, lo, hi, A, B, C, D)
+#define adam_f32_CALL(A, B, C, D) adam_f32_body(h, it, lo, hi, A, B, C, D)
+#define adam_f64_CALL(A, B, C, D) adam_f64_body(h, it, lo, hi, A, B, C, D)
 
 DEFINE_SGD(sgd_f32, float)
 DEFINE_SGD(sgd_f64, double)
