@@ -222,6 +222,19 @@ def test_fused_errors_have_pytorchs_types():
         torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, fused=True, foreach=True)
 
 
+def _continue(opt, ps, dtype, steps=4):
+    """Steps 5..8 of a trajectory from a loaded optimizer (no maximize configs here)."""
+    _, t0 = _inits(0)
+    targets = [cygrad.tensor(t, dtype=getattr(cygrad, dtype)) for t in t0]
+    out = []
+    for _ in range(steps):
+        opt.zero_grad()
+        _loss(ps, targets).backward()
+        opt.step()
+        out.append(np.concatenate([np.array(p.detach().tolist()).ravel() for p in ps]))
+    return np.array(out)
+
+
 @pytest.mark.parametrize("cfg", [CONFIGS[1], CONFIGS[5], CONFIGS[8]], ids=_cid)
 def test_state_dict_round_trip_continues_the_trajectory(cfg):
     name, kw = cfg
@@ -232,14 +245,7 @@ def test_state_dict_round_trip_continues_the_trajectory(cfg):
     fresh = [p.detach().clone().requires_grad_() for p in ps]
     opt2 = getattr(cygrad.optim, name)(fresh, **kw)
     opt2.load_state_dict(saved)
-    _, t0 = _inits(0)
-    targets = [cygrad.tensor(t, dtype=cygrad.float64) for t in t0]
-    for i in range(4, 8):
-        opt2.zero_grad()
-        _loss(fresh, targets).backward()
-        opt2.step()
-        now = np.concatenate([np.array(p.detach().tolist()).ravel() for p in fresh])
-        np.testing.assert_allclose(now, full[i], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(_continue(opt2, fresh, "float64"), full[4:], rtol=1e-13, atol=1e-15)
 
 
 @pytest.mark.parametrize("cfg", [CONFIGS[2], CONFIGS[5], CONFIGS[7]], ids=_cid)
@@ -258,11 +264,4 @@ def test_loading_a_pytorch_state_dict(cfg):
     opt.load_state_dict(sd)
     if name != "SGD":
         assert opt.state[ps[0]]["step"].dtype == cygrad.float32 and opt.state[ps[0]]["step"].item() == 4
-    _, t0 = _inits(0)
-    targets = [cygrad.tensor(t, dtype=cygrad.float32) for t in t0]
-    for i in range(4, 8):
-        opt.zero_grad()
-        _loss(ps, targets).backward()
-        opt.step()
-        now = np.concatenate([np.array(p.detach().tolist()).ravel() for p in ps])
-        np.testing.assert_allclose(now, want[i], **TOL["float32"])
+    np.testing.assert_allclose(_continue(opt, ps, "float32"), want[4:], **TOL["float32"])
