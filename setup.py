@@ -97,6 +97,7 @@ extensions = [
     ext("fastpath", ["cygrad/_core/cpu/fastpath.c"]),
     ext("special_kernels", ["cygrad/_core/cpu/special.c"]),
     ext("gemm"),
+    ext("optim_kernels", ["cygrad/_core/cpu/optim.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

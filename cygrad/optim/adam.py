@@ -10,6 +10,7 @@ Examples
 >>> [round(v, 4) for v in w.tolist()]   # the first Adam step moves each entry by ~lr
 [0.9, -0.9]
 """
+from . import _fused
 from .optimizer import (Optimizer, _addcmul_, _advance, _check_betas, _check_lr, _check_nonneg,
                         _scalar)
 
@@ -35,8 +36,18 @@ class Adam(Optimizer):
     amsgrad : bool, default False
     maximize : bool, default False
     decoupled_weight_decay : bool, default False
-    foreach, capturable, differentiable, fused
-        Accepted for PyTorch compatibility; they do not change the arithmetic.
+    foreach : bool, optional
+        ``False`` forces the per-parameter for-loop; ``None`` (default) and
+        ``True`` use the fused C kernel for the parameters it takes.
+    capturable : bool, default False
+        Accepted for PyTorch compatibility; no effect on the CPU.
+    differentiable : bool, default False
+        ``True`` takes the for-loop.
+    fused : bool, optional
+        ``True``: the fused C kernel (the ``step`` counters are then float32);
+        a parameter that is not floating point or not on the CPU raises
+        ``RuntimeError`` at the step. ``False``: the for-loop. ``None``: as
+        ``foreach``. See ``docs/optim.md``.
 
     Examples
     --------
@@ -63,6 +74,10 @@ class Adam(Optimizer):
                         capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
+        _fused.check_flags(fused, foreach, differentiable)
+
+    def _fused_step(self, group):
+        return _fused.adam_group(self, group) if _fused.wanted(group) else group["params"]
 
     def _update(self, p, grad, group):
         # course: begin adam-update

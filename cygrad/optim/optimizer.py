@@ -292,10 +292,21 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, p.grad, group)
+                self._step_group(group)
         return loss
+
+    def _step_group(self, group):
+        """Update the parameters of one group (called under ``no_grad``): those
+        :meth:`_fused_step` leaves go through ``_update`` one by one."""
+        for p in self._fused_step(group):
+            if p.grad is not None:
+                self._update(p, p.grad, group)
+
+    def _fused_step(self, group):
+        """Update in one call the parameters of ``group`` that a fused kernel takes
+        and return the others; this default fuses nothing. SGD, Adam and AdamW
+        override it (``cygrad/optim/_fused.py``)."""
+        return group["params"]
 
     def _update(self, p, grad, group):
         raise NotImplementedError
@@ -387,11 +398,13 @@ class Optimizer:
                              "match the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
+        # As in PyTorch, a fused group keeps 'step' in float32 whatever was saved.
+        fused_ids = {i for g in saved_groups if g.get("fused") for i in g["params"]}
         state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = _cast_state(param, v)
+                state[param] = _cast_state(param, v, fused_step=k in fused_ids)
             else:
                 state[k] = v
         for group, new in zip(groups, saved_groups):
@@ -401,14 +414,16 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
 
 
-def _cast_state(param, value, key=None):
+def _cast_state(param, value, key=None, fused_step=False):
     """Buffers follow the parameter's dtype; containers are rebuilt around them."""
     if isinstance(value, Tensor):
-        if key != "step" and param.is_floating_point():
+        if key == "step":
+            return value.to(dtype=float32) if fused_step else value
+        if param.is_floating_point():
             return value.to(dtype=param.dtype)
         return value
     if isinstance(value, dict):
-        return {k: _cast_state(param, v, k) for k, v in value.items()}
+        return {k: _cast_state(param, v, k, fused_step) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)(_cast_state(param, v) for v in value)
     return value

@@ -10,6 +10,7 @@ Examples
 >>> w.tolist()
 [0.0, 0.0]
 """
+from . import _fused
 from .optimizer import Optimizer, _check_lr, _check_nonneg, _scalar
 
 __all__ = ["SGD"]
@@ -33,9 +34,15 @@ class SGD(Optimizer):
     weight_decay : float, default 0
     nesterov : bool, default False
     maximize : bool, default False
-    foreach, differentiable, fused
-        Accepted for PyTorch compatibility and stored in the groups; cygrad has
-        one implementation, so they do not change the arithmetic.
+    foreach : bool, optional
+        ``False`` forces the per-parameter for-loop; ``None`` (default) and
+        ``True`` use the fused C kernel for the parameters it takes.
+    differentiable : bool, default False
+        ``True`` takes the for-loop.
+    fused : bool, optional
+        ``True``: the fused C kernel; a parameter that is not floating point or
+        not on the CPU raises ``RuntimeError`` at the step. ``False``: the
+        for-loop. ``None``: as ``foreach``. See ``docs/optim.md``.
 
     Examples
     --------
@@ -61,6 +68,10 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _fused.check_flags(fused, foreach, differentiable)
+
+    def _fused_step(self, group):
+        return _fused.sgd_group(self, group) if _fused.wanted(group) else group["params"]
 
     def _update(self, p, grad, group):
         # Plain tensor ops in place; a scaled copy (``x * lr``) instead of ``alpha=``

@@ -1,0 +1,185 @@
+"""The fused steps of SGD, Adam and AdamW: one C call updates every parameter of a
+group (the kernels ``fused_sgd_`` / ``fused_adam_`` of the kernel table,
+``cygrad/_core/cpu/optim.c``).
+
+A group takes this path unless it asks for the for-loop (``foreach=False`` or
+``fused=False``) or for ``differentiable=True``. Inside it, a parameter goes to
+the kernel when it, its gradient and its buffers are CPU tensors of one
+floating dtype (float32 or float64), one shape and C-contiguous; the others
+(float16, non-contiguous gradients, other devices, ...) are handed back and take
+the optimizer's ``_update``, the per-parameter for-loop. The arithmetic is the
+for-loop's, step by step, so both paths agree to float rounding
+(``tests/test_optim_fused.py``); the state keys are the same.
+
+Examples
+--------
+>>> import cygrad
+>>> from cygrad.optim import SGD
+>>> w = cygrad.tensor([1.0, 2.0], requires_grad=True)
+>>> opt = SGD([w], lr=0.5, momentum=0.9)        # foreach=None, fused=None: the fused kernel
+>>> (w * w).sum().backward(); opt.step()
+>>> w.tolist(), opt.state[w]["momentum_buffer"].tolist()
+([0.0, 0.0], [2.0, 4.0])
+"""
+from .._core import dispatch
+from .._core.dtype import float32, float64
+from ..ops.creation import empty_like, tensor, zeros_like
+from .optimizer import _scalar, _scalar_state_dtype
+
+__all__ = ["wanted", "check_flags", "sgd_group", "adam_group"]
+
+_SUPPORTED_DEVICES = ["cpu"]
+_STEP_DTYPES = (float32, float64)
+
+
+def wanted(group):
+    """Whether ``group`` takes the fused path: not asked for the for-loop
+    (``foreach=False`` or ``fused=False``) nor ``differentiable``.
+
+    Examples
+    --------
+    >>> from cygrad.optim._fused import wanted
+    >>> wanted({"foreach": None, "fused": None}), wanted({"foreach": False, "fused": None})
+    (True, False)
+    """
+    return (group.get("fused") is not False and group.get("foreach") is not False
+            and not group.get("differentiable", False))
+
+
+def check_flags(fused, foreach, differentiable):
+    """PyTorch's refusals of ``fused=True`` with ``foreach=True`` or ``differentiable``.
+
+    Examples
+    --------
+    >>> from cygrad.optim._fused import check_flags
+    >>> check_flags(True, True, False)
+    Traceback (most recent call last):
+        ...
+    RuntimeError: `fused` and `foreach` cannot be `True` together.
+    """
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _refuse_unless_supported(p):
+    # fused=True promises the fused kernels: PyTorch refuses, at the step, a
+    # parameter no fused kernel exists for (non-floating, or on another device).
+    if not (p.device.type in _SUPPORTED_DEVICES and p.is_floating_point()):
+        raise RuntimeError("`fused=True` requires all the params to be floating point Tensors "
+                           f"of supported devices: {_SUPPORTED_DEVICES} but {p.dtype} and "
+                           f"{p.device.type}")
+
+
+def sgd_group(opt, group):
+    """One SGD step of the parameters of ``group`` that the kernel takes; returns the
+    others (with a gradient), for the caller's for-loop.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.optim import SGD
+    >>> from cygrad.optim._fused import sgd_group
+    >>> a = cygrad.tensor([1.0], requires_grad=True)
+    >>> b = cygrad.tensor([1.0], dtype=cygrad.float16, requires_grad=True)
+    >>> opt = SGD([a, b], lr=0.5)
+    >>> (a + b.float()).sum().backward()
+    >>> sgd_group(opt, opt.param_groups[0]) == [b], a.item()
+    (True, 0.5)
+    """
+    fusable = dispatch.kernel("fused_optim_fusable", "cpu")
+    momentum = group["momentum"]
+    strict = group.get("fused") is True
+    states = opt.state
+    params, grads, bufs, first, rest = [], [], [], [], []
+    for p in group["params"]:
+        g = p.grad
+        if g is None:
+            continue
+        buf = None
+        if momentum != 0:
+            state = states[p]
+            buf = state.get("momentum_buffer")
+        if not (fusable(p, g) if buf is None else fusable(p, g, buf)):
+            if strict:
+                _refuse_unless_supported(p)
+            rest.append(p)
+            continue
+        params.append(p)
+        grads.append(g)
+        first.append(buf is None)
+        if buf is None and momentum != 0:
+            buf = state["momentum_buffer"] = empty_like(p)    # the kernel copies g into it
+        bufs.append(buf)
+    if params:
+        dispatch.kernel("fused_sgd_", "cpu")(
+            params, grads, bufs, first, float(_scalar(group["lr"])),
+            float(_scalar(group["weight_decay"])), float(momentum),
+            float(group["dampening"]), bool(group["nesterov"]), bool(group["maximize"]))
+    return rest
+
+
+def adam_group(opt, group):
+    """One Adam/AdamW step of the parameters of ``group`` that the kernel takes;
+    returns the others (with a gradient), for the caller's for-loop.
+
+    New state is PyTorch's: ``step`` (a 0-d float32 tensor with ``fused=True``,
+    else float32 or float64 as the default dtype), ``exp_avg``, ``exp_avg_sq``
+    and, with ``amsgrad``, ``max_exp_avg_sq``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.optim import Adam
+    >>> from cygrad.optim._fused import adam_group
+    >>> w = cygrad.tensor([1.0, -1.0], requires_grad=True)
+    >>> opt = Adam([w], lr=0.1)
+    >>> w.sum().backward()
+    >>> adam_group(opt, opt.param_groups[0]), [round(v, 4) for v in w.tolist()]
+    ([], [0.9, -1.1])
+    """
+    fusable = dispatch.kernel("fused_optim_fusable", "cpu")
+    amsgrad = group["amsgrad"]
+    strict = group.get("fused") is True
+    step_dtype = float32 if strict else _scalar_state_dtype()
+    states = opt.state
+    params, grads, ms, vs, xs, steps, rest = [], [], [], [], [], [], []
+    for p in group["params"]:
+        g = p.grad
+        if g is None:
+            continue
+        state = states[p]
+        if len(state) == 0:
+            if not fusable(p, g):
+                if strict:
+                    _refuse_unless_supported(p)
+                rest.append(p)
+                continue
+            state["step"] = tensor(0.0, dtype=step_dtype)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        m, v = state.get("exp_avg"), state.get("exp_avg_sq")
+        x = state.get("max_exp_avg_sq") if amsgrad else None
+        step = state.get("step")
+        ok = (fusable(p, g, m, v, x) if amsgrad else fusable(p, g, m, v))
+        if not ok or getattr(step, "dtype", None) not in _STEP_DTYPES or step.numel() != 1:
+            rest.append(p)
+            continue
+        params.append(p)
+        grads.append(g)
+        ms.append(m)
+        vs.append(v)
+        xs.append(x)
+        steps.append(step)
+    if params:
+        beta1, beta2 = group["betas"]
+        dispatch.kernel("fused_adam_", "cpu")(
+            params, grads, ms, vs, xs, steps, float(_scalar(group["lr"])),
+            float(_scalar(beta1)), float(_scalar(beta2)), float(group["eps"]),
+            float(_scalar(group["weight_decay"])), bool(amsgrad), bool(group["maximize"]),
+            bool(group.get("decoupled_weight_decay", False)))
+    return rest
