@@ -454,8 +454,13 @@ class CachingAllocator:
         """
         with self._lock:
             self._check_live(block)
-            if block._owner is not None and stream != block.stream:
-                block._stream_uses.add(stream)
+            if block._owner is None or stream == block.stream:
+                return
+            other = getattr(stream, "device_index", self.device)
+            if other != self.device:
+                raise RuntimeError(f"record_stream: the block is on cuda:{self.device} and the "
+                                   f"stream on cuda:{other}; cross-device use is not supported")
+            block._stream_uses.add(stream)
 
     def _process_events(self, wait=False):
         """Cache the freed blocks whose events have all completed (waiting if ``wait``)."""
@@ -484,7 +489,8 @@ class CachingAllocator:
         if self._pending:
             self._counters["num_sync_all_streams"] += 1
             self._process_events(wait=True)
-        for (small, _), pool in list(self._pools.items()):
+        for key, pool in list(self._pools.items()):
+            small = key[0]
             for block in [b for b in pool.blocks.values() if not b.is_split]:
                 pool.remove(block)
                 with self._on_device():
@@ -492,6 +498,8 @@ class CachingAllocator:
                 self._counters["num_device_free"] += 1
                 self._update("segment", small, -1)
                 self._update("reserved_bytes", small, -block.size)
+            if not pool.keys:           # forget the pools of streams no longer used
+                del self._pools[key]
 
     def empty_cache(self):
         """Give every cached segment with no block in use back to the driver.

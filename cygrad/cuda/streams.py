@@ -141,8 +141,9 @@ class Event:
         Whether :meth:`elapsed_time` may use this event.
     blocking : bool, optional
         Accepted for PyTorch's signature; :meth:`synchronize` always waits.
-    interprocess : bool, optional
-        Events shared between processes are not supported (NotImplementedError).
+    interprocess, external : bool, optional
+        Events shared between processes, and external events, are not
+        supported (NotImplementedError).
 
     Examples
     --------
@@ -152,9 +153,10 @@ class Event:
     True
     """
 
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        if interprocess:
-            raise NotImplementedError("cygrad.cuda: interprocess events are not supported")
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, external=False):
+        if interprocess or external:
+            raise NotImplementedError("cygrad.cuda: interprocess and external events are not "
+                                      "supported")
         self.enable_timing, self.blocking = bool(enable_timing), bool(blocking)
         self.handle = None
         self.device_index = None

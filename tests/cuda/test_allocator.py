@@ -357,3 +357,36 @@ def test_memory_summary_shows_the_stats(fake):
     assert row.split("|")[2].strip() == "4.00 MiB"        # 3 MiB in a 4 MiB segment, unsplit
     assert "from small pool" not in cuda.memory_summary(abbreviated=True)
     a.free()
+
+
+def test_random_sequences_keep_blocks_disjoint_and_the_books_balanced(fake, rng):
+    streams = [cuda.current_stream(), cuda.Stream()]
+    live = []
+    sizes = [1, 700, 4 * KiB, 100 * KiB, MiB, MiB + 1, 3 * MiB, 9 * MiB + 7]
+    for step in range(400):
+        if live and rng.random() < 0.45:
+            blk = live.pop(int(rng.integers(len(live))))
+            if rng.random() < 0.2:
+                record_stream(blk, streams[1 - streams.index(blk.stream)])
+            blk.free()
+        else:
+            n = sizes[int(rng.integers(len(sizes)))]
+            live.append(allocate(n, stream=streams[int(rng.integers(2))]))
+        if step % 50 == 0:
+            fake.synchronize()              # lets blocks waiting on events be reused
+        # live blocks lie inside raw segments and never overlap
+        spans = sorted((b.ptr, b.ptr + b.size) for b in live)
+        assert all(e0 <= s1 for (_, e0), (s1, _) in zip(spans, spans[1:]))
+        assert all(any(base <= s and e <= base + seg[1] for base, seg in fake.memory.items())
+                   for s, e in spans)
+        # a block is its rounded request, plus at most 1 MiB of unsplit remainder if large
+        for b in live:
+            rounded = max(512, ceil_to(b.requested, 512))
+            assert b.size == rounded if rounded <= MiB else 0 <= b.size - rounded <= MiB
+        assert cuda.memory_allocated() == sum(b.size for b in live)
+        assert cuda.memory_reserved() == sum(seg[1] for seg in fake.memory.values())
+    for blk in live:
+        blk.free()
+    cuda.empty_cache()
+    assert fake.memory == {} and cuda.memory_reserved() == 0
+    assert fake.total_raw_allocs == fake.total_raw_frees
