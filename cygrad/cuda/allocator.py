@@ -54,6 +54,11 @@ _STAT_NAMES = ("allocation", "segment", "active", "inactive_split", "allocated_b
 _COUNTERS = ("num_alloc_retries", "num_ooms", "num_sync_all_streams", "num_device_alloc",
              "num_device_free")
 _POOLS = ("all", "small_pool", "large_pool")
+_FIELDS = ("current", "peak", "allocated", "freed")
+# index of each statistic in the allocator's flat arrays: 3 * stat + pool, pool
+# 0 (all), 1 (small) or 2 (large)
+(ALLOCATION, SEGMENT, ACTIVE, INACTIVE_SPLIT, ALLOCATED_BYTES, RESERVED_BYTES, ACTIVE_BYTES,
+ INACTIVE_SPLIT_BYTES, REQUESTED_BYTES) = range(len(_STAT_NAMES))
 
 
 class OutOfMemoryError(RuntimeError):
@@ -165,21 +170,6 @@ class Block:
         return f"Block(ptr={self.ptr:#x}, size={self.size}, device={self.device}, {state})"
 
 
-class _Stat:
-    __slots__ = ("current", "peak", "allocated", "freed")
-
-    def __init__(self):
-        self.current = self.peak = self.allocated = self.freed = 0
-
-    def add(self, delta):
-        self.current += delta
-        if delta > 0:
-            self.allocated += delta
-            self.peak = max(self.peak, self.current)
-        else:
-            self.freed -= delta
-
-
 class _FreeList:
     """One pool's cached blocks of one stream, ordered by (size, ptr) for best fit."""
     __slots__ = ("keys", "blocks")
@@ -227,14 +217,25 @@ class CachingAllocator:
         self._live = {}                 # ptr -> allocated Block
         self._pending = []              # (block, [events]) freed, waiting on other streams
         self._spare_events = []
-        self._stats = {name: {p: _Stat() for p in _POOLS} for name in _STAT_NAMES}
+        n = 3 * len(_STAT_NAMES)
+        # current, peak, total increase, total decrease of each statistic
+        self._fields = [[0] * n for _ in _FIELDS]
         self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- statistics ----------------------------------------------------------
-    def _update(self, name, small, delta):
-        pool = self._stats[name]
-        pool["all"].add(delta)
-        pool["small_pool" if small else "large_pool"].add(delta)
+    def _update(self, small, *changes):
+        """Apply ``(statistic, delta)`` changes to the pool ``small`` chooses and to ``all``."""
+        cur, peak, inc, dec = self._fields
+        pool = 1 if small else 2
+        for stat, delta in changes:
+            for j in (3 * stat, 3 * stat + pool):
+                c = cur[j] = cur[j] + delta
+                if delta > 0:
+                    inc[j] += delta
+                    if c > peak[j]:
+                        peak[j] = c
+                else:
+                    dec[j] -= delta
 
     def stats(self):
         """The statistics as ``torch.cuda.memory_stats`` flattens them.
@@ -253,26 +254,23 @@ class CachingAllocator:
         """
         with self._lock:
             out = {}
-            for name, pools in self._stats.items():
-                for pool, st in pools.items():
-                    for field in _Stat.__slots__:
-                        out[f"{name}.{pool}.{field}"] = getattr(st, field)
+            for i, name in enumerate(_STAT_NAMES):
+                for p, pool in enumerate(_POOLS):
+                    for field, values in zip(_FIELDS, self._fields):
+                        out[f"{name}.{pool}.{field}"] = values[3 * i + p]
             out.update(self._counters)
             return dict(sorted(out.items()))
 
     def reset_peak_stats(self):
         """Set every peak to its current value."""
         with self._lock:
-            for pools in self._stats.values():
-                for st in pools.values():
-                    st.peak = st.current
+            self._fields[1][:] = self._fields[0]
 
     def reset_accumulated_stats(self):
         """Zero every ``allocated``/``freed`` total and the counters."""
         with self._lock:
-            for pools in self._stats.values():
-                for st in pools.values():
-                    st.allocated = st.freed = 0
+            for values in self._fields[2:]:
+                values[:] = [0] * len(values)
             self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- pools ---------------------------------------------------------------
@@ -287,14 +285,12 @@ class CachingAllocator:
         """Put a free block into its pool (counting it if it is an inactive split)."""
         self._pool(block._small, block.stream).add(block)
         if block.is_split:
-            self._update("inactive_split", block._small, 1)
-            self._update("inactive_split_bytes", block._small, block.size)
+            self._update(block._small, (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
 
     def _uncache(self, block):
         self._pool(block._small, block.stream).remove(block)
         if block.is_split:
-            self._update("inactive_split", block._small, -1)
-            self._update("inactive_split_bytes", block._small, -block.size)
+            self._update(block._small, (INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
 
     # -- allocation ----------------------------------------------------------
     def malloc(self, nbytes, stream):
@@ -333,10 +329,8 @@ class CachingAllocator:
             block._allocated = True
             block.requested = nbytes
             self._live[block.ptr] = block
-            for name, delta in (("allocation", 1), ("allocated_bytes", block.size),
-                                ("active", 1), ("active_bytes", block.size),
-                                ("requested_bytes", nbytes)):
-                self._update(name, small, delta)
+            self._update(small, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
+                         (ACTIVE_BYTES, block.size), (REQUESTED_BYTES, nbytes))
             return block
 
     @staticmethod
@@ -361,8 +355,7 @@ class CachingAllocator:
         if ptr is None:
             self._counters["num_ooms"] += 1
             raise self._oom_error(nbytes)
-        self._update("segment", small, 1)
-        self._update("reserved_bytes", small, seg)
+        self._update(small, (SEGMENT, 1), (RESERVED_BYTES, seg))
         return Block(self, ptr, seg, stream, small)
 
     def _raw_alloc(self, nbytes):
@@ -377,11 +370,12 @@ class CachingAllocator:
     def _oom_error(self, nbytes):
         with self._on_device():
             free, total = self.driver.mem_get_info()
-        allocated = self._stats["allocated_bytes"]["all"].current
-        reserved = self._stats["reserved_bytes"]["all"].current
+        allocated = self._fields[0][3 * ALLOCATED_BYTES]
+        reserved = self._fields[0][3 * RESERVED_BYTES]
         msg = (f"CUDA out of memory. Tried to allocate {format_size(nbytes)}. GPU {self.device} "
                f"has a total capacity of {format_size(total)} of which {format_size(free)} is "
-               f"free. Including memory outside cygrad, {format_size(total - free)} is in use. "
+               f"free. Including memory not allocated by cygrad, {format_size(total - free)} is "
+               "in use on the device. "
                f"Of the allocated memory {format_size(allocated)} is allocated by cygrad, and "
                f"{format_size(reserved - allocated)} is reserved by cygrad but unallocated. "
                "See docs/cuda.md, section 'The caching allocator'.")
@@ -408,9 +402,8 @@ class CachingAllocator:
             del self._live[block.ptr]
             block._allocated = False
             small = block._small
-            for name, delta in (("allocation", -1), ("allocated_bytes", -block.size),
-                                ("requested_bytes", -block.requested)):
-                self._update(name, small, delta)
+            self._update(small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
+                         (REQUESTED_BYTES, -block.requested))
             if block._stream_uses:
                 events = []
                 with self._on_device():
@@ -428,8 +421,7 @@ class CachingAllocator:
     def _free_block(self, block):
         """Return a no-longer-active block to its pool, merged with free neighbours."""
         small = block._small
-        self._update("active", small, -1)
-        self._update("active_bytes", small, -block.size)
+        self._update(small, (ACTIVE, -1), (ACTIVE_BYTES, -block.size))
         for neighbour in (block._prev, block._next):
             if neighbour is None or neighbour._allocated or neighbour._events:
                 continue
@@ -496,8 +488,7 @@ class CachingAllocator:
                 with self._on_device():
                     self.driver.mem_free(block.ptr)
                 self._counters["num_device_free"] += 1
-                self._update("segment", small, -1)
-                self._update("reserved_bytes", small, -block.size)
+                self._update(small, (SEGMENT, -1), (RESERVED_BYTES, -block.size))
             if not pool.keys:           # forget the pools of streams no longer used
                 del self._pools[key]
 

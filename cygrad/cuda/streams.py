@@ -65,6 +65,7 @@ class Stream:
 
     def _set(self, idx, handle, sid, priority):
         self.device_index, self.handle, self.stream_id, self.priority = idx, handle, sid, priority
+        self._hash = hash((idx, sid))       # streams key the allocator's pools: hash once
 
     @classmethod
     def _default(cls, idx):
@@ -123,7 +124,7 @@ class Stream:
                 and self.stream_id == other.stream_id)
 
     def __hash__(self):
-        return hash((self.device_index, self.stream_id))
+        return self._hash
 
     def __repr__(self):
         return f"<cygrad.cuda.Stream device=cuda:{self.device_index} stream_id={self.stream_id}>"
