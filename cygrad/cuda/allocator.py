@@ -374,8 +374,7 @@ class CachingAllocator:
         reserved = self._fields[0][3 * RESERVED_BYTES]
         msg = (f"CUDA out of memory. Tried to allocate {format_size(nbytes)}. GPU {self.device} "
                f"has a total capacity of {format_size(total)} of which {format_size(free)} is "
-               f"free. Including memory not allocated by cygrad, {format_size(total - free)} is "
-               "in use on the device. "
+               f"free; {format_size(total - free)} is in use, by cygrad and any other user. "
                f"Of the allocated memory {format_size(allocated)} is allocated by cygrad, and "
                f"{format_size(reserved - allocated)} is reserved by cygrad but unallocated. "
                "See docs/cuda.md, section 'The caching allocator'.")
