@@ -188,7 +188,8 @@ def test_oom_error_reports_the_numbers_and_the_allocator_still_works(fake):
     assert (err.allocated, err.reserved) == (3 * GiB + 512, 3 * GiB + 2 * MiB)
     msg = str(err)
     for part in ("CUDA out of memory. Tried to allocate 2.00 GiB.",
-                 "GPU 0 has a total capacity of 4.00 GiB of which 1022.00 MiB is free.",
+                 "GPU 0 has a total capacity of 4.00 GiB of which 1022.00 MiB is free;",
+                 "3.00 GiB is in use, by cygrad and any other user.",
                  "3.00 GiB is allocated by cygrad",
                  "2.00 MiB is reserved by cygrad but unallocated"):
         assert part in msg
