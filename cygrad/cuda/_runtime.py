@@ -13,7 +13,6 @@ Examples
 """
 import contextlib
 import numbers
-import secrets
 import sys
 import threading
 
@@ -202,6 +201,7 @@ def manual_seed(seed, all_devices=False):
 
 def random_seed():
     """A non-deterministic seed for the current device (``torch.cuda.seed``)."""
+    import secrets      # only here: importing it costs more than the rest of cygrad.cuda
     manual_seed(secrets.randbits(63))
 
 
