@@ -30,6 +30,7 @@ import os
 
 from . import _driver as _drv
 from . import _runtime
+from ._driver import use_emulator
 from .allocator import OutOfMemoryError
 from .devices import (current_device, device, device_of, get_device_capability, get_device_name,
                       get_device_properties, initial_seed, manual_seed, manual_seed_all, seed,
@@ -41,7 +42,8 @@ from .memory import (caching_allocator_alloc, caching_allocator_delete, empty_ca
 from .streams import (Event, Stream, StreamContext, current_stream, default_stream, set_stream,
                       stream)
 
-__all__ = ["is_available", "device_count", "is_initialized", "init", "OutOfMemoryError",
+__all__ = ["is_available", "device_count", "is_initialized", "init", "use_emulator",
+           "OutOfMemoryError",
            "current_device", "set_device", "device", "device_of", "get_device_name",
            "get_device_properties", "get_device_capability", "synchronize", "manual_seed",
            "manual_seed_all", "seed", "seed_all", "initial_seed", "Stream", "Event",
@@ -116,7 +118,8 @@ def _installed_driver():
     functions that need a driver raise its error.
     """
     d = _drv._driver
-    if d is None and (_drv._want_emulator or os.environ.get("CYGRAD_CUDA") == "emulate"):
+    if d is None and (_drv._want_emulator
+                      or os.environ.get("CYGRAD_CUDA", "").strip().lower() == "emulate"):
         try:
             d = _drv.get_driver()
         except Exception:
