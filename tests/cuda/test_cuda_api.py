@@ -331,3 +331,40 @@ def test_the_emulator_request_is_honoured_by_is_available(monkeypatch):
         monkeypatch.setattr(_driver, "_want_emulator", True)
         monkeypatch.setattr(_driver, "get_driver", lambda: FakeDriver(devices=3))
         assert cuda.is_available() is True and cuda.device_count() == 3
+
+
+# ---- on the emulated driver, where it exists ------------------------------------------
+
+def test_allocator_streams_and_events_on_the_emulated_driver():
+    emulated = pytest.importorskip(
+        "cygrad.cuda._driver.emulated",
+        reason="the emulated driver (cygrad/cuda/_driver/emulated.py) is not in this checkout")
+    np = pytest.importorskip("numpy")
+    with installed(emulated.EmulatedDriver(memory=64 << 20)) as d:
+        assert cuda.is_available() and cuda.get_device_properties().total_memory == 64 << 20
+        blk = allocate(4096)
+        x = np.arange(1024, dtype=np.float32)
+        d.memcpy_htod(blk.ptr, x)
+        y = np.empty_like(x)
+        d.memcpy_dtoh(y, blk.ptr)
+        np.testing.assert_array_equal(x, y)
+        s = cuda.Stream()
+        start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+        start.record(s)
+        end.record(s)
+        end.synchronize()
+        assert start.elapsed_time(end) >= 0.0
+        s.wait_stream(cuda.current_stream())
+        cuda.synchronize()
+        assert s.query()
+        blk.free()
+        kept = [allocate(20 << 20) for _ in range(3)]
+        with pytest.raises(cuda.OutOfMemoryError, match="Tried to allocate 20.00 MiB"):
+            allocate(20 << 20)
+        for b in kept:
+            b.free()
+        big = allocate(50 << 20)               # only after the cached 60 MiB go back
+        assert cuda.memory_stats()["num_alloc_retries"] == 2
+        big.free()
+        cuda.empty_cache()
+        assert cuda.mem_get_info() == (64 << 20, 64 << 20)
