@@ -32,7 +32,8 @@ _lock = threading.RLock()
 _allocators = {}                # device index -> CachingAllocator
 _seeds = {}                     # device index -> seed
 _queued_seeds = []              # ("current" | "all", seed) set before CUDA was initialised
-_state = {"driver": None}       # the driver the state above belongs to
+_state = {"driver": None, "count": None}    # the driver the state above belongs to,
+#                                             and its device count
 
 
 def _reset():
@@ -42,7 +43,7 @@ def _reset():
         _allocators.clear()
         _seeds.clear()
         del _queued_seeds[:]
-        _state["driver"] = None
+        _state["driver"] = _state["count"] = None
     _tls.__dict__.clear()
 
 
@@ -62,6 +63,7 @@ def driver():
                 _allocators.clear()
                 _seeds.clear()
                 _state["driver"] = d
+                _state["count"] = None
                 _apply_queued_seeds(d)
     if getattr(_tls, "driver", None) is not d:
         _tls.driver = d
@@ -85,6 +87,11 @@ def device_index(device, optional=True):
     """The device index ``device`` names: an int, ``"cuda"``/``"cuda:N"`` or a
     ``cygrad.device``; ``None`` (when ``optional``) or an index-less ``"cuda"``
     means the current device. Other device types raise ValueError, as in PyTorch."""
+    if device is None:
+        if not optional:
+            raise ValueError("Expected a cygrad.device with a specified index or an integer, "
+                             "but got:None")
+        return current_device()
     from cygrad._device import device as _device_cls
     if isinstance(device, str):
         device = _device_cls(device)
@@ -94,8 +101,6 @@ def device_index(device, optional=True):
         idx = device.index
     elif isinstance(device, numbers.Integral) and not isinstance(device, bool):
         idx = int(device)
-    elif device is None:
-        idx = None
     else:
         raise ValueError("Expected a cygrad.device with a specified index or an integer, "
                          f"but got:{device!r}")
@@ -110,7 +115,10 @@ def device_index(device, optional=True):
 def checked_index(device, optional=True):
     """:func:`device_index`, checked against the driver's device count."""
     idx = device_index(device, optional)
-    n = driver().device_count()
+    d = driver()
+    n = _state.get("count")
+    if n is None:
+        n = _state["count"] = d.device_count()
     if not 0 <= idx < n:
         raise RuntimeError(f"cygrad.cuda: invalid device ordinal {idx} "
                            f"(this machine has {n} CUDA device{'s' if n != 1 else ''})")
@@ -142,6 +150,9 @@ def on_device(idx):
 
 def allocator(idx):
     """The caching allocator of device ``idx`` (already checked), made on first use."""
+    a = _allocators.get(idx)
+    if a is not None and _state["driver"] is _drv._driver:
+        return a
     from .allocator import CachingAllocator
     d = driver()
     with _lock:

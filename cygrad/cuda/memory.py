@@ -175,10 +175,10 @@ def allocate(nbytes, device=None, stream=None):
     >>> callable(cygrad.cuda.memory.allocate)
     True
     """
-    from .streams import Stream, current_stream
+    from .streams import Stream, _current_stream
     idx = _runtime.checked_index(device)
     if stream is None:
-        stream = current_stream(idx)
+        stream = _current_stream(idx)
     elif not isinstance(stream, Stream):
         raise TypeError(f"stream must be a cygrad.cuda.Stream, got {type(stream).__name__}")
     elif stream.device_index != idx:

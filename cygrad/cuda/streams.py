@@ -256,7 +256,11 @@ def current_stream(device=None):
     >>> callable(cygrad.cuda.current_stream)
     True
     """
-    idx = _runtime.checked_index(device)
+    return _current_stream(_runtime.checked_index(device))
+
+
+def _current_stream(idx):
+    """:func:`current_stream` of device ``idx``, already checked."""
     s = _runtime.thread_streams().get(idx)
     return s if s is not None else Stream._default(idx)
 

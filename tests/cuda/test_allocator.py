@@ -391,3 +391,39 @@ def test_random_sequences_keep_blocks_disjoint_and_the_books_balanced(fake, rng)
     cuda.empty_cache()
     assert fake.memory == {} and cuda.memory_reserved() == 0
     assert fake.total_raw_allocs == fake.total_raw_frees
+
+
+def test_threads_share_the_allocator_safely(fake):
+    import threading
+    errors = []
+
+    def worker(seed):
+        import numpy as np
+        r = np.random.default_rng(seed)
+        held = []
+        try:
+            for _ in range(1000):
+                if held and r.random() < 0.5:
+                    held.pop(int(r.integers(len(held)))).free()
+                else:
+                    held.append(allocate(int(r.choice([600, 5000, 3 * MiB]))))
+            for b in held:
+                b.free()
+        except Exception as e:          # reported below: a thread's failure must fail the test
+            errors.append(e)
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    saved = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)         # switch threads often, inside the allocator's calls
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(saved)
+    assert errors == []
+    s = cuda.memory_stats()
+    assert s["allocated_bytes.all.current"] == 0 and s["allocation.all.current"] == 0
+    assert s["allocation.all.allocated"] == s["allocation.all.freed"] > 0
+    cuda.empty_cache()
+    assert fake.memory == {} and cuda.memory_reserved() == 0
