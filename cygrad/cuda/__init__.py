@@ -36,9 +36,11 @@ from .devices import (current_device, device, device_of, get_device_capability, 
                       get_device_properties, initial_seed, manual_seed, manual_seed_all, seed,
                       seed_all, set_device, synchronize)
 from .memory import (caching_allocator_alloc, caching_allocator_delete, empty_cache,
+                     get_allocator_backend, get_per_process_memory_fraction,
                      max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
-                     memory_reserved, memory_stats, memory_summary, reset_accumulated_memory_stats,
-                     reset_peak_memory_stats)
+                     memory_reserved, memory_stats, memory_stats_as_nested_dict, memory_summary,
+                     reset_accumulated_memory_stats, reset_peak_memory_stats,
+                     set_per_process_memory_fraction)
 from .streams import (Event, Stream, StreamContext, current_stream, default_stream, set_stream,
                       stream)
 
@@ -51,7 +53,9 @@ __all__ = ["is_available", "device_count", "is_initialized", "init", "use_emulat
            "memory_stats", "memory_allocated", "max_memory_allocated", "memory_reserved",
            "max_memory_reserved", "reset_peak_memory_stats", "reset_accumulated_memory_stats",
            "empty_cache", "mem_get_info", "memory_summary", "caching_allocator_alloc",
-           "caching_allocator_delete"]
+           "caching_allocator_delete", "memory_stats_as_nested_dict",
+           "set_per_process_memory_fraction", "get_per_process_memory_fraction",
+           "get_allocator_backend"]
 
 _PREFIX = "cygrad.cuda: "
 _NO_PYCUDA = _PREFIX + "PyCUDA is not installed (pip install 'cygrad[cuda]')"

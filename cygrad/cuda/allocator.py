@@ -217,6 +217,8 @@ class CachingAllocator:
         self._live = {}                 # ptr -> allocated Block
         self._pending = []              # (block, [events]) freed, waiting on other streams
         self._spare_events = []
+        self.memory_fraction = 1.0
+        self._limit = None              # bytes this allocator may reserve, when limited
         n = 3 * len(_STAT_NAMES)
         # current, peak, total increase, total decrease of each statistic
         self._fields = [[0] * n for _ in _FIELDS]
@@ -358,7 +360,19 @@ class CachingAllocator:
         self._update(small, (SEGMENT, 1), (RESERVED_BYTES, seg))
         return Block(self, ptr, seg, stream, small)
 
+    def set_memory_fraction(self, fraction):
+        """Reserve at most ``fraction`` (0 to 1) of the device's total memory; requests
+        beyond it fail as if the device were full (after the usual cache release)."""
+        with self._lock:
+            with self._on_device():
+                total = self.driver.mem_get_info()[1]
+            self.memory_fraction = fraction
+            self._limit = None if fraction >= 1.0 else int(total * fraction)
+
     def _raw_alloc(self, nbytes):
+        limit = self._limit
+        if limit is not None and self._fields[0][3 * RESERVED_BYTES] + nbytes > limit:
+            return None
         try:
             with self._on_device():
                 ptr = self.driver.mem_alloc(nbytes)
@@ -372,10 +386,13 @@ class CachingAllocator:
             free, total = self.driver.mem_get_info()
         allocated = self._fields[0][3 * ALLOCATED_BYTES]
         reserved = self._fields[0][3 * RESERVED_BYTES]
+        limit = "" if self._limit is None else (
+            f"cygrad may reserve {format_size(self._limit)} of it "
+            "(set_per_process_memory_fraction). ")
         msg = (f"CUDA out of memory. Tried to allocate {format_size(nbytes)}. GPU {self.device} "
                f"has a total capacity of {format_size(total)} of which {format_size(free)} is "
                f"free; {format_size(total - free)} is in use, by cygrad and any other user. "
-               f"Of the allocated memory {format_size(allocated)} is allocated by cygrad, and "
+               f"{limit}Of the allocated memory {format_size(allocated)} is allocated by cygrad, and "
                f"{format_size(reserved - allocated)} is reserved by cygrad but unallocated. "
                "See docs/cuda.md, section 'The caching allocator'.")
         return OutOfMemoryError(msg, requested=nbytes, total=total, free=free,

@@ -21,7 +21,9 @@ from .allocator import format_size
 __all__ = ["memory_stats", "memory_allocated", "max_memory_allocated", "memory_reserved",
            "max_memory_reserved", "reset_peak_memory_stats", "reset_accumulated_memory_stats",
            "empty_cache", "mem_get_info", "memory_summary", "caching_allocator_alloc",
-           "caching_allocator_delete", "allocate"]
+           "caching_allocator_delete", "allocate", "set_per_process_memory_fraction",
+           "get_per_process_memory_fraction", "memory_stats_as_nested_dict",
+           "get_allocator_backend"]
 
 
 def _initialized():
@@ -54,6 +56,71 @@ def memory_stats(device=None):
     if not _initialized():
         return collections.OrderedDict()
     return collections.OrderedDict(_allocator(device).stats())
+
+
+def memory_stats_as_nested_dict(device=None):
+    """:func:`memory_stats` as nested dicts: ``d["allocated_bytes"]["all"]["peak"]``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.cuda.memory_stats_as_nested_dict() == {} or cygrad.cuda.is_initialized()
+    True
+    """
+    nested = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        node = nested
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return nested
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    """Let ``device``'s caching allocator reserve at most ``fraction`` of its total memory.
+
+    ``torch.cuda.set_per_process_memory_fraction``: ``fraction`` is a float from
+    0 to 1; an allocation that would take the reserved memory past
+    ``fraction * total`` fails with :class:`~cygrad.cuda.OutOfMemoryError`
+    (after the cache of unused segments is given back and the request retried).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> callable(cygrad.cuda.set_per_process_memory_fraction)
+    True
+    """
+    alloc = _allocator(device)
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    alloc.set_memory_fraction(fraction)
+
+
+def get_per_process_memory_fraction(device=None):
+    """The fraction set by :func:`set_per_process_memory_fraction` (1.0 when never set).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> callable(cygrad.cuda.get_per_process_memory_fraction)
+    True
+    """
+    return _allocator(device).memory_fraction
+
+
+def get_allocator_backend():
+    """``"native"``: cygrad's own caching allocator (``torch.cuda.get_allocator_backend``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> cygrad.cuda.get_allocator_backend()
+    'native'
+    """
+    return "native"
 
 
 def memory_allocated(device=None):

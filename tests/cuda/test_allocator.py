@@ -427,3 +427,33 @@ def test_threads_share_the_allocator_safely(fake):
     assert s["allocation.all.allocated"] == s["allocation.all.freed"] > 0
     cuda.empty_cache()
     assert fake.memory == {} and cuda.memory_reserved() == 0
+
+
+def test_memory_fraction_limits_what_the_allocator_reserves(fake):
+    assert cuda.get_per_process_memory_fraction() == 1.0
+    cuda.set_per_process_memory_fraction(0.5)             # 2 GiB of the 4 GiB device
+    assert cuda.get_per_process_memory_fraction() == 0.5
+    a, b = allocate(GiB), allocate(GiB)
+    a.free()
+    b.free()                               # two cached 1 GiB segments: the limit is reached
+    c = allocate(GiB + GiB // 2)           # fits only once the cache is given back
+    assert stat("num_alloc_retries") == 1 and fake.total_raw_frees == 2
+    with pytest.raises(cuda.OutOfMemoryError) as info:
+        allocate(GiB)                      # 1.5 + 1 GiB > 2 GiB, though the device has room
+    assert "cygrad may reserve 2.00 GiB of it (set_per_process_memory_fraction)" in str(info.value)
+    assert fake.total_raw_allocs == 3      # the refused request never reached the driver
+    c.free()
+    cuda.set_per_process_memory_fraction(1.0)
+    assert allocate(3 * GiB).size == 3 * GiB
+    with pytest.raises(TypeError, match="must be `float`"):
+        cuda.set_per_process_memory_fraction(1)
+    with pytest.raises(ValueError, match="Allowed range: 0~1"):
+        cuda.set_per_process_memory_fraction(1.5)
+
+
+def test_nested_stats_and_backend(fake):
+    allocate(1000)
+    nested = cuda.memory_stats_as_nested_dict()
+    assert nested["allocated_bytes"]["small_pool"]["current"] == 1024
+    assert nested["segment"]["all"]["peak"] == 1 and nested["num_ooms"] == 0
+    assert cuda.get_allocator_backend() == "native"

@@ -290,6 +290,8 @@ _NEEDS_DRIVER = [
     ("memory_summary", lambda: cuda.memory_summary()),
     ("caching_allocator_alloc", lambda: cuda.caching_allocator_alloc(10)),
     ("initial_seed", lambda: cuda.initial_seed()),
+    ("set_per_process_memory_fraction", lambda: cuda.set_per_process_memory_fraction(0.5)),
+    ("get_per_process_memory_fraction", lambda: cuda.get_per_process_memory_fraction()),
 ]
 
 
@@ -317,7 +319,7 @@ def test_calls_that_need_a_driver_raise_its_error(no_driver, label, call):
 def test_calls_that_need_no_driver(no_driver):
     assert cuda.is_available() is False and cuda.device_count() == 0
     assert cuda.memory_allocated() == cuda.max_memory_reserved() == 0
-    assert cuda.memory_stats() == {}
+    assert cuda.memory_stats() == {} and cuda.memory_stats_as_nested_dict() == {}
     cuda.empty_cache()
     cuda.manual_seed(1)
     cuda.manual_seed_all(2)
