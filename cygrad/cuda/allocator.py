@@ -38,6 +38,7 @@ Examples
 4
 """
 import bisect
+import operator
 import threading
 from contextlib import nullcontext
 
@@ -303,8 +304,12 @@ class CachingAllocator:
         driver is out of memory. Raises :class:`OutOfMemoryError` when that fails
         too. ``nbytes == 0`` gives a block with ``ptr == 0`` that owns nothing.
         """
-        if not isinstance(nbytes, int) or isinstance(nbytes, bool):
-            raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}")
+        if isinstance(nbytes, bool):
+            raise TypeError("allocation size must be an int, got bool")
+        try:
+            nbytes = operator.index(nbytes)     # NumPy integers too
+        except TypeError:
+            raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
         if nbytes < 0:
             raise ValueError(f"allocation size must be non-negative, got {nbytes}")
         if nbytes == 0:

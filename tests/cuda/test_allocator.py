@@ -129,6 +129,12 @@ def test_zero_and_bad_sizes(fake):
         allocate(-1)
     with pytest.raises(TypeError, match="int"):
         allocate(1.5)
+    with pytest.raises(TypeError, match="int"):
+        allocate(True)
+    import numpy as np
+    blk = allocate(np.int64(600))
+    assert (blk.size, blk.requested, type(blk.requested)) == (1024, 600, int)
+    blk.free()
 
 
 # ---- the training loop ----------------------------------------------------------
