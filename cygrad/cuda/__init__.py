@@ -1,23 +1,21 @@
-"""``cygrad.cuda``: is a GPU usable, and if not, why not.
+"""``cygrad.cuda``: CUDA devices, streams, events and the caching allocator.
 
-This module is deliberately small for now. It answers one question honestly —
-can cygrad use a CUDA GPU on this machine? — and gives the tensor core a single
-place to ask it (:func:`_lazy_init`) before any CUDA tensor is made.
-
-What is here
-    :func:`is_available`, :func:`device_count`, :func:`is_initialized` (the
-    ``torch.cuda`` names) and :func:`_lazy_init`, which raises a
-    ``RuntimeError`` naming what is missing: PyCUDA, the NVIDIA driver, or a
-    device.
+What is here (``torch.cuda``'s names and semantics)
+    Whether a GPU is usable (:func:`is_available`, :func:`device_count`, and
+    :func:`_lazy_init`, which raises a ``RuntimeError`` naming what is
+    missing: PyCUDA, the NVIDIA driver, or a device); the current device and
+    its properties (:mod:`cygrad.cuda.devices`); streams and events
+    (:mod:`cygrad.cuda.streams`); the caching device allocator
+    (:mod:`cygrad.cuda.allocator`) and its statistics
+    (:mod:`cygrad.cuda.memory`). All of them run on a driver of
+    :mod:`cygrad.cuda._driver` (PyCUDA or the emulator).
 
 What is not here yet
-    The GPU tensor backend: the driver interface (PyCUDA and an emulated
-    host-memory driver), the caching device allocator, streams and the kernel
-    loader for ``cuda_src/*.cu`` (see ``docs/cuda.md``). Until it lands, asking
-    for a CUDA tensor raises a ``RuntimeError`` even on a machine with a GPU.
+    CUDA tensors: asking for one raises a ``RuntimeError`` even on a machine
+    with a GPU (see ``docs/cuda.md``).
 
-``import cygrad`` never needs CUDA: PyCUDA is imported only when one of these
-functions is first called.
+``import cygrad`` never needs CUDA: the driver is chosen only when a function
+that needs it is first called.
 
 Examples
 --------
@@ -28,8 +26,36 @@ True
 True
 """
 
-__all__ = ["is_available", "device_count", "is_initialized", "manual_seed", "manual_seed_all",
-           "synchronize", "empty_cache"]
+import os
+
+from . import _driver as _drv
+from . import _runtime
+from ._driver import use_emulator
+from .allocator import OutOfMemoryError
+from .devices import (current_device, device, device_of, get_device_capability, get_device_name,
+                      get_device_properties, initial_seed, manual_seed, manual_seed_all, seed,
+                      seed_all, set_device, synchronize)
+from .memory import (caching_allocator_alloc, caching_allocator_delete, empty_cache,
+                     get_allocator_backend, get_per_process_memory_fraction,
+                     max_memory_allocated, max_memory_reserved, mem_get_info, memory_allocated,
+                     memory_reserved, memory_stats, memory_stats_as_nested_dict, memory_summary,
+                     reset_accumulated_memory_stats, reset_peak_memory_stats,
+                     set_per_process_memory_fraction)
+from .streams import (Event, Stream, StreamContext, current_stream, default_stream, set_stream,
+                      stream)
+
+__all__ = ["is_available", "device_count", "is_initialized", "init", "use_emulator",
+           "OutOfMemoryError",
+           "current_device", "set_device", "device", "device_of", "get_device_name",
+           "get_device_properties", "get_device_capability", "synchronize", "manual_seed",
+           "manual_seed_all", "seed", "seed_all", "initial_seed", "Stream", "Event",
+           "StreamContext", "stream", "current_stream", "default_stream", "set_stream",
+           "memory_stats", "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved", "reset_peak_memory_stats", "reset_accumulated_memory_stats",
+           "empty_cache", "mem_get_info", "memory_summary", "caching_allocator_alloc",
+           "caching_allocator_delete", "memory_stats_as_nested_dict",
+           "set_per_process_memory_fraction", "get_per_process_memory_fraction",
+           "get_allocator_backend"]
 
 _PREFIX = "cygrad.cuda: "
 _NO_PYCUDA = _PREFIX + "PyCUDA is not installed (pip install 'cygrad[cuda]')"
@@ -89,6 +115,29 @@ def _probe_uncached():
     return count, None
 
 
+def _installed_driver():
+    """The driver already in use, or the emulator when it was asked for; else None.
+
+    Never raises: a failed emulator start means "not available" here, and the
+    functions that need a driver raise its error.
+    """
+    d = _drv._driver
+    if d is None and (_drv._want_emulator
+                      or os.environ.get("CYGRAD_CUDA", "").strip().lower() == "emulate"):
+        try:
+            d = _drv.get_driver()
+        except Exception:
+            return None
+    return d
+
+
+def _driver_device_count(d):
+    try:
+        return max(int(d.device_count()), 0)
+    except Exception:
+        return 0
+
+
 def _unavailable_reason():
     """Why CUDA cannot be used here, or ``None`` when a device is usable.
 
@@ -99,13 +148,19 @@ def _unavailable_reason():
     >>> r is None or r.startswith("cygrad.cuda:")
     True
     """
+    d = _installed_driver()
+    if d is not None:
+        return None if _driver_device_count(d) > 0 else _NO_DEVICE
     return _probe()[1]
 
 
 def is_available():
-    """Return True if PyCUDA imports and at least one CUDA device is present.
+    """Return True if a CUDA driver is usable and sees at least one device.
 
-    Never raises: any failure while probing means "not available".
+    That is the driver already in use (the emulator when ``CYGRAD_CUDA=emulate``
+    is set or ``cygrad.cuda._driver.use_emulator()`` was called), else PyCUDA
+    with the NVIDIA driver and a device. Never raises: any failure while
+    probing means "not available".
 
     Examples
     --------
@@ -113,7 +168,7 @@ def is_available():
     >>> cygrad.cuda.is_available() in (True, False)
     True
     """
-    return _probe()[1] is None
+    return _unavailable_reason() is None
 
 
 def device_count():
@@ -126,11 +181,16 @@ def device_count():
     >>> n == 0 or cygrad.cuda.is_available()
     True
     """
+    d = _installed_driver()
+    if d is not None:
+        return _driver_device_count(d)
     return _probe()[0]
 
 
 def is_initialized():
-    """Return True once a CUDA tensor has been successfully set up.
+    """Return True once cygrad's CUDA state is set up: a driver has been chosen
+    by a call that needs one (:func:`init`, :func:`current_device`, a stream,
+    an allocation...).
 
     Examples
     --------
@@ -141,11 +201,31 @@ def is_initialized():
     return _initialized
 
 
+def init():
+    """Set up cygrad's CUDA state now rather than at first use (``torch.cuda.init``).
+
+    Raises the driver selection's ``RuntimeError``, naming what is missing, when
+    there is no usable driver.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> try:
+    ...     cygrad.cuda.init()
+    ... except RuntimeError as e:
+    ...     print(str(e).startswith("cygrad.cuda:"))
+    True
+    """
+    _runtime.driver()
+
+
 def _lazy_init():
     """Make sure CUDA tensors can be created, or raise a ``RuntimeError`` saying why.
 
     The tensor core calls this the first time a CUDA tensor is requested
-    (``cygrad.zeros(2, device="cuda")``, ``t.to("cuda")``, ``t.cuda()``).
+    (``cygrad.zeros(2, device="cuda")``, ``t.to("cuda")``, ``t.cuda()``). The
+    device API above needs only a driver; tensors also need the CUDA tensor
+    backend, which does not exist yet.
 
     Examples
     --------
@@ -158,72 +238,11 @@ def _lazy_init():
     >>> ok
     True
     """
-    global _initialized
-    if _initialized:
+    if _initialized and _backend_ready:
         return
     reason = _unavailable_reason()
     if reason is not None:
         raise RuntimeError(reason)
     if not _backend_ready:
         raise RuntimeError(_NO_BACKEND)
-    _initialized = True
-
-
-def manual_seed(seed):
-    """Seed the current GPU's generator (``torch.cuda.manual_seed``).
-
-    Safe to call without a GPU, as in PyTorch: the seed is kept for when CUDA is set
-    up, and nothing happens now.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.cuda.manual_seed(0)
-    """
-    global _pending_seed
-    _pending_seed = int(seed)
-
-
-def manual_seed_all(seed):
-    """Seed every GPU's generator (``torch.cuda.manual_seed_all``); safe without a GPU.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.cuda.manual_seed_all(0)
-    """
-    manual_seed(seed)
-
-
-_pending_seed = None
-
-
-def synchronize(device=None):
-    """Wait for all queued GPU work (``torch.cuda.synchronize``).
-
-    As in PyTorch this needs CUDA: without it, it raises the ``RuntimeError`` that
-    says what is missing.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> try:
-    ...     cygrad.cuda.synchronize()
-    ... except RuntimeError as e:
-    ...     print(str(e).startswith("cygrad.cuda:"))
-    True
-    """
-    _lazy_init()
-
-
-def empty_cache():
-    """Release cached, unused GPU memory (``torch.cuda.empty_cache``); does nothing
-    when CUDA has not been set up, so CPU-only programs may call it.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> cygrad.cuda.empty_cache()
-    """
-    if not _initialized:
-        return
+    init()

@@ -1,0 +1,551 @@
+"""The caching device allocator: reuse freed device memory without calling the driver.
+
+Raw ``cudaMalloc``/``cudaFree`` calls synchronise the device and cost far more
+than a kernel launch, so (as in PyTorch, paper section 5.3) device memory is
+taken from the driver in *segments* and handed out as *blocks* carved from
+them; a freed block goes back to a pool, not to the driver.
+
+The rules:
+
+- Request sizes are rounded up to a multiple of 512 bytes (512 at least).
+- Requests of at most 1 MiB come from the **small pool**, whose segments are
+  2 MiB; larger ones from the **large pool**, whose segments are the request
+  rounded up to 2 MiB.
+- The smallest cached block that fits is used (best fit). A block bigger than
+  the request is split and the remainder stays cached: in the small pool when
+  at least 512 bytes remain, in the large pool when more than 1 MiB remains (a
+  smaller remainder could never serve a large request).
+- Freeing a block merges it with free neighbours of its segment.
+- Pools are kept per stream: a block freed on stream ``s`` is reused only by
+  allocations on ``s``, because work queued on ``s`` is ordered after the
+  block's last use. :meth:`CachingAllocator.record_stream` marks a block as
+  used on another stream too; when such a block is freed, an event is recorded
+  on each of those streams, and the block is reused only once all have
+  completed.
+- When the driver runs out of memory, the cache of unused segments is given
+  back (:meth:`CachingAllocator.empty_cache`) and the allocation retried once;
+  if that fails too, :class:`OutOfMemoryError` says how much was asked for and
+  how the device's memory is used.
+
+Statistics follow ``torch.cuda.memory_stats``'s keys; see :meth:`stats`.
+
+Examples
+--------
+>>> from cygrad.cuda.allocator import round_size, segment_size
+>>> round_size(1), round_size(513), segment_size(round_size(1000))
+(512, 1024, 2097152)
+>>> segment_size(3 * 2**20 + 1) // 2**20
+4
+"""
+import bisect
+import operator
+import threading
+from contextlib import nullcontext
+
+__all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "round_size", "segment_size",
+           "record_stream", "format_size"]
+
+MIN_BLOCK = 512                 # every block size is a multiple of this
+SMALL_SIZE = 1 << 20            # requests up to this size use the small pool
+SMALL_SEGMENT = 2 << 20         # the small pool's segment size
+LARGE_ROUND = 2 << 20           # the large pool's segments are multiples of this
+
+_STAT_NAMES = ("allocation", "segment", "active", "inactive_split", "allocated_bytes",
+               "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes")
+_COUNTERS = ("num_alloc_retries", "num_ooms", "num_sync_all_streams", "num_device_alloc",
+             "num_device_free")
+_POOLS = ("all", "small_pool", "large_pool")
+_FIELDS = ("current", "peak", "allocated", "freed")
+# index of each statistic in the allocator's flat arrays: 3 * stat + pool, pool
+# 0 (all), 1 (small) or 2 (large)
+(ALLOCATION, SEGMENT, ACTIVE, INACTIVE_SPLIT, ALLOCATED_BYTES, RESERVED_BYTES, ACTIVE_BYTES,
+ INACTIVE_SPLIT_BYTES, REQUESTED_BYTES) = range(len(_STAT_NAMES))
+
+
+class OutOfMemoryError(RuntimeError):
+    """The device could not provide the memory asked for (``torch.cuda.OutOfMemoryError``).
+
+    Raised after the allocator has given its cached, unused segments back to the
+    driver and retried. The message gives the request and the device's total,
+    free, allocated and reserved amounts; they are also attributes, in bytes:
+    ``requested``, ``total``, ``free``, ``allocated``, ``reserved``.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import OutOfMemoryError
+    >>> issubclass(OutOfMemoryError, RuntimeError)
+    True
+    """
+
+    def __init__(self, message, requested=0, total=0, free=0, allocated=0, reserved=0):
+        super().__init__(message)
+        self.requested, self.total, self.free = requested, total, free
+        self.allocated, self.reserved = allocated, reserved
+
+
+def round_size(nbytes):
+    """Bytes a request of ``nbytes`` occupies: a multiple of 512, at least 512.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import round_size
+    >>> [round_size(n) for n in (1, 512, 513, 4096)]
+    [512, 512, 1024, 4096]
+    """
+    if nbytes < MIN_BLOCK:
+        return MIN_BLOCK
+    return -(-nbytes // MIN_BLOCK) * MIN_BLOCK
+
+
+def segment_size(rounded):
+    """Bytes asked of the driver when no cached block fits a ``rounded`` request.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import segment_size
+    >>> segment_size(512) == segment_size(2**20) == 2**21
+    True
+    >>> segment_size(2**20 + 512) == 2**21
+    True
+    """
+    if rounded <= SMALL_SIZE:
+        return SMALL_SEGMENT
+    return -(-rounded // LARGE_ROUND) * LARGE_ROUND
+
+
+def format_size(nbytes):
+    """``nbytes`` as PyTorch's memory messages write it (``"2.00 MiB"``).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import format_size
+    >>> format_size(512), format_size(3 * 2**20), format_size(4 * 2**30)
+    ('512 bytes', '3.00 MiB', '4.00 GiB')
+    """
+    if nbytes <= 1024:
+        return f"{nbytes} bytes"
+    for unit, scale in (("KiB", 2**10), ("MiB", 2**20), ("GiB", 2**30)):
+        if nbytes <= scale * 1024 or unit == "GiB":
+            return f"{nbytes / scale:.2f} {unit}"
+
+
+class Block:
+    """A piece of device memory handed out by a :class:`CachingAllocator`.
+
+    ``ptr`` is the device pointer (an ``int``), ``size`` the bytes it spans
+    (the request rounded up, or more when the remainder was too small to split
+    off), ``requested`` the bytes asked for, ``stream`` the stream it was
+    allocated on and ``device`` its device index. :meth:`free` gives it back to
+    its allocator, which caches it.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import Block
+    >>> Block.__slots__[:3]
+    ('ptr', 'size', 'requested')
+    """
+    __slots__ = ("ptr", "size", "requested", "stream", "device", "_owner", "_small", "_prev",
+                 "_next", "_allocated", "_stream_uses", "_events")
+
+    def __init__(self, owner, ptr, size, stream, small, prev=None, next=None):
+        self.ptr, self.size, self.requested, self.stream = ptr, size, 0, stream
+        self.device = owner.device if owner is not None else None
+        self._owner, self._small = owner, small
+        self._prev, self._next = prev, next
+        self._allocated = False
+        self._stream_uses = set()
+        self._events = 0            # events still to complete before reuse
+
+    @property
+    def is_split(self):
+        """True when this block shares its segment with other blocks."""
+        return self._prev is not None or self._next is not None
+
+    def free(self):
+        """Give the block back to its allocator (see :meth:`CachingAllocator.free`)."""
+        if self._owner is not None:
+            self._owner.free(self)
+
+    def __repr__(self):
+        state = "allocated" if self._allocated else "free"
+        return f"Block(ptr={self.ptr:#x}, size={self.size}, device={self.device}, {state})"
+
+
+class _FreeList:
+    """One pool's cached blocks of one stream, ordered by (size, ptr) for best fit."""
+    __slots__ = ("keys", "blocks")
+
+    def __init__(self):
+        self.keys, self.blocks = [], {}
+
+    def add(self, block):
+        key = (block.size, block.ptr)
+        bisect.insort(self.keys, key)
+        self.blocks[key] = block
+
+    def remove(self, block):
+        key = (block.size, block.ptr)
+        del self.keys[bisect.bisect_left(self.keys, key)]
+        del self.blocks[key]
+
+    def best_fit(self, size):
+        i = bisect.bisect_left(self.keys, (size, -1))
+        return self.blocks[self.keys[i]] if i < len(self.keys) else None
+
+
+class CachingAllocator:
+    """The caching allocator of one device (see the module docstring for its rules).
+
+    ``driver`` is a :class:`cygrad.cuda._driver.Driver`; ``device`` the device
+    index whose memory this allocator manages; ``on_device`` a function returning
+    a context manager under which the driver's current device is ``device``
+    (raw allocations and frees and events go to the current device). Streams are
+    any hashable objects with a ``handle`` attribute holding the driver's stream
+    handle (``cygrad.cuda.Stream``). Thread-safe.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import CachingAllocator
+    >>> callable(CachingAllocator.malloc) and callable(CachingAllocator.record_stream)
+    True
+    """
+
+    def __init__(self, driver, device=0, on_device=None):
+        self.driver, self.device = driver, device
+        self._on_device = on_device or (lambda: nullcontext())
+        self._lock = threading.RLock()
+        self._pools = {}                # (small, stream) -> _FreeList
+        self._live = {}                 # ptr -> allocated Block
+        self._pending = []              # (block, [events]) freed, waiting on other streams
+        self._spare_events = []
+        self.memory_fraction = 1.0
+        self._limit = None              # bytes this allocator may reserve, when limited
+        n = 3 * len(_STAT_NAMES)
+        # current, peak, total increase, total decrease of each statistic
+        self._fields = [[0] * n for _ in _FIELDS]
+        self._counters = dict.fromkeys(_COUNTERS, 0)
+
+    # -- statistics ----------------------------------------------------------
+    def _update(self, small, *changes):
+        """Apply ``(statistic, delta)`` changes to the pool ``small`` chooses and to ``all``."""
+        cur, peak, inc, dec = self._fields
+        pool = 1 if small else 2
+        for stat, delta in changes:
+            for j in (3 * stat, 3 * stat + pool):
+                c = cur[j] = cur[j] + delta
+                if delta > 0:
+                    inc[j] += delta
+                    if c > peak[j]:
+                        peak[j] = c
+                else:
+                    dec[j] -= delta
+
+    def stats(self):
+        """The statistics as ``torch.cuda.memory_stats`` flattens them.
+
+        For each of ``allocation`` (blocks handed out), ``allocated_bytes``,
+        ``requested_bytes`` (their sizes before rounding), ``active`` and
+        ``active_bytes`` (handed out, or freed and waiting on other streams'
+        events), ``inactive_split`` and ``inactive_split_bytes`` (cached blocks in
+        segments that are split, which :meth:`empty_cache` cannot give back),
+        ``segment`` and ``reserved_bytes`` (what the driver gave): the keys
+        ``"<name>.<pool>.<field>"`` with pool ``all``, ``small_pool`` or
+        ``large_pool`` and field ``current``, ``peak``, ``allocated`` (total
+        increase) or ``freed`` (total decrease); and the counters
+        ``num_alloc_retries``, ``num_ooms``, ``num_sync_all_streams``,
+        ``num_device_alloc`` and ``num_device_free``. Keys are sorted.
+        """
+        with self._lock:
+            out = {}
+            for i, name in enumerate(_STAT_NAMES):
+                for p, pool in enumerate(_POOLS):
+                    for field, values in zip(_FIELDS, self._fields):
+                        out[f"{name}.{pool}.{field}"] = values[3 * i + p]
+            out.update(self._counters)
+            return dict(sorted(out.items()))
+
+    def reset_peak_stats(self):
+        """Set every peak to its current value."""
+        with self._lock:
+            self._fields[1][:] = self._fields[0]
+
+    def reset_accumulated_stats(self):
+        """Zero every ``allocated``/``freed`` total and the counters."""
+        with self._lock:
+            for values in self._fields[2:]:
+                values[:] = [0] * len(values)
+            self._counters = dict.fromkeys(_COUNTERS, 0)
+
+    # -- pools ---------------------------------------------------------------
+    def _pool(self, small, stream):
+        key = (small, stream)
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = self._pools[key] = _FreeList()
+        return pool
+
+    def _cache(self, block):
+        """Put a free block into its pool (counting it if it is an inactive split)."""
+        self._pool(block._small, block.stream).add(block)
+        if block.is_split:
+            self._update(block._small, (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
+
+    def _uncache(self, block):
+        self._pool(block._small, block.stream).remove(block)
+        if block.is_split:
+            self._update(block._small, (INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
+
+    # -- allocation ----------------------------------------------------------
+    def malloc(self, nbytes, stream):
+        """A :class:`Block` of at least ``nbytes`` bytes for use on ``stream``.
+
+        Reuses a cached block when one of this stream's pool fits; otherwise asks
+        the driver for a new segment, emptying the cache and retrying once if the
+        driver is out of memory. Raises :class:`OutOfMemoryError` when that fails
+        too. ``nbytes == 0`` gives a block with ``ptr == 0`` that owns nothing.
+        """
+        if isinstance(nbytes, bool):
+            raise TypeError("allocation size must be an int, got bool")
+        try:
+            nbytes = operator.index(nbytes)     # NumPy integers too
+        except TypeError:
+            raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
+        if nbytes < 0:
+            raise ValueError(f"allocation size must be non-negative, got {nbytes}")
+        if nbytes == 0:
+            return Block(None, 0, 0, stream, True)
+        size = round_size(nbytes)
+        small = size <= SMALL_SIZE
+        with self._lock:
+            self._process_events()
+            block = self._pool(small, stream).best_fit(size)
+            if block is not None:
+                self._uncache(block)
+                block = self._reissue(block)
+            else:
+                block = self._new_segment(size, small, stream, nbytes)
+            remaining = block.size - size
+            if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
+                rest = Block(self, block.ptr + size, remaining, stream, small,
+                             prev=block, next=block._next)
+                if block._next is not None:
+                    block._next._prev = rest
+                block._next = rest
+                block.size = size
+                self._cache(rest)
+            block._allocated = True
+            block.requested = nbytes
+            self._live[block.ptr] = block
+            self._update(small, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
+                         (ACTIVE_BYTES, block.size), (REQUESTED_BYTES, nbytes))
+            return block
+
+    @staticmethod
+    def _reissue(old):
+        """A new Block object in ``old``'s place, so a stale handle to ``old`` (a
+        double free) is refused instead of freeing its new owner's memory."""
+        block = Block(old._owner, old.ptr, old.size, old.stream, old._small, old._prev, old._next)
+        if old._prev is not None:
+            old._prev._next = block
+        if old._next is not None:
+            old._next._prev = block
+        old._prev = old._next = None
+        return block
+
+    def _new_segment(self, size, small, stream, nbytes):
+        seg = segment_size(size)
+        ptr = self._raw_alloc(seg)
+        if ptr is None:
+            self._counters["num_alloc_retries"] += 1
+            self._release_cached()
+            ptr = self._raw_alloc(seg)
+        if ptr is None:
+            self._counters["num_ooms"] += 1
+            raise self._oom_error(nbytes)
+        self._update(small, (SEGMENT, 1), (RESERVED_BYTES, seg))
+        return Block(self, ptr, seg, stream, small)
+
+    def set_memory_fraction(self, fraction):
+        """Reserve at most ``fraction`` (0 to 1) of the device's total memory; requests
+        beyond it fail as if the device were full (after the usual cache release)."""
+        with self._lock:
+            with self._on_device():
+                total = self.driver.mem_get_info()[1]
+            self.memory_fraction = fraction
+            self._limit = None if fraction >= 1.0 else int(total * fraction)
+
+    def _raw_alloc(self, nbytes):
+        limit = self._limit
+        if limit is not None and self._fields[0][3 * RESERVED_BYTES] + nbytes > limit:
+            return None
+        try:
+            with self._on_device():
+                ptr = self.driver.mem_alloc(nbytes)
+        except MemoryError:
+            return None
+        self._counters["num_device_alloc"] += 1
+        return ptr
+
+    def _oom_error(self, nbytes):
+        with self._on_device():
+            free, total = self.driver.mem_get_info()
+        allocated = self._fields[0][3 * ALLOCATED_BYTES]
+        reserved = self._fields[0][3 * RESERVED_BYTES]
+        limit = "" if self._limit is None else (
+            f"cygrad may reserve {format_size(self._limit)} of it "
+            "(set_per_process_memory_fraction). ")
+        msg = (f"CUDA out of memory. Tried to allocate {format_size(nbytes)}. GPU {self.device} "
+               f"has a total capacity of {format_size(total)} of which {format_size(free)} is "
+               f"free; {format_size(total - free)} is in use, by cygrad and any other user. "
+               f"{limit}Of the allocated memory {format_size(allocated)} is allocated by cygrad, and "
+               f"{format_size(reserved - allocated)} is reserved by cygrad but unallocated. "
+               "See docs/cuda.md, section 'The caching allocator'.")
+        return OutOfMemoryError(msg, requested=nbytes, total=total, free=free,
+                                allocated=allocated, reserved=reserved)
+
+    # -- freeing -------------------------------------------------------------
+    def _check_live(self, block):
+        if not isinstance(block, Block):
+            raise TypeError(f"expected a cygrad.cuda.allocator.Block, got {type(block).__name__}")
+        if block._owner is not None and (block._owner is not self
+                                         or self._live.get(block.ptr) is not block):
+            raise RuntimeError(f"invalid device pointer: {block.ptr:#x} is not allocated "
+                               f"by cuda:{self.device}'s caching allocator (freed twice?)")
+
+    def free(self, block):
+        """Give ``block`` back: cached for its stream now, or, when
+        :meth:`record_stream` marked other streams, once an event recorded on each
+        of them now has completed. Freeing a block twice raises RuntimeError."""
+        with self._lock:
+            self._check_live(block)
+            if block._owner is None:        # the zero-size block
+                return
+            del self._live[block.ptr]
+            block._allocated = False
+            small = block._small
+            self._update(small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
+                         (REQUESTED_BYTES, -block.requested))
+            if block._stream_uses:
+                events = []
+                with self._on_device():
+                    for s in block._stream_uses:
+                        ev = self._spare_events.pop() if self._spare_events \
+                            else self.driver.event_create()
+                        self.driver.event_record(ev, s.handle)
+                        events.append(ev)
+                block._stream_uses = set()
+                block._events = len(events)
+                self._pending.append((block, events))
+            else:
+                self._free_block(block)
+
+    def _free_block(self, block):
+        """Return a no-longer-active block to its pool, merged with free neighbours."""
+        small = block._small
+        self._update(small, (ACTIVE, -1), (ACTIVE_BYTES, -block.size))
+        for neighbour in (block._prev, block._next):
+            if neighbour is None or neighbour._allocated or neighbour._events:
+                continue
+            self._uncache(neighbour)
+            if neighbour is block._prev:
+                block.ptr, block._prev = neighbour.ptr, neighbour._prev
+                if neighbour._prev is not None:
+                    neighbour._prev._next = block
+            else:
+                block._next = neighbour._next
+                if neighbour._next is not None:
+                    neighbour._next._prev = block
+            block.size += neighbour.size
+        self._cache(block)
+
+    def record_stream(self, block, stream):
+        """Mark ``block`` as used by work queued on ``stream`` as well as its own.
+
+        Its memory is then not reused after :meth:`free` until that work is done
+        (``Tensor.record_stream``'s rule). Recording the block's own stream does
+        nothing.
+        """
+        with self._lock:
+            self._check_live(block)
+            if block._owner is None or stream == block.stream:
+                return
+            other = getattr(stream, "device_index", self.device)
+            if other != self.device:
+                raise RuntimeError(f"record_stream: the block is on cuda:{self.device} and the "
+                                   f"stream on cuda:{other}; cross-device use is not supported")
+            block._stream_uses.add(stream)
+
+    def _process_events(self, wait=False):
+        """Cache the freed blocks whose events have all completed (waiting if ``wait``)."""
+        if not self._pending:
+            return
+        still, done = [], []
+        with self._on_device():
+            for block, events in self._pending:
+                if wait:
+                    for ev in events:
+                        self.driver.event_synchronize(ev)
+                elif not all(self.driver.event_query(ev) for ev in events):
+                    still.append((block, events))
+                    continue
+                self._spare_events.extend(events)
+                done.append(block)
+        self._pending = still
+        for block in done:
+            # one at a time, so a done neighbour still waiting here is not merged
+            # before it is cached
+            block._events = 0
+            self._free_block(block)
+
+    # -- giving memory back --------------------------------------------------
+    def _release_cached(self):
+        if self._pending:
+            self._counters["num_sync_all_streams"] += 1
+            self._process_events(wait=True)
+        for key, pool in list(self._pools.items()):
+            small = key[0]
+            for block in [b for b in pool.blocks.values() if not b.is_split]:
+                pool.remove(block)
+                with self._on_device():
+                    self.driver.mem_free(block.ptr)
+                self._counters["num_device_free"] += 1
+                self._update(small, (SEGMENT, -1), (RESERVED_BYTES, -block.size))
+            if not pool.keys:           # forget the pools of streams no longer used
+                del self._pools[key]
+
+    def empty_cache(self):
+        """Give every cached segment with no block in use back to the driver.
+
+        Blocks freed on one stream but waiting for another stream's work are
+        waited for first. Segments of which part is in use stay.
+        """
+        with self._lock:
+            self._release_cached()
+
+    # -- lookups -------------------------------------------------------------
+    def block_of(self, ptr):
+        """The allocated :class:`Block` whose pointer is ``ptr``; RuntimeError if none."""
+        with self._lock:
+            block = self._live.get(ptr)
+            if block is None:
+                raise RuntimeError(f"invalid device pointer: {ptr:#x} is not allocated by "
+                                   f"cuda:{self.device}'s caching allocator")
+            return block
+
+
+def record_stream(block, stream):
+    """Mark ``block`` as in use on ``stream`` until the work queued there now is done.
+
+    The allocator-level form of ``torch.Tensor.record_stream`` (see
+    :meth:`CachingAllocator.record_stream`).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import record_stream
+    >>> callable(record_stream)
+    True
+    """
+    if not isinstance(block, Block):
+        raise TypeError(f"expected a cygrad.cuda.allocator.Block, got {type(block).__name__}")
+    if block._owner is not None:
+        block._owner.record_stream(block, stream)
