@@ -227,3 +227,10 @@ def empty_cache():
     """
     if not _initialized:
         return
+
+
+# The emulated GPU (cygrad/cuda/_driver/emulated.py, docs/cuda.md): the name
+# get_driver()'s error message tells users to call.
+from ._driver import use_emulator  # noqa: E402
+
+__all__.append("use_emulator")

@@ -55,6 +55,9 @@ _HANDLE_ALIGN = 512
 _HANDLE_GAP = 1 << 16           # a pointer past one allocation is never inside the next
 _DEFAULT_MEMORY = 4 << 30
 _MAX_SHARED = 48 * 1024
+# A kernel library keeps its scheduler in globals and the fault handler is per
+# process, so launches of every emulated driver run one at a time.
+_LAUNCH_LOCK = threading.Lock()
 _EXTERN_SHARED = re.compile(
     r"extern\s+__shared__\s+(?:__align__\s*\([^()]*\)\s*)?([^;\[\]]*?)\s*([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 
@@ -247,7 +250,6 @@ class EmulatedDriver(Driver):
         self.strict = bool(strict)
         self._cxx = cxx
         self._lock = threading.RLock()
-        self._launch_lock = threading.Lock()
         self._allocs = {}           # handle -> _Allocation
         self._bases = []            # sorted handles, for interior pointers
         self._next_handle = _HANDLE_BASE
@@ -460,7 +462,7 @@ class EmulatedDriver(Driver):
                               "(install g++ or set CXX)")
         source = path.read_text()
         kernels = signature.parse_kernels(signature.preprocess(
-            path, cxx, defines=("CYGRAD_CUDA_EMU=1",), include_dirs=(_EMU_DIR, path.parent)))
+            path, cxx, defines=("CYGRAD_CUDA_EMU=1", "CG_EMU_SIGNATURES"), include_dirs=(_EMU_DIR, path.parent)))
         if not kernels:
             raise DriverError(f"emulated driver: {path} has no extern \"C\" __global__ kernel")
         key = hashlib.sha256()
@@ -561,7 +563,7 @@ class EmulatedDriver(Driver):
             argv = (ctypes.c_void_p * max(1, len(cells)))(*[ctypes.addressof(c) for c in cells])
             cfg = _Config((ctypes.c_uint * 3)(*grid), (ctypes.c_uint * 3)(*block), int(shared_mem),
                           int(self.strict), 0, 0, b"")
-            with self._launch_lock:
+            with _LAUNCH_LOCK:
                 rc = kernel._entry(ctypes.byref(cfg), argv)
             if rc == 1:
                 raise DriverError(f"kernel {kernel.name}: {cfg.error.decode(errors='replace')}")

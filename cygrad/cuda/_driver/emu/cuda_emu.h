@@ -17,6 +17,10 @@
  */
 #ifndef CYGRAD_CUDA_EMU_H
 #define CYGRAD_CUDA_EMU_H
+/* The drivers' signature pass preprocesses a .cu file with -DCG_EMU_SIGNATURES and
+ * this directory on the include path, so that <cuda_fp16.h> and friends resolve
+ * to nothing and __global__ stays a visible token. */
+#ifndef CG_EMU_SIGNATURES
 
 #include <cmath>
 #include <cstdint>
@@ -390,4 +394,5 @@ static inline float __bfloat162float(__nv_bfloat16 h) { return (float)h; }
 static inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
 
+#endif  /* CG_EMU_SIGNATURES */
 #endif  /* CYGRAD_CUDA_EMU_H */
