@@ -66,14 +66,14 @@ struct Config {                 /* filled by the Python driver, see emulated.py 
     int fault_signal;
     char error[512];
 };
-enum { ST_READY, ST_BAR, ST_WARP, ST_DONE };
+enum { ST_READY, ST_BAR, ST_WARP, ST_DONE, ST_NEW };
 enum { OP_SHFL_IDX, OP_SHFL_UP, OP_SHFL_DOWN, OP_SHFL_XOR, OP_BALLOT, OP_ANY, OP_ALL, OP_SYNCWARP };
 static const char* const op_names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
                                        "__shfl_xor_sync", "__ballot_sync", "__any_sync",
                                        "__all_sync", "__syncwarp"};
 struct Slot {
     void* sp;
-    int state, op, arg, width;
+    int state, op, arg, width, stack;
     unsigned int mask;
     unsigned long long value, result;
     const char* file;

@@ -67,10 +67,13 @@ static bool ensure_stacks(int n)
 #endif
 }
 
-static void start_fiber(int t)
+/* Thread t starts on stack `k`. A thread that finishes without waiting gives its
+ * stack back, so a kernel without barriers runs every thread on one warm stack. */
+static void start_fiber(int t, int k)
 {
+    st.slots[t].stack = k;
 #if defined(__x86_64__)
-    char* top = st.stacks + (size_t)(t + 1) * st.stack_bytes;
+    char* top = st.stacks + (size_t)(k + 1) * st.stack_bytes;
     void** sp = (void**)((uintptr_t)top & ~(uintptr_t)15);
     *--sp = nullptr;                              /* fiber_entry's return slot: keeps the ABI alignment */
     *--sp = (void*)&fiber_entry;                  /* popped by cg_emu_swap's ret */
@@ -78,7 +81,7 @@ static void start_fiber(int t)
     st.slots[t].sp = sp;
 #else
     getcontext(&st.ucs[t]);
-    st.ucs[t].uc_stack.ss_sp = st.stacks + (size_t)t * st.stack_bytes;
+    st.ucs[t].uc_stack.ss_sp = st.stacks + (size_t)k * st.stack_bytes;
     st.ucs[t].uc_stack.ss_size = st.stack_bytes;
     st.ucs[t].uc_link = nullptr;
     makecontext(&st.ucs[t], (void (*)())fiber_entry, 0);
@@ -89,9 +92,13 @@ static void run_fiber(int t)
 {
     const unsigned bx = st.block_dim.x, by = st.block_dim.y;
     st.current = t;
-    st.thread_idx.x = (unsigned)t % bx;
-    st.thread_idx.y = ((unsigned)t / bx) % by;
-    st.thread_idx.z = (unsigned)t / (bx * by);
+    if (by == 1 && st.block_dim.z == 1) {       /* 1-D blocks: no divisions */
+        st.thread_idx.x = (unsigned)t;
+    } else {
+        st.thread_idx.x = (unsigned)t % bx;
+        st.thread_idx.y = ((unsigned)t / bx) % by;
+        st.thread_idx.z = (unsigned)t / (bx * by);
+    }
 #if defined(__x86_64__)
     cg_emu_swap(&st.main_sp, st.slots[t].sp);
 #else
@@ -208,15 +215,32 @@ static void run_block()
 {
     const int n = st.nthreads;
     const bool strict = st.cfg->strict != 0;
+    static int free_stacks[1024];
+    int nfree = 0;
+    for (int k = n - 1; k >= 0; --k) free_stacks[nfree++] = k;
     for (int t = 0; t < n; ++t) {
-        st.slots[t].state = ST_READY;
+        st.slots[t].state = ST_NEW;
         st.slots[t].file = nullptr;
         st.slots[t].line = 0;
-        start_fiber(t);
     }
+    st.thread_idx.x = st.thread_idx.y = st.thread_idx.z = 0;
     for (;;) {
-        for (int t = 0; t < n; ++t)
-            if (st.slots[t].state == ST_READY) run_fiber(t);
+        int waiting = 0;
+        for (int t = 0; t < n; ++t) {
+            Slot& s = st.slots[t];
+            if (s.state == ST_NEW) {
+                start_fiber(t, free_stacks[--nfree]);
+                s.state = ST_READY;
+            }
+            if (s.state == ST_READY) {
+                run_fiber(t);
+                if (s.state == ST_DONE) free_stacks[nfree++] = s.stack;
+                else ++waiting;
+            } else if (s.state != ST_DONE) {
+                ++waiting;
+            }
+        }
+        if (!waiting) return;                   /* every thread has finished */
         if (resolve_warps()) continue;
         int nbar = 0, ndone = 0, nwarp = 0, first_bar = -1;
         for (int t = 0; t < n; ++t) {
