@@ -222,3 +222,39 @@ def test_get_driver_without_cuda_names_the_missing_part(monkeypatch):
     assert d.name == "pycuda" and _driver.get_driver() is d and names(cuda)[0] == "init"
     with pytest.raises(RuntimeError, match="pycuda driver is already in use"):
         cygrad.cuda.use_emulator()
+
+
+# ---- the signature parser both drivers share ------------------------------------
+
+def test_parse_kernels_reads_types_as_declared():
+    src = '''
+    typedef long long idx_t;
+    typedef idx_t count_t;
+    using real = double;
+    struct geom { int n; };
+    __global__ void not_extern_c(int x) {}
+    extern "C" __global__ void __launch_bounds__(256) a(count_t n, const float* __restrict__ x,
+                                                        float * y, unsigned long long m, real s,
+                                                        geom g, bool flag, int v[], unsigned char c) {}
+    extern "C" __global__ void b(void) {}
+    extern "C" __global__ void c(int, const double*) {}
+    '''
+    k = signature.parse_kernels(src)
+    assert sorted(k) == ["a", "b", "c"]
+    assert [(p.name, p.type, p.kind, p.dtype) for p in k["a"]] == [
+        ("n", "count_t", "int", "int64"), ("x", "const float*", "pointer", "uint64"),
+        ("y", "float*", "pointer", "uint64"), ("m", "unsigned long long", "int", "uint64"),
+        ("s", "real", "float", "float64"), ("g", "geom", "struct", None), ("flag", "bool", "bool", "bool"),
+        ("v", "int*", "pointer", "uint64"), ("c", "unsigned char", "int", "uint8")]
+    assert k["b"] == ()
+    assert [(p.name, p.type) for p in k["c"]] == [("arg0", "int"), ("arg1", "const double*")]
+
+
+def test_check_args_accepts_numpy_scalars_and_names_the_parameter():
+    ps = signature.parse_kernels('extern "C" __global__ void k(int n, float s, bool b, float* p) {}')["k"]
+    assert signature.check_args("k", ps, [np.int64(3), np.float32(0.5), np.bool_(True), 64],
+                                lambda v: v if v == 64 else None) == [3, 0.5, True, 64]
+    with pytest.raises(TypeError, match=r"kernel k: parameter 'p' \(float\*\) needs a device pointer"):
+        signature.check_args("k", ps, [1, 1.0, False, 65], lambda v: v if v == 64 else None)
+    with pytest.raises(TypeError, match=r"kernel k\(int n, float s, bool b, float\* p\) takes 4"):
+        signature.check_args("k", ps, [1], lambda v: None)

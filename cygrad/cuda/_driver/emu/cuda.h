@@ -1,2 +1,0 @@
-/* Stand-in for CUDA's <cuda.h> in the emulated driver: the emulation header has what it declares. */
-#include "cuda_emu.h"
