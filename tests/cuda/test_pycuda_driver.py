@@ -65,6 +65,8 @@ def test_uses_the_primary_context_never_autoinit(monkeypatch):
     assert "Device.make_context" not in names(cuda) and "pycuda.autoinit" not in sys.modules
     with pytest.raises(DriverError, match="invalid device ordinal 2"):
         d.activate(2)
+    d._release()                                         # what runs at exit
+    assert names(cuda)[-1] == "Context.pop"
     props = d.get_device_properties(0)
     assert props == {"name": "Fake GPU", "total_memory": 1 << 30, "major": 8, "minor": 0,
                      "multi_processor_count": 108, "warp_size": 32, "max_threads_per_block": 1024,

@@ -21,6 +21,7 @@ Examples
 >>> PyCudaDriver.name
 'pycuda'
 """
+import atexit
 import bisect
 import hashlib
 import os
@@ -146,6 +147,17 @@ class PyCudaDriver(Driver):
         self._bases = []            # sorted pointers, for interior pointers
         self._modules = {}
         self._arch = {}
+        # PyCUDA complains at exit about contexts left on the stack: pop ours
+        atexit.register(self._release)
+
+    def _release(self):
+        """Pop the primary context this thread pushed (run at exit)."""
+        if getattr(self._local, "index", None) is not None:
+            self._local.index = None
+            try:
+                self._cuda.Context.pop()
+            except Exception:   # at interpreter exit the driver may already be gone
+                pass
 
     # -- devices -------------------------------------------------------------
     def device_count(self):
