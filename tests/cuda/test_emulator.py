@@ -8,7 +8,6 @@ import os
 import pathlib
 import shutil
 import subprocess
-import time
 
 import numpy as np
 import pytest
@@ -410,9 +409,8 @@ def test_compile_cache_is_reused_and_keyed_by_source(cache, tmp_path):
     libs = sorted((cache / "cuda_emu").glob("tiny-*.so"))
     assert len(libs) == 1
     stamp = libs[0].stat().st_mtime_ns
-    t = time.perf_counter()
-    EmulatedDriver().load_module(src)                  # a new driver: hits the disk cache
-    assert time.perf_counter() - t < 1.0
+    EmulatedDriver().load_module(src)                  # a new driver: the disk cache, no compile
+    assert sorted((cache / "cuda_emu").glob("tiny-*.so")) == libs
     assert libs[0].stat().st_mtime_ns == stamp
     src.write_text('extern "C" __global__ void tiny(int* out) { out[threadIdx.x] = 8; }\n')
     d = EmulatedDriver()

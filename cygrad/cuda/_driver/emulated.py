@@ -32,6 +32,7 @@ Examples
 import bisect
 import ctypes
 import hashlib
+import mmap
 import os
 import pathlib
 import re
@@ -309,12 +310,13 @@ class EmulatedDriver(Driver):
         data = -(-nbytes // 16) * 16
         pages = -(-data // page)
         length = (pages + 2) * page
-        base = libc.mmap(None, length, 0x3, 0x22, -1, 0)   # RW, MAP_PRIVATE|MAP_ANONYMOUS
+        base = libc.mmap(None, length, mmap.PROT_READ | mmap.PROT_WRITE,
+                         mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
         if base in (None, ctypes.c_void_p(-1).value):
             raise MemoryError(f"emulated driver: mmap of {length} bytes failed "
                               f"(errno {ctypes.get_errno()})")
         back = base + (pages + 1) * page
-        libc.mprotect(base, page, 0)
+        libc.mprotect(base, page, 0)        # PROT_NONE (0 everywhere; the mmap module lacks it)
         libc.mprotect(back, page, 0)
         return _Allocation(0, nbytes, back - data, map_base=base, map_len=length,
                            guards=((base, base + page), (back, back + page)))
