@@ -31,7 +31,14 @@
 #include <csignal>
 #include <sys/mman.h>
 #include <unistd.h>
-#if !defined(__x86_64__)
+/* x86-64 switches fibers with a few instructions; elsewhere (or with
+ * -DCG_EMU_UCONTEXT) ucontext's swapcontext, slower but portable. */
+#if defined(__x86_64__) && !defined(CG_EMU_UCONTEXT)
+#define CG_EMU_ASM_SWITCH 1
+#else
+#define CG_EMU_ASM_SWITCH 0
+#endif
+#if !CG_EMU_ASM_SWITCH
 #include <ucontext.h>
 #endif
 
@@ -92,7 +99,7 @@ struct State {
     Config* cfg;
     sigjmp_buf fault_jump;
     volatile sig_atomic_t in_kernel;
-#if !defined(__x86_64__)
+#if !CG_EMU_ASM_SWITCH
     ucontext_t main_uc;
     ucontext_t* ucs;
 #endif
@@ -107,7 +114,7 @@ alignas(256) static unsigned char dynamic_shared[48 * 1024];
 #define gridDim (::cg_emu::st.grid_dim)
 
 /* ---- context switch -------------------------------------------------------- */
-#if defined(__x86_64__)
+#if CG_EMU_ASM_SWITCH
 extern "C" void cg_emu_swap(void** save_sp, void* new_sp);
 /* Saves the callee-saved registers on the current stack, stores the stack pointer
  * in *save_sp, loads new_sp and pops the registers saved there: a switch costs a
@@ -131,7 +138,7 @@ namespace cg_emu {
 
 static inline void to_scheduler()
 {
-#if defined(__x86_64__)
+#if CG_EMU_ASM_SWITCH
     cg_emu_swap(&st.slots[st.current].sp, st.main_sp);
 #else
     swapcontext(&st.ucs[st.current], &st.main_uc);

@@ -43,7 +43,7 @@ static void on_fault(int sig, siginfo_t* info, void*)
  * stack overflow faults instead of running into the neighbour's stack. */
 static bool ensure_stacks(int n)
 {
-#if defined(__x86_64__)
+#if CG_EMU_ASM_SWITCH
     if ((size_t)n <= st.stacks_cap) return true;
     if (st.stacks) munmap(st.stacks, st.stacks_cap * st.stack_bytes);
     long page = sysconf(_SC_PAGESIZE);
@@ -72,7 +72,7 @@ static bool ensure_stacks(int n)
 static void start_fiber(int t, int k)
 {
     st.slots[t].stack = k;
-#if defined(__x86_64__)
+#if CG_EMU_ASM_SWITCH
     char* top = st.stacks + (size_t)(k + 1) * st.stack_bytes;
     void** sp = (void**)((uintptr_t)top & ~(uintptr_t)15);
     *--sp = nullptr;                              /* fiber_entry's return slot: keeps the ABI alignment */
@@ -99,7 +99,7 @@ static void run_fiber(int t)
         st.thread_idx.y = ((unsigned)t / bx) % by;
         st.thread_idx.z = (unsigned)t / (bx * by);
     }
-#if defined(__x86_64__)
+#if CG_EMU_ASM_SWITCH
     cg_emu_swap(&st.main_sp, st.slots[t].sp);
 #else
     swapcontext(&st.main_uc, &st.ucs[t]);
