@@ -28,6 +28,7 @@ Examples
 """
 import numbers
 import operator
+import os
 import re
 import shutil
 import subprocess
@@ -78,7 +79,6 @@ def find_cxx():
     >>> find_cxx() is None or isinstance(find_cxx(), str)
     True
     """
-    import os
     cxx = os.environ.get("CXX")
     if cxx:
         return shutil.which(cxx) or cxx
