@@ -16,9 +16,8 @@
  *
  * No __restrict__: in-place ops (a += b) pass out == a, which restrict forbids.
  *
- * This file is also meant to compile as plain C++ against a small CUDA-emulation
- * header (the planned emulated driver, see docs/cuda.md), so it sticks to the core
- * language: no intrinsics, no warp shuffles.
+ * The emulated driver (docs/cuda.md) also compiles this file as host C++ with
+ * cygrad/cuda/_driver/emu/cuda_emu.h, which is how CI runs it without a GPU.
  */
 
 #define CG_MAX_DIMS 16  /* same limit as the tensor core (cygrad/_core/cpu/kernels.h) */

@@ -15,8 +15,14 @@ from .base import Driver, DriverError, Kernel, Module
 
 __all__ = ["Driver", "DriverError", "Kernel", "Module", "get_driver", "use_emulator"]
 
+import os
+import threading
+
 _driver = None
 _want_emulator = False
+_choose_lock = threading.Lock()
+_HOW_TO_EMULATE = ("; to run cygrad's CUDA kernels on the emulated GPU instead, set CYGRAD_CUDA=emulate "
+                   "or call cygrad.cuda.use_emulator()")
 
 
 def use_emulator():
@@ -44,7 +50,30 @@ def get_driver():
     >>> callable(_driver.get_driver)
     True
     """
-    raise NotImplementedError("cygrad.cuda: no CUDA driver is implemented yet")
+    global _driver
+    if _driver is not None:
+        return _driver
+    with _choose_lock:
+        if _driver is None:
+            if _want_emulator or os.environ.get("CYGRAD_CUDA", "").strip().lower() == "emulate":
+                from .emulated import EmulatedDriver
+                _driver = EmulatedDriver()
+            else:
+                _driver = _pycuda_driver()
+    return _driver
+
+
+def _pycuda_driver():
+    from .. import _probe_uncached
+    count, reason = _probe_uncached()
+    if reason is not None:
+        raise RuntimeError(reason + _HOW_TO_EMULATE)
+    from .pycuda_driver import PyCudaDriver
+    try:
+        return PyCudaDriver()
+    except Exception as e:
+        raise RuntimeError(f"cygrad.cuda: PyCUDA could not start ({type(e).__name__}: {e})"
+                           + _HOW_TO_EMULATE) from e
 
 
 def _set_driver(driver):

@@ -37,6 +37,9 @@ class Kernel(ABC):
     ``param_types`` lists its parameters as written in the ``.cu`` source
     (``"float*"``, ``"const double*"``, ``"long long"``, ``"int"``, ...), parsed
     once from the source; :meth:`Driver.launch` checks and packs arguments by it.
+    ``params`` holds the same parameters as
+    :class:`~cygrad.cuda._driver.signature.Param` records (name, type, kind,
+    NumPy dtype).
 
     Examples
     --------
@@ -46,6 +49,7 @@ class Kernel(ABC):
     """
     name: str
     param_types: tuple
+    params: tuple
 
 
 class Module(ABC):

@@ -1,0 +1,2 @@
+/* Stand-in for CUDA's <cuda_runtime.h> in the emulated driver: the emulation header has what it declares. */
+#include "cuda_emu.h"
