@@ -5,8 +5,9 @@ the gradient of the gates' pre-activations (backward), each in one pass.
 Every argument is a contiguous float32 or float64 CPU tensor of one dtype, with
 ``N`` rows (the batch) of ``G * H`` (gates) or ``H`` values; the results are
 written into the given output tensors. Each function checks all of that with
-the GIL held, raising ``RuntimeError`` (``TypeError`` for another dtype), then
-runs the loop without the GIL. An optional input given as ``None`` reads as
+the GIL held, and that no output overlaps another argument, raising
+``RuntimeError`` (``TypeError`` for another dtype), then runs the loop without
+the GIL. An optional input given as ``None`` reads as
 zero. They are the CPU entries ``lstm_step``, ``lstm_step_backward``,
 ``gru_step``, ``gru_step_backward``, ``elman_step`` and ``elman_step_backward``
 of the kernel table (``backend_cpu/rnn.py``); ``cygrad/nn/_ops/rnn.py`` uses them.
@@ -43,10 +44,16 @@ cdef enum:
 
 
 cdef class _Check:
-    """The dtype and ``(N, H)`` of one call, and the check of each argument."""
+    """The dtype and ``(N, H)`` of one call, and the check of each argument; the
+    byte ranges of the arguments, so that :meth:`disjoint` can refuse an output
+    that overlaps another argument (the C loops assume none does)."""
     cdef DType dt
     cdef Py_ssize_t n, hs
     cdef str what
+    cdef Py_ssize_t start[8]
+    cdef Py_ssize_t end[8]
+    cdef bint written[8]
+    cdef int count
 
     def __init__(self, TensorBase ref, Py_ssize_t gates, str what):
         self.what = what
@@ -74,10 +81,26 @@ cdef class _Check:
                                f"got {list(t.shape)}")
         if not t._is_contig:
             raise RuntimeError(f"{self.what}: expected contiguous tensors")
+        self.start[self.count] = <Py_ssize_t>t.ptr()
+        self.end[self.count] = self.start[self.count] + t._numel * self.dt.itemsize
+        self.written[self.count] = False
+        self.count += 1
         return t.ptr()
 
     cdef void* out(self, TensorBase t, Py_ssize_t gates) except NULL:
-        return <void*>self.arg(t, gates)
+        cdef void* p = <void*>self.arg(t, gates)
+        self.written[self.count - 1] = True
+        return p
+
+    cdef int disjoint(self) except -1:
+        cdef int i, j
+        for i in range(self.count):
+            if not self.written[i]:
+                continue
+            for j in range(self.count):
+                if j != i and self.start[i] < self.end[j] and self.start[j] < self.end[i]:
+                    raise RuntimeError(f"{self.what}: an output overlaps another argument")
+        return 0
 
     cdef bint dbl(self):
         return self.dt.code == DT_FLOAT64
@@ -109,6 +132,7 @@ def lstm_step(TensorBase gh not None, TensorBase gx, TensorBase cprev, TensorBas
     cdef void* p_c = k.out(c, 1)
     cdef void* p_tc = k.out(tc, 1)
     cdef void* p_h = k.out(h, 1)
+    k.disjoint()
     cdef int dbl = k.dbl()
     cdef Py_ssize_t n = k.n, hs = k.hs
     if k.nogil_worth():
@@ -145,6 +169,7 @@ def lstm_step_backward(TensorBase dh_rec, TensorBase g_out, TensorBase dc,
     cdef const void* p_cp = k.arg(cprev, 1)
     cdef const void* p_tc = k.arg(tc, 1)
     cdef void* p_d = k.out(d, 4)
+    k.disjoint()
     cdef int dbl = k.dbl()
     cdef Py_ssize_t n = k.n, hs = k.hs
     if k.nogil_worth():
@@ -177,6 +202,7 @@ def gru_step(TensorBase gi not None, TensorBase gh, TensorBase hprev, TensorBase
     cdef void* p_a = k.out(a, 3)
     cdef void* p_ghn = k.out(ghn, 1)
     cdef void* p_h = k.out(h, 1)
+    k.disjoint()
     cdef int dbl = k.dbl()
     cdef Py_ssize_t n = k.n, hs = k.hs
     if k.nogil_worth():
@@ -215,6 +241,7 @@ def gru_step_backward(TensorBase dh_rec, TensorBase g_out, TensorBase a not None
     cdef void* p_di = k.out(di, 3)
     cdef void* p_dgh = k.out(dgh, 3)
     cdef void* p_dhp = k.out(dhp, 1)
+    k.disjoint()
     cdef int dbl = k.dbl()
     cdef Py_ssize_t n = k.n, hs = k.hs
     if k.nogil_worth():
@@ -240,6 +267,7 @@ def elman_step(TensorBase gh not None, TensorBase gx, TensorBase h, bint relu):
     cdef const void* p_gh = k.arg(gh, 1)
     cdef const void* p_gx = k.arg(gx, 1)
     cdef void* p_h = k.out(h, 1)
+    k.disjoint()
     cdef int dbl = k.dbl()
     cdef Py_ssize_t m = k.n * k.hs
     if k.nogil_worth():
@@ -269,6 +297,7 @@ def elman_step_backward(TensorBase dh_rec, TensorBase g_out, TensorBase h not No
     cdef const void* p_go = k.arg(g_out, 1, True)
     cdef const void* p_h = k.arg(h, 1)
     cdef void* p_d = k.out(d, 1)
+    k.disjoint()
     cdef int dbl = k.dbl()
     cdef Py_ssize_t m = k.n * k.hs
     if k.nogil_worth():

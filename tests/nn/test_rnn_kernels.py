@@ -93,6 +93,9 @@ def test_step_kernels_check_their_arguments():
         K.elman_step(ok, cygrad.zeros(2, 4, dtype=cygrad.float64), ok, False)
     with pytest.raises(RuntimeError, match=r"\(N, 4 \* H\)"):
         K.lstm_step(cygrad.zeros(2, 6), ok, ok, ok, ok, ok, ok)
+    buf = cygrad.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="overlaps"):
+        K.elman_step(ok, buf[1:], buf[:2], False)
     with pytest.raises(RuntimeError, match="required tensor is None"):
         K.gru_step(cygrad.zeros(2, 3), None, ok, ok, ok, ok)
 
