@@ -192,3 +192,20 @@ def test_layers_without_kernel_dtype_use_the_composition():
                        "RNN_TANH")
     assert out.dtype == cygrad.float16
     np.testing.assert_allclose(out.double().numpy(), ref.numpy(), atol=1e-2)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_gradient_through_final_state_only(rng, name):
+    # Only h_n (and c_n) reach the loss: the layer's backward gets no output gradient.
+    torch = pytest.importorskip("torch")
+    c = getattr(nn, name)(3, 4, dtype=cygrad.float64, bidirectional=True)
+    t = getattr(torch.nn, name)(3, 4, dtype=torch.float64, bidirectional=True)
+    copy_state(c, t)
+    x = rng.standard_normal((5, 2, 3))
+    xc, xt = cygrad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    sc, st = c(xc)[1], t(xt)[1]
+    (sc[1].sum() if name == "LSTM" else sc.sum()).backward()
+    (st[1].sum() if name == "LSTM" else st.sum()).backward()
+    np.testing.assert_allclose(xc.grad.numpy(), xt.grad.numpy(), rtol=1e-9, atol=1e-11)
+    for a, b in zip(c.parameters(), t.parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-11)
