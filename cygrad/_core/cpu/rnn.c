@@ -24,13 +24,17 @@ float expf(float) CG_SIMD; double exp(double) CG_SIMD;
 float tanhf(float) CG_SIMD; double tanh(double) CG_SIMD;
 #endif
 
+/* Restrict-qualified element pointers: no argument overlaps another (the caller,
+ * rnn_kernels.pyx, checks it), which lets gcc vectorise without run-time alias
+ * checks (the LSTM step ran 5x slower without them). */
+#define CR(T) const T* restrict
+#define R(T) T* restrict
 #define CG_RNN_KERNELS(T, SFX, EXP, TANH)                                               \
 static inline T sig_##SFX(T x) { return (T)1 / ((T)1 + EXP(-x)); }                      \
                                                                                         \
 /* out = p + q over m values; a NULL operand reads as zero. Kept out of the main        \
- * loops: their tests of NULL stopped gcc from vectorising them (4x slower). */         \
-static inline void sum_rows_##SFX(cg_index m, const T* restrict p, const T* restrict q, \
-                                 T* restrict out) {                                     \
+ * loops: their tests of NULL stopped gcc from vectorising them (3x slower). */         \
+static inline void sum_rows_##SFX(cg_index m, CR(T) p, CR(T) q, R(T) out) {             \
     if (p && q) for (cg_index j = 0; j < m; j++) out[j] = p[j] + q[j];                  \
     else if (p) for (cg_index j = 0; j < m; j++) out[j] = p[j];                         \
     else if (q) for (cg_index j = 0; j < m; j++) out[j] = q[j];                         \
@@ -39,8 +43,8 @@ static inline void sum_rows_##SFX(cg_index m, const T* restrict p, const T* rest
                                                                                         \
 /* a = [sig(i), sig(f), tanh(g), sig(o)] of gh + gx; c = f c_prev + i g;                \
  * tc = tanh(c); h = o tc. */                                                           \
-CG_HOT static void lstm_fwd_##SFX(cg_index n, cg_index hs, const T* restrict gh, const T* restrict gx, \
-                           const T* restrict cprev, T* restrict a, T* restrict c, T* restrict tc, T* restrict h) { \
+CG_HOT static void lstm_fwd_##SFX(cg_index n, cg_index hs, CR(T) gh, CR(T) gx, CR(T) cprev, \
+                                 R(T) a, R(T) c, R(T) tc, R(T) h) {                     \
     for (cg_index b = 0; b < n; b++) {                                                  \
         const T* p = gh + b * 4 * hs; const T* q = gx + b * 4 * hs;                     \
         T* ab = a + b * 4 * hs;                                                         \
@@ -61,8 +65,8 @@ CG_HOT static void lstm_fwd_##SFX(cg_index n, cg_index hs, const T* restrict gh,
                                                                                         \
 /* dh = dh_rec + g_out; dc += dh o (1 - tc^2); d = [dc g i(1-i), dc c_prev f(1-f),      \
  * dc i (1-g^2), dh tc o(1-o)]; then dc *= f (the gradient reaching c_prev). */         \
-CG_HOT static void lstm_bwd_##SFX(cg_index n, cg_index hs, const T* restrict dhr, const T* restrict gout, \
-                           T* restrict dc, const T* restrict a, const T* restrict cprev, const T* restrict tc, T* restrict d) { \
+CG_HOT static void lstm_bwd_##SFX(cg_index n, cg_index hs, CR(T) dhr, CR(T) gout, R(T) dc, \
+                                 CR(T) a, CR(T) cprev, CR(T) tc, R(T) d) {              \
     for (cg_index b = 0; b < n; b++) {                                                  \
         const T* ab = a + b * 4 * hs; T* db = d + b * 4 * hs;                           \
         const T* cp = cprev + b * hs; const T* tb = tc + b * hs;                        \
@@ -86,8 +90,8 @@ CG_HOT static void lstm_bwd_##SFX(cg_index n, cg_index hs, const T* restrict dhr
 /* gi = x W_ih^T + b_ih and gh = h W_hh^T + b_hh of this step: a = [r, z, n] with       \
  * r, z = sig(gi + gh), n = tanh(gi_n + r gh_n); ghn = gh_n (kept for backward);        \
  * h = n + z (h_prev - n). */                                                           \
-CG_HOT static void gru_fwd_##SFX(cg_index n, cg_index hs, const T* restrict gi, const T* restrict gh, \
-                          const T* restrict hprev, T* restrict a, T* restrict ghn, T* restrict h) { \
+CG_HOT static void gru_fwd_##SFX(cg_index n, cg_index hs, CR(T) gi, CR(T) gh, CR(T) hprev, \
+                                R(T) a, R(T) ghn, R(T) h) {                             \
     for (cg_index b = 0; b < n; b++) {                                                  \
         const T* ib = gi + b * 3 * hs; const T* hb = gh + b * 3 * hs;                   \
         T* ab = a + b * 3 * hs;                                                         \
@@ -105,9 +109,8 @@ CG_HOT static void gru_fwd_##SFX(cg_index n, cg_index hs, const T* restrict gi, 
                                                                                         \
 /* dh = dh_rec + g_out; di = [dr, dz, dn] and dgh = [dr, dz, dn r] are the gradients    \
  * of gi and gh; dhp = dh z is the direct part of the gradient reaching h_prev. */      \
-CG_HOT static void gru_bwd_##SFX(cg_index n, cg_index hs, const T* restrict dhr, const T* restrict gout, \
-                          const T* restrict a, const T* restrict ghn, const T* restrict hprev, T* restrict di, T* restrict dgh, \
-                          T* restrict dhp) {                                            \
+CG_HOT static void gru_bwd_##SFX(cg_index n, cg_index hs, CR(T) dhr, CR(T) gout, CR(T) a, \
+                                CR(T) ghn, CR(T) hprev, R(T) di, R(T) dgh, R(T) dhp) {  \
     for (cg_index b = 0; b < n; b++) {                                                  \
         const T* ab = a + b * 3 * hs; const T* gn = ghn + b * hs;                       \
         const T* hp = hprev + b * hs;                                                   \
@@ -128,7 +131,7 @@ CG_HOT static void gru_bwd_##SFX(cg_index n, cg_index hs, const T* restrict dhr,
 }                                                                                       \
                                                                                         \
 /* h = act(gh + gx), act tanh (relu == 0) or ReLU. */                                   \
-CG_HOT static void elman_fwd_##SFX(cg_index m, int relu, const T* restrict gh, const T* restrict gx, T* restrict h) { \
+CG_HOT static void elman_fwd_##SFX(cg_index m, int relu, CR(T) gh, CR(T) gx, R(T) h) {  \
     if (relu) {                                                                         \
         for (cg_index j = 0; j < m; j++) { T v = gh[j] + gx[j]; h[j] = v > 0 ? v : 0; } \
     } else {                                                                            \
@@ -137,8 +140,8 @@ CG_HOT static void elman_fwd_##SFX(cg_index m, int relu, const T* restrict gh, c
 }                                                                                       \
                                                                                         \
 /* d = (dh_rec + g_out) act'(pre), written through h = act(pre). */                     \
-CG_HOT static void elman_bwd_##SFX(cg_index m, int relu, const T* restrict dhr, const T* restrict gout, \
-                            const T* restrict h, T* restrict d) {                       \
+CG_HOT static void elman_bwd_##SFX(cg_index m, int relu, CR(T) dhr, CR(T) gout, CR(T) h, \
+                                  R(T) d) {                                             \
     sum_rows_##SFX(m, dhr, gout, d);                                                    \
     if (relu) {                                                                         \
         for (cg_index j = 0; j < m; j++) d[j] = h[j] > 0 ? d[j] : (T)0;                 \
@@ -149,6 +152,8 @@ CG_HOT static void elman_bwd_##SFX(cg_index m, int relu, const T* restrict dhr, 
 
 CG_RNN_KERNELS(float, f32, expf, tanhf)
 CG_RNN_KERNELS(double, f64, exp, tanh)
+#undef CR
+#undef R
 
 void cg_lstm_fwd(int dbl, cg_index n, cg_index hs, const void* gh, const void* gx,
                  const void* cprev, void* a, void* c, void* tc, void* h) {
