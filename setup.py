@@ -98,6 +98,7 @@ extensions = [
     ext("special_kernels", ["cygrad/_core/cpu/special.c"]),
     ext("gemm"),
     ext("optim_kernels", ["cygrad/_core/cpu/optim.c"]),
+    ext("rnn_kernels", ["cygrad/_core/cpu/rnn.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

@@ -303,25 +303,30 @@ def loop_cases(cygrad, torch, quick=False):
 
 
 def _recurrent_cases(cygrad, torch):
-    """An LSTM training step (issue 9): ``nn.LSTM(128, 128)`` over a (32, 32, 128)
-    float32 sequence, forward + backward, with the same weights in every library."""
+    """Recurrent training steps (issues 9 and 16), forward + backward with the same
+    weights in every library: ``nn.LSTM(128, 128)`` and ``nn.GRU(128, 128)`` over a
+    (32, 32, 128) float32 sequence, ``nn.RNN(65, 128)`` (tanh) over (32, 32, 65)."""
     from harness import Case
     seq, batch, size = 32, 32, 128
     rng = np.random.default_rng(1)
     bound = 1 / np.sqrt(size)
-    weights = {name: _uniform(rng, shape, -bound, bound) for name, shape in (
-        ("weight_ih_l0", (4 * size, size)), ("weight_hh_l0", (4 * size, size)),
-        ("bias_ih_l0", (4 * size,)), ("bias_hh_l0", (4 * size,)))}
-    cy = cygrad.nn.LSTM(size, size)
-    cy.load_state_dict({k: cygrad.tensor(v) for k, v in weights.items()})
-    ops = {"cygrad": lambda x: cy(x)[0].sum().backward()}
-    if torch is not None:
-        th = torch.nn.LSTM(size, size)
-        th.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in weights.items()})
-        ops["torch"] = lambda x: th(x)[0].sum().backward()
-    return [Case(f"LSTM({size}, {size}) seq {seq} batch {batch}: forward + backward",
-                 "recurrent layers (float32)", lambda rng: (_uniform(rng, (seq, batch, size)),),
-                 ops=ops, requires_grad=True)]
+    cases = []
+    for kind, gates, inputs in (("LSTM", 4, size), ("GRU", 3, size), ("RNN", 1, 65)):
+        weights = {name: _uniform(rng, shape, -bound, bound) for name, shape in (
+            ("weight_ih_l0", (gates * size, inputs)), ("weight_hh_l0", (gates * size, size)),
+            ("bias_ih_l0", (gates * size,)), ("bias_hh_l0", (gates * size,)))}
+        cy = getattr(cygrad.nn, kind)(inputs, size)
+        cy.load_state_dict({k: cygrad.tensor(v) for k, v in weights.items()})
+        ops = {"cygrad": lambda x, m=cy: m(x)[0].sum().backward()}
+        if torch is not None:
+            th = getattr(torch.nn, kind)(inputs, size)
+            th.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in weights.items()})
+            ops["torch"] = lambda x, m=th: m(x)[0].sum().backward()
+        cases.append(Case(f"{kind}({inputs}, {size}) seq {seq} batch {batch}: forward + backward",
+                          "recurrent layers (float32)",
+                          lambda rng, n=inputs: (_uniform(rng, (seq, batch, n)),),
+                          ops=ops, requires_grad=True))
+    return cases
 
 
 def _conv_cases(cygrad, torch):

@@ -23,3 +23,4 @@ from . import random  # noqa: F401
 from . import special  # noqa: F401
 from . import tensorops  # noqa: F401
 from . import optim  # noqa: F401
+from . import rnn  # noqa: F401

@@ -5,25 +5,28 @@ Gate order is PyTorch's: LSTM rows of ``weight_ih``/``weight_hh`` are ``i, f, g,
 GRU rows ``r, z, n`` with the reset gate applied to ``W_hn h + b_hn``.
 
 A layer projects the whole input sequence at once (one ``(L*N, I) @ (I, G*H)``
-product) and then runs one ``(N, H) @ (H, G*H)`` product per step.  The LSTM layer,
-the one in every language-model training step, is a single Function
-(:class:`LSTMLayer`) with a hand-written backpropagation through time: the
-per-step work of the backward pass is seven small ops, and the weight gradients
-are three large products over all steps at the end, instead of an autograd graph
-of ~15 nodes per step.  The cells and the RNN/GRU layers are compositions of
-differentiable ops.
+product) and then runs one ``(N, H) @ (H, G*H)`` product per step.  Each layer
+direction is a single Function (:class:`LSTMLayer`, :class:`GRULayer`,
+:class:`ElmanLayer`) with a hand-written backpropagation through time: per step,
+one C kernel of the kernel table (``lstm_step``, ``gru_step``, ``elman_step`` and
+their ``_backward``, in ``cygrad/_core/cpu/rnn.c``) does all the elementwise work
+between two products, and the weight gradients are a few large products over all
+steps at the end, instead of an autograd graph of ~15 nodes per step.  Where the
+device has no step kernel for the dtype, and for double backward, the layers are
+compositions of differentiable ops (``_lstm_reference``, ``_rnn_reference``), as
+are the single-step cells.
 """
+from ..._core import dispatch
 from ...autograd.function import Function
 from ...autograd.grad_mode import enable_grad
 from ..._core import tensor as _C
 from ...ops.creation import empty, zeros
-from ...ops.elementwise import mul, sigmoid, tanh
 from ...ops.linalg import addmm
 from ...ops.shape import stack
 from .linear import _column_sums
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "lstm_layer",
-           "rnn_layer", "LSTMLayer"]
+           "rnn_layer", "LSTMLayer", "GRULayer", "ElmanLayer"]
 
 
 def _gates(input, hx, w_ih, w_hh, b_ih, b_hh):
@@ -120,19 +123,9 @@ def _steps(L, reverse):
     return range(L - 1, -1, -1) if reverse else range(L)
 
 
-def rnn_layer(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode):
-    """One direction of one layer of an Elman RNN (``mode`` ``"RNN_TANH"`` or
-    ``"RNN_RELU"``) or GRU over ``x`` ``(L, N, I)``; returns ``(output, h_n)``.
-
-    Examples
-    --------
-    >>> import cygrad
-    >>> from cygrad.nn._ops.rnn import rnn_layer
-    >>> out, h = rnn_layer(cygrad.ones(5, 2, 3), cygrad.zeros(2, 4), cygrad.ones(12, 3),
-    ...                    cygrad.ones(12, 4), None, None, False, "GRU")
-    >>> out.shape, h.shape
-    (cygrad.Size([5, 2, 4]), cygrad.Size([2, 4]))
-    """
+def _rnn_reference(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode):
+    """One Elman or GRU layer as a composition of differentiable ops (double backward,
+    and dtypes or devices without step kernels)."""
     L = x.size(0)
     h = h0
     outs = [None] * L
@@ -142,7 +135,7 @@ def rnn_layer(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode):
             gh = h.matmul(w_hh.t()) if b_hh is None else addmm(b_hh, h, w_hh.t())
             h = outs[t] = _gru_combine(xp[t], gh, h)
     else:
-        bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+        bias = _sum_bias(b_ih, b_hh)
         xp = _project(x, w_ih, bias)
         whT = w_hh.t()
         for t in _steps(L, reverse):
@@ -151,10 +144,13 @@ def rnn_layer(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode):
     return stack(outs), h
 
 
+def _sum_bias(b_ih, b_hh):
+    return b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
+
+
 def _lstm_reference(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
     """The LSTM layer as a composition of differentiable ops (for double backward)."""
-    bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
-    xp = _project(x, w_ih, bias)
+    xp = _project(x, w_ih, _sum_bias(b_ih, b_hh))
     H = h0.size(-1)
     h, c = h0, c0
     outs = [None] * x.size(0)
@@ -166,40 +162,80 @@ def _lstm_reference(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
     return stack(outs), h, c
 
 
+class _Loop:
+    """The step loop of one layer direction: step order, the previous step of each
+    step, and the kernels; every buffer it hands out is contiguous ``(L, N, .)``."""
+
+    def __init__(self, x, reverse):
+        self.L, self.N = x.shape[0], x.shape[1]
+        self.reverse, self.dtype, self.device = reverse, x.dtype, x.device
+        self.mm = dispatch.kernel("matmul_into", x.device)
+
+    def steps(self, backward=False):
+        return _steps(self.L, self.reverse != backward)
+
+    def prev(self, seq, first, t):
+        """``seq`` at the step before ``t`` (``first`` before the first step)."""
+        p = t + 1 if self.reverse else t - 1
+        return first if p < 0 or p >= self.L else seq[p]
+
+    def empty(self, *shape):
+        return empty(shape, dtype=self.dtype, device=self.device)
+
+    def grad_state(self, g):
+        """A fresh contiguous copy of an incoming state gradient, or None."""
+        if g is None:
+            return None
+        res = self.empty(*g.shape)
+        res.copy_(g)
+        return res
+
+
+def _fused(name, x, *tensors):
+    """Whether the step kernel ``name`` runs this layer (its device has one for the
+    dtype, and the sequence and batch are not empty)."""
+    return (x.size(0) > 0 and x.size(1) > 0 and all(t is not None and t.dtype == x.dtype
+                                                     for t in tensors)
+            and dispatch.lookup(name, x.device, x.dtype) is not None)
+
+
+def _contiguous(t):
+    return None if t is None else t.contiguous()
+
+
 class LSTMLayer(Function):
     """One direction of one LSTM layer over a whole sequence: ``(output, h_n, c_n)``.
 
-    The forward pass writes each step's results straight into preallocated
-    ``(L, N, .)`` buffers (``out=`` views, no per-step allocation or final stack):
-    ``A`` holds the gate activations ``[i, f, g, o]`` (sigmoid, with ``tanh`` in
-    the ``g`` slot), ``C`` the cell states and ``T = tanh(C)``.  With ``dc`` and
-    ``dh`` the gradients reaching a step's cell and hidden state, the gradient of
-    its pre-activation gates is ``[dc, dc, dc, dh] * P`` where ``P = [g i(1-i),
-    c_prev f(1-f), i (1-g^2), T o(1-o)]`` is computed for all steps at once before
-    the loop; each step of the loop is then five small ops and one product.
+    The input projection of every step is one product up front; then each step is
+    one ``(N, H) @ (H, 4H)`` product and one C kernel (``lstm_step``) that applies
+    the gate nonlinearities and updates the state, writing into ``(L, N, .)``
+    buffers: ``A`` the gate activations ``[i, f, g, o]`` (sigmoid, ``tanh`` in the
+    ``g`` slot), ``C`` the cell states, ``T = tanh(C)`` and the output.  Backwards,
+    each step is one kernel (``lstm_step_backward``: the gradient ``D`` of the gate
+    pre-activations and of the previous cell state) and one ``(N, 4H) @ (4H, H)``
+    product; the weight gradients are three large products over all steps at the
+    end.
     """
     _node_name = "LSTMLayerBackward"
 
     @staticmethod
     def forward(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse):
-        L, N, _ = x.shape
+        loop = _Loop(x, reverse)
         H = h0.size(-1)
-        bias = b_ih if b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
-        xp = _project(x, w_ih, bias)
+        xp = _project(x, w_ih, _sum_bias(b_ih, b_hh))
         # BLAS runs the per-step product ~1.5x faster on a contiguous right operand
         # than on the transposed view; one copy up front pays for itself in 2 steps.
         whT = w_hh.t().contiguous()
-        out, A = _empty((L, N, H), x), _empty((L, N, 4 * H), x)
-        C, T = _empty((L, N, H), x), _empty((L, N, H), x)
-        h, c = h0, c0
-        for t in _steps(L, reverse):
-            gates = h.mm(whT).add_(xp[t])
-            a, c_t, tc = A[t], C[t], T[t]
-            sigmoid(gates, out=a)
-            tanh(gates[:, 2 * H:3 * H], out=a[:, 2 * H:3 * H])
-            mul(a[:, H:2 * H], c, out=c_t).add_(a[:, :H] * a[:, 2 * H:3 * H])
-            tanh(c_t, out=tc)
-            h, c = mul(a[:, 3 * H:], tc, out=out[t]), c_t
+        L, N = loop.L, loop.N
+        out, A, C, T = loop.empty(L, N, H), loop.empty(L, N, 4 * H), loop.empty(L, N, H), \
+            loop.empty(L, N, H)
+        gh = loop.empty(N, 4 * H)
+        step = dispatch.kernel("lstm_step", x.device)
+        h, c = h0, c0.contiguous()
+        for t in loop.steps():
+            loop.mm(h, whT, gh)
+            step(gh, xp[t], c, A[t], C[t], T[t], out[t])
+            h, c = out[t], C[t]
         ctx.reverse = reverse
         ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, C, T)
         return out, h, c
@@ -207,51 +243,33 @@ class LSTMLayer(Function):
     @staticmethod
     def backward(ctx, g_out, g_h, g_c):
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, C, T = ctx.saved_tensors
-        reverse = ctx.reverse
         if _C.is_grad_enabled():
-            return _lstm_backward_by_recompute(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, g_out,
-                                               g_h, g_c)
-        L, N, _ = x.shape
-        H = h0.size(-1)
-        P = _gate_factors(A, C, T, c0, reverse)
-        Q = A[..., 3 * H:] * (1 - T * T)
-        f = A[..., H:2 * H]
-        dh = g_h if g_h is not None else zeros(N, H, dtype=x.dtype)
-        dc = g_c if g_c is not None else zeros(N, H, dtype=x.dtype)
-        D = _empty((L, N, 4 * H), x)
-        # [dc, dc, dc] * P[:3] as one broadcast product over a (N, 3, H) view
-        D_ifg, P_ifg = D[..., :3 * H].unflatten(2, (3, H)), P[..., :3 * H].unflatten(2, (3, H))
-        for t in _steps(L, not reverse):
-            if g_out is not None:
-                dh = dh + g_out[t]
-            dc = dc + dh * Q[t]
-            mul(dc.unsqueeze(1), P_ifg[t], out=D_ifg[t])
-            mul(dh, P[t, :, 3 * H:], out=D[t, :, 3 * H:])
-            dh = D[t].mm(w_hh)
-            dc = dc * f[t]
-        D2 = D.reshape(L * N, 4 * H)
-        needs = ctx.needs_input_grad
-        gx = D2.mm(w_ih).reshape(x.shape) if needs[0] else None
-        gw_ih = D2.t().mm(x.reshape(L * N, x.size(2))) if needs[3] else None
-        gw_hh = _hidden_weight_grad(D, out, h0, reverse) if needs[4] else None
-        gb = _column_sums(D2) if (needs[5] or needs[6]) else None
-        return (gx, dh if needs[1] else None, dc if needs[2] else None, gw_ih, gw_hh,
-                gb if needs[5] else None, gb if needs[6] else None, None)
+            return _backward_by_recompute(ctx, _lstm_reference, (x, h0, c0, w_ih, w_hh, b_ih, b_hh),
+                                          (g_out, g_h, g_c), (ctx.reverse,))
+        loop = _Loop(x, ctx.reverse)
+        L, N, H = loop.L, loop.N, h0.size(-1)
+        g_out = _contiguous(g_out)
+        dh = loop.grad_state(g_h)
+        dc = loop.grad_state(g_c)
+        if dc is None:
+            dc = zeros(N, H, dtype=x.dtype, device=x.device)
+        c0 = c0.contiguous()
+        D = loop.empty(L, N, 4 * H)
+        dh_next = loop.empty(N, H)
+        step = dispatch.kernel("lstm_step_backward", x.device)
+        for t in loop.steps(backward=True):
+            step(dh, None if g_out is None else g_out[t], dc, A[t], loop.prev(C, c0, t), T[t],
+                 D[t])
+            loop.mm(D[t], w_hh, dh_next)
+            dh = dh_next
+        return _input_and_weight_grads(ctx, x, h0, w_ih, D, D, out, (dh, dc), 3) + (None,)
 
     @staticmethod
     def jvp(ctx, tx, th0, tc0, tw_ih, tw_hh, tb_ih, tb_hh, _):
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, out, A, C, T = ctx._to_save
         L, N, _ = x.shape
         H = h0.size(-1)
-        # tangent of the projected input: dx W^T + x dW^T + db
-        dxp = zeros(L, N, 4 * H, dtype=x.dtype)
-        if tx is not None:
-            dxp = dxp + _project(tx, w_ih, None)
-        if tw_ih is not None:
-            dxp = dxp + _project(x, tw_ih, None)
-        for tb in (tb_ih, tb_hh):
-            if tb is not None:
-                dxp = dxp + tb
+        dxp = _projection_tangent(x, w_ih, tx, tw_ih, (tb_ih, tb_hh), 4 * H)
         dh = th0 if th0 is not None else zeros(N, H, dtype=x.dtype)
         dc = tc0 if tc0 is not None else zeros(N, H, dtype=x.dtype)
         h, c = h0, c0
@@ -270,28 +288,176 @@ class LSTMLayer(Function):
         return stack(douts), dh, dc
 
 
-def _empty(shape, like):
-    return empty(shape, dtype=like.dtype, device=like.device)
+class GRULayer(Function):
+    """One direction of one GRU layer over a whole sequence: ``(output, h_n)``.
+
+    As :class:`LSTMLayer`: the input projection ``gi`` (with ``b_ih``) of every step
+    up front, then per step one product ``gh = h W_hh^T + b_hh`` and one C kernel
+    (``gru_step``) that keeps the activations ``A = [r, z, n]`` and ``gh``'s ``n``
+    slot (``GHN``: the reset gate multiplies it).  Backwards, per step one kernel
+    (``gru_step_backward``: the gradients ``DI`` of ``gi`` and ``DG`` of ``gh``) and
+    one product ``DG[t] @ W_hh``.
+    """
+    _node_name = "GRULayerBackward"
+
+    @staticmethod
+    def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, reverse):
+        loop = _Loop(x, reverse)
+        L, N, H = loop.L, loop.N, h0.size(-1)
+        xp = _project(x, w_ih, b_ih)
+        whT = w_hh.t().contiguous()
+        out, A, GHN = loop.empty(L, N, H), loop.empty(L, N, 3 * H), loop.empty(L, N, H)
+        gh = loop.empty(N, 3 * H)
+        step = dispatch.kernel("gru_step", x.device)
+        h = h0 = h0.contiguous()
+        for t in loop.steps():
+            loop.mm(h, whT, gh)
+            if b_hh is not None:
+                gh.add_(b_hh)
+            h = step(xp[t], gh, h, A[t], GHN[t], out[t])
+        ctx.reverse = reverse
+        ctx.save_for_backward(x, h0, w_ih, w_hh, b_ih, b_hh, out, A, GHN)
+        return out, h
+
+    @staticmethod
+    def backward(ctx, g_out, g_h):
+        x, h0, w_ih, w_hh, b_ih, b_hh, out, A, GHN = ctx.saved_tensors
+        if _C.is_grad_enabled():
+            return _backward_by_recompute(ctx, _rnn_reference, (x, h0, w_ih, w_hh, b_ih, b_hh),
+                                          (g_out, g_h), (ctx.reverse, "GRU"))
+        loop = _Loop(x, ctx.reverse)
+        L, N, H = loop.L, loop.N, h0.size(-1)
+        g_out = _contiguous(g_out)
+        dh = loop.grad_state(g_h)
+        DI, DG = loop.empty(L, N, 3 * H), loop.empty(L, N, 3 * H)
+        direct, dh_next = loop.empty(N, H), loop.empty(N, H)
+        step = dispatch.kernel("gru_step_backward", x.device)
+        for t in loop.steps(backward=True):
+            step(dh, None if g_out is None else g_out[t], A[t], GHN[t], loop.prev(out, h0, t),
+                 DI[t], DG[t], direct)
+            loop.mm(DG[t], w_hh, dh_next)
+            dh = dh_next.add_(direct)
+        return _input_and_weight_grads(ctx, x, h0, w_ih, DI, DG, out, (dh,), 2) + (None,)
+
+    @staticmethod
+    def jvp(ctx, tx, th0, tw_ih, tw_hh, tb_ih, tb_hh, _):
+        x, h0, w_ih, w_hh, b_ih, b_hh, out, A, GHN = ctx._to_save
+        L, N, _ = x.shape
+        H = h0.size(-1)
+        dgi = _projection_tangent(x, w_ih, tx, tw_ih, (tb_ih,), 3 * H)
+        dh = th0 if th0 is not None else zeros(N, H, dtype=x.dtype)
+        h = h0
+        douts = [None] * L
+        for t in _steps(L, ctx.reverse):
+            dgh = dh.matmul(w_hh.t())
+            if tw_hh is not None:
+                dgh = addmm(dgh, h, tw_hh.t())
+            if tb_hh is not None:
+                dgh = dgh + tb_hh
+            a = A[t]
+            r, z, n = a[:, :H], a[:, H:2 * H], a[:, 2 * H:]
+            drz = (dgi[t, :, :2 * H] + dgh[:, :2 * H]) * (a[:, :2 * H] - a[:, :2 * H] ** 2)
+            dr, dz = drz[:, :H], drz[:, H:]
+            dn = (dgi[t, :, 2 * H:] + dr * GHN[t] + r * dgh[:, 2 * H:]) * (1 - n * n)
+            dh = douts[t] = dn + dz * (h - n) + z * (dh - dn)
+            h = out[t]
+        return stack(douts), dh
 
 
-def _gate_factors(A, C, T, c0, reverse):
-    """``P = [g i(1-i), c_prev f(1-f), i (1-g^2), T o(1-o)]`` for every step, built in
-    one buffer: ``A(1-A)`` for all four slots, then each slot's own factor in place
-    (``c_prev`` is ``C`` shifted by one step, with ``c0`` at the sequence start)."""
-    H = C.size(-1)
-    P = A - A * A
-    i, g = A[..., :H], A[..., 2 * H:3 * H]
-    P[..., :H].mul_(g)
-    Pf = P[..., H:2 * H]
-    if reverse:
-        Pf[:-1].mul_(C[1:])
-        Pf[-1].mul_(c0)
+class ElmanLayer(Function):
+    """One direction of one Elman RNN layer (``tanh``, or ReLU with ``relu``) over a
+    whole sequence: ``(output, h_n)``. Per step one product and one C kernel
+    (``elman_step``) forwards, one kernel (``elman_step_backward``: the gradient
+    ``D`` of the pre-activation) and one product backwards."""
+    _node_name = "RNNLayerBackward"
+
+    @staticmethod
+    def forward(ctx, x, h0, w_ih, w_hh, b_ih, b_hh, reverse, relu):
+        loop = _Loop(x, reverse)
+        L, N, H = loop.L, loop.N, h0.size(-1)
+        xp = _project(x, w_ih, _sum_bias(b_ih, b_hh))
+        whT = w_hh.t().contiguous()
+        out, gh = loop.empty(L, N, H), loop.empty(N, H)
+        step = dispatch.kernel("elman_step", x.device)
+        h = h0
+        for t in loop.steps():
+            loop.mm(h, whT, gh)
+            h = step(gh, xp[t], out[t], relu)
+        ctx.reverse, ctx.relu = reverse, relu
+        ctx.save_for_backward(x, h0, w_ih, w_hh, b_ih, b_hh, out)
+        return out, h
+
+    @staticmethod
+    def backward(ctx, g_out, g_h):
+        x, h0, w_ih, w_hh, b_ih, b_hh, out = ctx.saved_tensors
+        if _C.is_grad_enabled():
+            mode = "RNN_RELU" if ctx.relu else "RNN_TANH"
+            return _backward_by_recompute(ctx, _rnn_reference, (x, h0, w_ih, w_hh, b_ih, b_hh),
+                                          (g_out, g_h), (ctx.reverse, mode))
+        loop = _Loop(x, ctx.reverse)
+        L, N, H = loop.L, loop.N, h0.size(-1)
+        g_out = _contiguous(g_out)
+        dh = loop.grad_state(g_h)
+        D, dh_next = loop.empty(L, N, H), loop.empty(N, H)
+        step = dispatch.kernel("elman_step_backward", x.device)
+        for t in loop.steps(backward=True):
+            step(dh, None if g_out is None else g_out[t], out[t], D[t], ctx.relu)
+            loop.mm(D[t], w_hh, dh_next)
+            dh = dh_next
+        return _input_and_weight_grads(ctx, x, h0, w_ih, D, D, out, (dh,), 2) + (None, None)
+
+    @staticmethod
+    def jvp(ctx, tx, th0, tw_ih, tw_hh, tb_ih, tb_hh, *_):
+        x, h0, w_ih, w_hh, b_ih, b_hh, out = ctx._to_save
+        L, N, _ = x.shape
+        H = h0.size(-1)
+        dxp = _projection_tangent(x, w_ih, tx, tw_ih, (tb_ih, tb_hh), H)
+        dh = th0 if th0 is not None else zeros(N, H, dtype=x.dtype)
+        h = h0
+        douts = [None] * L
+        for t in _steps(L, ctx.reverse):
+            dpre = addmm(dxp[t], dh, w_hh.t())
+            if tw_hh is not None:
+                dpre = addmm(dpre, h, tw_hh.t())
+            h = out[t]
+            slope = (h > 0).to(h.dtype) if ctx.relu else 1 - h * h
+            dh = douts[t] = dpre * slope
+        return stack(douts), dh
+
+
+def _projection_tangent(x, w_ih, tx, tw_ih, tbiases, G):
+    """The tangent of ``x W_ih^T + biases``: ``dx W^T + x dW^T + sum(db)``, ``(L, N, G)``."""
+    L, N, _ = x.shape
+    dxp = zeros(L, N, G, dtype=x.dtype)
+    if tx is not None:
+        dxp = dxp + _project(tx, w_ih, None)
+    if tw_ih is not None:
+        dxp = dxp + _project(x, tw_ih, None)
+    for tb in tbiases:
+        if tb is not None:
+            dxp = dxp + tb
+    return dxp
+
+
+def _input_and_weight_grads(ctx, x, h0, w_ih, DI, DH, out, state_grads, first_weight):
+    """The gradients a layer Function returns, from the gradients of the gates'
+    pre-activations of every step: ``DI`` (input side) and ``DH`` (hidden side; the
+    same tensor for LSTM and Elman layers): ``(x, *states, w_ih, w_hh, b_ih, b_hh)``;
+    ``first_weight`` is ``w_ih``'s position."""
+    L, N, G = DI.shape
+    needs = ctx.needs_input_grad
+    k = first_weight
+    DI2, DH2 = DI.reshape(L * N, G), DH.reshape(L * N, G)
+    gx = DI2.mm(w_ih).reshape(x.shape) if needs[0] else None
+    states = tuple(g if needs[1 + j] else None for j, g in enumerate(state_grads))
+    gw_ih = DI2.t().mm(x.reshape(L * N, x.size(2))) if needs[k] else None
+    gw_hh = _hidden_weight_grad(DH, out, h0, ctx.reverse) if needs[k + 1] else None
+    gb_ih = _column_sums(DI2) if needs[k + 2] else None
+    if not needs[k + 3]:
+        gb_hh = None
     else:
-        Pf[1:].mul_(C[:-1])
-        Pf[0].mul_(c0)
-    mul(i, 1 - g * g, out=P[..., 2 * H:3 * H])
-    P[..., 3 * H:].mul_(T)
-    return P
+        gb_hh = gb_ih if DH is DI and gb_ih is not None else _column_sums(DH2)
+    return (gx,) + states + (gw_ih, gw_hh, gb_ih, gb_hh)
 
 
 def _hidden_weight_grad(D, out, h0, reverse):
@@ -307,20 +473,20 @@ def _hidden_weight_grad(D, out, h0, reverse):
     return g
 
 
-def _lstm_backward_by_recompute(ctx, x, h0, c0, w_ih, w_hh, b_ih, b_hh, g_out, g_h, g_c):
-    """``create_graph=True``: rebuild the layer from differentiable ops and differentiate
-    that, so the gradient is itself differentiable."""
+def _backward_by_recompute(ctx, reference, inputs, grads, extra):
+    """``create_graph=True``: rebuild the layer from differentiable ops
+    (``reference(*inputs, *extra)``) and differentiate that, so the gradient is
+    itself differentiable."""
     from ...autograd import grad as _grad
-    inputs = (x, h0, c0, w_ih, w_hh, b_ih, b_hh)
     wanted = [k for k, t in enumerate(inputs)
               if t is not None and ctx.needs_input_grad[k]]
     with enable_grad():
-        outs = _lstm_reference(*inputs, ctx.reverse)
-        pairs = [(o, g) for o, g in zip(outs, (g_out, g_h, g_c)) if g is not None]
-        grads = _grad([o for o, _ in pairs], [inputs[k] for k in wanted],
-                      [g for _, g in pairs], create_graph=True, allow_unused=True)
-    result = [None] * 8
-    for k, gk in zip(wanted, grads):
+        outs = reference(*inputs, *extra)
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+        got = _grad([o for o, _ in pairs], [inputs[k] for k in wanted],
+                    [g for _, g in pairs], create_graph=True, allow_unused=True)
+    result = [None] * (len(inputs) + len(extra))
+    for k, gk in zip(wanted, got):
         result[k] = gk
     return tuple(result)
 
@@ -338,4 +504,27 @@ def lstm_layer(x, h0, c0, w_ih, w_hh, b_ih=None, b_hh=None, reverse=False):
     >>> out.shape, bool((out[-1] == h).all())
     (cygrad.Size([5, 2, 4]), True)
     """
+    if not _fused("lstm_step", x, h0, c0, w_ih, w_hh):
+        return _lstm_reference(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse)
     return LSTMLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh, reverse)
+
+
+def rnn_layer(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode):
+    """One direction of one layer of an Elman RNN (``mode`` ``"RNN_TANH"`` or
+    ``"RNN_RELU"``) or GRU over ``x`` ``(L, N, I)``; returns ``(output, h_n)``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.nn._ops.rnn import rnn_layer
+    >>> out, h = rnn_layer(cygrad.ones(5, 2, 3), cygrad.zeros(2, 4), cygrad.ones(12, 3),
+    ...                    cygrad.ones(12, 4), None, None, False, "GRU")
+    >>> out.shape, h.shape
+    (cygrad.Size([5, 2, 4]), cygrad.Size([2, 4]))
+    """
+    if mode == "GRU":
+        if _fused("gru_step", x, h0, w_ih, w_hh):
+            return GRULayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh, reverse)
+    elif _fused("elman_step", x, h0, w_ih, w_hh):
+        return ElmanLayer.apply(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode == "RNN_RELU")
+    return _rnn_reference(x, h0, w_ih, w_hh, b_ih, b_hh, reverse, mode)
