@@ -31,7 +31,6 @@ typedef struct {
     cg_index ncol, tc, sc, ic;      /* along the column dim (ncol 1 in line mode) */
     cg_index units;                 /* outer positions * ncol */
     cg_index wrap;
-    int index64;
     char* t;
     const char* s;
     const char* idx;
@@ -39,14 +38,15 @@ typedef struct {
     int nchunks;
 } scatter_job;
 
-static inline int64_t read_index(const char* idx, cg_index k, int index64, cg_index wrap) {
-    int64_t v = index64 ? ((const int64_t*)idx)[k] : (int64_t)((const int32_t*)idx)[k];
-    return (v < 0 && wrap > 0) ? v + wrap : v;
-}
-
 /* Offsets (elements) of outer position o in target, source and index. */
-static void outer_offsets(const scatter_job* j, cg_index o, cg_index* tb, cg_index* sb,
-                          cg_index* ib) {
+static inline void outer_offsets(const scatter_job* j, cg_index o, cg_index* tb, cg_index* sb,
+                                 cg_index* ib) {
+    if (j->nouter <= 1) {           /* the usual case: no division */
+        *tb = j->nouter ? o * j->ot[0] : 0;
+        *sb = j->nouter ? o * j->os[0] : 0;
+        *ib = j->nouter ? o * j->oi[0] : 0;
+        return;
+    }
     cg_index t = 0, s = 0, i = 0;
     for (int k = j->nouter - 1; k >= 0; k--) {
         cg_index n = j->oshape[k], c = o % n;
@@ -68,21 +68,29 @@ static void outer_offsets(const scatter_job* j, cg_index o, cg_index* tb, cg_ind
 #define MAX_I(a, b) ((a) > (b) ? (a) : (b))
 #define MIN_I(a, b) ((a) < (b) ? (a) : (b))
 
-/* One (outer position, column range) of updates, for element type T; UPDATE(a, b)
- * is the new value of target element a given source value b. */
-#define DEF_SCATTER(NAME, T, UPDATE)                                                       \
-    static void NAME(const void* p, cg_index o, cg_index j0, cg_index j1) {                \
+/* One (outer position, column range) of updates, for element type T and index
+ * type IT; UPDATE(a, b) is the new value of target element a given source value b.
+ * A negative index value v stands for v + wrap (wrap is 0 when there are none). */
+#define DEF_SCATTER_IDX(NAME, T, IT, UPDATE)                                               \
+    CG_HOT static void NAME(const void* p, cg_index o, cg_index j0, cg_index j1) {         \
         const scatter_job* j = (const scatter_job*)p;                                      \
         cg_index tb, sb, ib;                                                               \
         outer_offsets(j, o, &tb, &sb, &ib);                                                \
         T* t = (T*)j->t + tb;                                                              \
         const T* s = (const T*)j->s + sb;                                                  \
-        const cg_index td = j->td, sd = j->sd, id = j->id, tc = j->tc, sc = j->sc;        \
-        const cg_index ic = j->ic, m = j1 - j0, wrap = j->wrap;                            \
-        const int i64 = j->index64;                                                        \
-        for (cg_index i = 0; i < j->n; i++) {                                              \
-            if (ic == 0) {                                                                 \
-                int64_t v = read_index(j->idx, ib + i * id, i64, wrap);                    \
+        const IT* idx = (const IT*)j->idx + ib;                                            \
+        const cg_index n = j->n, td = j->td, sd = j->sd, id = j->id;                      \
+        const cg_index tc = j->tc, sc = j->sc, ic = j->ic, m = j1 - j0, wrap = j->wrap;   \
+        if (j->ncol == 1) {             /* line mode: one update per index value */       \
+            for (cg_index i = 0; i < n; i++) {                                             \
+                cg_index v = (cg_index)idx[i * id];                                        \
+                v += v < 0 ? wrap : 0;                                                     \
+                t[v * td] = UPDATE(t[v * td], s[i * sd]);                                  \
+            }                                                                              \
+        } else if (ic == 0) {           /* one index value per column block */            \
+            for (cg_index i = 0; i < n; i++) {                                             \
+                cg_index v = (cg_index)idx[i * id];                                        \
+                v += v < 0 ? wrap : 0;                                                     \
                 T* tp = t + v * td + j0 * tc;                                              \
                 const T* sp = s + i * sd + j0 * sc;                                        \
                 if (tc == 1 && sc == 1) {                                                  \
@@ -91,15 +99,24 @@ static void outer_offsets(const scatter_job* j, cg_index o, cg_index* tb, cg_ind
                     for (cg_index c = 0; c < m; c++)                                       \
                         tp[c * tc] = UPDATE(tp[c * tc], sp[c * sc]);                       \
                 }                                                                          \
-            } else {                                                                       \
+            }                                                                              \
+        } else {                        /* an index value per element */                  \
+            for (cg_index i = 0; i < n; i++) {                                             \
+                const IT* ip = idx + i * id;                                               \
+                const T* sp = s + i * sd;                                                  \
                 for (cg_index c = j0; c < j1; c++) {                                       \
-                    int64_t v = read_index(j->idx, ib + i * id + c * ic, i64, wrap);       \
+                    cg_index v = (cg_index)ip[c * ic];                                     \
+                    v += v < 0 ? wrap : 0;                                                 \
                     T* tp = t + v * td + c * tc;                                           \
-                    *tp = UPDATE(*tp, s[i * sd + c * sc]);                                 \
+                    *tp = UPDATE(*tp, sp[c * sc]);                                         \
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
     }
+
+#define DEF_SCATTER(NAME, T, UPDATE)                                                       \
+    DEF_SCATTER_IDX(NAME##_i32, T, int32_t, UPDATE)                                        \
+    DEF_SCATTER_IDX(NAME##_i64, T, int64_t, UPDATE)
 
 /* Integer sums and products wrap around (as PyTorch's do): computed unsigned, in a
  * type no narrower than unsigned int so that no promotion to int can overflow. */
@@ -127,11 +144,13 @@ DEF_INT(i64, int64_t, uint64_t)
 
 typedef void (*scatter_fn)(const void* job, cg_index o, cg_index j0, cg_index j1);
 
-#define ROW(SUFFIX) {sc_add_##SUFFIX, sc_mul_##SUFFIX, sc_max_##SUFFIX, sc_min_##SUFFIX}
+#define ROW(SUFFIX, I)                                                                     \
+    {sc_add_##SUFFIX##_##I, sc_mul_##SUFFIX##_##I, sc_max_##SUFFIX##_##I, sc_min_##SUFFIX##_##I}
+#define ROWS(I) {ROW(u8, I), ROW(i8, I), ROW(i16, I), ROW(i32, I), ROW(i64, I), ROW(f32, I),  \
+                 ROW(f64, I)}
 
-static scatter_fn pick(int op, int dtype) {
-    static const scatter_fn table[][CG_SCATTER_NUM_OPS] = {
-        ROW(u8), ROW(i8), ROW(i16), ROW(i32), ROW(i64), ROW(f32), ROW(f64)};
+static scatter_fn pick(int op, int dtype, int index64) {
+    static const scatter_fn table[2][7][CG_SCATTER_NUM_OPS] = {ROWS(i32), ROWS(i64)};
     int row;
     switch (dtype) {
         case CG_UINT8: row = 0; break;
@@ -144,10 +163,10 @@ static scatter_fn pick(int op, int dtype) {
         default: return NULL;
     }
     if (op < 0 || op >= CG_SCATTER_NUM_OPS) return NULL;
-    return table[row][op];
+    return table[index64 != 0][row][op];
 }
 
-int cg_has_scatter(int op, int dtype) { return pick(op, dtype) != NULL; }
+int cg_has_scatter(int op, int dtype) { return pick(op, dtype, 1) != NULL; }
 
 /* Run units [u0, u1) of the job: each outer position's columns in one call. */
 static void run_units(const scatter_job* j, cg_index u0, cg_index u1) {
@@ -167,7 +186,7 @@ static void scatter_chunk(void* p, int chunk) {
 
 int cg_scatter(int op, int dtype, const cg_scatter_geom* g, char* target, const char* src,
                const char* index) {
-    scatter_fn fn = pick(op, dtype);
+    scatter_fn fn = pick(op, dtype, g->index64);
     if (fn == NULL) return -1;
     /* simplify: drop size-1 dims off dim, merge contiguous neighbours off dim */
     int nd = 0, d = -1;
@@ -218,7 +237,6 @@ int cg_scatter(int op, int dtype, const cg_scatter_geom* g, char* target, const 
     }
     j.units = outer * j.ncol;
     j.wrap = g->wrap;
-    j.index64 = g->index64;
     j.t = target;
     j.s = src;
     j.idx = index;
