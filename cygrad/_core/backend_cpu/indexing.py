@@ -367,18 +367,18 @@ def scatter(self, dim, index, src, value, reduce=None, include_self=True):
         vals = _private(_along(_nd(src))[tuple(slice(0, n) for n in i1.shape)], a1)
     else:
         vals = _number(value, a1.dtype)
-    pos = _scatter_positions(i1, dim)
     if reduce is None:
-        a1[pos] = vals
+        a1[_scatter_positions(i1, dim)] = vals
         return self
     if not include_self:
-        a1[pos] = _reduce_identity(reduce, a1.dtype)
+        a1[_scatter_positions(i1, dim)] = _reduce_identity(reduce, a1.dtype)
     if _sk.supports(reduce, a1.dtype):
         if vals.ndim != a1.ndim:
             vals = vals.reshape((1,) * a1.ndim)
         _sk.scatter_(reduce, _covered(a1, i1, dim), dim, i1, vals, opname="scatter")
     else:
-        _SCATTER_UFUNCS[reduce].at(a1, pos, np.broadcast_to(vals, i1.shape))
+        _SCATTER_UFUNCS[reduce].at(a1, _scatter_positions(i1, dim),
+                                   np.broadcast_to(vals, i1.shape))
     if reduce == "mean":
         # divide by how many values met at each place (self counting as one)
         count = _count_at(a1.shape, i1, dim)

@@ -252,21 +252,50 @@ int cg_scatter(int op, int dtype, const cg_scatter_geom* g, char* target, const 
     return 0;
 }
 
+/* Is any of the n values at p (step `step`) outside [low, high)? Branch-free, so the
+ * common all-good case runs as a vector loop. */
+#define DEF_ANY_BAD(NAME, IT)                                                              \
+    CG_HOT static int NAME(const IT* p, cg_index n, cg_index step, int64_t low,            \
+                           int64_t high) {                                                 \
+        const uint64_t span = (uint64_t)high - (uint64_t)low;   /* v - low < span: inside */ \
+        int bad = 0;                                                                       \
+        if (step == 1) {                                                                   \
+            for (cg_index k = 0; k < n; k++)                                               \
+                bad |= (uint64_t)(int64_t)p[k] - (uint64_t)low >= span;                     \
+        } else {                                                                           \
+            for (cg_index k = 0; k < n; k++)                                               \
+                bad |= (uint64_t)(int64_t)p[k * step] - (uint64_t)low >= span;             \
+        }                                                                                  \
+        return bad;                                                                        \
+    }
+DEF_ANY_BAD(any_bad_i32, int32_t)
+DEF_ANY_BAD(any_bad_i64, int64_t)
+
 int cg_index_first_bad(int ndim, const cg_index* shape, const cg_index* strides, int index64,
                        const char* index, int64_t low, int64_t high, int64_t* bad) {
-    cg_index n = 1, pos[CG_MAX_DIMS];
+    cg_index rows = 1, pos[CG_MAX_DIMS];
+    if (ndim == 0) return 0;
     for (int k = 0; k < ndim; k++) {
-        n *= shape[k];
+        if (shape[k] == 0) return 0;
         pos[k] = 0;
     }
-    cg_index off = 0;
-    for (cg_index e = 0; e < n; e++) {
-        int64_t v = index64 ? ((const int64_t*)index)[off] : ((const int32_t*)index)[off];
-        if (v < low || v >= high) {
-            *bad = v;
-            return 1;
+    for (int k = 0; k < ndim - 1; k++) rows *= shape[k];
+    const cg_index n = shape[ndim - 1], step = strides[ndim - 1];
+    cg_index off = 0;               /* of the current row, in elements */
+    for (cg_index r = 0; r < rows; r++) {
+        int found = index64 ? any_bad_i64((const int64_t*)index + off, n, step, low, high)
+                            : any_bad_i32((const int32_t*)index + off, n, step, low, high);
+        if (found) {                /* the first bad value of this row, C order */
+            for (cg_index k = 0; k < n; k++) {
+                int64_t v = index64 ? ((const int64_t*)index)[off + k * step]
+                                    : ((const int32_t*)index)[off + k * step];
+                if (v < low || v >= high) {
+                    *bad = v;
+                    return 1;
+                }
+            }
         }
-        for (int k = ndim - 1; k >= 0; k--) {      /* next position, C order */
+        for (int k = ndim - 2; k >= 0; k--) {      /* next row, C order */
             off += strides[k];
             if (++pos[k] < shape[k]) break;
             off -= strides[k] * shape[k];
