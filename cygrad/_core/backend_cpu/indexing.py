@@ -249,6 +249,9 @@ def _index_put_add(target, index, vals):
             items.append(item)
     items += [slice(None)] * (target.ndim - len(items))
     adv = [k for k, item in enumerate(items) if type(item) is np.ndarray]
+    if not adv:                     # slices only: nothing repeats
+        target += vals
+        return
     bshape = np.broadcast_shapes(*(items[k].shape for k in adv))
     nb = math.prod(bshape)
     sliced = [k for k in range(target.ndim) if k not in adv]
