@@ -329,3 +329,18 @@ def test_kernel_checks_its_own_arguments():
         ro.flags.writeable = False
         sk.scatter_("add", ro, 0, np.array([[0]]), np.ones((1, 4), np.float32))
     assert not t.any()                              # nothing written by a refused call
+
+
+def test_index_sharing_memory_with_the_target_is_read_before_the_writes():
+    """An int64 tensor used as its own index: the index is read as it was, never as
+    the loop's writes change it (which could point outside the target). (PyTorch
+    refuses this call with "unsupported operation"; cygrad does not check that yet.)"""
+    values = np.array([1, 0, 2, 1])
+    x = cygrad.from_numpy(values.copy())
+    x.index_add_(0, x, cygrad.tensor([100, 200, 300, 400]))
+    expected = values.copy()
+    np.add.at(expected, values, [100, 200, 300, 400])
+    assert x.tolist() == expected.tolist()
+    t = np.array([[1, 0, 2]])
+    sk.scatter_("add", t, 1, t, np.full((1, 3), 50))      # the kernel itself copies
+    assert t.tolist() == [[51, 50, 52]]

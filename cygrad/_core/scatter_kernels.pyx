@@ -90,6 +90,28 @@ cdef int _elements(cnp.ndarray a, int k, str what) except -1:
     return 0
 
 
+cdef bint _overlap(cnp.ndarray a, cnp.ndarray b):
+    """Can the memory of ``a`` and ``b`` overlap? (Their byte ranges meet.)"""
+    cdef Py_ssize_t alo, ahi, blo, bhi
+    alo, ahi = _extent(a)
+    blo, bhi = _extent(b)
+    return alo < bhi and blo < ahi
+
+
+cdef tuple _extent(cnp.ndarray a):
+    cdef Py_ssize_t lo = <Py_ssize_t>cnp.PyArray_BYTES(a), hi = lo, step
+    cdef int k
+    for k in range(cnp.PyArray_NDIM(a)):
+        if cnp.PyArray_DIMS(a)[k] == 0:
+            return (lo, lo)
+        step = cnp.PyArray_STRIDES(a)[k] * (cnp.PyArray_DIMS(a)[k] - 1)
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return (lo, hi + cnp.PyArray_ITEMSIZE(a))
+
+
 def scatter_(str op, cnp.ndarray target not None, int dim, cnp.ndarray index not None,
              cnp.ndarray src not None, *, bint wrap=False, bint check=True, bint offsets=False,
              str opname="scatter"):
@@ -103,7 +125,8 @@ def scatter_(str op, cnp.ndarray target not None, int dim, cnp.ndarray index not
     "multiply"/"prod", "amax" or "amin" (NaN wins). ``wrap``: a negative index
     counts from the end. ``offsets``: the index values are element offsets from
     ``target``'s first element instead (computed by the caller: nothing checked).
-    ``src`` must not share memory with ``target``.
+    ``src`` must not share memory with ``target``; an ``index`` that does is copied
+    first.
 
     Examples
     --------
@@ -138,6 +161,9 @@ def scatter_(str op, cnp.ndarray target not None, int dim, cnp.ndarray index not
         raise IndexError(f"{opname}: dim {dim} out of range for {nd} dims")
     if not cnp.PyArray_ISWRITEABLE(target):
         raise ValueError(f"{opname}: the target is read-only")
+    if _overlap(index, target):
+        # the loop writes what it would read next: read the index from a copy
+        index = index.copy()
     for what, arr in (("target", target), ("source", src), ("index", index)):
         for k in range(nd):
             _elements(arr, k, what)
