@@ -99,6 +99,7 @@ extensions = [
     ext("gemm"),
     ext("optim_kernels", ["cygrad/_core/cpu/optim.c"]),
     ext("rnn_kernels", ["cygrad/_core/cpu/rnn.c"]),
+    ext("scatter_kernels", ["cygrad/_core/cpu/scatter.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

@@ -148,6 +148,7 @@ def make_cases(quick=False):
     cases.extend(_numpy_api_cases())
     cases.extend(_recurrent_cases(cygrad, torch))
     cases.extend(_conv_cases(cygrad, torch))
+    cases.extend(_scatter_cases(cygrad, torch))
     cases.extend(_training_cases(cygrad, torch, quick))
     cases += loop_cases(cygrad, torch, quick)
     return cases
@@ -353,6 +354,47 @@ def _conv_cases(cygrad, torch):
             Case("max_pool2d 2x2 N32 C16 32x32", group,
                  lambda rng: (_uniform(rng, (32, 16, 32, 32)),),
                  ops={k: pool(F) for k, F in libs.items()}, requires_grad=True)]
+
+
+def _scatter_cases(cygrad, torch):
+    """Scatter-adds (cpu/scatter.c): ``index_add`` of 1,536 rows into (1000, 64), the
+    embedding gradient's shape, and ``scatter_add`` into (512, 64) along dim 0; NumPy
+    is ``np.add.at`` on a copy.  ``bench/scatter.py`` times the backward passes."""
+    from harness import Case
+    group = "scatter-adds (float32, out of place)"
+
+    def rows(rng):
+        return (np.zeros((1000, 64), np.float32), rng.integers(0, 1000, 1536),
+                _uniform(rng, (1536, 64)))
+
+    def grid(rng):
+        return (np.zeros((512, 64), np.float32), rng.integers(0, 512, (512, 64)),
+                _uniform(rng, (512, 64)))
+
+    def np_index_add(x, i, s):
+        out = x.copy()
+        np.add.at(out, i, s)
+        return out
+
+    def np_scatter_add(x, i, s):
+        out = x.copy()
+        np.add.at(out, (i, np.arange(i.shape[1])), s)
+        return out
+
+    def index_add(x, i, s):
+        return x.index_add(0, i, s)
+
+    def scatter_add(x, i, s):
+        return x.scatter_add(0, i, s)
+
+    def libs(cy, npy):
+        ops = {"cygrad": cy, "numpy": npy}
+        if torch is not None:
+            ops["torch"] = cy
+        return ops
+    return [Case("index_add (1000,64) dim 0, 1536 rows", group, rows,
+                 ops=libs(index_add, np_index_add)),
+            Case("scatter_add (512,64) dim 0", group, grid, ops=libs(scatter_add, np_scatter_add))]
 
 
 def _same_weights(models, rng):

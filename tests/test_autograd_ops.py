@@ -52,6 +52,8 @@ FAMILY_MODULES = {
     "nnextra": ("cygrad.ops", "cygrad.nn._ops"),   # (grid_sample, affine_grid: composed)
     "plumbing": ("cygrad.ops.shape", "cygrad.ops.view_functions", "cygrad.ops.elementwise",
                  "cygrad.autograd"),   # (composed: view, clone, sub and fill_ Functions)
+    # the embedding's Function, and index_put's (a clone's node first)
+    "scatter": ("cygrad.nn._ops", "cygrad.ops.indexing", "cygrad.ops.shape"),
 }
 
 

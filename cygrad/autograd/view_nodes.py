@@ -18,6 +18,7 @@ import numpy as np
 
 from .._core import engine as _E
 from .._core import tensor as _C
+from .._core.dispatch import kernel
 from .._core.tensor import TensorBase
 from .function import Function
 
@@ -93,8 +94,9 @@ def _place(g, base, view):
         region = out._as_strided_any(view.shape, view.strides, view.offset - base.offset)
         _C._copy_into(region, g)
     else:
-        idx = _flat_index(base, view)
-        np.add.at(_C._ndarray(out).reshape(-1), idx, _C._ndarray(g.contiguous()).reshape(-1))
+        idx = _C.from_numpy(np.ascontiguousarray(_flat_index(base, view), dtype=np.int64))
+        # put(accumulate=True): the C scatter loop, repeats counted in order
+        kernel("put", out.device.type)(out, idx, g.contiguous().reshape(-1), True)
     return out
 
 

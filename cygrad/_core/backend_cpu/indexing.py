@@ -25,10 +25,13 @@ Examples
 >>> kernel("first_out_of_bounds", "cpu")(cygrad.tensor([0, 5, -1]), 0, 3)
 5
 """
+import math
+
 import numpy as np
 
 from .. import dtype as _dt
 from .. import fastpath as _fastpath
+from .. import scatter_kernels as _sk
 from .. import tensor as _C
 from ..dispatch import register
 
@@ -234,12 +237,71 @@ def index_put(x, basic, advanced, values, accumulate):
         return x
     index = _advanced(advanced)
     if accumulate:
+        if _sk.supports("add", target.dtype):
+            _index_put_add(target, index, vals)
+            return x
         if len(index) == 1 and index[0].dtype == np.bool_:
             index = np.nonzero(index[0])     # ufunc.at takes integer positions
         np.add.at(target, index, vals)
     else:
         target[index] = vals
     return x
+
+
+def _index_put_add(target, index, vals):
+    """``target[index] += vals`` with repeats counted, by the C scatter loop.
+
+    ``index``: int arrays (negative from the end) and bool masks for some dims,
+    ``slice(None)`` for the others, as NumPy reads them.  One int array along dim k
+    is an ``index_add`` along k.  Several are turned into element offsets from the
+    target's start: the broadcast index positions become one dim of the loop, at the
+    place NumPy puts them in the result (where the arrays were when they are
+    neighbours, first otherwise), the sliced dims keep the target's strides.
+    """
+    items = []
+    for item in index:              # a mask stands for its nonzero positions
+        if type(item) is np.ndarray and item.dtype == np.bool_:
+            items.extend(np.nonzero(item))
+        else:
+            items.append(item)
+    items += [slice(None)] * (target.ndim - len(items))
+    adv = [k for k, item in enumerate(items) if type(item) is np.ndarray]
+    if not adv:                     # slices only: nothing repeats
+        target += vals
+        return
+    bshape = np.broadcast_shapes(*(items[k].shape for k in adv))
+    nb = math.prod(bshape)
+    sliced = [k for k in range(target.ndim) if k not in adv]
+    if adv == list(range(adv[0], adv[-1] + 1)):
+        pre, post = sliced[:adv[0]], sliced[adv[0]:]
+    else:
+        pre, post = [], sliced
+    shape_of = target.shape
+    result = tuple(shape_of[k] for k in pre) + bshape + tuple(shape_of[k] for k in post)
+    space = tuple(shape_of[k] for k in pre) + (nb,) + tuple(shape_of[k] for k in post)
+    dim = len(pre)
+    src = np.broadcast_to(_private(vals, target) if type(vals) is np.ndarray else
+                          np.asarray(vals, dtype=target.dtype), result).reshape(space)
+    if src.dtype != target.dtype:
+        src = src.astype(target.dtype)
+    lead = (1,) * dim
+    trail = (1,) * (len(space) - dim - 1)
+    if len(adv) == 1:
+        k = adv[0]
+        idx = items[k].reshape(lead + (nb,) + trail)
+        _sk.scatter_("add", target, k, idx, src, wrap=True, check=False, opname="index_put_")
+        return
+    isz = target.itemsize
+    offsets = np.zeros(bshape, dtype=np.int64)
+    for k in adv:
+        offsets += (items[k].astype(np.int64, copy=False) % shape_of[k]) * \
+            (target.strides[k] // isz)
+    strides = target.strides
+    geometry = np.lib.stride_tricks.as_strided(
+        target, tuple(shape_of[k] for k in pre) + (1,) + tuple(shape_of[k] for k in post),
+        tuple(strides[k] for k in pre) + (isz,) + tuple(strides[k] for k in post))
+    _sk.scatter_("add", geometry, dim, offsets.reshape(lead + (nb,) + trail), src,
+                 offsets=True, opname="index_put_")
 
 
 # ---------------------------------------------------------------- gather / scatter
@@ -278,6 +340,24 @@ def _scatter_positions(idx, dim):
     return tuple(grid)
 
 
+def _covered(arr, idx, dim):
+    """The view of ``arr`` that an index of ``idx``'s shape reaches along ``dim``:
+    its extent off ``dim`` (PyTorch's index may be smaller than the target)."""
+    return arr[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(idx.shape))]
+
+
+def _count_at(shape, idx, dim, weights=None):
+    """int64 zeros of ``shape`` plus, at each place ``idx`` points to along ``dim``, one
+    (or the int ``weights`` of the positions of ``idx``) per position."""
+    count = np.zeros(shape, dtype=np.int64)
+    if idx.size:
+        src = np.ones((1,) * idx.ndim, dtype=np.int64) if weights is None else \
+            weights.astype(np.int64)
+        _sk.scatter_("add", _covered(count, idx, dim), dim, idx, src, check=False,
+                     opname="scatter")
+    return count
+
+
 # reduce name -> ufunc applied with .at
 _SCATTER_UFUNCS = {"add": np.add, "sum": np.add, "mean": np.add, "multiply": np.multiply,
                    "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
@@ -307,17 +387,21 @@ def scatter(self, dim, index, src, value, reduce=None, include_self=True):
         vals = _private(_along(_nd(src))[tuple(slice(0, n) for n in i1.shape)], a1)
     else:
         vals = _number(value, a1.dtype)
-    pos = _scatter_positions(i1, dim)
     if reduce is None:
-        a1[pos] = vals
+        a1[_scatter_positions(i1, dim)] = vals
         return self
     if not include_self:
-        a1[pos] = _reduce_identity(reduce, a1.dtype)
-    _SCATTER_UFUNCS[reduce].at(a1, pos, np.broadcast_to(vals, i1.shape))
+        a1[_scatter_positions(i1, dim)] = _reduce_identity(reduce, a1.dtype)
+    if _sk.supports(reduce, a1.dtype):
+        if vals.ndim != a1.ndim:
+            vals = vals.reshape((1,) * a1.ndim)
+        _sk.scatter_(reduce, _covered(a1, i1, dim), dim, i1, vals, opname="scatter")
+    else:
+        _SCATTER_UFUNCS[reduce].at(a1, _scatter_positions(i1, dim),
+                                   np.broadcast_to(vals, i1.shape))
     if reduce == "mean":
         # divide by how many values met at each place (self counting as one)
-        count = np.zeros(a1.shape, dtype=np.int64)
-        np.add.at(count, pos, 1)
+        count = _count_at(a1.shape, i1, dim)
         count += 1 if include_self else (count == 0)
         if a1.dtype.kind in "iu":
             a1[...] = np.floor_divide(a1, count).astype(a1.dtype)
@@ -344,8 +428,7 @@ def scatter_reduce_weights(x, dim, index, src, result, reduce, include_self):
     if reduce == "sum":
         return (_float_tensor(~reached, dtype, shape),)
     if reduce == "mean":
-        count = np.zeros(reached.shape, dtype=np.int64)
-        np.add.at(count, pos, 1)
+        count = _count_at(reached.shape, i1, dim)
         count += 1 if include_self else 0
         inv = 1.0 / np.maximum(count, 1)
         return _float_tensor(inv, dtype, shape), _float_tensor(~reached, dtype, shape)
@@ -356,14 +439,12 @@ def scatter_reduce_weights(x, dim, index, src, result, reduce, include_self):
         if not include_self:
             self_hit &= ~reached
         src_hit = src_part == res[pos]
-        hits = self_hit.astype(np.int64)
-        np.add.at(hits, pos, src_hit)
+        hits = self_hit.astype(np.int64) + _count_at(self_hit.shape, i1, dim, src_hit)
         inv = 1.0 / np.maximum(hits, 1)
         return (_float_tensor(self_hit * inv, dtype, shape), _float_tensor(inv, dtype, shape),
                 _float_tensor(src_hit, dtype, ishape))
     src_zero = src_part == 0
-    zeros_at = np.zeros(reached.shape, dtype=np.int64)
-    np.add.at(zeros_at, pos, src_zero)
+    zeros_at = _count_at(reached.shape, i1, dim, src_zero)
     lone_zero = src_zero & (zeros_at[pos] == 1)
     return (_float_tensor(~reached, dtype, shape), _wrap(src_zero.reshape(ishape)),
             _float_tensor(lone_zero, dtype, ishape))
@@ -417,11 +498,21 @@ def index_copy(input, dim, index, source):
 def index_add(input, dim, index, source, alpha):
     """In place: ``alpha * source``'s slices added to ``input``'s at ``index`` along
     ``dim``; repeated indices all add up."""
-    arr = _moved(_nd(input), dim)
-    src = _moved_source(source, dim, arr)
+    arr = _along(_nd(input))
+    idx = _nd(index).reshape(-1)
+    if not _sk.supports("add", arr.dtype):
+        arr = _moved(arr, dim)
+        src = _moved_source(source, dim, arr)
+        if alpha != 1:
+            src = (src * _number(alpha, arr.dtype)).astype(arr.dtype)
+        np.add.at(arr, idx, src)
+        return input
+    src = _private(_along(_nd(source)), arr)
     if alpha != 1:
         src = (src * _number(alpha, arr.dtype)).astype(arr.dtype)
-    np.add.at(arr, _nd(index).reshape(-1), src)
+    shape = [1] * arr.ndim
+    shape[dim] = idx.size
+    _sk.scatter_("add", arr, dim, idx.reshape(shape), src, opname="index_add_")
     return input
 
 
@@ -457,11 +548,29 @@ def put(input, index, source, accumulate):
         vals = _operand(source, target.dtype)
         if isinstance(vals, np.ndarray) and vals.ndim:
             vals = _private(vals.reshape(-1), target)
-        if accumulate:
+        if accumulate and _sk.supports("add", target.dtype):
+            _put_add(target, pos, vals)
+        elif accumulate:
             np.add.at(target, pos, vals)
         else:
             target[pos] = vals
     return input
+
+
+def _put_add(target, pos, vals):
+    """``target[pos] += vals`` (repeats counted) by the C scatter loop: ``pos`` the
+    flat positions of a contiguous ``target`` (negative from the end), or the
+    unravelled positions of another."""
+    src = np.asarray(vals, dtype=target.dtype).reshape(-1)
+    if type(pos) is np.ndarray:
+        _sk.scatter_("add", target, 0, pos, src, wrap=True, check=False, opname="put_")
+        return
+    isz = target.itemsize
+    offsets = np.zeros(pos[0].shape, dtype=np.int64)
+    for k, p in enumerate(pos):
+        offsets += p * (target.strides[k] // isz)
+    geometry = np.lib.stride_tricks.as_strided(target, (1,), (isz,))
+    _sk.scatter_("add", geometry, 0, offsets, src, offsets=True, opname="put_")
 
 
 # ---------------------------------------------------------------- masks, nonzero, where

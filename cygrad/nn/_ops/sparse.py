@@ -1,8 +1,9 @@
 """Embedding lookup: ``embedding``.
 
 The forward pass is a row gather (``index_select``) and the backward pass the
-matching scatter-add (``index_add``) of the output gradient's rows into a zero
-gradient for the table, both single kernels over all indices.
+matching scatter-add (``index_add_``) of the output gradient's rows into a zero
+gradient for the table, both single kernels over all indices (the scatter-add is the
+C loop of ``cygrad/_core/cpu/scatter.c``).
 """
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
@@ -38,7 +39,8 @@ class Embedding(Function):
             rows = rows / counts.index_select(0, flat).unsqueeze(1)
         if ctx.padding_idx is not None:
             rows = rows.masked_fill(flat.eq(ctx.padding_idx).unsqueeze(1), 0.0)
-        gw = zeros(ctx.shape, dtype=grad.dtype, device=grad.device).index_add(0, flat, rows)
+        # in place into a fresh zero table: the out-of-place form would copy it first
+        gw = zeros(ctx.shape, dtype=grad.dtype, device=grad.device).index_add_(0, flat, rows)
         return gw, None, None, None
 
     @staticmethod
