@@ -96,6 +96,7 @@ extensions = [
     ext("conv_kernels", ["cygrad/_core/cpu/conv.c"]),
     ext("fastpath", ["cygrad/_core/cpu/fastpath.c"]),
     ext("special_kernels", ["cygrad/_core/cpu/special.c"]),
+    ext("fused_kernels", ["cygrad/_core/cpu/fused.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

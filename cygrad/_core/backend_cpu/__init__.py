@@ -22,3 +22,4 @@ from . import fft  # noqa: F401
 from . import random  # noqa: F401
 from . import special  # noqa: F401
 from . import tensorops  # noqa: F401
+from . import fused  # noqa: F401
