@@ -17,31 +17,104 @@ float erff(float) CG_SIMD; double erf(double) CG_SIMD;
 #define SQRT_2_OVER_PI 0.79788456080286535588
 #define INV_SQRT_2PI 0.39894228040143267794
 #define GELU_CUBIC 0.044715
+/* 8 lanes of each dtype, and the integer vectors of their comparisons */
+typedef float cg_vf8 __attribute__((vector_size(32)));
+typedef int32_t cg_vi8 __attribute__((vector_size(32)));
+typedef double cg_vd8 __attribute__((vector_size(64)));
+typedef int64_t cg_vl8 __attribute__((vector_size(64)));
+#define BLOCK 256          /* elements of a row handled per buffer */
 
-#define DEF_FUSED(S, T, EXP, LOG, ERF, TANH, SQRT)                                            \
+#define DEF_FUSED(S, T, V, VI, EXP, LOG, ERF, TANH, SQRT)                                            \
                                                                                               \
-static inline T row_max_##S(const T* x, cg_index n, cg_index st) {                            \
-    T m = -INFINITY;                                                                          \
-    for (cg_index j = 0; j < n; j++) {                                                        \
-        T v = x[j * st];                                                                      \
-        if (v > m || v != v) m = v;                                                           \
-        if (m != m) break;                                                                    \
+/* Max, sum and dot product of a contiguous row in one vector of 8 lanes of T     \
+ * (gcc's vector types, as in reduce.c), lanes combined in a fixed order: the same   \
+ * result on every instruction-set variant. A NaN is not propagated by the max; it    \
+ * reaches the result through the exp or sum that follows. */                         \
+static inline V load_##S(const T* p) {                                                        \
+    V v;                                                                                      \
+    memcpy(&v, p, sizeof v);                                                                  \
+    return v;                                                                                 \
+}                                                                                             \
+                                                                                              \
+static inline T hsum_##S(V a) {                                                               \
+    return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));                 \
+}                                                                                             \
+                                                                                              \
+static inline T row_max_##S(const T* x, cg_index n) {                                         \
+    V acc = (V){0} - (T)INFINITY;                                                             \
+    cg_index j = 0;                                                                           \
+    for (; j + 8 <= n; j += 8) {                                                              \
+        V v = load_##S(x + j);                                                                \
+        VI gt = v > acc;                                                                      \
+        acc = (V)(((VI)v & gt) | ((VI)acc & ~gt));                                            \
     }                                                                                         \
+    T m = -INFINITY;                                                                          \
+    for (int l = 0; l < 8; l++) m = acc[l] > m ? acc[l] : m;                                  \
+    for (; j < n; j++) m = x[j] > m ? x[j] : m;                                               \
     return m;                                                                                 \
 }                                                                                             \
                                                                                               \
-CG_HOT static void softmax_row_##S(const T* x, T* y, cg_index n, int is_log) {                   \
-    T m = row_max_##S(x, n, 1);                                                               \
-    double s = 0;                                                                             \
-    if (is_log) {                                                                                \
+static inline T row_sum_##S(const T* x, cg_index n) {                                         \
+    V acc = {0};                                                                              \
+    cg_index j = 0;                                                                           \
+    for (; j + 8 <= n; j += 8) acc += load_##S(x + j);                                        \
+    T s = hsum_##S(acc);                                                                      \
+    for (; j < n; j++) s += x[j];                                                             \
+    return s;                                                                                 \
+}                                                                                             \
+                                                                                              \
+static inline T row_dot_##S(const T* x, const T* y, cg_index n) {                             \
+    V acc = {0};                                                                              \
+    cg_index j = 0;                                                                           \
+    for (; j + 8 <= n; j += 8) acc += load_##S(x + j) * load_##S(y + j);                      \
+    T s = hsum_##S(acc);                                                                      \
+    for (; j < n; j++) s += x[j] * y[j];                                                      \
+    return s;                                                                                 \
+}                                                                                             \
+                                                                                              \
+/* sum(exp(x - m)) through a block buffer, so the exp loop vectorises */              \
+static inline T row_sumexp_##S(const T* x, cg_index n, T m) {                                 \
+    T buf[BLOCK];                                                                             \
+    T s = 0;                                                                                  \
+    for (cg_index j0 = 0; j0 < n; j0 += BLOCK) {                                              \
+        cg_index len = n - j0 < BLOCK ? n - j0 : BLOCK;                                       \
+        for (cg_index k = 0; k < len; k++) buf[k] = EXP(x[j0 + k] - m);                       \
+        s += row_sum_##S(buf, len);                                                           \
+    }                                                                                         \
+    return s;                                                                                 \
+}                                                                                             \
+                                                                                              \
+/* sum((x - mu)^2) */                                                                         \
+static inline T row_sqdev_##S(const T* x, cg_index n, T mu) {                                 \
+    V acc = {0};                                                                              \
+    cg_index j = 0;                                                                           \
+    for (; j + 8 <= n; j += 8) {                                                              \
+        V d = load_##S(x + j) - mu;                                                           \
+        acc += d * d;                                                                         \
+    }                                                                                         \
+    T s = hsum_##S(acc);                                                                      \
+    for (; j < n; j++) s += (x[j] - mu) * (x[j] - mu);                                        \
+    return s;                                                                                 \
+}                                                                                             \
+                                                                                              \
+static inline T strided_max_##S(const T* x, cg_index n, cg_index st) {                        \
+    T m = -INFINITY;                                                                          \
+    for (cg_index j = 0; j < n; j++) m = x[j * st] > m ? x[j * st] : m;                       \
+    return m;                                                                                 \
+}                                                                                             \
+                                                                                              \
+CG_HOT static void softmax_row_##S(const T* restrict x, T* restrict y, cg_index n, int is_log) {                 \
+    T m = row_max_##S(x, n);                                                                  \
+    T s;                                                                                      \
+    if (is_log) {                                                                             \
         for (cg_index j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                \
-        for (cg_index j = 0; j < n; j++) s += y[j];                                           \
+        s = row_sum_##S(y, n);                                                                \
         T ls = (T)LOG(s);          /* (x - m) first: exact near the max */                 \
         for (cg_index j = 0; j < n; j++) y[j] = (x[j] - m) - ls;                              \
     } else {                                                                                  \
         for (cg_index j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                \
-        for (cg_index j = 0; j < n; j++) s += y[j];                                           \
-        T inv = (T)(1.0 / s);                                                                 \
+        s = row_sum_##S(y, n);                                                                \
+        T inv = (T)1 / s;                                                                     \
         for (cg_index j = 0; j < n; j++) y[j] *= inv;                                         \
     }                                                                                         \
 }                                                                                             \
@@ -56,7 +129,7 @@ void cg_softmax_fwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index inner,   
         cg_index base = (r / inner) * n * inner + r % inner;                                  \
         const T* xr = x + base;                                                               \
         T* yr = y + base;                                                                     \
-        T m = row_max_##S(xr, n, inner);                                                      \
+        T m = strided_max_##S(xr, n, inner);                                                  \
         double s = 0;                                                                         \
         for (cg_index j = 0; j < n; j++) s += EXP(xr[j * inner] - m);                         \
         if (is_log) {                                                                            \
@@ -77,6 +150,16 @@ CG_HOT void cg_softmax_bwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index in
         const T* yr = y + base;                                                               \
         const T* gr = g + base;                                                               \
         T* dr = dx + base;                                                                    \
+        if (inner == 1) {                                                                     \
+            if (is_log) {                                                                     \
+                T ts = row_sum_##S(gr, n);                                                    \
+                for (cg_index j = 0; j < n; j++) dr[j] = scale * (gr[j] - EXP(yr[j]) * ts);   \
+            } else {                                                                          \
+                T ts = row_dot_##S(gr, yr, n);                                                \
+                for (cg_index j = 0; j < n; j++) dr[j] = scale * (yr[j] * (gr[j] - ts));      \
+            }                                                                                 \
+            continue;                                                                         \
+        }                                                                                     \
         double s = 0;                                                                         \
         if (is_log) {                                                                            \
             for (cg_index j = 0; j < n; j++) s += gr[j * st];                                 \
@@ -107,15 +190,13 @@ CG_HOT void cg_attn_softmax_##S(cg_index r0, cg_index r1, cg_index L, cg_index S
         } else {                                                                              \
             for (cg_index j = 0; j < nk; j++) pr[j] = sr[j] * scale;                          \
         }                                                                                     \
-        T m = row_max_##S(pr, nk, 1);                                                         \
+        T m = row_max_##S(pr, nk);                                                            \
         if (m == -INFINITY) {      /* every key masked: zeros, as PyTorch's safe softmax */   \
             memset(pr, 0, (size_t)S * sizeof(T));                                             \
             continue;                                                                         \
         }                                                                                     \
         for (cg_index j = 0; j < nk; j++) pr[j] = EXP(pr[j] - m);                             \
-        double sum = 0;                                                                       \
-        for (cg_index j = 0; j < nk; j++) sum += pr[j];                                       \
-        T inv = (T)(1.0 / sum);                                                               \
+        T inv = (T)1 / row_sum_##S(pr, nk);                                                   \
         for (cg_index j = 0; j < nk; j++) pr[j] *= inv;                                       \
         for (cg_index j = nk; j < S; j++) pr[j] = 0;                                          \
     }                                                                                         \
@@ -127,15 +208,9 @@ CG_HOT void cg_layer_norm_fwd_##S(cg_index r0, cg_index r1, cg_index n, const T*
     for (cg_index r = r0; r < r1; r++) {                                                      \
         const T* xr = x + r * n;                                                              \
         T* yr = y + r * n;                                                                    \
-        double s = 0, ss = 0;                                                                 \
-        for (cg_index j = 0; j < n; j++) s += xr[j];                                          \
-        double mu = n ? s / (double)n : 0.0;                                                  \
-        for (cg_index j = 0; j < n; j++) {                                                    \
-            double d = xr[j] - mu;                                                            \
-            ss += d * d;                                                                      \
-        }                                                                                     \
-        double rs = 1.0 / sqrt((n ? ss / (double)n : 0.0) + eps);                             \
-        T tm = (T)mu, tr = (T)rs;                                                             \
+        T tm = n ? row_sum_##S(xr, n) / (T)n : (T)0;                                          \
+        double var = n ? (double)row_sqdev_##S(xr, n, tm) / (double)n : 0.0;                  \
+        T tr = (T)(1.0 / sqrt(var + eps));                                                    \
         mean[r] = tm;                                                                         \
         rstd[r] = tr;                                                                         \
         if (w && b) for (cg_index j = 0; j < n; j++) yr[j] = (xr[j] - tm) * tr * w[j] + b[j]; \
@@ -154,23 +229,29 @@ CG_HOT void cg_layer_norm_bwd_##S(cg_index r0, cg_index r1, cg_index n, const T*
         const T* gr = g + r * n;                                                              \
         const T* xr = x + r * n;                                                              \
         T mu = mean[r], rs = rstd[r];                                                         \
-        double a = 0, c = 0;       /* sums of g*w and of g*w*xhat */                          \
-        for (cg_index j = 0; j < n; j++) {                                                    \
-            T xh = (xr[j] - mu) * rs;                                                         \
-            T gw = w ? gr[j] * w[j] : gr[j];                                                  \
-            a += gw;                                                                          \
-            c += (double)gw * xh;                                                             \
-            if (dw_part) dw_part[j] += (double)gr[j] * xh;                                    \
-            if (db_part) db_part[j] += gr[j];                                                 \
+        T xh[BLOCK], gw[BLOCK];                                                               \
+        T a = 0, c = 0;            /* sums of g*w and of g*w*xhat */                          \
+        for (cg_index j0 = 0; j0 < n; j0 += BLOCK) {                                          \
+            cg_index len = n - j0 < BLOCK ? n - j0 : BLOCK;                                   \
+            for (cg_index k = 0; k < len; k++) xh[k] = (xr[j0 + k] - mu) * rs;                \
+            if (w) for (cg_index k = 0; k < len; k++) gw[k] = gr[j0 + k] * w[j0 + k];         \
+            else for (cg_index k = 0; k < len; k++) gw[k] = gr[j0 + k];                       \
+            a += row_sum_##S(gw, len);                                                        \
+            c += row_dot_##S(gw, xh, len);                                                    \
+            if (dw_part)                                                                      \
+                for (cg_index k = 0; k < len; k++) dw_part[j0 + k] += (double)(gr[j0 + k] * xh[k]); \
+            if (db_part)                                                                      \
+                for (cg_index k = 0; k < len; k++) db_part[j0 + k] += gr[j0 + k];             \
         }                                                                                     \
         if (dx) {                                                                             \
-            T ma = n ? (T)(a / (double)n) : 0, mc = n ? (T)(c / (double)n) : 0;               \
+            T ma = a / (T)n, mc = c / (T)n;                                                   \
             T* dr = dx + r * n;                                                               \
-            for (cg_index j = 0; j < n; j++) {                                                \
-                T xh = (xr[j] - mu) * rs;                                                     \
-                T gw = w ? gr[j] * w[j] : gr[j];                                              \
-                dr[j] = rs * (gw - ma - xh * mc);                                             \
-            }                                                                                 \
+            if (w)                                                                            \
+                for (cg_index j = 0; j < n; j++)                                              \
+                    dr[j] = rs * (gr[j] * w[j] - ma - (xr[j] - mu) * rs * mc);                \
+            else                                                                              \
+                for (cg_index j = 0; j < n; j++)                                              \
+                    dr[j] = rs * (gr[j] - ma - (xr[j] - mu) * rs * mc);                       \
         }                                                                                     \
     }                                                                                         \
 }                                                                                             \
@@ -214,10 +295,8 @@ CG_HOT void cg_xent_fwd_##S(cg_index r0, cg_index r1, cg_index C, const T* x,   
                             double eps, T* loss, T* lse, T* wt) {                             \
     for (cg_index r = r0; r < r1; r++) {                                                      \
         const T* xr = x + r * C;                                                              \
-        T m = row_max_##S(xr, C, 1);                                                          \
-        double s = 0;                                                                         \
-        for (cg_index j = 0; j < C; j++) s += EXP(xr[j] - m);                                 \
-        double ls = LOG(s);                                                                   \
+        T m = row_max_##S(xr, C);                                                             \
+        double ls = LOG((double)row_sumexp_##S(xr, C, m));                                    \
         T l = m + (T)ls;                                                                      \
         lse[r] = l;                                                                           \
         int64_t t = target[r];                                                                \
@@ -270,5 +349,5 @@ CG_HOT void cg_xent_bwd_##S(cg_index r0, cg_index r1, cg_index C, const T* x, co
     }                                                                                         \
 }
 
-DEF_FUSED(f, float, expf, log, erff, tanhf, sqrtf)
-DEF_FUSED(d, double, exp, log, erf, tanh, sqrt)
+DEF_FUSED(f, float, cg_vf8, cg_vi8, expf, log, erff, tanhf, sqrtf)
+DEF_FUSED(d, double, cg_vd8, cg_vl8, exp, log, erf, tanh, sqrt)
