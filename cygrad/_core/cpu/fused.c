@@ -22,7 +22,10 @@ typedef float cg_vf8 __attribute__((vector_size(32)));
 typedef int32_t cg_vi8 __attribute__((vector_size(32)));
 typedef double cg_vd8 __attribute__((vector_size(64)));
 typedef int64_t cg_vl8 __attribute__((vector_size(64)));
-#define BLOCK 256          /* elements of a row handled per buffer */
+#define BLOCK 256
+/* The row helpers must be compiled inside each CG_HOT variant, not once for the
+ * baseline: gcc would otherwise keep the larger ones out of line. */
+#define CG_INLINE static inline __attribute__((always_inline))          /* elements of a row handled per buffer */
 
 #define DEF_FUSED(S, T, V, VI, EXP, LOG, ERF, TANH, SQRT)                                            \
                                                                                               \
@@ -30,17 +33,17 @@ typedef int64_t cg_vl8 __attribute__((vector_size(64)));
  * (gcc's vector types, as in reduce.c), lanes combined in a fixed order: the same   \
  * result on every instruction-set variant. A NaN is not propagated by the max; it    \
  * reaches the result through the exp or sum that follows. */                         \
-static inline V load_##S(const T* p) {                                                        \
+CG_INLINE V load_##S(const T* p) {                                                        \
     V v;                                                                                      \
     memcpy(&v, p, sizeof v);                                                                  \
     return v;                                                                                 \
 }                                                                                             \
                                                                                               \
-static inline T hsum_##S(V a) {                                                               \
+CG_INLINE T hsum_##S(V a) {                                                               \
     return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));                 \
 }                                                                                             \
                                                                                               \
-static inline T row_max_##S(const T* x, cg_index n) {                                         \
+CG_INLINE T row_max_##S(const T* x, cg_index n) {                                         \
     V acc = (V){0} - (T)INFINITY;                                                             \
     cg_index j = 0;                                                                           \
     for (; j + 8 <= n; j += 8) {                                                              \
@@ -54,7 +57,7 @@ static inline T row_max_##S(const T* x, cg_index n) {                           
     return m;                                                                                 \
 }                                                                                             \
                                                                                               \
-static inline T row_sum_##S(const T* x, cg_index n) {                                         \
+CG_INLINE T row_sum_##S(const T* x, cg_index n) {                                         \
     V acc = {0};                                                                              \
     cg_index j = 0;                                                                           \
     for (; j + 8 <= n; j += 8) acc += load_##S(x + j);                                        \
@@ -63,7 +66,7 @@ static inline T row_sum_##S(const T* x, cg_index n) {                           
     return s;                                                                                 \
 }                                                                                             \
                                                                                               \
-static inline T row_dot_##S(const T* x, const T* y, cg_index n) {                             \
+CG_INLINE T row_dot_##S(const T* x, const T* y, cg_index n) {                             \
     V acc = {0};                                                                              \
     cg_index j = 0;                                                                           \
     for (; j + 8 <= n; j += 8) acc += load_##S(x + j) * load_##S(y + j);                      \
@@ -73,7 +76,7 @@ static inline T row_dot_##S(const T* x, const T* y, cg_index n) {               
 }                                                                                             \
                                                                                               \
 /* sum(exp(x - m)) through a block buffer, so the exp loop vectorises */              \
-static inline T row_sumexp_##S(const T* x, cg_index n, T m) {                                 \
+CG_INLINE T row_sumexp_##S(const T* x, cg_index n, T m) {                                 \
     T buf[BLOCK];                                                                             \
     T s = 0;                                                                                  \
     for (cg_index j0 = 0; j0 < n; j0 += BLOCK) {                                              \
@@ -85,7 +88,7 @@ static inline T row_sumexp_##S(const T* x, cg_index n, T m) {                   
 }                                                                                             \
                                                                                               \
 /* sum((x - mu)^2) */                                                                         \
-static inline T row_sqdev_##S(const T* x, cg_index n, T mu) {                                 \
+CG_INLINE T row_sqdev_##S(const T* x, cg_index n, T mu) {                                 \
     V acc = {0};                                                                              \
     cg_index j = 0;                                                                           \
     for (; j + 8 <= n; j += 8) {                                                              \
@@ -97,7 +100,7 @@ static inline T row_sqdev_##S(const T* x, cg_index n, T mu) {                   
     return s;                                                                                 \
 }                                                                                             \
                                                                                               \
-static inline T strided_max_##S(const T* x, cg_index n, cg_index st) {                        \
+CG_INLINE T strided_max_##S(const T* x, cg_index n, cg_index st) {                        \
     T m = -INFINITY;                                                                          \
     for (cg_index j = 0; j < n; j++) m = x[j * st] > m ? x[j * st] : m;                       \
     return m;                                                                                 \
