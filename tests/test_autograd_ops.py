@@ -51,6 +51,7 @@ FAMILY_MODULES = {
     "tensorops": ("cygrad.ops", "cygrad.nn._ops", "cygrad.fft"),
     "plumbing": ("cygrad.ops.shape", "cygrad.ops.view_functions", "cygrad.ops.elementwise",
                  "cygrad.autograd"),   # (composed: view, clone, sub and fill_ Functions)
+    "fused": ("cygrad.ops.reduction", "cygrad.nn._ops"),
 }
 
 
