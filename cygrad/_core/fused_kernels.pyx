@@ -68,15 +68,18 @@ cdef extern from "fused.h" nogil:
                        const double* scale, cg_index scale_step, double* dx)
 
 # The GIL is released from GIL_RELEASE_MIN elements (it costs a mutex round trip).
-# From PARALLEL_MIN elements the rows are split over cygrad's pool: each element
-# costs an exp, tanh or erf, the cost class of the pool's transcendental-unary
-# family, whose threshold (cg_parallel_min[CG_PAR_UNARY_MATH], 2^16) this is.
+# From PARALLEL_MIN elements the rows are split over cygrad's pool. Each element
+# costs an exp, tanh or erf, like the pool's transcendental-unary family (2^16 in
+# parallel.c), but on the loaded 2-core development machine two threads were
+# slower than one for the transformer's sizes (softmax of 131K and GELU of 262K
+# elements: 115 -> 190-228 us and 460 -> 520-570 us), so the split starts at
+# 2^18, where a row kernel takes several hundred microseconds.
 # Layer norm's backward sums its weight gradient over row blocks of LN_BLOCK
 # rows whatever the thread count, then adds the blocks in order, so the result
 # does not depend on how many threads ran.
 cdef enum:
     GIL_RELEASE_MIN = 2048
-    PARALLEL_MIN = 65536
+    PARALLEL_MIN = 262144
     CHUNKS_PER_THREAD = 4
     LN_BLOCK = 64
 
