@@ -178,28 +178,32 @@ cdef void _chunk(void* ctx, int ci) noexcept nogil:
                           <float*>j.o1)
 
 
-cdef void _run_all(Job* j) noexcept nogil:
-    if j.nchunks > 1:
+cdef void _run_all(Job* j, bint parallel) noexcept nogil:
+    cdef int c
+    if j.nchunks > 1 and parallel:
         pool_run(<int>j.nchunks, <cg_chunk_fn>_chunk, j)
     else:
-        _chunk(j, 0)
+        for c in range(<int>j.nchunks):
+            _chunk(j, c)
 
 
 cdef void _run(Job* j, Py_ssize_t work, bint fixed_chunks=False):
     """Run ``j`` over its rows; ``work`` is the element count that sizes the job.
-    With ``fixed_chunks`` the caller has set ``nchunks`` already."""
+    With ``fixed_chunks`` the caller has set ``nchunks`` already (chunks that fix
+    the summation order); they run on the pool only from PARALLEL_MIN too."""
     if j.rows == 0:
         return
+    cdef bint parallel = work >= PARALLEL_MIN
     if not fixed_chunks:
         j.nchunks = 1
-        if work >= PARALLEL_MIN:
+        if parallel:
             from .._threading import get_num_threads
             j.nchunks = max(1, min(get_num_threads() * CHUNKS_PER_THREAD, j.rows))
     if work >= GIL_RELEASE_MIN:
         with nogil:
-            _run_all(j)
+            _run_all(j, parallel)
     else:
-        _run_all(j)
+        _run_all(j, parallel)
 
 
 cdef bint _check(object t, int code, str what) except -1:
