@@ -9,6 +9,7 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define CG_SIMD __attribute__((simd("notinbranch")))
 float expf(float) CG_SIMD; double exp(double) CG_SIMD;
+float logf(float) CG_SIMD; double log(double) CG_SIMD;
 float tanhf(float) CG_SIMD; double tanh(double) CG_SIMD;
 float erff(float) CG_SIMD; double erf(double) CG_SIMD;
 #endif
@@ -23,6 +24,7 @@ typedef int32_t cg_vi8 __attribute__((vector_size(32)));
 typedef double cg_vd8 __attribute__((vector_size(64)));
 typedef int64_t cg_vl8 __attribute__((vector_size(64)));
 #define BLOCK 256
+#define RBLOCK 64          /* rows whose logs are taken together */
 /* The row helpers must be compiled inside each CG_HOT variant, not once for the
  * baseline: gcc would otherwise keep the larger ones out of line. */
 #define CG_INLINE static inline __attribute__((always_inline))          /* elements of a row handled per buffer */
@@ -106,26 +108,44 @@ CG_INLINE T strided_max_##S(const T* x, cg_index n, cg_index st) {              
     return m;                                                                                 \
 }                                                                                             \
                                                                                               \
-CG_HOT static void softmax_row_##S(const T* restrict x, T* restrict y, cg_index n, int is_log) {                 \
+CG_HOT static void softmax_row_##S(const T* restrict x, T* restrict y, cg_index n) {           \
     T m = row_max_##S(x, n);                                                                  \
-    T s;                                                                                      \
-    if (is_log) {                                                                             \
-        for (cg_index j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                \
-        s = row_sum_##S(y, n);                                                                \
-        T ls = (T)LOG(s);          /* (x - m) first: exact near the max */                 \
-        for (cg_index j = 0; j < n; j++) y[j] = (x[j] - m) - ls;                              \
-    } else {                                                                                  \
-        for (cg_index j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                \
-        s = row_sum_##S(y, n);                                                                \
-        T inv = (T)1 / s;                                                                     \
-        for (cg_index j = 0; j < n; j++) y[j] *= inv;                                         \
+    for (cg_index j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                    \
+    T inv = (T)1 / row_sum_##S(y, n);                                                         \
+    for (cg_index j = 0; j < n; j++) y[j] *= inv;                                             \
+}                                                                                             \
+                                                                                              \
+/* log_softmax of contiguous rows, RBLOCK rows at a time: the rows' logs of their   \
+ * sums are one vector loop (a scalar log per short row cost as much as the row) */  \
+CG_HOT static void log_softmax_rows_##S(cg_index r0, cg_index r1, cg_index n,                 \
+                                        const T* restrict x, T* restrict y) {                 \
+    T m[RBLOCK], ls[RBLOCK];                                                                  \
+    for (cg_index b0 = r0; b0 < r1; b0 += RBLOCK) {                                           \
+        int nb = r1 - b0 < RBLOCK ? (int)(r1 - b0) : RBLOCK;                                  \
+        for (int i = 0; i < nb; i++) {                                                        \
+            const T* xr = x + (b0 + i) * n;                                                   \
+            T* yr = y + (b0 + i) * n;                                                         \
+            m[i] = row_max_##S(xr, n);                                                        \
+            for (cg_index j = 0; j < n; j++) yr[j] = EXP(xr[j] - m[i]);                       \
+            ls[i] = row_sum_##S(yr, n);                                                       \
+        }                                                                                     \
+        for (int i = 0; i < nb; i++) ls[i] = LOG(ls[i]);                                      \
+        for (int i = 0; i < nb; i++) {                                                        \
+            const T* xr = x + (b0 + i) * n;                                                   \
+            T* yr = y + (b0 + i) * n;                                                         \
+            for (cg_index j = 0; j < n; j++) yr[j] = (xr[j] - m[i]) - ls[i];                  \
+        }                                                                                     \
     }                                                                                         \
 }                                                                                             \
                                                                                               \
 void cg_softmax_fwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index inner,                 \
                         const T* x, T* y, int is_log) {                                          \
+    if (inner == 1 && is_log) {                                                               \
+        log_softmax_rows_##S(r0, r1, n, x, y);                                                \
+        return;                                                                               \
+    }                                                                                         \
     if (inner == 1) {                                                                         \
-        for (cg_index r = r0; r < r1; r++) softmax_row_##S(x + r * n, y + r * n, n, is_log);     \
+        for (cg_index r = r0; r < r1; r++) softmax_row_##S(x + r * n, y + r * n, n);             \
         return;                                                                               \
     }                                                                                         \
     for (cg_index r = r0; r < r1; r++) {                                                      \
@@ -296,29 +316,41 @@ CG_HOT void cg_gelu_bwd_##S(cg_index i0, cg_index i1, const T* g, const T* x, T*
 CG_HOT void cg_xent_fwd_##S(cg_index r0, cg_index r1, cg_index C, const T* x,                 \
                             const int64_t* target, const T* w, int64_t ignore_index,          \
                             double eps, T* loss, T* lse, T* wt) {                             \
-    for (cg_index r = r0; r < r1; r++) {                                                      \
-        const T* xr = x + r * C;                                                              \
-        T m = row_max_##S(xr, C);                                                             \
-        double ls = LOG((double)row_sumexp_##S(xr, C, m));                                    \
-        T l = m + (T)ls;                                                                      \
-        lse[r] = l;                                                                           \
-        int64_t t = target[r];                                                                \
-        if (t == ignore_index) {                                                              \
-            loss[r] = 0;                                                                      \
-            wt[r] = 0;                                                                        \
-            continue;                                                                         \
+    T mb[RBLOCK], lsb[RBLOCK];                                                                \
+    for (cg_index b0 = r0; b0 < r1; b0 += RBLOCK) {                                           \
+        int nb = r1 - b0 < RBLOCK ? (int)(r1 - b0) : RBLOCK;                                  \
+        for (int i = 0; i < nb; i++) {                                                        \
+            const T* xr = x + (b0 + i) * C;                                                   \
+            mb[i] = row_max_##S(xr, C);                                                       \
+            lsb[i] = row_sumexp_##S(xr, C, mb[i]);                                            \
         }                                                                                     \
-        T wr = w ? w[t] : (T)1;                                                               \
-        wt[r] = wr;                                                                           \
-        /* lse - x as (m - x) + log(s): exact near the max */                                \
-        double v = (1.0 - eps) * (double)wr * ((double)(m - xr[t]) + ls);                     \
-        if (eps != 0.0) {                                                                     \
-            double sm = 0;                                                                    \
-            if (w) for (cg_index j = 0; j < C; j++) sm += (double)w[j] * ((double)(m - xr[j]) + ls); \
-            else for (cg_index j = 0; j < C; j++) sm += (double)(m - xr[j]) + ls;             \
-            v += eps / (double)C * sm;                                                        \
+        for (int i = 0; i < nb; i++) lsb[i] = LOG(lsb[i]);     /* one vector loop */          \
+        for (int i = 0; i < nb; i++) {                                                        \
+            cg_index r = b0 + i;                                                              \
+            const T* xr = x + r * C;                                                          \
+            T m = mb[i];                                                                      \
+            double ls = lsb[i];                                                               \
+            lse[r] = m + lsb[i];                                                              \
+            int64_t t = target[r];                                                            \
+            if (t == ignore_index) {                                                          \
+                loss[r] = 0;                                                                  \
+                wt[r] = 0;                                                                    \
+                continue;                                                                     \
+            }                                                                                 \
+            T wr = w ? w[t] : (T)1;                                                           \
+            wt[r] = wr;                                                                       \
+            /* lse - x as (m - x) + log(s): exact near the max */                            \
+            double v = (1.0 - eps) * (double)wr * ((double)(m - xr[t]) + ls);                 \
+            if (eps != 0.0) {                                                                 \
+                double sm = 0;                                                                \
+                if (w)                                                                        \
+                    for (cg_index j = 0; j < C; j++) sm += (double)w[j] * ((double)(m - xr[j]) + ls); \
+                else                                                                          \
+                    for (cg_index j = 0; j < C; j++) sm += (double)(m - xr[j]) + ls;          \
+                v += eps / (double)C * sm;                                                    \
+            }                                                                                 \
+            loss[r] = (T)v;                                                                   \
         }                                                                                     \
-        loss[r] = (T)v;                                                                       \
     }                                                                                         \
 }                                                                                             \
                                                                                               \
@@ -352,5 +384,5 @@ CG_HOT void cg_xent_bwd_##S(cg_index r0, cg_index r1, cg_index C, const T* x, co
     }                                                                                         \
 }
 
-DEF_FUSED(f, float, cg_vf8, cg_vi8, expf, log, erff, tanhf, sqrtf)
+DEF_FUSED(f, float, cg_vf8, cg_vi8, expf, logf, erff, tanhf, sqrtf)
 DEF_FUSED(d, double, cg_vd8, cg_vl8, exp, log, erf, tanh, sqrt)
