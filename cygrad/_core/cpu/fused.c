@@ -1,6 +1,6 @@
 /* Fused row kernels (declared in fused.h): one pass over a row where the
  * composed ops took several, each with its own temporary. Row sums accumulate in
- * the row's dtype over 8 lanes (as PyTorch's float kernels do), in a fixed order
+ * the row's dtype over 8 lanes, in a fixed order
  * within the row; the cross entropy loss and layer norm's weight and bias
  * gradients accumulate in double. */
 #include <math.h>
