@@ -100,6 +100,7 @@ extensions = [
     ext("optim_kernels", ["cygrad/_core/cpu/optim.c"]),
     ext("rnn_kernels", ["cygrad/_core/cpu/rnn.c"]),
     ext("scatter_kernels", ["cygrad/_core/cpu/scatter.c"]),
+    ext("fused_kernels", ["cygrad/_core/cpu/fused.c"]),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

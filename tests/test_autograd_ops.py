@@ -54,6 +54,7 @@ FAMILY_MODULES = {
                  "cygrad.autograd"),   # (composed: view, clone, sub and fill_ Functions)
     # the embedding's Function, and index_put's (a clone's node first)
     "scatter": ("cygrad.nn._ops", "cygrad.ops.indexing", "cygrad.ops.shape"),
+    "fused": ("cygrad.ops.reduction", "cygrad.nn._ops"),
 }
 
 

@@ -24,3 +24,4 @@ from . import special  # noqa: F401
 from . import tensorops  # noqa: F401
 from . import optim  # noqa: F401
 from . import rnn  # noqa: F401
+from . import fused  # noqa: F401

@@ -379,7 +379,14 @@ def cumprod_grad(x, grad, y, d):
 
 @register("softmax", "cpu")
 def softmax(x, d, dt, log):
-    """softmax (or log_softmax when ``log``) along ``d`` in dtype ``dt``, stably."""
+    """softmax (or log_softmax when ``log``) along ``d`` in dtype ``dt``, stably;
+    float32/float64 by the fused C kernel (one pass per row)."""
+    if dt is _dt.float32 or dt is _dt.float64:
+        from .. import fused_kernels
+        if x.dtype is not dt:
+            x = _wrap(_C._ndarray(x), dt)
+        y = fused_kernels.softmax_forward(x.contiguous(), d if x.dim() else 0, log)
+        return y if x.dim() else y.reshape(())
     a = _C._ndarray(x).astype(acc_dtype(dt), copy=False)
     if x.dim() == 0:
         a = a.reshape(1)

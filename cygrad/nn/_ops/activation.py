@@ -23,6 +23,7 @@ from ...ops import reduction as _red
 from ...ops.reduction.softmax import implicit_dim
 from ...ops.creation import zeros_like
 from ...ops.indexing import where
+from ._fused import fused_kernel
 
 __all__ = ["relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "softplus",
@@ -447,11 +448,17 @@ def celu_(input, alpha=1.0):
 # smooth activations
 # ---------------------------------------------------------------------------
 class Gelu(_Pointwise):
-    """``x * Phi(x)`` (Phi: the standard normal CDF), or its tanh approximation."""
+    """``x * Phi(x)`` (Phi: the standard normal CDF), or its tanh approximation.
+
+    float32/float64 run one fused kernel each way (``gelu``, ``gelu_backward``);
+    the composed formulas serve other dtypes and ``create_graph=True``."""
     _node_name = "GeluBackward0"
 
     @staticmethod
     def value(x, approximate):
+        k = fused_kernel("gelu", x)
+        if k is not None:
+            return k(x, approximate == "tanh")
         if approximate == "tanh":
             inner = (x + x * x * x * _GELU_CUBIC) * _SQRT_2_OVER_PI
             return x * 0.5 * (inner.tanh() + 1)
@@ -459,6 +466,10 @@ class Gelu(_Pointwise):
 
     @staticmethod
     def chain(x, g, approximate):
+        if not _C.is_grad_enabled():
+            k = fused_kernel("gelu_backward", x, g)
+            if k is not None and tuple(g.shape) == tuple(x.shape):
+                return k(g, x, approximate == "tanh")
         if approximate == "tanh":
             x2 = x * x
             t = ((x + x2 * x * _GELU_CUBIC) * _SQRT_2_OVER_PI).tanh()

@@ -1,20 +1,137 @@
 """Attention: ``scaled_dot_product_attention`` and the multi-head attention forward
 pass behind ``nn.MultiheadAttention``.
 
-Both are compositions of differentiable ops (batched ``matmul``, ``softmax``,
-``masked_fill``), so autograd differentiates them with no formula of their own:
-the softmax already has a fused backward, and the products are single BLAS calls.
+``scaled_dot_product_attention`` on float32/float64 CPU tensors is one Function,
+:class:`ScaledDotProductAttention`: the score and value products go straight to
+the ``matmul_into`` primitive and the scale, mask (causal, boolean or additive)
+and softmax are one kernel (``attention_softmax``), so no ``(L, S)`` mask tensor
+is built for ``is_causal``. Other dtypes, dropout, a mask that requires grad or
+batch dims that broadcast take the composed path (batched ``matmul``,
+``masked_fill``, ``softmax``), as does the multi-head forward.
 """
 import math
 
+from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ..._core.dtype import bool_
-from ...ops.creation import ones, zeros
+from ...autograd.function import Function
+from ...ops.creation import empty, ones, zeros
 from ...ops.linalg import baddbmm, bmm
 from ...ops.shape import cat
-from ...ops.reduction import softmax
+from ...ops.reduction import softmax, sum as _sum
+from ._fused import fused_kernel
 from .dropout import dropout
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def _product(a, b):
+    """``a @ b`` of two CPU batches with equal batch dims, into a fresh tensor."""
+    out = empty(tuple(a.shape[:-1]) + (b.shape[-1],), dtype=a.dtype, device=a.device)
+    return kernel("matmul_into", a.device.type)(a, b, out)
+
+
+def _masked_scores(q, k, mask, scale, causal):
+    """``q @ k^T * scale`` with the mask applied, by differentiable ops."""
+    scores = q.matmul(k.transpose(-2, -1)) * scale
+    if causal:
+        L, S = q.size(-2), k.size(-2)
+        return scores.masked_fill(_causal_keep(L, S, q.device).logical_not(), -math.inf)
+    return scores if mask is None else scores + mask
+
+
+class ScaledDotProductAttention(Function):
+    """``softmax(q @ k^T * scale + mask) @ v`` with ``mask`` None or an additive
+    float mask and ``causal`` masking keys after each query; a row left with no key
+    gives zeros (PyTorch's safe softmax).
+
+    Backward, with ``P`` the saved probabilities: ``dv = P^T g``, ``dP = g v^T``,
+    ``dS = scale * P * (dP - sum(dP * P))`` (one kernel), ``dq = dS k``,
+    ``dk = dS^T q``. Under ``create_graph=True`` the same formulas run on a ``P``
+    recomputed by differentiable ops."""
+    _node_name = "ScaledDotProductAttentionBackward0"
+
+    @staticmethod
+    def forward(ctx, q, k, v, mask, scale, causal):
+        scores = _product(q, k.transpose(-2, -1))
+        p = kernel("attention_softmax", q.device.type)(scores, scale, causal, mask)
+        ctx.scale, ctx.causal, ctx.mask, ctx.p = scale, causal, mask, p
+        ctx.save_for_backward(q, k, v)
+        return _product(p, v)
+
+    @staticmethod
+    def backward(ctx, g):
+        q, k, v = ctx.saved_tensors
+        scale = ctx.scale
+        if _C.is_grad_enabled():
+            p = softmax(_masked_scores(q, k, ctx.mask, scale, ctx.causal), -1)
+            p = p.masked_fill(p.isnan(), 0.0)       # rows with every key masked
+            dp = g.matmul(v.transpose(-2, -1))
+            ds = p * (dp - _sum(dp * p, -1, keepdim=True)) * scale
+            return (ds.matmul(k), ds.transpose(-2, -1).matmul(q),
+                    p.transpose(-2, -1).matmul(g), None, None, None)
+        p = ctx.p
+        g = g.to(q.dtype)
+        needs = ctx.needs_input_grad
+        dv = _product(p.transpose(-2, -1), g) if needs[2] else None
+        dq = dk = None
+        if needs[0] or needs[1]:
+            dp = _product(g, v.transpose(-2, -1))
+            ds = kernel("softmax_backward", q.device.type)(p, dp, p.dim() - 1, False, scale)
+            dq = _product(ds, k) if needs[0] else None
+            dk = _product(ds.transpose(-2, -1), q) if needs[1] else None
+        return dq, dk, dv, None, None, None
+
+    @staticmethod
+    def jvp(ctx, tq, tk, tv, *unused):
+        q, k, v = ctx.saved_tensors
+        p = ctx.p
+        ds = None
+        if tq is not None:
+            ds = tq.matmul(k.transpose(-2, -1))
+        if tk is not None:
+            term = q.matmul(tk.transpose(-2, -1))
+            ds = term if ds is None else ds + term
+        out = None
+        if ds is not None:
+            ds = ds * ctx.scale
+            out = (p * (ds - _sum(p * ds, -1, keepdim=True))).matmul(v)
+        if tv is not None:
+            term = p.matmul(tv)
+            out = term if out is None else out + term
+        return out
+
+
+def _fits(mask, shape):
+    """Does ``mask`` broadcast to ``shape`` without growing it?"""
+    if mask.dim() > len(shape):
+        return False
+    return all(m in (1, s) for m, s in zip(tuple(mask.shape)[::-1], shape[::-1]))
+
+
+def _fused_attention(query, key, value, attn_mask, is_causal, factor):
+    """The fused Function's result, or None where the composed path must run."""
+    if fused_kernel("attention_softmax", query, key, value) is None:
+        return None
+    batch = tuple(query.shape[:-2])
+    if (tuple(key.shape[:-2]) != batch or tuple(value.shape[:-2]) != batch
+            or key.size(-2) != value.size(-2)
+            or query.numel() == 0 or key.numel() == 0 or value.numel() == 0):
+        return None
+    mask = None
+    if attn_mask is not None:
+        shape = batch + (query.size(-2), key.size(-2))
+        if not _fits(attn_mask, shape):
+            return None
+        if attn_mask.dtype is bool_:
+            mask = zeros(tuple(attn_mask.shape), dtype=query.dtype,
+                         device=query.device).masked_fill(attn_mask.logical_not(), -math.inf)
+        elif attn_mask.dtype is query.dtype and not attn_mask.requires_grad:
+            mask = attn_mask
+        else:
+            return None
+    return ScaledDotProductAttention.apply(query, key, value, mask, float(factor),
+                                           bool(is_causal))
 
 
 def _causal_keep(L, S, device):
@@ -59,6 +176,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         key = key.repeat_interleave(reps, dim=-3)
         value = value.repeat_interleave(reps, dim=-3)
     factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    if dropout_p == 0.0:
+        out = _fused_attention(query, key, value, attn_mask, is_causal, factor)
+        if out is not None:
+            return out
     scores = (query * factor).matmul(key.transpose(-2, -1))
     if is_causal:
         scores = scores.masked_fill(_causal_keep(L, S, query.device).logical_not(), -math.inf)

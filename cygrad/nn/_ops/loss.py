@@ -17,11 +17,13 @@ import warnings
 
 from ..._core import dtype as _dt
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ...autograd.function import Function
 from ...ops import reduction as _red
 from ...ops.indexing import where
 from ...ops.shape import broadcast_tensors
 from . import activation as _act
+from ._fused import fused_kernel
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -265,6 +267,11 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, input, target, weight, reduction, ignore_index, eps):
+        ctx.reduction, ctx.eps = reduction, eps
+        k = fused_kernel("cross_entropy", input, weight)
+        if k is not None and input.numel():
+            return _fused_xent_forward(ctx, k, input, target, weight, ignore_index)
+        ctx.fused = None
         tgt = _ClassTarget(input, target, weight, ignore_index)
         logp = _log_softmax_dim1(input)
         loss = tgt.weigh(-tgt.pick(logp))
@@ -281,7 +288,9 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, logp = ctx.saved_tensors
+        if ctx.fused is not None and not _C.is_grad_enabled():
+            return _fused_xent_backward(ctx, grad), None, None, None, None, None
+        input, logp = _xent_state(ctx)
         tgt, eps, w_b = ctx.tgt, ctx.eps, ctx.w_b
         n_classes = logp.shape[1]
         s = _reduce_back(grad, ctx.reduction, logp.shape[:1] + logp.shape[2:], tgt.denom)
@@ -303,7 +312,7 @@ class CrossEntropy(Function):
 
     @staticmethod
     def jvp(ctx, t, *unused):
-        input, logp = ctx.saved_tensors
+        input, logp = _xent_state(ctx)
         tgt, eps, w_b = ctx.tgt, ctx.eps, ctx.w_b
         pt = _red.sum(logp.exp() * t, 1)
         tangent = tgt.weigh(pt - tgt.pick(t))
@@ -315,6 +324,64 @@ class CrossEntropy(Function):
                 smooth = smooth.masked_fill(~tgt.valid, 0.0)
             tangent = tangent * (1 - eps) + smooth * (eps / n_classes)
         return tgt.reduce(tangent, ctx.reduction)
+
+
+def _class_rows(x):
+    """(N, C, d...) logits as (N*d..., C) rows (the class dim last)."""
+    return x if x.dim() == 2 else x.movedim(1, -1).reshape(-1, x.shape[1])
+
+
+def _fused_xent_forward(ctx, k, input, target, weight, ignore_index):
+    """CrossEntropy's forward by the one-pass kernel: per-row loss, logsumexp and
+    target weight; the reduction is a sum (over the counted weight for 'mean')."""
+    x2 = _class_rows(input)
+    t = target.reshape(-1)
+    if t.dtype is not _dt.int64:
+        t = t.to(_dt.int64)
+    loss, lse, wt = k(x2, t, weight, ignore_index, ctx.eps)
+    ctx.fused = (target, t, weight, ignore_index)
+    ctx.save_for_backward(input, lse, x2)
+    reduction = ctx.reduction
+    if reduction == "none":
+        return loss.reshape(target.shape)
+    if reduction == "sum":
+        return loss.sum()
+    ctx.denom = wt.sum()       # 0 when every target is ignored: nan, as PyTorch
+    return loss.sum() / ctx.denom
+
+
+def _fused_xent_backward(ctx, grad):
+    """The logits' gradient by one kernel: ``softmax * (a + b W) - b w - a onehot``
+    per row, scaled by the reduction's factor."""
+    input, lse, x2 = ctx.saved_tensors
+    target, t, weight, ignore_index = ctx.fused
+    if ctx.reduction == "none":
+        scale = grad.reshape(-1)
+    elif ctx.reduction == "sum":
+        scale = grad.reshape(1)
+    else:
+        scale = (grad / ctx.denom).reshape(1)
+    scale = scale.to(input.dtype)
+    k = kernel("cross_entropy_backward", input.device.type)
+    dx = k(x2, lse, t, weight, ignore_index, ctx.eps, scale)
+    if input.dim() == 2:
+        return dx
+    return dx.reshape((input.shape[0],) + tuple(input.shape[2:]) + (input.shape[1],)).movedim(-1, 1)
+
+
+def _xent_state(ctx):
+    """``(input, log-probabilities)`` for the composed backward and jvp, with the
+    target prepared on ``ctx`` (the fused forward kept only each row's logsumexp)."""
+    if ctx.fused is None:
+        return ctx.saved_tensors
+    input, lse, _ = ctx.saved_tensors
+    target, _, weight, ignore_index = ctx.fused
+    if getattr(ctx, "tgt", None) is None:
+        ctx.tgt = _ClassTarget(input, target, weight, ignore_index)
+        ctx.w_b = (None if weight is None
+                   else weight.reshape((input.shape[1],) + (1,) * (input.dim() - 2)))
+    lse = lse.reshape((input.shape[0],) + tuple(input.shape[2:])).unsqueeze(1)
+    return input, input - lse
 
 
 def _require_float_input(input, kernel):

@@ -18,6 +18,8 @@ tangent ``t`` of ``x`` to the tangent of ``xhat`` (it is self-adjoint), so
 from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
+from ._fused import fused_kernel
 from ...ops.reduction import var_mean
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "Normalize"]
@@ -113,6 +115,8 @@ class Normalize(Function):
         x, xhat, weight, mean, invstd = (ctx._to_save if ctx._to_save is not None
                                          else ctx.saved_tensors)
         lay = ctx.lay
+        if xhat is None:        # (the fused layer norm keeps only mean and 1/std)
+            xhat = ((x.reshape(lay.view) - mean) * invstd).reshape(x.shape)
         out = None
         if tx is not None:
             tv = tx.reshape(lay.view)
@@ -132,7 +136,44 @@ class Normalize(Function):
 
 
 class _LayerNormFn(Normalize):
+    """Layer norm. Called with ``mean``/``invstd`` None (float32/float64 on a device
+    with the kernels), forward is one fused kernel that also returns each row's
+    mean and 1/std, and backward one kernel giving dx, dweight and dbias; otherwise,
+    and for ``create_graph=True``, it is :class:`Normalize`."""
     _node_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, mean, invstd, lay):
+        if mean is not None:
+            return Normalize.forward(ctx, x, weight, bias, mean, invstd, lay)
+        k = len(lay.param_shape)
+        n = 1
+        for s in lay.param_shape:
+            n *= s
+        y, mean, rstd = kernel("layer_norm", x.device.type)(x, n, weight, bias, lay.eps)
+        stat_shape = tuple(x.shape[:x.dim() - k]) + (1,) * k
+        ctx.lay, ctx.fused = lay, True
+        # xhat is not kept: backward's kernel recomputes it from x, mean and rstd
+        ctx.save_for_backward(x, None, weight, mean.reshape(stat_shape),
+                              rstd.reshape(stat_shape))
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        if not getattr(ctx, "fused", False) or _C.is_grad_enabled():
+            return Normalize.backward(ctx, g)
+        x, _, weight, mean, rstd = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        dx, dw, db = kernel("layer_norm_backward", x.device.type)(
+            g.to(x.dtype), x, mean.reshape(-1), rstd.reshape(-1), weight, needs[0], needs[1],
+            needs[2])
+        shape = ctx.lay.param_shape
+        return (None if dx is None else dx.reshape(x.shape), None if dw is None else dw.reshape(shape),
+                None if db is None else db.reshape(shape), None, None, None)
+
+    @staticmethod
+    def jvp(ctx, tx, tw, tb, *unused):
+        return Normalize.jvp(ctx, tx, tw, tb, *unused)
 
 
 class _GroupNormFn(Normalize):
@@ -229,7 +270,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {list(t.shape)} and normalized_shape = {list(normalized_shape)}")
     red = tuple(range(input.dim() - k, input.dim()))
-    mean, invstd, _ = _stats(input, red, eps)
+    if input.numel() and fused_kernel("layer_norm", input, weight, bias) is not None:
+        mean = invstd = None        # computed by the fused kernel
+    else:
+        mean, invstd, _ = _stats(input, red, eps)
     lay = _Layout(shape, red, normalized_shape, tuple(range(input.dim() - k)), True, eps,
                   normalized_shape)
     return _LayerNormFn.apply(input, weight, bias, mean, invstd, lay)

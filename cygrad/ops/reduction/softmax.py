@@ -7,6 +7,7 @@ from ..._core import tensor as _C
 from ..._core import dtype as _dt
 from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
+from ..._core.dispatch import lookup
 from ...autograd.function import Function
 from .._argcheck import int_arg
 from ._common import (numpy_keywords, _check_tensor, _emit, _kernel, _keepdim, _parse_dims,
@@ -50,6 +51,16 @@ def implicit_dim(input, opname, stacklevel=3):
     return 0 if input.dim() in (0, 1, 3) else 1
 
 
+def _fused_backward(y, grad, d, log):
+    """The gradient by the one-pass kernel (float32/float64), or None where the
+    composed formula must run: other dtypes, devices without the kernel, and
+    ``create_graph=True``, whose gradient must itself be differentiable."""
+    if _C.is_grad_enabled() or grad.dtype is not y.dtype:
+        return None
+    k = lookup("softmax_backward", y.device.type, y.dtype)
+    return None if k is None else k(y, grad, d, log)
+
+
 @tensor_method
 @numpy_keywords
 def softmax(input, dim, dtype=None):
@@ -87,6 +98,9 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
+        fused = _fused_backward(y, grad, ctx.d, False)
+        if fused is not None:
+            return fused, None, None
         return y * (grad - sum(grad * y, ctx.d, keepdim=True)), None, None
 
     @staticmethod
@@ -127,6 +141,9 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         y, = ctx.saved_tensors
+        fused = _fused_backward(y, grad, ctx.d, True)
+        if fused is not None:
+            return fused, None, None
         return grad - y.exp() * sum(grad, ctx.d, keepdim=True), None, None
 
     @staticmethod
