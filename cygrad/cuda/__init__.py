@@ -10,9 +10,9 @@ What is here (``torch.cuda``'s names and semantics)
     (:mod:`cygrad.cuda.memory`). All of them run on a driver of
     :mod:`cygrad.cuda._driver` (PyCUDA or the emulator).
 
-What is not here yet
-    CUDA tensors: asking for one raises a ``RuntimeError`` even on a machine
-    with a GPU (see ``docs/cuda.md``).
+    CUDA tensors (:mod:`cygrad.cuda.tensors`): device storage, copies, and
+    kernels for the ops listed in ``docs/cuda.md``; other ops on a CUDA tensor
+    raise ``NotImplementedError`` naming the primitive and the device.
 
 ``import cygrad`` never needs CUDA: the driver is chosen only when a function
 that needs it is first called.

@@ -60,7 +60,8 @@ class _Allocation:
 
     def __init__(self, block):
         self.block = block
-        weakref.finalize(self, block.free)
+        # at interpreter exit the driver goes away with the process: nothing to give back
+        weakref.finalize(self, block.free).atexit = False
 
 
 def _empty_storage(nbytes, device):
@@ -234,7 +235,16 @@ def _device_op(kind, name, out, a, b, ct):
 
 
 def threshold_backward(grad, y, threshold):
-    """``grad`` where ``y > threshold``, else 0 (relu's backward), in a new tensor."""
+    """``grad`` where ``y > threshold``, else 0 (relu's backward), in a new tensor.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("threshold_backward", "cuda") is tensors.threshold_backward
+    True
+    """
     sfx = _suffix_or_raise("threshold_backward", grad.dtype)
     shape = _broadcast(tuple(grad.shape), tuple(y.shape))
     out = _C._empty(shape, grad.dtype, grad.device)
@@ -251,7 +261,16 @@ def threshold_backward(grad, y, threshold):
 
 def reduce_sum(x, axes, keepdim, dt):
     """Sum over ``axes`` (None: all) into dtype ``dt``: the reduced dims are moved
-    last and made contiguous, then ``reduce.cu``'s row sum runs once."""
+    last and made contiguous, then ``reduce.cu``'s row sum runs once.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("reduce_sum", "cuda") is tensors.reduce_sum
+    True
+    """
     if x.dtype is not dt:
         x = x.to(dt)
     sfx = _suffix_or_raise("reduce_sum", dt)
@@ -277,7 +296,16 @@ def reduce_sum(x, axes, keepdim, dt):
 def matmul_into(a, b, result):
     """``result[...] = a @ b`` with NumPy's matmul rules (float32/float64): one
     launch of the tiled kernel; transposed and broadcast operands are read
-    through their strides."""
+    through their strides.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("matmul_into", "cuda") is tensors.matmul_into
+    True
+    """
     _same_device(a, b, result)
     sfx = _suffix_or_raise("matmul_into", result.dtype)
     if a.dtype is not result.dtype or b.dtype is not result.dtype:

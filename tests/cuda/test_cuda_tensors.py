@@ -185,6 +185,32 @@ def test_backward_on_cuda_matches_cpu():
     np.testing.assert_allclose(host(g), _relu_net_grad("cpu").numpy(), rtol=1e-4, atol=1e-4)
 
 
+def test_gradients_accumulate_on_cuda_and_match_cpu():
+    rng = np.random.default_rng(4)
+    xv, wv = rng.standard_normal((5, 3)), rng.standard_normal((3,))
+
+    def grads(device):
+        x = cygrad.tensor(xv, device=device, requires_grad=True)
+        w = cygrad.tensor(wv, device=device, requires_grad=True)
+        for _ in range(2):                     # the second pass adds into .grad
+            ((x * w - 1.0).sigmoid().sum(1) / 2.0).sum().backward()
+        return x.grad, w.grad
+
+    (gx, gw), (hx, hw) = grads("cuda"), grads("cpu")
+    assert gx.is_cuda and gw.is_cuda
+    np.testing.assert_allclose(host(gx), hx.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(host(gw), hw.numpy(), rtol=1e-5, atol=1e-6)
+    gx.zero_()
+    assert host(gx).tolist() == [[0.0] * 3] * 5
+
+
+def test_dtype_change_on_cuda():
+    c = cygrad.tensor([1.5, -2.5], device="cuda")
+    d = c.to(cygrad.float64)
+    assert d.is_cuda and d.dtype is cygrad.float64 and host(d).tolist() == [1.5, -2.5]
+    assert host(c.to(cygrad.int64)).tolist() == [1, -2]
+
+
 def test_the_issue_command_prints_cuda0():
     code = ("import cygrad; x = cygrad.randn(64, 64, device='cuda', requires_grad=True); "
             "(x @ x).relu().sum().backward(); print(x.grad.device)")
