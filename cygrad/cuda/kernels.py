@@ -59,7 +59,12 @@ def function(file, name):
     key = (d, file)
     mod = _modules.get(key)
     if mod is None:
-        mod = _modules[key] = d.load_module(str(_SRC / file))
+        path = _SRC / file
+        if not path.is_file():
+            # the .cu sources live in the source tree; wheels do not ship them yet
+            raise RuntimeError(f"cygrad.cuda: kernel source {path} not found (CUDA kernels "
+                               "need a source checkout of cygrad)")
+        mod = _modules[key] = d.load_module(str(path))
     return mod.get_function(name)
 
 
