@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 @pytest.fixture(scope="module", autouse=True)
 def emulated():
     from cygrad.cuda._driver.emulated import EmulatedDriver
-    with installed(EmulatedDriver(memory=256 << 20, strict=False)) as d:
+    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
         yield d
 
 
@@ -91,7 +91,8 @@ def test_factories():
 
 @pytest.mark.parametrize("dtype", [cygrad.float32, cygrad.float64])
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
-def test_binary_broadcast_and_strided(op, dtype, rng=np.random.default_rng(0)):
+def test_binary_broadcast_and_strided(op, dtype):
+    rng = np.random.default_rng(0)
     a = rng.standard_normal((3, 1, 5))
     b = rng.standard_normal((4, 5)) + 3.0
     ta = cygrad.tensor(a, dtype=dtype, device="cuda")
@@ -124,6 +125,19 @@ def test_unary(op, ref):
         t = cygrad.tensor(v, dtype=dtype, device="cuda")
         np.testing.assert_allclose(host(getattr(t, op)()), ref(v), rtol=tol, atol=tol)
         np.testing.assert_allclose(host(getattr(t.t(), op)()), ref(v).T, rtol=tol, atol=tol)
+
+
+def test_relu_backward_kernel():
+    from cygrad._core import dispatch
+    rng = np.random.default_rng(5)
+    g, y = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    y[0, 0] = 0.0                                   # at 0 the gradient is 0, as in PyTorch
+    fn = dispatch.kernel("threshold_backward", "cuda")
+    got = fn(cygrad.tensor(g, device="cuda"), cygrad.tensor(y.T.copy(), device="cuda").t(), 0)
+    np.testing.assert_allclose(host(got), np.where(y > 0, g, 0.0), rtol=1e-6)
+    x = cygrad.tensor(y, device="cuda", requires_grad=True)
+    x.relu().backward(cygrad.tensor(g, device="cuda"))
+    np.testing.assert_allclose(host(x.grad), np.where(y > 0, g, 0.0), rtol=1e-6)
 
 
 def test_sum_all_and_over_dims():
