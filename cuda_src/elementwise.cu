@@ -86,6 +86,10 @@ struct cg_op_sigmoid {
     template <typename T> __device__ T operator()(T x) const { return T(1) / (T(1) + cg_exp(-x)); }
 };
 
+/* relu keeps NaN and -0.0 as they are (torch.relu does): only x < 0 becomes 0. */
+struct cg_op_relu { template <typename T> __device__ T operator()(T x) const { return x < T(0) ? T(0) : x; } };
+struct cg_op_copy { template <typename T> __device__ T operator()(T x) const { return x; } };
+
 /* ---- generic loops ------------------------------------------------------ */
 
 template <typename T, typename Op>
@@ -153,6 +157,30 @@ __device__ inline void cg_unary_strided(cg_index n, const cg_geometry& g, T* out
         cg_unary_strided<T, cg_op_##NAME>(n, g, out, a);                                \
     }
 
+/* out[i] = value at any geometry (only the geometry's out strides are read). */
+#define CG_FILL_KERNEL(SUFFIX, T)                                                        \
+    extern "C" __global__ void cg_fill_##SUFFIX##_strided(cg_index n, cg_geometry g, T* out, \
+                                                          T value)                      \
+    {                                                                                   \
+        for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {             \
+            cg_index oo, unused_a, unused_b;                                            \
+            cg_offsets(g, i, &oo, &unused_a, &unused_b);                                \
+            out[oo] = value;                                                            \
+        }                                                                               \
+    }
+
+/* relu's gradient: out = grad where y > threshold, else 0 (a = grad, b = y). */
+#define CG_THRESHOLD_BACKWARD_KERNEL(SUFFIX, T)                                          \
+    extern "C" __global__ void cg_threshold_backward_##SUFFIX##_strided(                 \
+        cg_index n, cg_geometry g, T* out, const T* grad, const T* y, T threshold)       \
+    {                                                                                   \
+        for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {             \
+            cg_index oo, og, oy;                                                        \
+            cg_offsets(g, i, &oo, &og, &oy);                                            \
+            out[oo] = y[oy] > threshold ? grad[og] : T(0);                              \
+        }                                                                               \
+    }
+
 #define CG_ALL_KERNELS(SUFFIX, T)        \
     CG_BINARY_KERNELS(add, SUFFIX, T)    \
     CG_BINARY_KERNELS(sub, SUFFIX, T)    \
@@ -161,7 +189,11 @@ __device__ inline void cg_unary_strided(cg_index n, const cg_geometry& g, T* out
     CG_UNARY_KERNELS(neg, SUFFIX, T)     \
     CG_UNARY_KERNELS(exp, SUFFIX, T)     \
     CG_UNARY_KERNELS(tanh, SUFFIX, T)    \
-    CG_UNARY_KERNELS(sigmoid, SUFFIX, T)
+    CG_UNARY_KERNELS(sigmoid, SUFFIX, T) \
+    CG_UNARY_KERNELS(relu, SUFFIX, T)    \
+    CG_UNARY_KERNELS(copy, SUFFIX, T)    \
+    CG_FILL_KERNEL(SUFFIX, T)            \
+    CG_THRESHOLD_BACKWARD_KERNEL(SUFFIX, T)
 
 CG_ALL_KERNELS(f32, float)
 CG_ALL_KERNELS(f64, double)

@@ -207,3 +207,15 @@ cdef Storage wrap_foreign(char* data, Py_ssize_t nbytes, object owner, object de
     s.owner = owner
     s.device = device
     return s
+
+
+def _device_storage(object ptr, Py_ssize_t nbytes, object owner, object device):
+    """A Storage over device memory: ``ptr`` is the driver's opaque device pointer,
+    ``owner`` the allocation (kept alive, and so freed, with the storage). Only the
+    device backend reads ``data_ptr()`` of such a storage; CPU kernels refuse it."""
+    cdef Storage s = Storage.__new__(Storage)
+    s.data = <char*><uintptr_t>ptr
+    s.nbytes = nbytes
+    s.owner = owner
+    s.device = device
+    return s

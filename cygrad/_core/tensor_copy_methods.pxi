@@ -86,7 +86,9 @@ class _CopyMethods:
             _int_fill_value(self._dtype, value, self._numel == 1)   # (its checks first)
             return _inplace_autograd(_FILL_OP, self, value)
         value = _int_fill_value(self._dtype, value, self._numel == 1)
-        if self._numel:
+        if self._numel and not _on_cpu(self):
+            _device_op("fill", "fill", self, value, None, self._dtype)
+        elif self._numel:
             token = _quiet_enter()     # (a one-element half fill may round to inf)
             try:
                 as_ndarray(self)[...] = value

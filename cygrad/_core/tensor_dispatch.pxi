@@ -475,8 +475,12 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         a = ta
     if (ta is not None and tb is not None and ta._storage.device is not tb._storage.device
             and ta._storage.device != tb._storage.device):
+        # PyTorch names the accelerator first, whichever operand it is
+        first, second = ta._storage.device, tb._storage.device
+        if first.type == "cpu":
+            first, second = second, first
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {ta._storage.device} and {tb._storage.device}!")
+                           f"two devices, {first} and {second}!")
     if (ta is not None and _tracked(ta)) or (tb is not None and _tracked(tb)):
         if out is not None:
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
@@ -550,7 +554,10 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
                    tb._storage if tb is not None else None)
     else:
         if not _on_cpu(to):
-            raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
+            _device_op("binary", op.name, to, a, b, ct)
+            if out is not None:
+                to._storage.version += 1
+            return to
         if (ct.code == DT_FLOAT16 or ct.code == DT_BFLOAT16) and (ta is None or tb is None):
             # PyTorch computes a half tensor with a Python number in float32, so
             # 0 * 1e10 is 0 (not 0 * inf) and only the result rounds to half.
@@ -632,7 +639,10 @@ cdef object unary(ElementwiseOp op, object x, object out):
             to._storage.version += 1
         return to
     if not _on_cpu(to):
-        raise NotImplementedError(f"{op.name} has no kernel for {to._storage.device}")
+        _device_op("unary", op.name, to, tx, None, ct)
+        if out is not None:
+            to._storage.version += 1
+        return to
     if op.c_op >= 0 and cg_has_unary(op.c_op, ct.code):
         _unary_c(op.c_op, _cast(tx, ct), to)
     elif op.ufunc is not None and to._storage is tx._storage:
@@ -774,6 +784,21 @@ cdef void _device_copy(TensorBase dst, TensorBase src) except *:
         from ..cuda import _lazy_init
         _lazy_init()
     _device_copy_hook(dst, src)
+
+# Elementwise ops and fills on a tensor off the CPU: the device backend computes
+# them through the kernel table (cygrad/cuda/tensors.py sets the hook), so no CPU
+# kernel below ever reads a device pointer.
+cdef object _device_op_hook = None
+
+def _set_device_op_hook(fn):
+    global _device_op_hook
+    _device_op_hook = fn
+
+cdef void _device_op(str kind, str name, TensorBase to, object a, object b, DType ct) except *:
+    if _device_op_hook is None:
+        from ..cuda import _lazy_init
+        _lazy_init()
+    _device_op_hook(kind, name, to, a, b, ct)
 
 def _copy_into(TensorBase dst, TensorBase src):
     copy_into(dst, src)

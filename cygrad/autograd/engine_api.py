@@ -27,7 +27,7 @@ def _make_grads(outputs, grad_outputs):
             if not out.is_floating_point():
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs "
                                    f"but got {out.dtype}")
-            g = _C.ones(tuple(out.shape), dtype=out.dtype)
+            g = _C.ones(tuple(out.shape), dtype=out.dtype, device=out.device)
         elif not isinstance(g, TensorBase):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif tuple(g.shape) != tuple(out.shape):

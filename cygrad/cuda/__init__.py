@@ -10,9 +10,9 @@ What is here (``torch.cuda``'s names and semantics)
     (:mod:`cygrad.cuda.memory`). All of them run on a driver of
     :mod:`cygrad.cuda._driver` (PyCUDA or the emulator).
 
-What is not here yet
-    CUDA tensors: asking for one raises a ``RuntimeError`` even on a machine
-    with a GPU (see ``docs/cuda.md``).
+    CUDA tensors (:mod:`cygrad.cuda.tensors`): device storage, copies, and
+    kernels for the ops listed in ``docs/cuda.md``; other ops on a CUDA tensor
+    raise ``NotImplementedError`` naming the primitive and the device.
 
 ``import cygrad`` never needs CUDA: the driver is chosen only when a function
 that needs it is first called.
@@ -69,9 +69,10 @@ _NO_BACKEND = (_PREFIX + "a CUDA device was found, but cygrad's CUDA tensor back
 # tests reset this to None to probe again.
 _probe_result = None
 
-# Set to True by the GPU backend once it has registered its allocation and copy
-# hooks with the tensor core (cygrad._core.tensor._set_cuda_empty_hook ...).
-_backend_ready = False
+# The CUDA tensor backend (cygrad/cuda/tensors.py) exists; _lazy_init connects it
+# to the tensor core (cygrad._core.tensor._set_cuda_empty_hook ...) on first use.
+# Tests set this to False to see the message of a build without it.
+_backend_ready = True
 
 _initialized = False
 
@@ -224,8 +225,8 @@ def _lazy_init():
 
     The tensor core calls this the first time a CUDA tensor is requested
     (``cygrad.zeros(2, device="cuda")``, ``t.to("cuda")``, ``t.cuda()``). The
-    device API above needs only a driver; tensors also need the CUDA tensor
-    backend, which does not exist yet.
+    device API above needs only a driver; the first call also connects the
+    CUDA tensor backend (:mod:`cygrad.cuda.tensors`) to the core.
 
     Examples
     --------
@@ -246,3 +247,5 @@ def _lazy_init():
     if not _backend_ready:
         raise RuntimeError(_NO_BACKEND)
     init()
+    from . import tensors
+    tensors.install()

@@ -32,6 +32,7 @@ Reading one is enough to write your own::
 import math
 
 from ..._core import tensor as _C
+from ..._core.dispatch import kernel
 from ...autograd.function import Function
 
 OPS = _C.ELEMENTWISE_OPS
@@ -319,6 +320,15 @@ class Relu(UnaryFunction):
     @staticmethod
     def derivative(y):
         return y > 0
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, = ctx.saved_tensors
+        if grad.device.type != "cpu" and not grad.requires_grad:
+            # a device kernel in one pass (no bool mask, no cast); create_graph keeps
+            # the differentiable form below
+            return kernel("threshold_backward", grad.device.type)(grad, y, 0)
+        return grad * (y > 0)
 
 
 class Erf(UnaryFunction):

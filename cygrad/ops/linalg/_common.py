@@ -43,8 +43,10 @@ def _check_same_device(a, b):
     if a.is_cpu and b.is_cpu:
         return
     if a.device != b.device:
+        first, second = (b.device, a.device) if a.is_cpu else (a.device, b.device)
+        # PyTorch names the accelerator first, whichever operand it is
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
-                           f"devices, {a.device} and {b.device}!")
+                           f"devices, {first} and {second}!")
 
 
 def _check_not_bool(dtype, kernel):

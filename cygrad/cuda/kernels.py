@@ -1,0 +1,128 @@
+"""Launching cygrad's CUDA kernels: the module cache, launch configuration and
+argument packing, shared by every CUDA entry of the kernel table
+(:mod:`cygrad.cuda.tensors`).
+
+Each ``cuda_src/<family>.cu`` file is loaded once per driver and kept; kernels
+are looked up by their ``extern "C"`` name with the dtype suffix (``f32``,
+``f64``). Launches go on the current stream of the output's device.
+
+Examples
+--------
+>>> from cygrad.cuda import kernels
+>>> kernels.suffix("float32"), kernels.grid_1d(1000)
+('f32', (4, 1, 1))
+"""
+import pathlib
+import struct
+
+from . import _runtime
+
+_SRC = pathlib.Path(__file__).resolve().parents[2] / "cuda_src"
+_SUFFIXES = {"float32": "f32", "float64": "f64"}
+_modules = {}          # (driver, file name) -> loaded Module
+
+#: threads per block of the 1-D (elementwise) kernels
+BLOCK = 256
+#: a 1-D grid covers at most this many blocks; the kernels' grid-stride loops do the rest
+MAX_BLOCKS = 4096
+#: dims of cg_geometry (cuda_src/elementwise.cu's CG_MAX_DIMS)
+MAX_DIMS = 16
+#: the side of matmul.cu's tiles
+TILE = 16
+
+_GEOMETRY = struct.Struct("<i4x" + "q" * (4 * MAX_DIMS))
+_MM_STRIDES = struct.Struct("<9q")
+
+
+def suffix(dtype_name):
+    """The kernel-name suffix of a dtype, or None when the CUDA kernels lack it.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import suffix
+    >>> suffix("float64"), suffix("int64")
+    ('f64', None)
+    """
+    return _SUFFIXES.get(dtype_name)
+
+
+def function(file, name):
+    """Kernel ``name`` of ``cuda_src/<file>``, loading the file once per driver.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import function
+    >>> callable(function)
+    True
+    """
+    d = _runtime.driver()
+    key = (d, file)
+    mod = _modules.get(key)
+    if mod is None:
+        path = _SRC / file
+        if not path.is_file():
+            # the .cu sources live in the source tree; wheels do not ship them yet
+            raise RuntimeError(f"cygrad.cuda: kernel source {path} not found (CUDA kernels "
+                               "need a source checkout of cygrad)")
+        mod = _modules[key] = d.load_module(str(path))
+    return mod.get_function(name)
+
+
+def grid_1d(n):
+    """A grid for ``n`` elements with :data:`BLOCK` threads per block.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import grid_1d
+    >>> grid_1d(0), grid_1d(257)
+    ((1, 1, 1), (2, 1, 1))
+    """
+    return (max(1, min(MAX_BLOCKS, -(-n // BLOCK))), 1, 1)
+
+
+def geometry(shape, out_strides, a_strides=(), b_strides=()):
+    """The bytes of a ``cg_geometry`` (strides in elements; missing operands 0).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import geometry
+    >>> len(geometry((2, 3), (3, 1)))
+    520
+    """
+    nd = len(shape)
+    if nd > MAX_DIMS:
+        raise RuntimeError(f"cygrad's CUDA kernels support at most {MAX_DIMS} dimensions, got {nd}")
+    pad = [0] * (MAX_DIMS - nd)
+
+    def field(values):
+        values = list(values) if len(values) else [0] * nd
+        return values + pad
+    return _GEOMETRY.pack(nd, *field(shape), *field(out_strides), *field(a_strides),
+                          *field(b_strides))
+
+
+def mm_strides(a, b, c):
+    """The bytes of a ``cg_mm_strides``: ``(batch, row, col)`` steps of each operand.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import mm_strides
+    >>> len(mm_strides((0, 4, 1), (0, 1, 4), (16, 4, 1)))
+    72
+    """
+    return _MM_STRIDES.pack(*a, *b, *c)
+
+
+def launch(device_index, file, name, grid, block, args):
+    """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import launch
+    >>> callable(launch)
+    True
+    """
+    from .streams import _current_stream
+    with _runtime.on_device(device_index) as d:
+        fn = function(file, name)
+        d.launch(fn, grid, block, args, stream=_current_stream(device_index).handle)

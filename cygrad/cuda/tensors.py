@@ -1,0 +1,380 @@
+"""CUDA tensors: storage on the device, copies between host and device, and the
+'cuda' entries of the kernel table (``cygrad/_core/dispatch.py``).
+
+:func:`install` connects this module to the tensor core once (the hooks
+``_set_cuda_empty_hook``, ``_set_device_copy_hook`` and ``_set_device_op_hook``);
+``cygrad.cuda._lazy_init`` calls it the first time a CUDA tensor is asked for.
+
+- A CUDA tensor's storage holds one block of the caching device allocator
+  (:mod:`cygrad.cuda.allocator`), given back when the storage dies. Its data
+  pointer is the driver's opaque device pointer: CPU kernels never read it
+  (``.numpy()`` raises ``TypeError``; the core's elementwise dispatcher and
+  fills send CUDA tensors here).
+- Copies: host to device and back through the driver's ``memcpy_htod`` /
+  ``memcpy_dtoh``; between CUDA tensors of one dtype with the strided copy kernel.
+  A copy that also converts the dtype, or goes between two devices, passes
+  through host memory.
+- Kernels (float32 and float64): add, sub, mul, div (broadcasting, any strides,
+  a Python number as a stride-0 operand), neg, exp, tanh, sigmoid, relu, fill,
+  relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some) and
+  ``matmul_into`` (2-D and batched). Any other op on a CUDA tensor raises
+  ``NotImplementedError`` naming the primitive and the device.
+
+Examples
+--------
+>>> from cygrad.cuda import tensors
+>>> "matmul_into" in tensors.PRIMITIVES
+True
+"""
+import math
+import weakref
+
+import numpy as np
+
+from .._device import device as Device
+from .._core import dispatch
+from .._core import storage as _storage
+from .._core import tensor as _C
+from . import _runtime
+from . import kernels as _k
+
+BINARY = ("add", "sub", "mul", "div")
+UNARY = ("neg", "exp", "tanh", "sigmoid", "relu")
+#: every primitive this module registers for 'cuda'
+PRIMITIVES = BINARY + UNARY + ("fill", "threshold_backward", "reduce_sum", "matmul_into")
+
+_devices = {}            # index -> the one Device object of cuda:index (the core compares by identity)
+_installed = False
+
+
+def _device(index):
+    dev = _devices.get(index)
+    if dev is None:
+        dev = _devices[index] = Device("cuda", index)
+    return dev
+
+
+class _Allocation:
+    """Owner of a CUDA storage's block: gives it back to the allocator with the storage."""
+    __slots__ = ("block", "__weakref__")
+
+    def __init__(self, block):
+        self.block = block
+        # at interpreter exit the driver goes away with the process: nothing to give back
+        weakref.finalize(self, block.free).atexit = False
+
+
+def _empty_storage(nbytes, device):
+    from . import _lazy_init
+    _lazy_init()          # (the driver may have changed since the hook was installed)
+    idx = _runtime.checked_index(device)
+    from .memory import allocate
+    block = allocate(max(int(nbytes), 1), idx)
+    return _storage._device_storage(block.ptr, int(nbytes), _Allocation(block), _device(idx))
+
+
+# ---------------------------------------------------------------- copies
+
+def _is_cuda(t):
+    return t.device.type == "cuda"
+
+
+def _same_device(*tensors):
+    devs = {t.device for t in tensors if isinstance(t, _C.TensorBase)}
+    if len(devs) > 1:
+        a, b = sorted(str(d) for d in devs)[-2:]
+        a, b = (a, b) if a.startswith("cuda") else (b, a)
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {a} and {b}!")
+
+
+def _expanded_strides(t, shape):
+    """t's strides read as ``shape`` (broadcast dims get stride 0)."""
+    lead = len(shape) - t.dim()
+    out = [0] * lead
+    for size, full, st in zip(t.shape, shape[lead:], t.stride()):
+        out.append(0 if size == 1 and full != 1 else st)
+    return out
+
+
+def _broadcast(s1, s2):
+    n = max(len(s1), len(s2))
+    s1, s2 = (1,) * (n - len(s1)) + s1, (1,) * (n - len(s2)) + s2
+    return tuple(max(x, y) if min(x, y) != 0 else 0 for x, y in zip(s1, s2))
+
+
+def _host_array(t):
+    """A contiguous host copy of a CUDA tensor, as NumPy."""
+    if not t.is_contiguous():
+        t = t.contiguous()      # (the copy kernel: float32/float64 only)
+    arr = np.empty(tuple(t.shape), dtype=t.dtype.np_dtype)
+    if arr.nbytes:
+        with _runtime.on_device(t.device.index) as d:
+            d.memcpy_dtoh(arr, t.data_ptr())
+    return arr
+
+
+def _upload(dst, arr):
+    """dst[...] = arr (a host array of dst's shape and dtype)."""
+    arr = np.ascontiguousarray(arr)
+    if dst.is_contiguous():
+        with _runtime.on_device(dst.device.index) as d:
+            d.memcpy_htod(dst.data_ptr(), arr)
+        return
+    tmp = _C._empty(tuple(dst.shape), dst.dtype, dst.device)
+    _upload(tmp, arr)
+    _strided_copy(dst, tmp)
+
+
+def _strided_copy(dst, src):
+    """dst[...] = src on one device, same dtype, src broadcast to dst's shape."""
+    sfx = _k.suffix(dst.dtype.name)
+    if sfx is None:
+        raise NotImplementedError(f"no 'cuda' kernel for primitive 'copy' of {dst.dtype} "
+                                  "(devices that have one: cpu)")
+    shape = tuple(dst.shape)
+    n = dst.numel()
+    geo = _k.geometry(shape, dst.stride(), _expanded_strides(src, shape))
+    _k.launch(dst.device.index, "elementwise.cu", f"cg_copy_{sfx}_strided", _k.grid_1d(n),
+              (_k.BLOCK, 1, 1), (n, geo, dst.data_ptr(), src.data_ptr()))
+
+
+def _copy(dst, src):
+    """The core's copy hook: ``dst[...] = src`` where either is a CUDA tensor."""
+    shape = tuple(dst.shape)
+    if not _is_cuda(src):                                   # host -> device
+        host = np.broadcast_to(_C._ndarray(src), shape).astype(dst.dtype.np_dtype, copy=False)
+        _upload(dst, host)
+    elif not _is_cuda(dst):                                 # device -> host
+        host = _host_array(src)
+        np.copyto(_C._ndarray(dst), np.broadcast_to(host, shape), casting="unsafe")
+    elif src.dtype is dst.dtype and src.device == dst.device and _k.suffix(dst.dtype.name):
+        _strided_copy(dst, src)
+    else:                                                   # cast or cross-device: via the host
+        host = np.broadcast_to(_host_array(src), shape).astype(dst.dtype.np_dtype)
+        _upload(dst, host)
+
+
+# ---------------------------------------------------------------- elementwise
+
+def _operand(x, ct, device):
+    """A tensor operand in dtype ``ct`` on ``device``; a number becomes a 0-d tensor."""
+    if isinstance(x, _C.TensorBase):
+        return x if x.dtype is ct else x.to(ct)
+    t = _C._empty((), ct, device)
+    _fill(t, x)
+    return t
+
+
+def _suffix_or_raise(primitive, dtype):
+    sfx = _k.suffix(dtype.name)
+    if sfx is None:
+        raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
+                                  f"{dtype} (CUDA kernels cover float32 and float64)")
+    return sfx
+
+
+def _binary_kernel(name):
+    def run(out, a, b):
+        sfx = _suffix_or_raise(name, out.dtype)
+        shape = tuple(out.shape)
+        n = out.numel()
+        geo = _k.geometry(shape, out.stride(), _expanded_strides(a, shape), _expanded_strides(b, shape))
+        _k.launch(out.device.index, "elementwise.cu", f"cg_{name}_{sfx}_strided", _k.grid_1d(n),
+                  (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), a.data_ptr(), b.data_ptr()))
+        return out
+    run.__name__ = f"cuda_{name}"
+    run.__doc__ = f"out[...] = a {name} b (CUDA, broadcasting, any strides)."
+    return run
+
+
+def _unary_kernel(name):
+    def run(out, x):
+        sfx = _suffix_or_raise(name, out.dtype)
+        shape = tuple(out.shape)
+        n = out.numel()
+        geo = _k.geometry(shape, out.stride(), x.stride())
+        _k.launch(out.device.index, "elementwise.cu", f"cg_{name}_{sfx}_strided", _k.grid_1d(n),
+                  (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), x.data_ptr()))
+        return out
+    run.__name__ = f"cuda_{name}"
+    run.__doc__ = f"out[...] = {name}(x) (CUDA, any strides)."
+    return run
+
+
+def _fill(out, value):
+    """out[...] = value (any strides)."""
+    sfx = _k.suffix(out.dtype.name)
+    if sfx is None:
+        # other dtypes: the value is written on the host and copied up
+        host = np.full(tuple(out.shape), value, dtype=out.dtype.np_dtype)
+        _upload(out, host)
+        return out
+    n = out.numel()
+    geo = _k.geometry(tuple(out.shape), out.stride())
+    _k.launch(out.device.index, "elementwise.cu", f"cg_fill_{sfx}_strided", _k.grid_1d(n),
+              (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), float(value)))
+    return out
+
+
+def _device_op(kind, name, out, a, b, ct):
+    """The core's hook for elementwise ops and fills whose output is a CUDA tensor."""
+    if kind == "fill":
+        dispatch.kernel("fill", out.device.type)(out, a)
+        return
+    _same_device(out, a, b)
+    fn = dispatch.kernel(name, out.device.type)
+    if kind == "binary":
+        fn_out = out if out.dtype is ct else _C._empty(tuple(out.shape), ct, out.device)
+        fn(fn_out, _operand(a, ct, out.device), _operand(b, ct, out.device))
+    else:
+        fn_out = out if out.dtype is ct else _C._empty(tuple(out.shape), ct, out.device)
+        fn(fn_out, _operand(a, ct, out.device))
+    if fn_out is not out:
+        _copy(out, fn_out)
+
+
+def threshold_backward(grad, y, threshold):
+    """``grad`` where ``y > threshold``, else 0 (relu's backward), in a new tensor.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("threshold_backward", "cuda") is tensors.threshold_backward
+    True
+    """
+    sfx = _suffix_or_raise("threshold_backward", grad.dtype)
+    shape = _broadcast(tuple(grad.shape), tuple(y.shape))
+    out = _C._empty(shape, grad.dtype, grad.device)
+    n = out.numel()
+    if n:
+        geo = _k.geometry(shape, out.stride(), _expanded_strides(grad, shape), _expanded_strides(y, shape))
+        _k.launch(out.device.index, "elementwise.cu", f"cg_threshold_backward_{sfx}_strided",
+                  _k.grid_1d(n), (_k.BLOCK, 1, 1),
+                  (n, geo, out.data_ptr(), grad.data_ptr(), y.data_ptr(), float(threshold)))
+    return out
+
+
+# ---------------------------------------------------------------- reductions
+
+def reduce_sum(x, axes, keepdim, dt):
+    """Sum over ``axes`` (None: all) into dtype ``dt``: the reduced dims are moved
+    last and made contiguous, then ``reduce.cu``'s row sum runs once.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("reduce_sum", "cuda") is tensors.reduce_sum
+    True
+    """
+    if x.dtype is not dt:
+        x = x.to(dt)
+    sfx = _suffix_or_raise("reduce_sum", dt)
+    nd = x.dim()
+    axes = tuple(range(nd)) if axes is None else tuple(a % nd if nd else a for a in axes)
+    kept = [d for d in range(nd) if d not in axes]
+    shape = tuple(x.shape)
+    rows = math.prod(shape[d] for d in kept)
+    cols = math.prod(shape[d] for d in axes)
+    out_shape = tuple(1 if d in axes else shape[d] for d in range(nd)) if keepdim \
+        else tuple(shape[d] for d in kept)
+    out = _C._empty((rows,), dt, x.device)
+    if rows:
+        xp = x.permute(*kept, *axes).contiguous() if nd else x.contiguous()
+        grid = (min(rows, _k.MAX_BLOCKS), 1, 1)
+        _k.launch(x.device.index, "reduce.cu", f"cg_sum_rows_{sfx}", grid, (_k.BLOCK, 1, 1),
+                  (rows, cols, out.data_ptr(), xp.data_ptr()))
+    return out.reshape(out_shape)
+
+
+# ---------------------------------------------------------------- products
+
+def matmul_into(a, b, result):
+    """``result[...] = a @ b`` with NumPy's matmul rules (float32/float64): one
+    launch of the tiled kernel; transposed and broadcast operands are read
+    through their strides.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("matmul_into", "cuda") is tensors.matmul_into
+    True
+    """
+    _same_device(a, b, result)
+    sfx = _suffix_or_raise("matmul_into", result.dtype)
+    if a.dtype is not result.dtype or b.dtype is not result.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    res = result
+    if a.dim() == 1:
+        a = a.unsqueeze(0)
+        res = res.unsqueeze(-2)
+    if b.dim() == 1:
+        b = b.unsqueeze(-1)
+        res = res.unsqueeze(-1)
+    m, k = a.shape[-2], a.shape[-1]
+    n = b.shape[-1]
+    batch_shape = tuple(res.shape[:-2])
+    if len(batch_shape) > 1:
+        # fold the batch dims into one: operands expanded and made contiguous
+        bsz = math.prod(batch_shape)
+        a = a.expand(*batch_shape, m, k).contiguous().reshape(bsz, m, k)
+        b = b.expand(*batch_shape, k, n).contiguous().reshape(bsz, k, n)
+        target = res if res.is_contiguous() else _C._empty(tuple(res.shape), res.dtype, res.device)
+        _matmul3(a, b, target.view(bsz, m, n), sfx)
+        if target is not res:
+            res.copy_(target)
+        return result
+    if not batch_shape:
+        a, b, res = a.unsqueeze(0), b.unsqueeze(0), res.unsqueeze(0)
+    else:
+        a = a.expand(*batch_shape, m, k)
+        b = b.expand(*batch_shape, k, n)
+    _matmul3(a, b, res, sfx)
+    return result
+
+
+def _matmul3(a, b, c, sfx):
+    batch, m, n = c.shape
+    k = a.shape[-1]
+    strides = _k.mm_strides(a.stride(), b.stride(), c.stride())
+    grid = (-(-n // _k.TILE), -(-m // _k.TILE), max(1, min(batch, 65535)))
+    _k.launch(c.device.index, "matmul.cu", f"cg_matmul_{sfx}", grid, (_k.TILE, _k.TILE, 1),
+              (batch, m, n, k, c.data_ptr(), a.data_ptr(), b.data_ptr(), strides))
+
+
+# ---------------------------------------------------------------- the table
+
+def _register():
+    for name in BINARY:
+        dispatch.register(name, "cuda")(_binary_kernel(name))
+    for name in UNARY:
+        dispatch.register(name, "cuda")(_unary_kernel(name))
+    dispatch.register("fill", "cuda")(_fill)
+    dispatch.register("threshold_backward", "cuda")(threshold_backward)
+    dispatch.register("reduce_sum", "cuda")(reduce_sum)
+    dispatch.register("matmul_into", "cuda")(matmul_into)
+
+
+def install():
+    """Connect CUDA tensors to the core and register the 'cuda' kernels (once).
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.install)
+    True
+    """
+    global _installed
+    if _installed:
+        return
+    _register()
+    _C._set_cuda_empty_hook(_empty_storage)
+    _C._set_device_copy_hook(_copy)
+    _C._set_device_op_hook(_device_op)
+    _installed = True
