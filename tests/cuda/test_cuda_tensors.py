@@ -233,3 +233,23 @@ def test_the_issue_command_prints_cuda0():
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "cuda:0"
+
+
+# ---- which primitives still lack a CUDA kernel (issue 15's listing) -----------------------
+
+# The count docs/cuda.md states; it may only go down. When it reaches 0, every primitive
+# of the CPU table has a CUDA kernel.
+MISSING_CUDA_KERNELS_AT_MOST = 127
+
+
+def test_missing_cuda_kernels_are_listed_and_raise_by_name():
+    from cygrad._core import dispatch
+    cygrad.zeros(1, device="cuda")                 # installs the CUDA entries
+    missing = sorted(set(dispatch.primitives("cpu")) - set(dispatch.primitives("cuda")))
+    print(f"{len(missing)} primitives without a CUDA kernel: {', '.join(missing)}")
+    assert len(missing) <= MISSING_CUDA_KERNELS_AT_MOST
+    for name in missing:
+        with pytest.raises(NotImplementedError, match=f"no 'cuda' kernel for primitive '{name}'"):
+            dispatch.kernel(name, "cuda")
+    with open(os.path.join(ROOT, "docs", "cuda.md")) as f:
+        assert f"{MISSING_CUDA_KERNELS_AT_MOST} of the CPU table's primitives" in f.read()
