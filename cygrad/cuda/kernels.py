@@ -17,7 +17,11 @@ import struct
 
 from . import _runtime
 
+# A source checkout reads the repository's cuda_src/; a wheel carries copies of the
+# same files in cygrad/cuda/kernels_src/ (setup.py's build_py).
 _SRC = pathlib.Path(__file__).resolve().parents[2] / "cuda_src"
+if not _SRC.is_dir():
+    _SRC = pathlib.Path(__file__).resolve().parent / "kernels_src"
 _SUFFIXES = {"float32": "f32", "float64": "f64"}
 _modules = {}          # (driver, file name) -> loaded Module
 
@@ -61,9 +65,8 @@ def function(file, name):
     if mod is None:
         path = _SRC / file
         if not path.is_file():
-            # the .cu sources live in the source tree; wheels do not ship them yet
-            raise RuntimeError(f"cygrad.cuda: kernel source {path} not found (CUDA kernels "
-                               "need a source checkout of cygrad)")
+            raise RuntimeError(f"cygrad.cuda: kernel source {path} not found (this "
+                               "installation of cygrad is missing its CUDA kernel sources)")
         mod = _modules[key] = d.load_module(str(path))
     return mod.get_function(name)
 
