@@ -27,6 +27,12 @@ def _check(input, opname):
     return input
 
 
+def _split_size(value, opname):
+    """PyTorch's ``split_copy`` and ``unsafe_split`` take one int (a list of sizes is
+    ``split``'s overload only): anything else is a TypeError of its argument parser."""
+    return value if isinstance(value, TensorBase) else int_arg(value, opname, "split_size", 2)
+
+
 @tensor_method
 def unfold(self, dimension, size, step):
     """A view of every slice of length ``size`` along ``dimension``, ``step`` apart,
@@ -199,7 +205,8 @@ def split_copy(input, split_size, dim=0):
     >>> [p.tolist() for p in cygrad.split_copy(cygrad.arange(5), 2)]
     [[0, 1], [2, 3], [4]]
     """
-    return tuple(p.clone() for p in _splitting.split(_check(input, "split_copy"), split_size, dim))
+    return tuple(p.clone() for p in _splitting.split(_check(input, "split_copy"),
+                                                      _split_size(split_size, "split_copy"), dim))
 
 
 def split_with_sizes(input, split_sizes, dim=0):
@@ -239,7 +246,8 @@ def unsafe_split(input, split_size, dim=0):
     >>> len(cygrad.unsafe_split(cygrad.arange(5), 2))
     3
     """
-    return _splitting.split(_check(input, "unsafe_split"), split_size, dim)
+    return _splitting.split(_check(input, "unsafe_split"), _split_size(split_size, "unsafe_split"),
+                           dim)
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
