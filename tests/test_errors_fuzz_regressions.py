@@ -245,3 +245,27 @@ def test_unsafe_split_and_split_copy_take_one_int(name, split_size):
     torch = pytest.importorskip("torch")
     with pytest.raises(TypeError, match="split_size"):
         getattr(torch, name)(torch.zeros(4), split_size)
+
+
+def test_view_copy_of_an_expanded_input_copies_like_torch():
+    # no view of shape (-1, 2) describes this input: view() refuses, view_copy copies
+    import numpy as np
+    x = np.random.default_rng(3).standard_normal((2, 1, 2))
+    got = cygrad.view_copy(cygrad.from_numpy(x.copy()).expand(2, 3, 2), (-1, 2))
+    np.testing.assert_array_equal(got.numpy(), np.broadcast_to(x, (2, 3, 2)).reshape(6, 2))
+    with pytest.raises(RuntimeError, match="invalid for input of size 12"):
+        cygrad.view_copy(cygrad.from_numpy(x.copy()).expand(2, 3, 2), (5,))
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(
+        torch.view_copy(torch.from_numpy(x.copy()).expand(2, 3, 2), (-1, 2)).numpy(), got.numpy())
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+@pytest.mark.parametrize("q", [None, "0.5", [0.5]])
+def test_quantile_q_of_the_wrong_type_is_a_type_error_before_the_dtype_check(name, dtype, q):
+    with pytest.raises(TypeError):
+        getattr(cygrad, name)(cygrad.zeros(4, 2, dtype=getattr(cygrad, dtype)), q, dim=0)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.zeros(4, 2, dtype=getattr(torch, dtype)), q, dim=0)

@@ -70,7 +70,9 @@ def unfold(self, dimension, size, step):
 
 
 def view_copy(input, size):
-    """``input.view(size).clone()`` (``size`` may be a dtype, as ``view(dtype)``).
+    """A copy of ``input`` with shape ``size`` (``size`` may be a dtype, as ``view(dtype)``).
+    The copy needs no view of the memory, so, as in PyTorch, an input whose strides
+    no view of that shape can describe (an expanded one) is copied too.
 
     Examples
     --------
@@ -81,7 +83,7 @@ def view_copy(input, size):
     _check(input, "view_copy")
     if isinstance(size, _dt.dtype):
         return input.view(size).clone()
-    return input.view(int_list_arg(size, "view_copy", "size", 2)).clone()
+    return input.reshape(int_list_arg(size, "view_copy", "size", 2)).clone()
 
 
 def permute_copy(input, dims):
