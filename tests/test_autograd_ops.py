@@ -55,6 +55,8 @@ FAMILY_MODULES = {
     # the embedding's Function, and index_put's (a clone's node first)
     "scatter": ("cygrad.nn._ops", "cygrad.ops.indexing", "cygrad.ops.shape"),
     "fused": ("cygrad.ops.reduction", "cygrad.nn._ops"),
+    # the layers' Functions (cygrad.nn._ops.rnn); the cells are composed (last node Mul/Tanh/Add)
+    "rnn": ("cygrad.nn._ops", "cygrad.ops"),
 }
 
 

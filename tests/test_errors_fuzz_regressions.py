@@ -211,3 +211,61 @@ def test_index_select_of_a_scalar_needs_exactly_one_index(n):
 
 def test_index_select_of_a_scalar_with_one_index():
     assert cygrad.index_select(cygrad.tensor(2.5), 0, cygrad.tensor([0])).item() == 2.5
+
+
+@pytest.mark.parametrize("base_shape", [(1, 2, 3), (4, 1, 3), (4, 2, 1), (1, 1, 1)])
+@pytest.mark.parametrize("beta,alpha", [(1, 1), (0.5, 2.0), (0, 1)])
+def test_baddbmm_inplace_on_an_expanded_input_matches_torch(base_shape, beta, alpha):
+    # cygrad refused the aliased output; PyTorch writes it batch by batch, element by
+    # element, each write reading what the previous one left
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    rng = np.random.default_rng(7)
+    s, b1, b2 = rng.standard_normal(base_shape), rng.standard_normal((4, 2, 5)), \
+        rng.standard_normal((4, 5, 3))
+    if beta == 0:
+        s[..., 0] = np.nan          # beta == 0 ignores the input, NaNs included
+    expected = torch.from_numpy(s.copy()).expand(4, 2, 3).baddbmm_(
+        torch.from_numpy(b1), torch.from_numpy(b2), beta=beta, alpha=alpha)
+    x = cygrad.from_numpy(s.copy())
+    got = x.expand(4, 2, 3).baddbmm_(cygrad.from_numpy(b1), cygrad.from_numpy(b2),
+                                     beta=beta, alpha=alpha)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(x.numpy(), expected.numpy()[tuple(slice(0, n) for n in base_shape)],
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["unsafe_split", "split_copy"])
+@pytest.mark.parametrize("split_size", [(0, 0), [2, 2], 1.5, True])
+def test_unsafe_split_and_split_copy_take_one_int(name, split_size):
+    # only split has the list-of-sizes overload: these raised split_with_sizes's
+    # RuntimeError where PyTorch's argument parser raises TypeError
+    with pytest.raises(TypeError, match="split_size"):
+        getattr(cygrad, name)(cygrad.zeros(4), split_size)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="split_size"):
+        getattr(torch, name)(torch.zeros(4), split_size)
+
+
+def test_view_copy_of_an_expanded_input_copies_like_torch():
+    # no view of shape (-1, 2) describes this input: view() refuses, view_copy copies
+    import numpy as np
+    x = np.random.default_rng(3).standard_normal((2, 1, 2))
+    got = cygrad.view_copy(cygrad.from_numpy(x.copy()).expand(2, 3, 2), (-1, 2))
+    np.testing.assert_array_equal(got.numpy(), np.broadcast_to(x, (2, 3, 2)).reshape(6, 2))
+    with pytest.raises(RuntimeError, match="invalid for input of size 12"):
+        cygrad.view_copy(cygrad.from_numpy(x.copy()).expand(2, 3, 2), (5,))
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(
+        torch.view_copy(torch.from_numpy(x.copy()).expand(2, 3, 2), (-1, 2)).numpy(), got.numpy())
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+@pytest.mark.parametrize("q", [None, "0.5", [0.5]])
+def test_quantile_q_of_the_wrong_type_is_a_type_error_before_the_dtype_check(name, dtype, q):
+    with pytest.raises(TypeError):
+        getattr(cygrad, name)(cygrad.zeros(4, 2, dtype=getattr(cygrad, dtype)), q, dim=0)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        getattr(torch, name)(torch.zeros(4, 2, dtype=getattr(torch, dtype)), q, dim=0)

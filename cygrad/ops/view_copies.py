@@ -27,6 +27,12 @@ def _check(input, opname):
     return input
 
 
+def _split_size(value, opname):
+    """PyTorch's ``split_copy`` and ``unsafe_split`` take one int (a list of sizes is
+    ``split``'s overload only): anything else is a TypeError of its argument parser."""
+    return value if isinstance(value, TensorBase) else int_arg(value, opname, "split_size", 2)
+
+
 @tensor_method
 def unfold(self, dimension, size, step):
     """A view of every slice of length ``size`` along ``dimension``, ``step`` apart,
@@ -64,7 +70,9 @@ def unfold(self, dimension, size, step):
 
 
 def view_copy(input, size):
-    """``input.view(size).clone()`` (``size`` may be a dtype, as ``view(dtype)``).
+    """A copy of ``input`` with shape ``size`` (``size`` may be a dtype, as ``view(dtype)``).
+    The copy needs no view of the memory, so, as in PyTorch, an input whose strides
+    no view of that shape can describe (an expanded one) is copied too.
 
     Examples
     --------
@@ -75,7 +83,7 @@ def view_copy(input, size):
     _check(input, "view_copy")
     if isinstance(size, _dt.dtype):
         return input.view(size).clone()
-    return input.view(int_list_arg(size, "view_copy", "size", 2)).clone()
+    return input.reshape(int_list_arg(size, "view_copy", "size", 2)).clone()
 
 
 def permute_copy(input, dims):
@@ -199,7 +207,8 @@ def split_copy(input, split_size, dim=0):
     >>> [p.tolist() for p in cygrad.split_copy(cygrad.arange(5), 2)]
     [[0, 1], [2, 3], [4]]
     """
-    return tuple(p.clone() for p in _splitting.split(_check(input, "split_copy"), split_size, dim))
+    return tuple(p.clone() for p in _splitting.split(_check(input, "split_copy"),
+                                                      _split_size(split_size, "split_copy"), dim))
 
 
 def split_with_sizes(input, split_sizes, dim=0):
@@ -239,7 +248,8 @@ def unsafe_split(input, split_size, dim=0):
     >>> len(cygrad.unsafe_split(cygrad.arange(5), 2))
     3
     """
-    return _splitting.split(_check(input, "unsafe_split"), split_size, dim)
+    return _splitting.split(_check(input, "unsafe_split"), _split_size(split_size, "unsafe_split"),
+                           dim)
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):

@@ -10,6 +10,7 @@ from ..._tensor import tensor_method
 from ...autograd.function import Function
 from ...autograd.forward_ad import saved_for_jvp
 from ...autograd.inplace import apply_inplace
+from ..creation import tensor
 from .._argcheck import check_scalar_fits, not_tensor
 from ._common import _add_terms, _check_not_bool, _cname, _into_out, _scale, _tname
 from .products import bmm, matmul, mm, mv, outer, _size_at
@@ -198,9 +199,44 @@ def _add_product(fn, opname, input, x, y, beta, alpha, out, check_shapes=None, i
         if dtype is not input.dtype and not _C._can_cast(dtype, input.dtype):
             raise RuntimeError(f"result type {_tname(dtype)} can't be cast to the desired "
                                f"output type {_tname(input.dtype)}")
+        if opname == "baddbmm" and _overlapping_dims(input):
+            return _baddbmm_into_expanded(input, x, y, beta, alpha)
         return apply_inplace(fn, input, x, y, beta, alpha)
     res = fn.apply(input, x, y, beta, alpha)
     return res if out is None else _into_out(out, res, opname, same_dtype=False)
+
+
+def _overlapping_dims(t):
+    """The dims where several elements of ``t`` share memory (stride 0, from expand)."""
+    return [d for d, (n, st) in enumerate(zip(t.shape, t.stride())) if st == 0 and n > 1]
+
+
+def _baddbmm_into_expanded(input, batch1, batch2, beta, alpha):
+    """``baddbmm_`` on an expanded ``input``, as PyTorch computes it: PyTorch does not
+    refuse the aliased output but writes it batch by batch, element by element, each
+    write ``beta * (what the previous write left) + alpha * product``.  For a memory
+    location written ``K`` times, in the row-major order of the aliased dims, that is
+    ``beta**K * initial + sum_p beta**(K-1-p) * alpha * product_p``."""
+    dims = _overlapping_dims(input)
+    if _C.is_grad_enabled() and any(t.requires_grad for t in (input, batch1, batch2)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    product = baddbmm(input, batch1, batch2, beta=0, alpha=alpha)  # (input ignored)
+    K = 1
+    for d in dims:
+        K *= input.shape[d]
+    wshape = [input.shape[d] if d in dims else 1 for d in range(input.dim())]
+    weights = tensor([beta ** (K - 1 - p) for p in range(K)], dtype=product.dtype,
+                     device=product.device).reshape(wshape)
+    written = (product * weights).sum(dim=dims, keepdim=True)
+    target = input
+    for d in dims:
+        target = target.narrow(d, 0, 1)
+    if beta != 0:       # (beta == 0 ignores the input, NaNs included)
+        written = written + target * beta ** K
+    target.copy_(written)
+    return input
 
 
 @tensor_method

@@ -4,7 +4,10 @@ Each sorts along the reduced dim (NaN sorts last) and picks or interpolates the
 sorted values, so the gradient flows back through the sort's Function to the
 elements picked.
 """
+import numbers
+
 from ..._core.dtype import int64
+from ..._core.tensor import TensorBase
 from ..._tensor import tensor_method
 from ..creation import tensor as _tensor
 from ..indexing import where
@@ -19,6 +22,10 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, opname):
     _check_tensor(input, opname)
+    if not isinstance(q, (TensorBase, numbers.Real)):
+        # PyTorch's argument parser (Tensor or float q) refuses it before any dtype check
+        raise TypeError(f"{opname}(): argument 'q' must be Tensor or float, not "
+                        f"{type(q).__name__}")
     if not isinstance(keepdim, bool):
         raise TypeError(f"{opname}(): argument 'keepdim' must be bool, not "
                         f"{type(keepdim).__name__}")
