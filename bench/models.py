@@ -362,6 +362,9 @@ def build_pair(name, small=False, seed=0):
 
 # ---- timing ---------------------------------------------------------------------------
 
+SETTLE_SECONDS = 0.3
+
+
 def _steps_per_round(work, budget=0.05):
     """How many steps make one timed round of about ``budget`` seconds."""
     t0 = time.perf_counter()
@@ -383,7 +386,7 @@ def time_pair(cy, th, rounds=7, warmup=3):
     Examples
     --------
     >>> cy, th = build_pair("mlp_lm", small=True)
-    >>> t = time_pair(cy, None, rounds=2, warmup=1)
+    >>> t = time_pair(cy, None, rounds=1, warmup=1)
     >>> t["cygrad"] > 0
     True
     """
@@ -397,6 +400,11 @@ def time_pair(cy, th, rounds=7, warmup=3):
     samples = {k: [] for k in works}
     for _ in range(rounds):
         for k, w in works.items():
+            # Both libraries live in this process: let the other one's worker threads
+            # go idle first (OpenBLAS's spin for up to ~0.1 s after a parallel product,
+            # OpenMP's for a while after a parallel region), so that neither is timed
+            # against the other's spinning threads.
+            time.sleep(SETTLE_SECONDS)
             samples[k].append(_round(w, steps[k]))
     return {k: statistics.median(v) for k, v in samples.items()}
 
