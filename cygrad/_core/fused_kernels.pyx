@@ -72,15 +72,18 @@ cdef extern from "fused.h" nogil:
 # costs an exp, tanh or erf, like the pool's transcendental-unary family (2^16 in
 # parallel.c), but on the loaded 2-core development machine two threads were
 # slower than one for the transformer's sizes (softmax of 131K and GELU of 262K
-# elements: 115 -> 190-228 us and 460 -> 520-570 us), so the split starts at
-# 2^18, where a row kernel takes several hundred microseconds.
+# elements: 115 -> 190-228 us and 460 -> 520-570 us), and beside one busy process
+# a split GELU of 2^18 elements (a 4-layer 64-wide transformer's MLP, batch 32 x 32)
+# waits for the busy core: that model's step went from 59 to 129 ms in
+# bench/models.py's busy row. So the split starts above 2^19 elements.
 # Layer norm's backward sums its weight gradient over row blocks of LN_BLOCK
 # rows whatever the thread count, then adds the blocks in order, so the result
 # does not depend on how many threads ran.
 cdef enum:
     GIL_RELEASE_MIN = 2048
-    PARALLEL_MIN = 262144
+    PARALLEL_MIN = 524289
     CHUNKS_PER_THREAD = 4
+    ROW_ALIGN = 64        # = RBLOCK of cpu/fused.c
     LN_BLOCK = 64
 
 cdef enum Kind:
@@ -103,11 +106,18 @@ ctypedef struct Job:
     void* o2
     void* o3
     double* part          # layer norm backward: nchunks blocks of (dw, db), n each
+    bint aligned          # chunks start at multiples of ROW_ALIGN rows (see _run)
 
 
 cdef void _chunk(void* ctx, int ci) noexcept nogil:
     cdef Job* j = <Job*>ctx
-    cdef Py_ssize_t r0 = j.rows * ci // j.nchunks, r1 = j.rows * (ci + 1) // j.nchunks
+    cdef Py_ssize_t r0, r1, blocks
+    if j.aligned:
+        blocks = (j.rows + ROW_ALIGN - 1) // ROW_ALIGN
+        r0 = min(j.rows, blocks * ci // j.nchunks * ROW_ALIGN)
+        r1 = min(j.rows, blocks * (ci + 1) // j.nchunks * ROW_ALIGN)
+    else:
+        r0, r1 = j.rows * ci // j.nchunks, j.rows * (ci + 1) // j.nchunks
     cdef double* dwp = NULL
     cdef double* dbp = NULL
     if j.kind == SM_FWD:
@@ -194,11 +204,16 @@ cdef void _run(Job* j, Py_ssize_t work, bint fixed_chunks=False):
     if j.rows == 0:
         return
     cdef bint parallel = work >= PARALLEL_MIN
+    # Chunks of whole ROW_ALIGN-row blocks: the row kernels take the logs of up to
+    # 64 rows together (RBLOCK in cpu/fused.c), and a block cut differently by a
+    # chunk boundary gave different last bits for some rows with 1 and 2 threads.
+    j.aligned = not fixed_chunks
     if not fixed_chunks:
         j.nchunks = 1
         if parallel:
             from .._threading import get_num_threads
-            j.nchunks = max(1, min(get_num_threads() * CHUNKS_PER_THREAD, j.rows))
+            j.nchunks = max(1, min(get_num_threads() * CHUNKS_PER_THREAD,
+                                   (j.rows + ROW_ALIGN - 1) // ROW_ALIGN))
     if work >= GIL_RELEASE_MIN:
         with nogil:
             _run_all(j, parallel)

@@ -139,10 +139,10 @@ def test_layer_norm_and_gelu_realistic_sizes():
 
 def test_results_do_not_depend_on_the_thread_count():
     rng = np.random.default_rng(8)
-    # 2^18 elements: where the fused kernels start splitting rows over the pool
-    x = cygrad.tensor(rng.standard_normal((1024, 256)).astype(np.float32), requires_grad=True)
+    # above 2^19 elements: where the fused kernels start splitting rows over the pool
+    x = cygrad.tensor(rng.standard_normal((2056, 256)).astype(np.float32), requires_grad=True)
     w = cygrad.tensor(rng.standard_normal(256).astype(np.float32), requires_grad=True)
-    t = cygrad.tensor(rng.integers(0, 256, 1024))
+    t = cygrad.tensor(rng.integers(0, 256, 2056))
     before = cygrad.get_num_threads()
 
     def run():
