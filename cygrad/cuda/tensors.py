@@ -359,6 +359,8 @@ def _register():
     dispatch.register("threshold_backward", "cuda")(threshold_backward)
     dispatch.register("reduce_sum", "cuda")(reduce_sum)
     dispatch.register("matmul_into", "cuda")(matmul_into)
+    from . import ops
+    ops.register_all()
 
 
 def install():
