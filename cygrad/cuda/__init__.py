@@ -75,6 +75,9 @@ _probe_result = None
 _backend_ready = True
 
 _initialized = False
+# set once cygrad/cuda/tensors.py is connected to the core; apart from _initialized,
+# which the device API (get_device_name, synchronize ...) sets without making a tensor
+_tensors_installed = False
 
 
 def _probe():
@@ -239,7 +242,8 @@ def _lazy_init():
     >>> ok
     True
     """
-    if _initialized and _backend_ready:
+    global _tensors_installed
+    if _tensors_installed and _initialized and _backend_ready:
         return
     reason = _unavailable_reason()
     if reason is not None:
@@ -249,3 +253,4 @@ def _lazy_init():
     init()
     from . import tensors
     tensors.install()
+    _tensors_installed = True
