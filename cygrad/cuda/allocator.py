@@ -153,7 +153,7 @@ class Block:
         self._owner, self._small = owner, small
         self._prev, self._next = prev, next
         self._allocated = False
-        self._stream_uses = set()
+        self._stream_uses = None    # a set once record_stream names another stream
         self._events = 0            # events still to complete before reuse
 
     @property
@@ -228,17 +228,26 @@ class CachingAllocator:
     # -- statistics ----------------------------------------------------------
     def _update(self, small, *changes):
         """Apply ``(statistic, delta)`` changes to the pool ``small`` chooses and to ``all``."""
+        # on every malloc and free: written out for speed (no inner loop or tuple)
         cur, peak, inc, dec = self._fields
         pool = 1 if small else 2
         for stat, delta in changes:
-            for j in (3 * stat, 3 * stat + pool):
-                c = cur[j] = cur[j] + delta
-                if delta > 0:
-                    inc[j] += delta
-                    if c > peak[j]:
-                        peak[j] = c
-                else:
-                    dec[j] -= delta
+            a = 3 * stat
+            b = a + pool
+            ca = cur[a] + delta
+            cb = cur[b] + delta
+            cur[a] = ca
+            cur[b] = cb
+            if delta > 0:
+                inc[a] += delta
+                inc[b] += delta
+                if ca > peak[a]:
+                    peak[a] = ca
+                if cb > peak[b]:
+                    peak[b] = cb
+            else:
+                dec[a] -= delta
+                dec[b] -= delta
 
     def stats(self):
         """The statistics as ``torch.cuda.memory_stats`` flattens them.
@@ -287,12 +296,12 @@ class CachingAllocator:
     def _cache(self, block):
         """Put a free block into its pool (counting it if it is an inactive split)."""
         self._pool(block._small, block.stream).add(block)
-        if block.is_split:
+        if block._prev is not None or block._next is not None:      # is_split
             self._update(block._small, (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
 
     def _uncache(self, block):
         self._pool(block._small, block.stream).remove(block)
-        if block.is_split:
+        if block._prev is not None or block._next is not None:      # is_split
             self._update(block._small, (INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
 
     # -- allocation ----------------------------------------------------------
@@ -433,7 +442,7 @@ class CachingAllocator:
                             else self.driver.event_create()
                         self.driver.event_record(ev, s.handle)
                         events.append(ev)
-                block._stream_uses = set()
+                block._stream_uses = None
                 block._events = len(events)
                 self._pending.append((block, events))
             else:
@@ -473,6 +482,8 @@ class CachingAllocator:
             if other != self.device:
                 raise RuntimeError(f"record_stream: the block is on cuda:{self.device} and the "
                                    f"stream on cuda:{other}; cross-device use is not supported")
+            if block._stream_uses is None:
+                block._stream_uses = set()
             block._stream_uses.add(stream)
 
     def _process_events(self, wait=False):

@@ -26,8 +26,8 @@ Examples
 >>> "matmul_into" in tensors.PRIMITIVES
 True
 """
+import atexit
 import math
-import weakref
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from .._core import storage as _storage
 from .._core import tensor as _C
 from . import _runtime
 from . import kernels as _k
+from .streams import _current_stream
 
 BINARY = ("add", "sub", "mul", "div")
 UNARY = ("neg", "exp", "tanh", "sigmoid", "relu")
@@ -56,20 +57,44 @@ def _device(index):
 
 class _Allocation:
     """Owner of a CUDA storage's block: gives it back to the allocator with the storage."""
-    __slots__ = ("block", "__weakref__")
+    __slots__ = ("block",)
 
     def __init__(self, block):
         self.block = block
-        # at interpreter exit the driver goes away with the process: nothing to give back
-        weakref.finalize(self, block.free).atexit = False
+
+    def __del__(self):
+        # (cheaper than weakref.finalize on every tensor.) At interpreter exit the
+        # driver goes away with the process: nothing to give back.
+        if not _exiting:
+            self.block.free()
+
+
+_exiting = False
+
+
+@atexit.register
+def _at_exit():
+    global _exiting
+    _exiting = True
+
+
+_checked = {}           # Device -> its index, checked against _checked_for[0]'s device count
+_checked_for = [None]
 
 
 def _empty_storage(nbytes, device):
-    from . import _lazy_init
-    _lazy_init()          # (the driver may have changed since the hook was installed)
-    idx = _runtime.checked_index(device)
-    from .memory import allocate
-    block = allocate(max(int(nbytes), 1), idx)
+    drv = _runtime._drv._driver
+    idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
+    if idx is None:
+        from . import _lazy_init
+        _lazy_init()          # (the driver may have changed since the hook was installed)
+        idx = _runtime.checked_index(device)
+        if device.index is not None:        # plain "cuda" follows the current device
+            if _checked_for[0] is not _runtime._drv._driver:
+                _checked.clear()
+                _checked_for[0] = _runtime._drv._driver
+            _checked[device] = idx
+    block = _runtime.allocator(idx).malloc(max(int(nbytes), 1), _current_stream(idx))
     return _storage._device_storage(block.ptr, int(nbytes), _Allocation(block), _device(idx))
 
 
