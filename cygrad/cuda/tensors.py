@@ -373,6 +373,65 @@ def _matmul3(a, b, c, sfx):
               (batch, m, n, k, c.data_ptr(), a.data_ptr(), b.data_ptr(), strides))
 
 
+# ---------------------------------------------------------------- exchange and streams
+
+def record_stream(t, stream):
+    """``Tensor.record_stream``: ``t``'s memory is not reused after it is freed until
+    the work queued on ``stream`` now has completed.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.record_stream)
+    True
+    """
+    from .streams import Stream
+    if not _is_cuda(t):
+        raise RuntimeError(f"record_stream: expected a CUDA tensor, got a tensor on {t.device}")
+    if not isinstance(stream, Stream):
+        raise TypeError(f"record_stream(): argument 'stream' must be a cygrad.cuda.Stream, "
+                        f"not {type(stream).__name__}")
+    storage = t.untyped_storage()
+    if storage.nbytes == 0:
+        return
+    alloc = _runtime.allocator(t.device.index)
+    alloc.record_stream(alloc.block_of(storage.data_ptr()), stream)
+
+
+def cuda_array_interface(t):
+    """The ``__cuda_array_interface__`` (version 3) of a CUDA tensor, for zero-copy
+    exchange with CuPy, Numba and PyTorch.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.cuda_array_interface)
+    True
+    """
+    if not _is_cuda(t):
+        raise AttributeError(f"Can't get __cuda_array_interface__ on a tensor on {t.device}. "
+                             "If CUDA data is required use tensor.cuda() to copy it to device memory.")
+    if t.requires_grad:
+        raise RuntimeError("Can't get __cuda_array_interface__ on a tensor that requires grad. "
+                           "If gradients aren't required, use tensor.detach().")
+    if _runtime.driver().name != "pycuda":
+        # (an AttributeError, so hasattr() tells consumers there is nothing to import)
+        raise AttributeError("__cuda_array_interface__: this tensor is on cygrad's emulated GPU, "
+                             "whose memory is host memory behind opaque pointers, not CUDA memory")
+    from .streams import _current_stream
+    size = t.dtype.itemsize
+    handle = _current_stream(t.device.index).handle
+    return {
+        "typestr": t.dtype.np_dtype.str,
+        "shape": tuple(t.shape),
+        "strides": None if t.is_contiguous() else tuple(st * size for st in t.stride()),
+        "data": (t.data_ptr() if t.numel() else 0, False),
+        "version": 3,
+        # the legacy default stream is 1 in the protocol; None would mean "no sync needed"
+        "stream": 1 if handle is None else int(getattr(handle, "handle", handle)),
+    }
+
+
 # ---------------------------------------------------------------- the table
 
 def _register():
