@@ -432,6 +432,91 @@ def cuda_array_interface(t):
     }
 
 
+class _Imported:
+    """Owner of device memory imported through DLPack: keeps the producer's capsule
+    owner alive and the range registered with the driver while the storage lives."""
+    __slots__ = ("ptr", "owner", "driver")
+
+    def __init__(self, ptr, owner, driver):
+        self.ptr, self.owner, self.driver = ptr, owner, driver
+
+    def __del__(self):
+        if not _exiting:
+            self.driver.unregister_external(self.ptr)
+
+
+def dlpack_import_check(device_id):
+    """Raise BufferError unless a DLPack capsule of CUDA device ``device_id`` can
+    become a cygrad CUDA tensor (called before the capsule is consumed).
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.dlpack_import_check)
+    True
+    """
+    from . import _lazy_init
+    try:
+        _lazy_init()
+        _runtime.checked_index(int(device_id))
+    except RuntimeError as e:
+        raise BufferError(f"cygrad.from_dlpack: the capsule's memory is on CUDA device {device_id}, "
+                          f"which cygrad cannot use: {e}") from None
+
+
+def dlpack_import_storage(device_id, ptr, nbytes, owner):
+    """A CUDA storage over ``nbytes`` of device memory at ``ptr`` that a DLPack
+    producer owns (``owner`` keeps it alive).
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.dlpack_import_storage)
+    True
+    """
+    from ._driver.base import DriverError
+    idx = int(device_id)
+    with _runtime.on_device(idx) as d:
+        try:
+            d.register_external(ptr, nbytes)
+        except DriverError as e:
+            raise BufferError(f"cygrad.from_dlpack: {e}") from None
+    return _storage._device_storage(ptr, nbytes, _Imported(ptr, owner, d), _device(idx))
+
+
+def dlpack_export_check(t, dl_device):
+    """Raise BufferError when ``t`` (a CUDA tensor) cannot be exported as CUDA memory:
+    the emulated GPU's pointers are not CUDA memory, so only a host copy can leave it.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.dlpack_export_check)
+    True
+    """
+    if _runtime.driver().name != "pycuda" and (dl_device is None or tuple(dl_device)[0] != 1):
+        raise BufferError("cygrad: this tensor is on the emulated GPU, whose memory is host memory "
+                          "behind opaque pointers, not CUDA memory; pass dl_device=(1, 0) "
+                          "(kDLCPU) for a host copy, or use tensor.cpu()")
+
+
+def zero_copy_cuda_import():
+    """True when a CUDA DLPack producer's memory can be imported without a copy (a real
+    GPU through PyCUDA); otherwise ``from_dlpack`` asks the producer for a host copy.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> tensors.zero_copy_cuda_import() in (True, False)
+    True
+    """
+    from .. import cuda
+    try:
+        return cuda.is_available() and _runtime.driver().name == "pycuda"
+    except RuntimeError:
+        return False
+
+
 # ---------------------------------------------------------------- the table
 
 def _register():

@@ -120,3 +120,52 @@ def test_cuda_array_interface(monkeypatch, emulated):
     assert tt.__cuda_array_interface__["strides"] == (4, 12)
     with pytest.raises(RuntimeError, match="requires grad"):
         t.clone().requires_grad_().__cuda_array_interface__
+
+
+def test_from_dlpack_of_a_cuda_tensor_shares_its_memory():
+    x = cygrad.tensor([1.0, 2.0, 3.0]).cuda()
+    y = cygrad.from_dlpack(x)
+    assert str(y.device) == "cuda:0"
+    y.fill_(5.0)
+    assert x.cpu().tolist() == [5.0, 5.0, 5.0]
+    assert cygrad.from_dlpack(x, copy=True).data_ptr() != x.data_ptr()
+
+
+def test_dlpack_export_from_the_emulator_only_as_a_host_copy():
+    x = cygrad.tensor([1.0, 2.0]).cuda()
+    assert x.__dlpack_device__()[0] == 2                      # kDLCUDA
+    with pytest.raises(BufferError, match="emulated GPU"):
+        x.__dlpack__()
+    with pytest.raises(BufferError, match="emulated GPU"):
+        np.from_dlpack(x)
+    host = cygrad.from_dlpack(x.__dlpack__(dl_device=(1, 0)))
+    assert host.device.type == "cpu" and host.tolist() == [1.0, 2.0]
+
+
+def test_a_cuda_capsule_of_device_memory_imports_without_a_copy(monkeypatch, emulated):
+    x = cygrad.tensor(np.arange(6.0).reshape(2, 3)).cuda()
+    monkeypatch.setattr(type(emulated), "name", "pycuda")     # export as a real GPU would
+    capsule = x.t().__dlpack__(max_version=(1, 0))
+    monkeypatch.undo()
+    y = cygrad.from_dlpack(capsule)                            # the range is the emulator's own
+    assert str(y.device) == "cuda:0" and y.shape == (3, 2) and y.stride() == (1, 3)
+    np.testing.assert_array_equal(y.cpu().numpy(), np.arange(6.0).reshape(2, 3).T)
+    y.fill_(1.0)
+    assert x.cpu().numpy().tolist() == [[1.0] * 3] * 2
+
+
+def test_pycuda_driver_accepts_registered_external_memory(monkeypatch):
+    import fake_pycuda
+    from cygrad.cuda._driver.pycuda_driver import PyCudaDriver
+    fake_pycuda.install(monkeypatch)
+    d = PyCudaDriver()
+    foreign = 0x5555_0000_0000
+    assert d._device_pointer(foreign + 8) is None
+    d.register_external(foreign, 64)
+    d.register_external(foreign, 64)                           # two imports of one buffer
+    assert d._device_pointer(foreign + 8) == foreign + 8
+    assert d._device_pointer(foreign + 65) is None
+    d.unregister_external(foreign)
+    assert d._device_pointer(foreign) == foreign               # one import still holds it
+    d.unregister_external(foreign)
+    assert d._device_pointer(foreign) is None

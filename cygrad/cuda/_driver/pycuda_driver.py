@@ -199,6 +199,8 @@ class PyCudaDriver(Driver):
         self._local = threading.local()
         self._allocations = {}      # pointer -> (DeviceAllocation, size); keeps it alive
         self._bases = []            # sorted pointers, for interior pointers
+        self._external = {}         # pointer -> size: device memory imported through DLPack
+        self._external_bases = []
         self._modules = {}
         self._arch = {}
         # PyCUDA complains at exit about contexts left on the stack: pop ours
@@ -290,6 +292,24 @@ class PyCudaDriver(Driver):
                                   "by mem_alloc (or was already freed)")
             self._bases.pop(bisect.bisect_left(self._bases, ptr))
         self._call("mem_free", entry[0].free)
+
+    def register_external(self, ptr, nbytes):
+        # memory another library allocated in this process's context (DLPack import):
+        # launches accept pointers into it until unregister_external
+        with self._lock:
+            size, count = self._external.get(ptr, (0, 0))
+            if not count:
+                bisect.insort(self._external_bases, ptr)
+            self._external[ptr] = (max(int(nbytes), size), count + 1)
+
+    def unregister_external(self, ptr):
+        with self._lock:
+            size, count = self._external.get(ptr, (0, 0))
+            if count > 1:
+                self._external[ptr] = (size, count - 1)
+            elif count == 1:
+                del self._external[ptr]
+                self._external_bases.pop(bisect.bisect_left(self._external_bases, ptr))
 
     def mem_get_info(self):
         self._ensure()
@@ -459,6 +479,9 @@ class PyCudaDriver(Driver):
         with self._lock:
             i = bisect.bisect_right(self._bases, ptr) - 1
             if i >= 0 and ptr <= self._bases[i] + self._allocations[self._bases[i]][1]:
+                return ptr
+            i = bisect.bisect_right(self._external_bases, ptr) - 1
+            if i >= 0 and ptr <= self._external_bases[i] + self._external[self._external_bases[i]][0]:
                 return ptr
         return None
 
