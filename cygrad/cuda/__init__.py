@@ -247,7 +247,8 @@ def _lazy_init():
         return
     reason = _unavailable_reason()
     if reason is not None:
-        raise RuntimeError(reason)
+        from ._driver import _HOW_TO_EMULATE
+        raise RuntimeError(reason + _HOW_TO_EMULATE)
     if not _backend_ready:
         raise RuntimeError(_NO_BACKEND)
     init()
