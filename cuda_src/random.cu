@@ -231,6 +231,13 @@ __device__ inline void cg_log_normal(cg_index n, const cg_geometry& g, T* out, c
 
 /* ---- integers: low + draw % span (span 0: the whole 64-bit range) ---- */
 
+template <typename T> __device__ inline void cg_put_int(T* p, cg_index v) { *p = (T)v; }
+template <> __device__ inline void cg_put_int<__half>(__half* p, cg_index v) { cg_put<__half>(p, (double)v); }
+template <> __device__ inline void cg_put_int<__nv_bfloat16>(__nv_bfloat16* p, cg_index v)
+{
+    cg_put<__nv_bfloat16>(p, (double)v);
+}
+
 template <typename T>
 __device__ inline void cg_integers(cg_index n, const cg_geometry& g, T* out, cg_u64 seed,
                                    cg_u64 offset, cg_u64 span, cg_index low, int wide)
@@ -239,41 +246,9 @@ __device__ inline void cg_integers(cg_index n, const cg_geometry& g, T* out, cg_
         cg_u4 b = cg_draw(seed, offset + (cg_u64)i, 0u);
         cg_u64 raw = wide ? (((cg_u64)b.x << 32) | b.y) : (cg_u64)b.x;
         cg_u64 v = span ? raw % span : raw;
-        cg_index r = (cg_index)(v + (cg_u64)low);
         cg_index oo, oa;
         cg_rand_offsets(g, i, &oo, &oa);
-        out[oo] = (T)r;
-    }
-}
-
-template <>
-__device__ inline void cg_integers<__half>(cg_index n, const cg_geometry& g, __half* out,
-                                           cg_u64 seed, cg_u64 offset, cg_u64 span,
-                                           cg_index low, int wide)
-{
-    CG_GRID_LOOP(i, n) {
-        cg_u4 b = cg_draw(seed, offset + (cg_u64)i, 0u);
-        cg_u64 raw = wide ? (((cg_u64)b.x << 32) | b.y) : (cg_u64)b.x;
-        cg_u64 v = span ? raw % span : raw;
-        cg_index oo, oa;
-        cg_rand_offsets(g, i, &oo, &oa);
-        cg_put<__half>(out + oo, (double)(cg_index)(v + (cg_u64)low));
-    }
-}
-
-template <>
-__device__ inline void cg_integers<__nv_bfloat16>(cg_index n, const cg_geometry& g,
-                                                  __nv_bfloat16* out, cg_u64 seed,
-                                                  cg_u64 offset, cg_u64 span, cg_index low,
-                                                  int wide)
-{
-    CG_GRID_LOOP(i, n) {
-        cg_u4 b = cg_draw(seed, offset + (cg_u64)i, 0u);
-        cg_u64 raw = wide ? (((cg_u64)b.x << 32) | b.y) : (cg_u64)b.x;
-        cg_u64 v = span ? raw % span : raw;
-        cg_index oo, oa;
-        cg_rand_offsets(g, i, &oo, &oa);
-        cg_put<__nv_bfloat16>(out + oo, (double)(cg_index)(v + (cg_u64)low));
+        cg_put_int<T>(out + oo, (cg_index)(v + (cg_u64)low));
     }
 }
 
@@ -362,15 +337,21 @@ __device__ inline double cg_poisson_one(double rate, cg_uniform_source& src)
     }
 }
 
+/* bad (one int) is set to 1 for a negative (or NaN) rate, whose element gets 0 */
 template <typename T>
 __device__ inline void cg_poisson(cg_index n, const cg_geometry& g, T* out, const T* rates,
-                                  cg_u64 seed, cg_u64 offset)
+                                  cg_u64 seed, cg_u64 offset, int* bad)
 {
     CG_GRID_LOOP(i, n) {
         cg_index oo, oa;
         cg_rand_offsets(g, i, &oo, &oa);
         cg_uniform_source src = {seed, offset + (cg_u64)i, 0u, 0, {0u, 0u, 0u, 0u}};
-        cg_put<T>(out + oo, cg_poisson_one(cg_get<T>(rates + oa), src));
+        double rate = cg_get<T>(rates + oa);
+        if (!(rate >= 0.0)) {
+            atomicExch(bad, 1);
+            rate = 0.0;
+        }
+        cg_put<T>(out + oo, cg_poisson_one(rate, src));
     }
 }
 
@@ -428,6 +409,27 @@ __device__ inline void cg_race_keys(cg_index n, const P* probs, double* keys, cg
     }
 }
 
+/* bad |= 1 for a negative or non-finite probability, |= 2 for a row summing to <= 0;
+ * one thread per row */
+template <typename P>
+__device__ inline void cg_prob_check(cg_index rows, cg_index ncat, const P* probs, int* bad)
+{
+    CG_GRID_LOOP(r, rows) {
+        double s = 0.0;
+        int f = 0;
+        for (cg_index j = 0; j < ncat; ++j) {
+            double q = cg_get<P>(probs + r * ncat + j);
+            if (!(q >= 0.0 && q - q == 0.0))     /* negative, NaN or infinite */
+                f |= 1;
+            s += q;
+        }
+        if (!(s > 0.0))
+            f |= 2;
+        if (f)
+            atomicOr(bad, f);
+    }
+}
+
 /* int64 -> any dtype, written through a geometry (randperm's output) */
 template <typename T>
 __device__ inline void cg_from_i64(cg_index n, const cg_geometry& g, T* out, const cg_index* in)
@@ -478,9 +480,9 @@ template <> __device__ inline void cg_from_i64<cg_index>(cg_index n, const cg_ge
         cg_log_normal<T>(n, g, out, seed, offset, mean, std);                                     \
     }                                                                                             \
     extern "C" __global__ void cg_poisson_##S(cg_index n, cg_geometry g, T* out, const T* rates,  \
-                                              cg_u64 seed, cg_u64 offset)                         \
+                                              cg_u64 seed, cg_u64 offset, int* bad)               \
     {                                                                                             \
-        cg_poisson<T>(n, g, out, rates, seed, offset);                                            \
+        cg_poisson<T>(n, g, out, rates, seed, offset, bad);                                       \
     }
 
 #define CG_ANY_FILLS(S, T)                                                                        \
@@ -544,6 +546,11 @@ CG_ANY_FILLS(b8, bool)
                                                 cg_u64 seed, cg_u64 offset)                       \
     {                                                                                             \
         cg_race_keys<P>(n, probs, keys, seed, offset);                                            \
+    }                                                                                             \
+    extern "C" __global__ void cg_prob_check_##S(cg_index rows, cg_index ncat, const P* probs,    \
+                                                 int* bad)                                        \
+    {                                                                                             \
+        cg_prob_check<P>(rows, ncat, probs, bad);                                                 \
     }
 
 CG_MULTINOMIAL(f32, float)
