@@ -26,6 +26,7 @@ from ..._core import dtype as _dt
 from ..._core import tensor as _C
 from .. import _runtime
 from .. import kernels as _k
+from ..tensors import _expanded_strides
 from . import sort as _sort
 
 PRIMITIVES = ("generator_engine", "uniform_fill", "normal_fill", "log_normal_fill",
@@ -149,20 +150,12 @@ def _fill(gen, out, name, *params, a=None):
     if not n:
         return out
     shape = tuple(out.shape)
-    a_strides = _expand_strides(a, shape) if a is not None else ()
+    a_strides = _expanded_strides(a, shape) if a is not None else ()
     geo = _k.geometry(shape, out.stride(), a_strides)
     seed, offset = gen.reserve(n)
     ptrs = () if a is None else (a.data_ptr(),)
     _launch(out, name, n, n, geo, out.data_ptr(), *ptrs, seed, offset, *params)
     return out
-
-
-def _expand_strides(t, shape):
-    lead = len(shape) - t.dim()
-    strides = [0] * lead
-    for size, full, st in zip(t.shape, shape[lead:], t.stride()):
-        strides.append(0 if size == 1 and full != 1 else st)
-    return strides
 
 
 def _flag(like):

@@ -122,9 +122,11 @@ def sort_rows(x2, descending):
         return vals, idx
     chunks = -(-n // CHUNK)
     desc = 1 if descending else 0
+    # one thread per compared pair of the padded chunk (a warp at least)
+    threads = min(_SORT_THREADS, max(32, (1 << (min(n, CHUNK) - 1).bit_length()) // 2))
     for row0 in range(0, rows, _MAX_GRID_Y):
         grid = (chunks, min(_MAX_GRID_Y, rows - row0), 1)
-        _launch(x2, f"cg_sort_chunks_{sfx}", grid, (_SORT_THREADS, 1, 1),
+        _launch(x2, f"cg_sort_chunks_{sfx}", grid, (threads, 1, 1),
                 (rows, n, row0, x2.data_ptr(), vals.data_ptr(), idx.data_ptr(), desc))
     w = CHUNK
     if w < n:
