@@ -318,6 +318,90 @@ extern "C" __global__ void cg_group_counts(cg_index groups, cg_index n, const cg
         counts[g] = (g + 1 < groups ? starts[g + 1] : n) - starts[g];
 }
 
+/* ---- histogramdd: a count (or weight sum) per sample, by atomics ---- */
+
+template <typename T> __device__ inline double cg_real(T v) { return (double)cg_key<T>::of(v); }
+
+/* For each sample i (row i of the dense n x D matrix x), its bin in every dim is
+ * found by binary search in that dim's increasing edges (edges[edge_start[d] ..
+ * edge_start[d + 1]), the last edge closing the last bin, as NumPy's histogramdd);
+ * a sample outside the edges (or NaN) in any dim is skipped. The weight (1 without
+ * weights) is added to hist[sum of bin * bin_stride] and to total. */
+template <typename T>
+__device__ inline void cg_histdd(cg_index n, int D, const T* x, const T* edges,
+                                 const cg_index* edge_start, const cg_index* bin_stride,
+                                 const T* w, double* hist, double* total)
+{
+    CG_GRID_LOOP(i, n) {
+        cg_index flat = 0;
+        bool inside = true;
+        for (int d = 0; d < D && inside; ++d) {
+            double v = cg_real<T>(x[i * D + d]);
+            const T* e = edges + edge_start[d];
+            cg_index m = edge_start[d + 1] - edge_start[d];
+            cg_index lo = 0, hi = m;          /* first edge > v */
+            while (lo < hi) {
+                cg_index mid = lo + (hi - lo) / 2;
+                if (cg_real<T>(e[mid]) <= v)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (m > 0 && v == cg_real<T>(e[m - 1]))
+                --lo;                         /* the last edge belongs to the last bin */
+            inside = lo > 0 && lo < m;
+            flat += (lo - 1) * bin_stride[d];
+        }
+        if (inside) {
+            double wt = w ? cg_real<T>(w[i]) : 1.0;
+            atomicAdd(hist + flat, wt);
+            atomicAdd(total, wt);
+        }
+    }
+}
+
+/* out[f] = hist[f], or with density hist[f] divided by each dim's bin width, then by
+ * the total (NumPy's order of operations) */
+template <typename T>
+__device__ inline void cg_hist_finish(cg_index bins, int D, const double* hist, T* out,
+                                      const T* edges, const cg_index* edge_start,
+                                      const cg_index* bin_stride, const double* total,
+                                      int density)
+{
+    CG_GRID_LOOP(f, bins) {
+        double h = hist[f];
+        if (density) {
+            for (int d = 0; d < D; ++d) {
+                cg_index k = f / bin_stride[d] % (edge_start[d + 1] - edge_start[d] - 1);
+                const T* e = edges + edge_start[d];
+                h = h / (cg_real<T>(e[k + 1]) - cg_real<T>(e[k]));
+            }
+            h = h / *total;
+        }
+        out[f] = (T)h;
+    }
+}
+
+#define CG_HIST_KERNELS(S, T)                                                                   \
+    extern "C" __global__ void cg_histdd_##S(cg_index n, int D, const T* x, const T* edges,     \
+                                             const cg_index* edge_start,                        \
+                                             const cg_index* bin_stride, const T* w,            \
+                                             double* hist, double* total)                       \
+    {                                                                                           \
+        cg_histdd<T>(n, D, x, edges, edge_start, bin_stride, w, hist, total);                   \
+    }                                                                                           \
+    extern "C" __global__ void cg_hist_finish_##S(cg_index bins, int D, const double* hist,     \
+                                                  T* out, const T* edges,                       \
+                                                  const cg_index* edge_start,                   \
+                                                  const cg_index* bin_stride,                   \
+                                                  const double* total, int density)             \
+    {                                                                                           \
+        cg_hist_finish<T>(bins, D, hist, out, edges, edge_start, bin_stride, total, density);   \
+    }
+
+CG_HIST_KERNELS(f32, float)
+CG_HIST_KERNELS(f64, double)
+
 /* ---- dtype-free copies ---- */
 
 /* out (contiguous) = a read through g.stride_a, by element size */

@@ -183,3 +183,26 @@ def test_unsupported_cases_raise_not_implemented_naming_the_primitive():
     with pytest.raises(NotImplementedError, match="'sort'.*complex64"):
         dispatch.kernel("sort", "cuda")(cygrad.zeros(3, dtype=cygrad.complex64, device="cuda"),
                                         0, False)
+
+
+@pytest.mark.parametrize("dtype", [cygrad.float32, cygrad.float64])
+def test_histogramdd_matches_numpy(dtype):
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((2000, 2))
+    a[0] = np.nan                                   # skipped
+    a[1, 0] = 3.0                                   # on the last edge: in the last bin
+    a[2, 1] = 7.0                                   # outside: skipped
+    edges = [np.linspace(-2, 3, 6), np.array([-1.0, 0.0, 0.5, 2.0])]
+    w = rng.random(2000)
+    x = cygrad.tensor(a).to(dtype).cuda()
+    e = [cygrad.tensor(v).to(dtype).cuda() for v in edges]
+    a32 = x.cpu().numpy().astype(np.float64)        # the values in the tested dtype
+    e32 = [t.cpu().numpy().astype(np.float64) for t in e]
+    w32 = cygrad.tensor(w).to(dtype).numpy().astype(np.float64)
+    for weight, density in ((None, False), (w32, False), (None, True), (w32, True)):
+        got = cygrad.histogramdd(x, e, density=density,
+                                 weight=None if weight is None else cygrad.tensor(w).to(dtype).cuda())
+        assert got.hist.is_cuda and got.hist.dtype is dtype
+        want = np.histogramdd(a32, bins=e32, weights=weight, density=density)[0]
+        rtol = 1e-6 if dtype is cygrad.float32 else 1e-12   # atomics add in any order
+        np.testing.assert_allclose(host(got.hist), want, rtol=rtol)

@@ -22,7 +22,8 @@ from ..._core import dtype as _dt
 from ..._core import tensor as _C
 from .. import kernels as _k
 
-PRIMITIVES = ("sort", "topk", "kthvalue", "mode", "unique", "unique_consecutive")
+PRIMITIVES = ("sort", "topk", "kthvalue", "mode", "unique", "unique_consecutive",
+              "histogramdd")
 
 _FILE = "sort.cu"
 _SORT_SUFFIX = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
@@ -367,6 +368,70 @@ def unique_consecutive(x, d):
     values = _back(taken, (groups,) + rest, perm,
                    tuple(groups if i == d else s for i, s in enumerate(x.shape)))
     return values, inverse, counts
+
+
+_HIST_SUFFIX = {"float32": "f32", "float64": "f64"}
+
+
+def _copy_into(dst, src):
+    """dst[...] = src: dst a dense view, src any strides, one dtype."""
+    n = src.numel()
+    if n:
+        geo = _k.geometry(tuple(src.shape), (), src.stride())
+        _launch(src, f"cg_gather_b{src.dtype.itemsize}", *_grid(n),
+                (n, geo, dst.data_ptr(), src.data_ptr()))
+
+
+def histogramdd(x, edges, weights, density):
+    """Counts (or weight sums) of the rows of ``x`` ``(N, D)`` in the bins of the given
+    edges (one increasing 1-D tensor per dim): one thread per sample finds its bin
+    by binary search and adds to it atomically; ``density`` divides by the bin
+    volumes and the total.
+
+    Examples
+    --------
+    >>> from cygrad._core import dispatch
+    >>> from cygrad.cuda import tensors
+    >>> tensors.install()
+    >>> dispatch.kernel("histogramdd", "cuda") is histogramdd
+    True
+    """
+    sfx = _HIST_SUFFIX.get(x.dtype.name)
+    if sfx is None:
+        raise NotImplementedError(f"no 'cuda' kernel for primitive 'histogramdd' for dtype "
+                                  f"{x.dtype} on device cuda (float32 and float64)")
+    n, dims = x.shape
+    sizes = [e.numel() for e in edges]
+    starts = [0]
+    for m in sizes:
+        starts.append(starts[-1] + m)
+    bins = [max(m - 1, 0) for m in sizes]
+    strides = [math.prod(bins[d + 1:]) for d in range(dims)]
+    all_edges = _empty((max(starts[-1], 1),), x.dtype, x)
+    for d, e in enumerate(edges):
+        _copy_into(all_edges[starts[d]:starts[d + 1]], e if e.dtype is x.dtype else e.to(x.dtype))
+    # shape metadata (offsets and strides of the bins), not data: uploaded from the host
+    from ...ops.creation import tensor
+    meta = tensor(starts + strides, dtype=_dt.int64, device=x.device)
+    total_bins = math.prod(bins)
+    hist = _empty((total_bins + 1,), _dt.float64, x)       # the last element: the total
+    dispatch.kernel("fill", "cuda")(hist, 0.0)
+    out = _empty(tuple(bins), x.dtype, x)
+    xd = dense(x)
+    w = None
+    if weights is not None:
+        w = dense(weights if weights.dtype is x.dtype else weights.to(x.dtype))
+    total_ptr = hist[total_bins:].data_ptr()
+    edge_ptr, stride_ptr = meta.data_ptr(), meta[dims + 1:].data_ptr()
+    if n and total_bins:
+        _launch(x, f"cg_histdd_{sfx}", *_grid(n),
+                (n, dims, xd.data_ptr(), all_edges.data_ptr(), edge_ptr, stride_ptr,
+                 0 if w is None else w.data_ptr(), hist.data_ptr(), total_ptr))
+    if total_bins:
+        _launch(x, f"cg_hist_finish_{sfx}", *_grid(total_bins),
+                (total_bins, dims, hist.data_ptr(), out.data_ptr(), all_edges.data_ptr(),
+                 edge_ptr, stride_ptr, total_ptr, 1 if density else 0))
+    return out
 
 
 def register():
