@@ -310,6 +310,13 @@ extern "C" __global__ void cg_group_scatter(cg_index n, const cg_index* scanned,
     }
 }
 
+/* out[i] = i */
+extern "C" __global__ void cg_iota_i64(cg_index n, cg_index* out)
+{
+    CG_GRID_LOOP(i, n)
+        out[i] = i;
+}
+
 /* counts[g] = starts[g + 1] - starts[g] (starts[groups] taken as n) */
 extern "C" __global__ void cg_group_counts(cg_index groups, cg_index n, const cg_index* starts,
                                            cg_index* counts)

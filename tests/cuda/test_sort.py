@@ -177,9 +177,18 @@ def test_sort_gradient_matches_cpu():
     np.testing.assert_array_equal(host(g), grad("cpu").numpy())
 
 
-def test_unsupported_cases_raise_not_implemented_naming_the_primitive():
-    with pytest.raises(NotImplementedError, match="'unique'"):
-        dispatch.kernel("unique", "cuda")(cygrad.ones(2, 2, device="cuda"), 0)
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_unique_along_a_dim_matches_numpy(dim):
+    a = np.random.default_rng(dim).integers(0, 3, size=(9, 3, 2)).astype(np.float32)
+    vals, inv, counts = cygrad.unique(cygrad.tensor(a).cuda(), dim=dim, return_inverse=True,
+                                      return_counts=True)
+    want, winv, wcounts = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(host(vals), want)
+    np.testing.assert_array_equal(host(inv), winv.reshape(-1))
+    np.testing.assert_array_equal(host(counts), wcounts)
+
+
+def test_unsupported_dtype_raises_not_implemented_naming_the_primitive():
     with pytest.raises(NotImplementedError, match="'sort'.*complex64"):
         dispatch.kernel("sort", "cuda")(cygrad.zeros(3, dtype=cygrad.complex64, device="cuda"),
                                         0, False)

@@ -302,8 +302,9 @@ def _empty_result(x, d, inverse_shape):
 
 
 def unique(x, d):
-    """``(values, inverse, counts)``: the distinct elements in ascending order (NaNs
-    all distinct); ``inverse`` has ``x``'s shape. Only ``d=None`` (all elements).
+    """``(values, inverse, counts)``: the distinct elements (or slices along ``d``) in
+    ascending order, NaNs all distinct; ``inverse`` has ``x``'s shape (or
+    ``(size,)`` along ``d``).
 
     Examples
     --------
@@ -315,8 +316,7 @@ def unique(x, d):
     """
     sfx = sort_suffix("unique", x.dtype)
     if d is not None:
-        raise NotImplementedError("no 'cuda' kernel for primitive 'unique' with dim= "
-                                  "(unique slices along a dim); unique of all elements has one")
+        return _unique_slices(x, d, sfx)
     n = x.numel()
     if n == 0:
         return _empty_result(x, None, tuple(x.shape))
@@ -327,6 +327,36 @@ def unique(x, d):
     groups, starts, counts, inverse = _groups(flags, idx, x)
     values = _take_rows(vals.reshape(n, 1), starts, groups).reshape(groups)
     return values, inverse.reshape(tuple(x.shape)), counts
+
+
+def _unique_slices(x, d, sfx):
+    """unique along ``d``: the slices sorted lexicographically by stable sorts of one
+    column at a time, last column first (a least-significant-digit radix sort of
+    the rows of the ``(size, rest)`` matrix), then grouped as rows."""
+    m = x.shape[d]
+    perm_dims = [d] + [i for i in range(x.dim()) if i != d]
+    rest = tuple(x.shape[i] for i in perm_dims[1:])
+    length = math.prod(rest)
+    if m == 0 or length == 0:
+        raise NotImplementedError("no 'cuda' kernel for primitive 'unique' with dim= over "
+                                  "empty slices")
+    rows2 = dense(x.permute(*perm_dims)).reshape(m, length)
+    order = _empty((m,), _dt.int64, x)
+    _launch(x, "cg_iota_i64", *_grid(m), (m, order.data_ptr()))
+    for j in range(length - 1, -1, -1):
+        column = dense(rows2[:, j]).reshape(m, 1)
+        keys = _take_rows(column, order, m).reshape(1, m)
+        _, idx = sort_rows(keys, False)
+        order = _take_rows(order.reshape(m, 1), idx.reshape(m), m).reshape(m)
+    ordered = _take_rows(rows2, order, m)
+    flags = _empty((m,), _dt.int64, x)
+    _launch(x, f"cg_slice_starts_{sfx}", *_grid(m),
+            (m, length, ordered.data_ptr(), flags.data_ptr()))
+    groups, starts, counts, inverse = _groups(flags, order, x)
+    taken = _take_rows(ordered, starts, groups)
+    values = _back(taken, (groups,) + rest, perm_dims,
+                   tuple(groups if i == d else sz for i, sz in enumerate(x.shape)))
+    return values, inverse, counts
 
 
 def unique_consecutive(x, d):
