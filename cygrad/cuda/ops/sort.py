@@ -348,13 +348,20 @@ def _unique_slices(x, d, sfx):
         keys = _take_rows(column, order, m).reshape(1, m)
         _, idx = sort_rows(keys, False)
         order = _take_rows(order.reshape(m, 1), idx.reshape(m), m).reshape(m)
-    ordered = _take_rows(rows2, order, m)
+    return _group_slices(x, d, sfx, _take_rows(rows2, order, m), perm_dims, order)
+
+
+def _group_slices(x, d, sfx, rows2, perm_dims, order):
+    """Groups of equal neighbouring rows of ``rows2`` (``x``'s slices along ``d``,
+    permuted by ``perm_dims``, in the row order ``order``; None: as they are):
+    ``(values, inverse, counts)`` with the values back in ``x``'s dim order."""
+    m, length = rows2.shape
     flags = _empty((m,), _dt.int64, x)
     _launch(x, f"cg_slice_starts_{sfx}", *_grid(m),
-            (m, length, ordered.data_ptr(), flags.data_ptr()))
+            (m, length, rows2.data_ptr(), flags.data_ptr()))
     groups, starts, counts, inverse = _groups(flags, order, x)
-    taken = _take_rows(ordered, starts, groups)
-    values = _back(taken, (groups,) + rest, perm_dims,
+    rest = tuple(x.shape[i] for i in perm_dims[1:])
+    values = _back(_take_rows(rows2, starts, groups), (groups,) + rest, perm_dims,
                    tuple(groups if i == d else sz for i, sz in enumerate(x.shape)))
     return values, inverse, counts
 
@@ -384,20 +391,11 @@ def unique_consecutive(x, d):
     m = x.shape[d]
     perm = [d] + [i for i in range(x.dim()) if i != d]
     moved = x.permute(*perm)
-    rest = tuple(moved.shape[1:])
-    length = math.prod(rest)
+    length = math.prod(moved.shape[1:])
     if m == 0:
         return _empty(tuple(x.shape), x.dtype, x), _empty((0,), _dt.int64, x), \
             _empty((0,), _dt.int64, x)
-    rows2 = dense(moved).reshape(m, length)
-    flags = _empty((m,), _dt.int64, x)
-    _launch(x, f"cg_slice_starts_{sfx}", *_grid(m),
-            (m, length, rows2.data_ptr(), flags.data_ptr()))
-    groups, starts, counts, inverse = _groups(flags, None, x)
-    taken = _take_rows(rows2, starts, groups)
-    values = _back(taken, (groups,) + rest, perm,
-                   tuple(groups if i == d else s for i, s in enumerate(x.shape)))
-    return values, inverse, counts
+    return _group_slices(x, d, sfx, dense(moved).reshape(m, length), perm, None)
 
 
 _HIST_SUFFIX = {"float32": "f32", "float64": "f64"}
