@@ -206,6 +206,8 @@ def manual_seed(seed, all_devices=False):
     seed = _check_seed(seed)
     with _lock:
         if not _initialised():
+            if all_devices:     # overrides every seed queued before it (cygrad.manual_seed
+                del _queued_seeds[:]    # queues one per call: the queue stays short)
             _queued_seeds.append(("all" if all_devices else "current", seed))
             return
     idxs = range(driver().device_count()) if all_devices else (current_device(),)

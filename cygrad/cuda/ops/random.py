@@ -91,9 +91,8 @@ class PhiloxEngine:
 
     def get_state(self):
         """The state as 16 bytes (seed, offset; little-endian uint64), a uint8 tensor."""
-        import numpy as np      # host bytes of the state, not a computation on data
-        raw = _STATE.pack(self.seed, self.offset)
-        return _C.from_numpy(np.frombuffer(raw, dtype=np.uint8).copy())
+        from ...ops.creation import tensor
+        return tensor(list(_STATE.pack(self.seed, self.offset)), dtype=_dt.uint8)
 
     def set_state(self, state):
         """Load a state from :meth:`get_state`; returns the engine."""
