@@ -405,7 +405,8 @@ __device__ inline void cg_race_keys(cg_index n, const P* probs, double* keys, cg
     CG_GRID_LOOP(i, n) {
         cg_u4 b = cg_draw(seed, offset + (cg_u64)i, 0u);
         double e = -log1p(-cg_u53(b.x, b.y));
-        keys[i] = cg_get<P>(probs + i) / e;
+        /* u == 0 gives e == 0: a tiny e instead keeps 0 / e at 0 (never NaN) */
+        keys[i] = cg_get<P>(probs + i) / (e > 0.0 ? e : 4.9406564584124654e-324);
     }
 }
 
