@@ -30,9 +30,9 @@ and leave the generator where PyTorch leaves it:
   exponential race without replacement, inverse CDF with replacement), ``poisson``.
 
 The samplers check their arguments here and draw through the kernel table
-(:mod:`cygrad._core.dispatch`): the generator's engine and the fills
-(``uniform_fill``, ``normal_fill``, ``integers_fill``, ``bernoulli_fill``...) are
-the CPU backend's (``cygrad/_core/backend_cpu/random.py``), which computes with
+(:mod:`cygrad._core.dispatch`): for CPU tensors the generator's engine and the
+fills (``uniform_fill``, ``normal_fill``, ``integers_fill``, ``bernoulli_fill``...)
+are the CPU backend's (``cygrad/_core/backend_cpu/random.py``), which computes with
 NumPy plus exact fused multiply-add emulation and glibc's ``log``/``sin``/``cos``
 where PyTorch calls them, so the values match PyTorch's x86-64 builds (AVX2 or
 AVX-512).  Not matched: CUDA generators, and PyTorch builds for other CPUs (their
