@@ -30,13 +30,16 @@ and leave the generator where PyTorch leaves it:
   exponential race without replacement, inverse CDF with replacement), ``poisson``.
 
 The samplers check their arguments here and draw through the kernel table
-(:mod:`cygrad._core.dispatch`): the generator's engine and the fills
-(``uniform_fill``, ``normal_fill``, ``integers_fill``, ``bernoulli_fill``...) are
-the CPU backend's (``cygrad/_core/backend_cpu/random.py``), which computes with
+(:mod:`cygrad._core.dispatch`): for CPU tensors the generator's engine and the
+fills (``uniform_fill``, ``normal_fill``, ``integers_fill``, ``bernoulli_fill``...)
+are the CPU backend's (``cygrad/_core/backend_cpu/random.py``), which computes with
 NumPy plus exact fused multiply-add emulation and glibc's ``log``/``sin``/``cos``
 where PyTorch calls them, so the values match PyTorch's x86-64 builds (AVX2 or
 AVX-512).  Not matched: CUDA generators, and PyTorch builds for other CPUs (their
-float32 normals use libm).
+float32 normals use libm).  CUDA tensors (``device="cuda"``, or an in-place sampler
+on a CUDA tensor) are drawn on the device by the 'cuda' fills
+(``cygrad/cuda/ops/random.py``: Philox4x32-10, state ``(seed, offset)`` per device);
+``manual_seed`` seeds every CUDA device as well (docs/cuda.md).
 Dropout: ``F.dropout(x, p)`` keeps exactly where ``empty_like(x).bernoulli_(1 - p)``
 gives 1.  ``get_rng_state`` returns
 PyTorch's byte layout (5056 bytes): a state from ``torch.get_rng_state()`` can be
@@ -72,8 +75,8 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 # PyTorch's default seed for a fresh generator (a plain number, not code).
 _DEFAULT_SEED = 67280421310721
 _UINT64 = 1 << 64
-# Every sampler draws on the CPU (a tensor on another device is filled from CPU
-# samples), so a generator's engine and its fills are the CPU backend's.
+# CPU tensors draw with the CPU backend's engine and fills; CUDA tensors draw on the
+# device with the 'cuda' ones (a Philox engine per generator, see _fill).
 _SAMPLER_DEVICE = "cpu"
 
 
@@ -96,7 +99,12 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self._device = Device(device)
-        self._engine = kernel("generator_engine", _SAMPLER_DEVICE)(_DEFAULT_SEED)
+        engine_device = _SAMPLER_DEVICE
+        if self._device.type == "cuda":
+            from . import cuda
+            cuda._lazy_init()      # registers the 'cuda' kernels, the Philox engine among them
+            engine_device = "cuda"
+        self._engine = kernel("generator_engine", engine_device)(_DEFAULT_SEED)
 
     @property
     def device(self):
@@ -155,7 +163,11 @@ def manual_seed(seed):
     >>> cygrad.randn(2).tolist() == a.tolist()
     True
     """
-    return default_generator.manual_seed(seed)
+    g = default_generator.manual_seed(seed)
+    # as torch.manual_seed: every CUDA device too (kept until CUDA is set up)
+    from . import cuda
+    cuda.manual_seed_all(seed)
+    return g
 
 
 def seed():
@@ -280,6 +292,8 @@ def _target(shape, dtype, device, out, default_dtype):
             resize(tuple(shape))
         return out
     dt = default_dtype if dtype is None else _dt.as_dtype(dtype)
+    if device is not None and Device(device).type == "cuda":
+        return _C.empty(tuple(shape), dtype=dt, device=device)    # drawn on the device
     return _C._empty(tuple(shape), dt, CPU)
 
 
@@ -287,7 +301,7 @@ def _finish(t, device, requires_grad, out):
     if out is not None:
         t._bump_version()
         return t
-    if device is not None and Device(device).type != "cpu":
+    if device is not None and Device(device).type != "cpu" and t.device.type == "cpu":
         t = t.to(Device(device))
     if requires_grad:
         t.requires_grad_(True)
@@ -297,7 +311,20 @@ def _finish(t, device, requires_grad, out):
 def _fill(primitive, g, t, *args):
     """Fill ``t`` with the sampling kernel ``primitive`` from ``g``'s stream (the
     arguments checked: kernels check nothing)."""
-    kernel(primitive, _SAMPLER_DEVICE)(g._engine, t, *args)
+    dev = t.device
+    if dev.type != "cuda":
+        if g.device.type == "cuda":
+            raise RuntimeError("Expected a 'cpu' device type for generator but found 'cuda'")
+        kernel(primitive, _SAMPLER_DEVICE)(g._engine, t, *args)
+        return
+    if g is default_generator:       # the device's own default generator (Philox)
+        engine = kernel("generator_engine", dev.type).default(dev.index)
+    elif g.device.type != dev.type:
+        raise RuntimeError(f"Expected a '{dev.type}' device type for generator but found "
+                           f"'{g.device.type}'")
+    else:
+        engine = g._engine
+    kernel(primitive, dev.type)(engine, t, *args)
 
 
 def _float_parts(t):
@@ -459,7 +486,8 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
 
 def _like(input, dtype, device):
     dt = input.dtype if dtype is None else _dt.as_dtype(dtype)
-    return _C._empty(tuple(input.shape), dt, CPU), (input.device if device is None else device)
+    dev = input.device if device is None else device
+    return _target(tuple(input.shape), dt, dev, None, dt), dev
 
 
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
@@ -551,12 +579,12 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         _require_float(x.dtype, "normal_kernel_cpu")
     if not std_t:
         _check_std(std)
-    elif bool((std < 0).any()):
+    elif std.device.type == "cpu" and bool((std < 0).any()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     from .ops.shape import broadcast_tensors
     shape = tuple(broadcast_tensors(*tensors)[0].shape)
     dt = _C.result_type(*tensors)
-    t = _target(shape, None if out is not None else dt, None, out, dt)
+    t = _target(shape, None if out is not None else dt, tensors[0].device, out, dt)
     # PyTorch fills the output with N(0, std) (std=1 when std is a tensor), then
     # multiplies by a tensor std and adds the mean, each step rounded in the dtype.
     _fill("normal_fill", g, t, mean if mean_t else float(mean), std if std_t else float(std))
@@ -596,7 +624,8 @@ def _check_probabilities(p):
     dtypes become float32; every value must lie in [0, 1]."""
     if p.dtype is not _dt.float64:
         p = p.to(_dt.float32)
-    if not bool(((p >= 0) & (p <= 1)).all()):
+    # (a CUDA p is checked by the CUDA kernel, on the device)
+    if p.device.type == "cpu" and not bool(((p >= 0) & (p <= 1)).all()):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     return p
 
@@ -684,7 +713,8 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     else:
         _check_scalar_p(p)
         prob = float(p)
-    t = _target(tuple(input.shape), input.dtype if out is None else None, None, out, input.dtype)
+    t = _target(tuple(input.shape), input.dtype if out is None else None, input.device, out,
+                input.dtype)
     _fill("bernoulli_fill", g, t, prob)
     return _finish(t, input.device, False, out)
 
@@ -751,14 +781,15 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         # PyTorch's sampler without replacement takes the extrema of the probabilities
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
-    p64 = input.to(_dt.float64)
-    if not bool((p64.isfinite() & (p64 >= 0)).all()):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if not bool((p64.sum(-1) > 0).all()):
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if input.device.type == "cpu":       # (the CUDA kernel checks these on the device)
+        p64 = input.to(_dt.float64)
+        if not bool((p64.isfinite() & (p64 >= 0)).all()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if not bool((p64.sum(-1) > 0).all()):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     g = _gen(generator)
     shape = (num_samples,) if input.dim() == 1 else (rows, num_samples)
-    t = _target(shape, _dt.int64 if out is None else None, None, out, _dt.int64)
+    t = _target(shape, _dt.int64 if out is None else None, input.device, out, _dt.int64)
     _fill("multinomial_fill", g, t, input, replacement)
     return _finish(t, input.device, False, out)
 
@@ -773,9 +804,10 @@ def poisson(input, generator=None):
     [0.0, 0.0, 0.0]
     """
     _require_float(input.dtype, "poisson_cpu")
-    if not bool((input >= 0).all()):
+    # (a CUDA input's rates are checked by the CUDA kernel, on the device)
+    if input.device.type == "cpu" and not bool((input >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    t = _C._empty(tuple(input.shape), input.dtype, CPU)
+    t = _target(tuple(input.shape), input.dtype, input.device, None, input.dtype)
     _fill("poisson_fill", _gen(generator), t, input)
     return _finish(t, input.device, False, None)
 

@@ -31,6 +31,7 @@ _tls = threading.local()        # .driver (the one this thread activated), .devi
 _lock = threading.RLock()
 _allocators = {}                # device index -> CachingAllocator
 _seeds = {}                     # device index -> seed
+_offsets = {}                   # device index -> Philox offset of its default generator
 _queued_seeds = []              # ("current" | "all", seed) set before CUDA was initialised
 _state = {"driver": None, "count": None}    # the driver the state above belongs to,
 #                                             and its device count
@@ -42,6 +43,7 @@ def _reset():
     with _lock:
         _allocators.clear()
         _seeds.clear()
+        _offsets.clear()
         del _queued_seeds[:]
         _state["driver"] = _state["count"] = None
     _tls.__dict__.clear()
@@ -62,6 +64,7 @@ def driver():
             if _state["driver"] is not d:
                 _allocators.clear()
                 _seeds.clear()
+                _offsets.clear()
                 _state["driver"] = d
                 _state["count"] = None
                 _apply_queued_seeds(d)
@@ -190,6 +193,7 @@ def _apply_queued_seeds(d):
     for which, seed in _queued_seeds:
         for idx in (range(n) if which == "all" else (_current(),)):
             _seeds[idx] = seed
+            _offsets[idx] = 0
     del _queued_seeds[:]
 
 
@@ -202,12 +206,15 @@ def manual_seed(seed, all_devices=False):
     seed = _check_seed(seed)
     with _lock:
         if not _initialised():
+            if all_devices:     # overrides every seed queued before it (cygrad.manual_seed
+                del _queued_seeds[:]    # queues one per call: the queue stays short)
             _queued_seeds.append(("all" if all_devices else "current", seed))
             return
     idxs = range(driver().device_count()) if all_devices else (current_device(),)
     with _lock:
         for idx in idxs:
             _seeds[idx] = seed
+            _offsets[idx] = 0
 
 
 def random_seed():
