@@ -616,3 +616,105 @@ CG_SEARCH_KERNELS(f32, float)
 CG_SEARCH_KERNELS(f64, double)
 CG_SEARCH_KERNELS(i32, int)
 CG_SEARCH_KERNELS(i64, long long)
+
+/* ---- 6. scatter_reduce's derivative weights ----------------------------------- */
+
+/* Per index position p (g over the index's shape: stride_out the contiguous x's
+ * strides with 0 along dim, stride_a src's strides), its target t = o + offsets[p]:
+ *   count[t] += 1 (every mode);
+ *   mode 1 (amax/amin): hit = src == res[t]; hit_out[p] = hit; hits[t] += hit;
+ *   mode 2 (prod):      z = src == 0;        zero_out[p] = z; hits[t] += z. */
+template <typename T>
+__device__ void cg_srw_scatter(cg_index n, const cg_geometry& g, int mode,
+                               const cg_index* offsets, const T* src, const T* res,
+                               cg_index* count, cg_index* hits, T* hit_out,
+                               unsigned char* zero_out)
+{
+    for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
+        cg_index o, a, b, bi;
+        cg_decode(g, i, 0, g.ndim, &o, &a, &b, &bi);
+        const cg_index off = offsets[bi];
+        if (off == CG_BAD)
+            continue;
+        const cg_index t = o + off;
+        cg_atomic_add(&count[t], 1LL);
+        if (mode == 1) {
+            const bool hit = src[a] == res[t];
+            hit_out[i] = T(hit);
+            if (hit)
+                cg_atomic_add(&hits[t], 1LL);
+        } else if (mode == 2) {
+            const bool z = src[a] == T(0);
+            zero_out[i] = z;
+            if (z)
+                cg_atomic_add(&hits[t], 1LL);
+        }
+    }
+}
+
+/* Per element of x (all contiguous):
+ *   mode 0 (sum, prod): w0 = not reached;
+ *   mode 1 (mean):      w0 = 1 / max(count + include_self, 1), w1 = not reached;
+ *   mode 2 (amax/amin): self_hit = res == x (and not reached unless include_self),
+ *                       inv = 1 / max(self_hit + hits, 1), w0 = self_hit * inv, w1 = inv. */
+template <typename T>
+__device__ void cg_srw_finish(cg_index n, int mode, const T* x, const T* res,
+                              const cg_index* count, const cg_index* hits, int include_self,
+                              T* w0, T* w1)
+{
+    for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
+        const cg_index c = count[i];
+        if (mode == 0) {
+            w0[i] = T(c == 0);
+        } else if (mode == 1) {
+            const cg_index k = c + (include_self ? 1 : 0);
+            w0[i] = T(1.0 / (double)(k > 1 ? k : 1));
+            w1[i] = T(c == 0);
+        } else {
+            const bool self_hit = res[i] == x[i] && (include_self || c == 0);
+            const cg_index k = (cg_index)self_hit + hits[i];
+            const double inv = 1.0 / (double)(k > 1 ? k : 1);
+            w0[i] = T(self_hit ? inv : 0.0);
+            w1[i] = T(inv);
+        }
+    }
+}
+
+/* prod: lone[p] = src[p] is the only zero that reaches its target. */
+template <typename T>
+__device__ void cg_srw_lone(cg_index n, const cg_geometry& g, const cg_index* offsets,
+                            const unsigned char* zero_out, const cg_index* zeros, T* lone)
+{
+    for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
+        cg_index o, a, b, bi;
+        cg_decode(g, i, 0, g.ndim, &o, &a, &b, &bi);
+        const cg_index off = offsets[bi];
+        lone[i] = T(off != CG_BAD && zero_out[i] && zeros[o + off] == 1);
+    }
+}
+
+#define CG_SRW_KERNELS(TS, T)                                                                     \
+    extern "C" __global__ void cg_srw_scatter_##TS(cg_index n, cg_geometry g, int mode,           \
+                                                   const cg_index* offsets, const T* src,         \
+                                                   const T* res, cg_index* count,                 \
+                                                   cg_index* hits, T* hit_out,                    \
+                                                   unsigned char* zero_out)                       \
+    {                                                                                             \
+        cg_srw_scatter<T>(n, g, mode, offsets, src, res, count, hits, hit_out, zero_out);         \
+    }                                                                                             \
+    extern "C" __global__ void cg_srw_finish_##TS(cg_index n, int mode, const T* x, const T* res, \
+                                                  const cg_index* count, const cg_index* hits,    \
+                                                  int include_self, T* w0, T* w1)                 \
+    {                                                                                             \
+        cg_srw_finish<T>(n, mode, x, res, count, hits, include_self, w0, w1);                     \
+    }                                                                                             \
+    extern "C" __global__ void cg_srw_lone_##TS(cg_index n, cg_geometry g,                        \
+                                                const cg_index* offsets,                          \
+                                                const unsigned char* zero_out,                    \
+                                                const cg_index* zeros, T* lone)                   \
+    {                                                                                             \
+        cg_srw_lone<T>(n, g, offsets, zero_out, zeros, lone);                                     \
+    }
+
+CG_SRW_KERNELS(f32, float)
+CG_SRW_KERNELS(f64, double)

@@ -542,7 +542,7 @@ def masked_select(input, mask, shape):
 def nonzero(input, as_tuple=False):
     """Positions of the non-zero elements: an ``(n, ndim)`` int64 tensor, or one 1-D
     int64 tensor per dim (a 0-dim input counts as 1-D) when ``as_tuple`` (columns of
-    the same result, as PyTorch's ``unbind``).
+    the same result, copied to contiguous tensors).
 
     Examples
     --------
@@ -554,7 +554,8 @@ def nonzero(input, as_tuple=False):
         x = x.reshape(1)
     coords = c.compact(x, tuple(x.shape), x.stride(), c.nz_kind(x.dtype))
     if as_tuple:
-        return tuple(coords.select(1, k) for k in range(coords.shape[1]))
+        # (contiguous columns: later copies of them need no strided int64 copy)
+        return tuple(c.contiguous(coords.select(1, k)) for k in range(coords.shape[1]))
     return coords
 
 
