@@ -28,6 +28,9 @@
  * cg_scan_blocks is one thread.
  */
 
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
 #define CG_MAX_DIMS 16  /* as cuda_src/elementwise.cu and cygrad/cuda/kernels.py */
 
 typedef long long cg_index;
@@ -198,14 +201,46 @@ CG_MOVE_KERNELS(b4, unsigned int)
 CG_MOVE_KERNELS(b8, unsigned long long)
 CG_MOVE_KERNELS(b16, cg_b16)
 
-/* ---- atomic read-modify-writes ---------------------------------------------- */
+/* ---- element types: storage and compute ------------------------------------ */
 
-/* The unsigned integer of a type's width, for compare-and-swap on its bits. */
-template <typename T> struct cg_bits;
-template <> struct cg_bits<float> { typedef unsigned int U; };
-template <> struct cg_bits<double> { typedef unsigned long long U; };
-template <> struct cg_bits<int> { typedef unsigned int U; };
-template <> struct cg_bits<long long> { typedef unsigned long long U; };
+/* cg_val<S>: how an element stored as S is computed with (C) and stored back.
+ * float16/bfloat16 compute in float, 8/16-bit integers and bool in int. */
+template <typename S> struct cg_val {
+    typedef S C;
+    static const bool is_float = false;
+    __device__ static C load(S s) { return s; }
+    __device__ static S store(C c) { return c; }
+};
+#define CG_FLOAT_VAL(S, CT, LOAD, STORE)                                                          \
+    template <> struct cg_val<S> {                                                                \
+        typedef CT C;                                                                             \
+        static const bool is_float = true;                                                        \
+        __device__ static C load(S s) { return LOAD(s); }                                         \
+        __device__ static S store(C c) { return STORE(c); }                                       \
+    };
+#define CG_SAME(x) (x)
+CG_FLOAT_VAL(float, float, CG_SAME, CG_SAME)
+CG_FLOAT_VAL(double, double, CG_SAME, CG_SAME)
+CG_FLOAT_VAL(__half, float, __half2float, __float2half_rn)
+CG_FLOAT_VAL(__nv_bfloat16, float, __bfloat162float, __float2bfloat16_rn)
+#define CG_SMALL_INT(S)                                                                           \
+    template <> struct cg_val<S> {                                                                \
+        typedef int C;                                                                            \
+        static const bool is_float = false;                                                       \
+        __device__ static C load(S s) { return (int)s; }                                          \
+        __device__ static S store(C c) { return (S)c; }                                           \
+    };
+CG_SMALL_INT(signed char)
+CG_SMALL_INT(unsigned char)
+CG_SMALL_INT(short)
+template <> struct cg_val<bool> {
+    typedef int C;
+    static const bool is_float = false;
+    __device__ static C load(bool s) { return (int)s; }
+    __device__ static bool store(C c) { return c != 0; }
+};
+
+/* ---- atomic read-modify-writes ---------------------------------------------- */
 
 template <typename T, typename U> __device__ inline U cg_to_bits(T v)
 {
@@ -223,33 +258,71 @@ template <typename T, typename U> __device__ inline T cg_from_bits(U u)
 
 template <typename T> __device__ inline bool cg_isnan(T v) { return v != v; }
 
-struct cg_rmw_mul { template <typename T> __device__ static T apply(T cur, T v) { return cur * v; } };
+struct cg_rmw_add { template <typename C> __device__ static C apply(C cur, C v) { return cur + v; } };
+struct cg_rmw_mul { template <typename C> __device__ static C apply(C cur, C v) { return cur * v; } };
 /* a NaN already there stays; a NaN arriving wins */
 struct cg_rmw_max {
-    template <typename T> __device__ static T apply(T cur, T v)
+    template <typename C> __device__ static C apply(C cur, C v)
     {
         return (cg_isnan(cur) || !(cg_isnan(v) || v > cur)) ? cur : v;
     }
 };
 struct cg_rmw_min {
-    template <typename T> __device__ static T apply(T cur, T v)
+    template <typename C> __device__ static C apply(C cur, C v)
     {
         return (cg_isnan(cur) || !(cg_isnan(v) || v < cur)) ? cur : v;
     }
 };
 
-template <typename T, typename Op> __device__ inline void cg_atomic_rmw(T* p, T v)
+/* *p = Op(*p, v) for 4- and 8-byte elements: compare-and-swap on the bits. */
+template <typename S, typename U, typename Op>
+__device__ inline void cg_cas_word(S* p, typename cg_val<S>::C v)
 {
-    typedef typename cg_bits<T>::U U;
     U* q = reinterpret_cast<U*>(p);
     U old = *q, assumed;
     do {
         assumed = old;
-        const T next = Op::apply(cg_from_bits<T, U>(assumed), v);
-        old = atomicCAS(q, assumed, cg_to_bits<T, U>(next));
+        const S next = cg_val<S>::store(Op::apply(cg_val<S>::load(cg_from_bits<S, U>(assumed)), v));
+        old = atomicCAS(q, assumed, cg_to_bits<S, U>(next));
     } while (old != assumed);
 }
 
+/* The same for 1- and 2-byte elements: compare-and-swap on the aligned 32-bit word
+ * that holds them (allocations are 512-byte aligned, so the word is inside one). */
+template <typename S, typename Op>
+__device__ inline void cg_cas_subword(S* p, typename cg_val<S>::C v)
+{
+    typedef unsigned short B;   /* wide enough for 1 or 2 bytes */
+    const unsigned long long addr = (unsigned long long)p;
+    unsigned int* word = reinterpret_cast<unsigned int*>(addr & ~3ULL);
+    const unsigned int shift = (unsigned int)(addr & 3ULL) * 8u;
+    const unsigned int mask = (sizeof(S) == 1 ? 0xffu : 0xffffu) << shift;
+    unsigned int old = *word, assumed;
+    do {
+        assumed = old;
+        const B bits = (B)((assumed & mask) >> shift);
+        const S cur = cg_from_bits<S, B>(bits);
+        const S next = cg_val<S>::store(Op::apply(cg_val<S>::load(cur), v));
+        B nb = 0;
+        memcpy(&nb, &next, sizeof(S));
+        const unsigned int replaced = (assumed & ~mask) | (((unsigned int)nb << shift) & mask);
+        old = atomicCAS(word, assumed, replaced);
+    } while (old != assumed);
+}
+
+template <typename Op> __device__ inline void cg_rmw(float* p, float v) { cg_cas_word<float, unsigned int, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(double* p, double v) { cg_cas_word<double, unsigned long long, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(int* p, int v) { cg_cas_word<int, unsigned int, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(long long* p, long long v) { cg_cas_word<long long, unsigned long long, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(__half* p, float v) { cg_cas_subword<__half, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(__nv_bfloat16* p, float v) { cg_cas_subword<__nv_bfloat16, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(short* p, int v) { cg_cas_subword<short, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(signed char* p, int v) { cg_cas_subword<signed char, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(unsigned char* p, int v) { cg_cas_subword<unsigned char, Op>(p, v); }
+template <typename Op> __device__ inline void cg_rmw(bool* p, int v) { cg_cas_subword<bool, Op>(p, v); }
+
+/* Adds use the hardware's atomicAdd where it has one for the type. */
+template <typename S, typename C> __device__ inline void cg_atomic_add(S* p, C v) { cg_rmw<cg_rmw_add>(p, v); }
 __device__ inline void cg_atomic_add(float* p, float v) { atomicAdd(p, v); }
 __device__ inline void cg_atomic_add(double* p, double v) { atomicAdd(p, v); }
 __device__ inline void cg_atomic_add(int* p, int v) { atomicAdd(p, v); }
@@ -259,19 +332,20 @@ __device__ inline void cg_atomic_add(long long* p, long long v)
     atomicAdd(reinterpret_cast<unsigned long long*>(p), (unsigned long long)v);
 }
 
-struct cg_scatter_add { template <typename T> __device__ static void at(T* p, T v) { cg_atomic_add(p, v); } };
-struct cg_scatter_mul { template <typename T> __device__ static void at(T* p, T v) { cg_atomic_rmw<T, cg_rmw_mul>(p, v); } };
-struct cg_scatter_max { template <typename T> __device__ static void at(T* p, T v) { cg_atomic_rmw<T, cg_rmw_max>(p, v); } };
-struct cg_scatter_min { template <typename T> __device__ static void at(T* p, T v) { cg_atomic_rmw<T, cg_rmw_min>(p, v); } };
+struct cg_scatter_add { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_atomic_add(p, v); } };
+struct cg_scatter_mul { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_rmw<cg_rmw_mul>(p, v); } };
+struct cg_scatter_max { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_rmw<cg_rmw_max>(p, v); } };
+struct cg_scatter_min { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_rmw<cg_rmw_min>(p, v); } };
 
 /* dst[o + offsets[bi]] op= alpha * vals[a] (alpha only for add; a float dtype takes
  * falpha, an integer one ialpha). */
-template <typename T, typename Op>
-__device__ void cg_scatter(cg_index n, const cg_geometry& g, int b0, int b1, T* dst,
-                           const T* vals, const cg_index* offsets, double falpha,
+template <typename S, typename Op>
+__device__ void cg_scatter(cg_index n, const cg_geometry& g, int b0, int b1, S* dst,
+                           const S* vals, const cg_index* offsets, double falpha,
                            cg_index ialpha, int scaled)
 {
-    const T alpha = (T(0.5) != T(0)) ? T(falpha) : T(ialpha);
+    typedef typename cg_val<S>::C C;
+    const C alpha = cg_val<S>::is_float ? C(falpha) : C(ialpha);
     for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
         cg_index o, a, b, bi;
         cg_decode(g, i, b0, b1, &o, &a, &b, &bi);
@@ -281,30 +355,33 @@ __device__ void cg_scatter(cg_index n, const cg_geometry& g, int b0, int b1, T* 
                 continue;
             o += off;
         }
-        const T v = scaled ? T(vals[a] * alpha) : vals[a];
+        C v = cg_val<S>::load(vals[a]);
+        if (scaled)     /* rounded to the dtype first, as the CPU kernel's src * alpha */
+            v = cg_val<S>::load(cg_val<S>::store(v * alpha));
         Op::at(dst + o, v);
     }
 }
 
 /* Scatter-mean's last step: x /= count (+1 for self when include_self, else a place
  * nothing reached keeps its value); floor division for integers, as the CPU kernel. */
-template <typename T>
-__device__ void cg_mean_finish(cg_index n, const cg_geometry& g, T* x, const cg_index* count,
+template <typename S>
+__device__ void cg_mean_finish(cg_index n, const cg_geometry& g, S* x, const cg_index* count,
                                int include_self)
 {
+    typedef typename cg_val<S>::C C;
     for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
         cg_index o, a, b, bi;
         cg_decode(g, i, 0, 0, &o, &a, &b, &bi);
         cg_index c = count[a];
         c += include_self ? 1 : (c == 0);
-        if (T(0.5) != T(0)) {
-            x[o] = T((double)x[o] / (double)c);
+        if (cg_val<S>::is_float) {
+            x[o] = cg_val<S>::store(C((double)cg_val<S>::load(x[o]) / (double)c));
         } else {
-            const cg_index v = (cg_index)x[o];
+            const cg_index v = (cg_index)cg_val<S>::load(x[o]);
             cg_index q = v / c;
             if ((v % c != 0) && ((v < 0) != (c < 0)))
                 --q;
-            x[o] = T(q);
+            x[o] = cg_val<S>::store(C(q));
         }
     }
 }
@@ -333,6 +410,12 @@ CG_TYPED_KERNELS(f32, float)
 CG_TYPED_KERNELS(f64, double)
 CG_TYPED_KERNELS(i32, int)
 CG_TYPED_KERNELS(i64, long long)
+CG_TYPED_KERNELS(f16, __half)
+CG_TYPED_KERNELS(bf16, __nv_bfloat16)
+CG_TYPED_KERNELS(i16, short)
+CG_TYPED_KERNELS(i8, signed char)
+CG_TYPED_KERNELS(u8, unsigned char)
+CG_TYPED_KERNELS(bool, bool)
 
 /* ---- 3. stream compaction: nonzero, masked_select ----------------------------- */
 
@@ -546,21 +629,23 @@ extern "C" __global__ void cg_pad_source(cg_index n, int mode, cg_index size, cg
 /* ---- 5. binary search and membership ------------------------------------------ */
 
 /* NumPy's and PyTorch's order: NaN after every number. */
-template <typename T> __device__ inline bool cg_less(T a, T b) { return a < b || (b != b && a == a); }
+template <typename C> __device__ inline bool cg_less(C a, C b) { return a < b || (b != b && a == a); }
 
 /* For value i of v (contiguous, rows of `inner` values), its insertion point in row
  * (per_row ? i / inner : 0) of s (contiguous rows of len values); to out64 or out32. */
-template <typename T>
+template <typename S>
 __device__ void cg_searchsorted(cg_index n, cg_index inner, cg_index len, int per_row,
-                                const T* s, const T* v, int right, cg_index* out64, int* out32)
+                                const S* s, const S* v, int right, cg_index* out64, int* out32)
 {
+    typedef cg_val<S> V;
     for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
-        const T* row = s + (per_row ? (i / inner) * len : 0);
-        const T x = v[i];
+        const S* row = s + (per_row ? (i / inner) * len : 0);
+        const typename V::C x = V::load(v[i]);
         cg_index lo = 0, hi = len;
         while (lo < hi) {
             const cg_index mid = lo + (hi - lo) / 2;
-            const bool go_right = right ? !cg_less(x, row[mid]) : cg_less(row[mid], x);
+            const typename V::C r = V::load(row[mid]);
+            const bool go_right = right ? !cg_less(x, r) : cg_less(r, x);
             if (go_right)
                 lo = mid + 1;
             else
@@ -574,20 +659,22 @@ __device__ void cg_searchsorted(cg_index n, cg_index inner, cg_index len, int pe
 }
 
 /* out[i] = (e[i] equals some t[j]) != invert; t is staged through shared memory. */
-template <typename T>
-__device__ void cg_isin(cg_index n, const T* e, cg_index m, const T* t, int invert,
+template <typename S>
+__device__ void cg_isin(cg_index n, const S* e, cg_index m, const S* t, int invert,
                         unsigned char* out)
 {
-    __shared__ T tile[256];
+    typedef cg_val<S> V;
+    typedef typename V::C C;
+    __shared__ C tile[256];
     /* every thread of the block runs the same number of rounds (barriers inside) */
     const cg_index rounds_end = ((n + cg_grid_stride() - 1) / cg_grid_stride()) * cg_grid_stride();
     for (cg_index i0 = (cg_index)blockIdx.x * blockDim.x; i0 < rounds_end; i0 += cg_grid_stride()) {
         const cg_index i = i0 + threadIdx.x;
-        const T x = i < n ? e[i] : T(0);
+        const C x = i < n ? V::load(e[i]) : C(0);
         bool found = false;
         for (cg_index j0 = 0; j0 < m; j0 += 256) {
             for (cg_index k = threadIdx.x; k < 256 && j0 + k < m; k += blockDim.x)
-                tile[k] = t[j0 + k];
+                tile[k] = V::load(t[j0 + k]);
             __syncthreads();
             const cg_index count = m - j0 < 256 ? m - j0 : 256;
             for (cg_index k = 0; k < count; ++k)
@@ -616,6 +703,12 @@ CG_SEARCH_KERNELS(f32, float)
 CG_SEARCH_KERNELS(f64, double)
 CG_SEARCH_KERNELS(i32, int)
 CG_SEARCH_KERNELS(i64, long long)
+CG_SEARCH_KERNELS(f16, __half)
+CG_SEARCH_KERNELS(bf16, __nv_bfloat16)
+CG_SEARCH_KERNELS(i16, short)
+CG_SEARCH_KERNELS(i8, signed char)
+CG_SEARCH_KERNELS(u8, unsigned char)
+CG_SEARCH_KERNELS(bool, bool)
 
 /* ---- 6. scatter_reduce's derivative weights ----------------------------------- */
 

@@ -26,8 +26,11 @@ from ..tensors import _expanded_strides, _upload
 FILE = "indexing.cu"
 #: the kinds of cg_nz (cuda_src/indexing.cu): integer/bool, float, complex
 KIND_INT, KIND_FLOAT, KIND_COMPLEX = 0, 1, 2
-#: the element types with atomic arithmetic kernels
-TYPED = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
+#: the element types with arithmetic kernels (atomics, comparisons); float16 and
+#: bfloat16 compute in float, the 8/16-bit integers and bool in int
+TYPED = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64",
+         "float16": "f16", "bfloat16": "bf16", "int16": "i16", "int8": "i8", "uint8": "u8",
+         "bool": "bool"}
 _WIDTHS = (1, 2, 4, 8, 16)
 
 
@@ -57,8 +60,7 @@ def typed_suffix(primitive, dtype):
     sfx = TYPED.get(dtype.name)
     if sfx is None:
         raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
-                                  f"{dtype} (the CUDA kernels cover float32, float64, int32 and "
-                                  "int64 here)")
+                                  f"{dtype} (the CUDA kernels cover the real dtypes here)")
     return sfx
 
 

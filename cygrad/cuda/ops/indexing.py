@@ -470,7 +470,11 @@ def _identity(reduce, dtype):
         return 1
     if dtype.is_floating_point:
         return -math.inf if reduce == "amax" else math.inf
+    if dtype is _dt.bool_:
+        return reduce == "amin"
     bits = 8 * dtype.itemsize
+    if dtype.name.startswith("uint"):
+        return 0 if reduce == "amax" else (1 << bits) - 1
     return -(1 << (bits - 1)) if reduce == "amax" else (1 << (bits - 1)) - 1
 
 
