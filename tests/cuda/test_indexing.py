@@ -419,3 +419,21 @@ def test_embedding_forward_backward_on_cuda_matches_cpu():
 
 
 RNG_TOKENS = np.random.default_rng(1).integers(0, 50, (4, 16))
+
+
+def test_forward_mode_tangents_match_cpu():
+    import cygrad.autograd.forward_ad as fwAD
+    x, t = (cygrad.tensor(RNG.standard_normal((4, 5))) for _ in range(2))
+    idx = cygrad.tensor([[0, 1], [4, 4], [2, 0], [1, 3]])
+
+    def tangents(dev):
+        with fwAD.dual_level():
+            d = fwAD.make_dual(x.to(dev), t.to(dev))
+            ones = cygrad.ones(4, 2, dtype=cygrad.float64, device=dev)
+            outs = (d.gather(1, idx.to(dev)), d[:, idx.to(dev)],
+                    cygrad.zeros(4, 5, dtype=cygrad.float64, device=dev).scatter_add(
+                        1, idx.to(dev), fwAD.make_dual(ones, ones * 2.0)))
+            return [fwAD.unpack_dual(o).tangent for o in outs]
+
+    for got, want in zip(tangents("cuda"), tangents("cpu")):
+        same(got, want)
