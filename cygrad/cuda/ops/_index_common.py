@@ -115,7 +115,7 @@ def empty(shape, dtype, device):
     Examples
     --------
     >>> import cygrad
-    >>> empty((2,), cygrad.int64, cygrad.device("cpu")).shape
+    >>> tuple(empty((2,), cygrad.int64, cygrad.device("cpu")).shape)
     (2,)
     """
     return _C._empty(tuple(shape), dtype, device)
