@@ -128,6 +128,21 @@ def test_index_put_accumulate_with_repeats_uses_atomics():
         np.testing.assert_allclose(host(got), want.numpy(), rtol=1e-5)
 
 
+def test_index_kernels_with_a_mask_item():
+    # what x[mask] and x[mask] = v hand the kernels once the result is sized
+    x = values((3, 4, 2), cygrad.float32)
+    mask = values((3, 4), cygrad.bool)
+    shape = (int(mask.sum().item()), 2)
+    same(dispatch.kernel("index_get", "cuda")(x.cuda(), (), (mask.cuda(),), shape),
+         dispatch.kernel("index_get", "cpu")(x, (), (mask,), shape))
+    v = values((2,), cygrad.float32)
+    for accumulate in (False, True):
+        a, b = x.clone(), x.cuda()
+        dispatch.kernel("index_put", "cpu")(a, (), (mask,), v, accumulate)
+        dispatch.kernel("index_put", "cuda")(b, (), (mask.cuda(),), v.cuda(), accumulate)
+        same(b, a)
+
+
 def test_mask_alone_reads_with_count_true_when_present():
     if dispatch.lookup("count_true", "cuda", cygrad.bool) is None:
         pytest.skip("x[mask] alone sizes its result with count_true, the reduction "
