@@ -109,6 +109,20 @@ def on(t, device):
     return _C._detach(t)
 
 
+def along(t):
+    """``t`` detached and seen as at least 1-D (gather and scatter treat 0-dim
+    tensors as 1-D).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> tuple(along(cygrad.tensor(3.0)).shape)
+    (1,)
+    """
+    t = _C._detach(t)
+    return t.reshape(1) if t.dim() == 0 else t
+
+
 def empty(shape, dtype, device):
     """A new contiguous tensor.
 

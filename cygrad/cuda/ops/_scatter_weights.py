@@ -9,15 +9,9 @@ Examples
 True
 """
 from ..._core import dtype as _dt
-from ..._core import tensor as _C
 from . import _index_common as c
 
 _SRW_TYPES = {"float32": "f32", "float64": "f64"}
-
-
-def _along(t):
-    t = _C._detach(t)
-    return t.reshape(1) if t.dim() == 0 else t
 
 
 def scatter_reduce_weights(x, dim, index, src, result, reduce, include_self):
@@ -37,8 +31,8 @@ def scatter_reduce_weights(x, dim, index, src, result, reduce, include_self):
                                   f"for dtype {x.dtype} (float32 and float64 here)")
     device = x.device
     dtype, shape, ishape = x.dtype, tuple(x.shape), tuple(index.shape)
-    xc = c.contiguous(_along(x))
-    idx = _along(c.on(index, device))
+    xc = c.contiguous(c.along(x))
+    idx = c.along(c.on(index, device))
     xshape, pshape = tuple(xc.shape), tuple(idx.shape)
     n, m = xc.numel(), idx.numel()
     count = c.zeros(xshape, _dt.int64, device)
@@ -48,8 +42,8 @@ def scatter_reduce_weights(x, dim, index, src, result, reduce, include_self):
     zero_out = c.empty(pshape, _dt.bool_, device)
     mode = {"amax": 1, "amin": 1, "prod": 2}.get(reduce, 0)
     needs_src = reduce in ("amax", "amin", "prod")
-    srcv = _along(c.on(src, device)) if needs_src else xc
-    res = c.contiguous(_along(c.on(result, device))) if reduce in ("amax", "amin") else xc
+    srcv = c.along(c.on(src, device)) if needs_src else xc
+    res = c.contiguous(c.along(c.on(result, device))) if reduce in ("amax", "amin") else xc
     offs = c.offsets([(idx, xshape[dim], xc.stride(dim))], pshape, device)
     dst = list(xc.stride())
     dst[dim] = 0

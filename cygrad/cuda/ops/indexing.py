@@ -35,12 +35,6 @@ PRIMITIVES = ("gather", "gather_broadcast", "gather_slices", "index_select", "in
 _TensorBase = _C.TensorBase
 
 
-def _along(t):
-    """``t`` seen as at least 1-D (gather/scatter treat 0-dim tensors as 1-D)."""
-    t = _C._detach(t)
-    return t.reshape(1) if t.dim() == 0 else t
-
-
 def _zero_dim(strides, dim):
     strides = list(strides)
     strides[dim] = 0
@@ -269,7 +263,7 @@ def gather_slices(input, dim, index):
 
 
 def _write_along(primitive, op, input, dim, index, vals, vstrides, alpha=1):
-    target = _along(input)
+    target = c.along(input)
     idx = c.on(index, target.device).reshape(-1)
     shape = c.space(tuple(target.shape), dim, (idx.numel(),))
     if math.prod(shape) == 0:
@@ -303,7 +297,7 @@ def index_copy(input, dim, index, source):
     >>> callable(index_copy)
     True
     """
-    src = _along(c.on(source, input.device))
+    src = c.along(c.on(source, input.device))
     _write_along("index_copy", None, input, dim, index, src, src.stride())
     return input
 
@@ -317,7 +311,7 @@ def index_add(input, dim, index, source, alpha):
     >>> callable(index_add)
     True
     """
-    src = _along(c.on(source, input.device))
+    src = c.along(c.on(source, input.device))
     _write_along("index_add", "add", input, dim, index, src, src.stride(), alpha)
     return input
 
@@ -381,10 +375,10 @@ def gather(input, dim, index, out):
     """
     if index.numel() == 0:
         return out
-    x, idx = _along(input), _along(c.on(index, input.device))
+    x, idx = c.along(input), c.along(c.on(index, input.device))
     shape = tuple(idx.shape)
     offs = c.offsets([(idx, x.shape[dim], x.stride(dim))], shape, x.device)
-    c.gather(_along(out), _along(out).stride(), x, _zero_dim(x.stride(), dim), shape,
+    c.gather(c.along(out), c.along(out).stride(), x, _zero_dim(x.stride(), dim), shape,
              0, len(shape), offs)
     return out
 
@@ -491,11 +485,11 @@ def scatter(self, dim, index, src, value, reduce=None, include_self=True):
     """
     if index.numel() == 0:
         return self
-    target = _along(self)
-    idx = _along(c.on(index, target.device))
+    target = c.along(self)
+    idx = c.along(c.on(index, target.device))
     shape = tuple(idx.shape)
     if src is not None:
-        vals = _along(c.on(src, target.device))
+        vals = c.along(c.on(src, target.device))
         vstrides = vals.stride()
     else:
         vals, vstrides = c.scalar(value, target.dtype, target.device), [0] * len(shape)
