@@ -32,14 +32,18 @@ def _copy(x):
     return out
 
 
-def _zeros(shape, dtype):
-    return _C.zeros(tuple(shape), dtype=dtype)
+def _zeros(shape, dtype, device=None):
+    """Zeros of ``shape`` on ``device`` (a gradient's or tangent's; None: the CPU)."""
+    if device is None:
+        return _C.zeros(tuple(shape), dtype=dtype)
+    return _C.zeros(tuple(shape), dtype=dtype, device=device)
 
 
-def _keep_mask(shape, dtype, clear):
+def _keep_mask(shape, dtype, clear, device=None):
     """A constant tensor of ones in which ``clear(mask)`` zeroes the places an op
     overwrote: multiplying a gradient by it drops the gradient of the old values there."""
-    mask = _C.ones(tuple(shape), dtype=dtype)
+    mask = _C.ones(tuple(shape), dtype=dtype) if device is None else \
+        _C.ones(tuple(shape), dtype=dtype, device=device)
     if mask.numel():
         clear(mask)
     return mask
@@ -100,7 +104,7 @@ def _apply_inplace(cls, input, *args):
 
 
 def _pad_kernel(x, shape):
-    out = _zeros(shape, x.dtype)
+    out = _zeros(shape, x.dtype, x.device)
     if x.numel():
         out[tuple(slice(0, n) for n in x.shape)] = _C._detach(x)
     return out

@@ -383,7 +383,7 @@ class Index(Function):
 
 
 def _index_scatter_kernel(values, plan, shape):
-    out = _zeros(shape, values.dtype)
+    out = _zeros(shape, values.dtype, values.device)
     plan.put(out, values, accumulate=True)
     return out
 
@@ -521,7 +521,7 @@ class IndexPut(Function):
         grad_x = grad_values = None
         if ctx.needs_input_grad[0]:
             grad_x = grad if ctx.accumulate else grad * _keep_mask(
-                grad.shape, grad.dtype, lambda m: plan.put(m, 0))
+                grad.shape, grad.dtype, lambda m: plan.put(m, 0), grad.device)
         if ctx.needs_input_grad[1]:
             grad_values = _index_get(grad, plan)
             missing = ctx.value_dim - grad_values.dim()
@@ -533,7 +533,7 @@ class IndexPut(Function):
     def jvp(ctx, tx, tv, *_):
         if tv is None and (tx is None or ctx.accumulate):
             return tx
-        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype, tv.device)
         return _index_put(base, 0 if tv is None else tv, ctx.plan, ctx.single_mask,
                           ctx.accumulate)
 

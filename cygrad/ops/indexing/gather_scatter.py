@@ -81,7 +81,7 @@ class Gather(Function):
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
-        return scatter_add(_zeros(ctx.shape, grad.dtype), ctx.dim, index, grad), None, None
+        return scatter_add(_zeros(ctx.shape, grad.dtype, grad.device), ctx.dim, index, grad), None, None
 
     @staticmethod
     def jvp(ctx, tx, *_):
@@ -242,7 +242,7 @@ class Scatter(Function):
         index = _fwad.saved_for_jvp(ctx)[0]
         if ts is None:
             return None if tx is None else scatter(tx, ctx.dim, index, 0)
-        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype, ts.device)
         return scatter(base, ctx.dim, index, ts)
 
 
@@ -303,7 +303,7 @@ class ScatterWithReduceInplace(ScatterWithReduce):
 def _scattered_cleared(grad, dim, index):
     """``grad`` with the places ``index`` writes to (along ``dim``) set to zero."""
     return grad * _keep_mask(grad.shape, grad.dtype,
-                             lambda m: _scatter_into(m, dim, index, None, 0))
+                             lambda m: _scatter_into(m, dim, index, None, 0), grad.device)
 
 
 def _scatter_apply(input, dim, index, src, value, reduce, inplace):
@@ -388,7 +388,7 @@ class ScatterAdd(Function):
     def jvp(ctx, tx, _, __, ts):
         if ts is None:
             return tx
-        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype, ts.device)
         return scatter_add(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], ts)
 
 
@@ -498,7 +498,7 @@ class TakeAlongDim(Function):
         indices, = ctx.saved_tensors
         size = ctx.wide[ctx.dim]
         positions = (indices + (indices < 0).to(indices.dtype) * size).expand(tuple(grad.shape))
-        grad_x = scatter_add(_zeros(ctx.wide, grad.dtype), ctx.dim, positions.contiguous(), grad)
+        grad_x = scatter_add(_zeros(ctx.wide, grad.dtype, grad.device), ctx.dim, positions.contiguous(), grad)
         return grad_x, None, None, None, None
 
     @staticmethod

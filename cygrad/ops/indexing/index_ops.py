@@ -76,7 +76,7 @@ class IndexSelect(Function):
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
-        return index_add(_zeros(ctx.shape, grad.dtype), ctx.dim, index, grad), None, None
+        return index_add(_zeros(ctx.shape, grad.dtype, grad.device), ctx.dim, index, grad), None, None
 
     @staticmethod
     def jvp(ctx, tx, *_):
@@ -161,7 +161,7 @@ class IndexFill(Function):
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
-        keep = _keep_mask(grad.shape, grad.dtype, lambda m: _clear_slices(m, ctx.dim, index))
+        keep = _keep_mask(grad.shape, grad.dtype, lambda m: _clear_slices(m, ctx.dim, index), grad.device)
         # a 0-dim value tensor gets the gradient of every filled place (the engine sums it)
         grad_value = grad * (1 - keep) if ctx.needs_input_grad[3] else None
         return grad * keep if ctx.needs_input_grad[0] else None, None, None, grad_value
@@ -170,7 +170,7 @@ class IndexFill(Function):
     def jvp(ctx, tx, _, __, tv):
         if tx is None and tv is None:
             return None
-        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype, tv.device)
         return index_fill(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], 0 if tv is None else tv)
 
 
@@ -300,7 +300,7 @@ class IndexCopy(Function):
         grad_x = grad_source = None
         if ctx.needs_input_grad[0]:
             grad_x = grad * _keep_mask(grad.shape, grad.dtype,
-                                       lambda m: _clear_slices(m, ctx.dim, index))
+                                       lambda m: _clear_slices(m, ctx.dim, index), grad.device)
         if ctx.needs_input_grad[3]:
             grad_source = index_select(grad, ctx.dim, index).reshape(ctx.source_shape)
         return grad_x, None, None, grad_source
@@ -310,9 +310,9 @@ class IndexCopy(Function):
         index = _fwad.saved_for_jvp(ctx)[0]
         if ts is None and tx is None:
             return None
-        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype, ts.device)
         if ts is None:
-            ts = _zeros(ctx.source_shape, tx.dtype)
+            ts = _zeros(ctx.source_shape, tx.dtype, tx.device)
         return index_copy(base, ctx.dim, index, ts)
 
 
@@ -428,7 +428,7 @@ class IndexAdd(Function):
     def jvp(ctx, tx, _, __, ts, ___):
         if ts is None:
             return tx
-        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype, ts.device)
         return index_add(base, ctx.dim, _fwad.saved_for_jvp(ctx)[0], ts, alpha=ctx.alpha)
 
 

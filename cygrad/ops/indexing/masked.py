@@ -97,7 +97,7 @@ class MaskedFill(Function):
     def jvp(ctx, tx, _, tv):
         if tx is None and tv is None:
             return None
-        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ctx.dtype, tv.device)
         return masked_fill(base, _fwad.saved_for_jvp(ctx)[0], 0 if tv is None else tv)
 
 

@@ -95,10 +95,10 @@ class ScatterReduce(Function):
             return None
         saved = _fwad.saved_for_jvp(ctx)
         # each input element feeds one place: tangent = sum of (partial derivative * tangent)
-        d_x, d_src = _scatter_reduce_vjp(ctx, saved, _C.ones(ctx.shape, dtype=ctx.dtype))
+        d_x, d_src = _scatter_reduce_vjp(ctx, saved, _C.ones(ctx.shape, dtype=ctx.dtype, device=saved[0].device))
         out = None if tx is None else tx * d_x
         if ts is not None:
-            added = scatter_add(_zeros(ctx.shape, ts.dtype), ctx.dim, saved[0], ts * d_src)
+            added = scatter_add(_zeros(ctx.shape, ts.dtype, ts.device), ctx.dim, saved[0], ts * d_src)
             out = added if out is None else out + added
         return out
 
@@ -167,7 +167,7 @@ def _scatter_prod_vjp(ctx, saved, grad):
     index, not_reached, x, src, result, src_zero, lone_zero = saved
     if include_self:
         # d(x * p)/dx = p, the product of the src values at the place (1 where none went)
-        grad_x = grad * scatter_reduce(_C.ones(ctx.shape, dtype=src.dtype), dim, index, src,
+        grad_x = grad * scatter_reduce(_C.ones(ctx.shape, dtype=src.dtype, device=src.device), dim, index, src,
                                        "prod")
     else:
         grad_x = grad * not_reached

@@ -40,7 +40,7 @@ class Take(Function):
     @staticmethod
     def backward(ctx, grad):
         index, = ctx.saved_tensors
-        return put(_zeros(ctx.shape, grad.dtype), index, grad, accumulate=True), None
+        return put(_zeros(ctx.shape, grad.dtype, grad.device), index, grad, accumulate=True), None
 
     @staticmethod
     def jvp(ctx, tx, _):
@@ -115,7 +115,7 @@ class Put(Function):
         grad_x = grad_source = None
         if ctx.needs_input_grad[0]:
             grad_x = grad if ctx.accumulate else grad * _keep_mask(
-                grad.shape, grad.dtype, lambda m: _clear_flat(m, index))
+                grad.shape, grad.dtype, lambda m: _clear_flat(m, index), grad.device)
         if ctx.needs_input_grad[2]:
             grad_source = take(grad, index).reshape(ctx.source_shape)
         return grad_x, None, grad_source, None
@@ -125,9 +125,9 @@ class Put(Function):
         index = _fwad.saved_for_jvp(ctx)[0]
         if ts is None and (tx is None or ctx.accumulate):
             return tx
-        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype)
+        base = tx if tx is not None else _zeros(ctx.shape, ts.dtype, ts.device)
         if ts is None:
-            ts = _zeros(ctx.source_shape, tx.dtype)
+            ts = _zeros(ctx.source_shape, tx.dtype, tx.device)
         return put(base, index, ts, ctx.accumulate)
 
 

@@ -177,6 +177,11 @@ def _joined(tensors, d, sizes):
         if total and res.numel():
             _cat_kernel()(res, kept, d)
         return res
+    if one_dtype:
+        # another device's own kernel (the copy hook would cast through the host)
+        if total and res.numel():
+            kernel("cat", res.device.type)(res, kept, d)
+        return res
     offset = 0
     for x, n in zip(kept, sizes):
         _C._copy_into(res.narrow(d, offset, n), x)
