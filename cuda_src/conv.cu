@@ -10,7 +10,7 @@
  * nothing (col2im) or is skipped (max pooling).
  *
  * im2col moves elements whatever their dtype: the kernels are named by element
- * width (u8, u16, u32, u64). col2im gathers (each output element sums the columns
+ * width (u8, u16, u32, u64, u128). col2im gathers (each output element sums the columns
  * that read it), so it needs no atomics and its sums do not depend on scheduling;
  * max pooling's gradient scatters with atomicAdd (windows may overlap).
  */
@@ -81,7 +81,7 @@ __device__ void cg_im2col(cg_index total, const cg_window& w, const T* x, T* col
         }
         cg_index plane;
         const cg_index off = cg_window_offset(w, l, ck % K, &plane);
-        cols[i] = off < 0 ? T(0) : x[n * w.xs[0] + (ck / K) * w.xs[1] + off];
+        cols[i] = off < 0 ? T{} : x[n * w.xs[0] + (ck / K) * w.xs[1] + off];
     }
 }
 
@@ -186,6 +186,12 @@ CG_IM2COL_KERNEL(u8, unsigned char)
 CG_IM2COL_KERNEL(u16, unsigned short)
 CG_IM2COL_KERNEL(u32, unsigned int)
 CG_IM2COL_KERNEL(u64, unsigned long long)
+
+/* 16-byte elements (complex128); T{} is zero */
+struct cg_u128 {
+    unsigned long long lo, hi;
+};
+CG_IM2COL_KERNEL(u128, cg_u128)
 
 #define CG_CONV_FLOAT_KERNELS(SFX, T)                                                         \
     extern "C" __global__ void cg_col2im_##SFX(cg_index total, cg_window w, const T* cols,   \

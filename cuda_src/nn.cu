@@ -21,7 +21,19 @@
  * layer-norm gradients not asked for).
  */
 
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
 typedef long long cg_index;
+
+/* Element access: half and bfloat16 are storage types, read into float and
+ * rounded back to nearest even; float and double are read as they are. */
+template <typename T> __device__ inline T cg_load(const T* p) { return *p; }
+__device__ inline float cg_load(const __half* p) { return __half2float(*p); }
+__device__ inline float cg_load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+template <typename T> __device__ inline void cg_store(T* p, T v) { *p = v; }
+__device__ inline void cg_store(__half* p, float v) { *p = __float2half_rn(v); }
+__device__ inline void cg_store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 
 /* Math overloads: float keeps single precision, as the CPU kernels do. */
 __device__ inline float cg_exp(float x) { return expf(x); }
@@ -82,31 +94,32 @@ template <typename T> __device__ inline T cg_block_max(T v) { return cg_block_fo
 
 /* ---- softmax ----------------------------------------------------------------
  * rows = outer * inner rows of n elements each, `inner` apart (the softmax dim
- * of a contiguous tensor whose trailing dims hold `inner` elements). */
-template <typename T>
-__device__ void cg_softmax_fwd(cg_index rows, cg_index n, cg_index inner, const T* x, T* y,
+ * of a contiguous tensor whose trailing dims hold `inner` elements). Elements
+ * are stored as S and computed as T (half and bfloat16: float). */
+template <typename S, typename T>
+__device__ void cg_softmax_fwd(cg_index rows, cg_index n, cg_index inner, const S* x, S* y,
                                int is_log)
 {
     for (cg_index r = blockIdx.x; r < rows; r += gridDim.x) {
         const cg_index base = (r / inner) * n * inner + r % inner;
-        const T* xr = x + base;
-        T* yr = y + base;
+        const S* xr = x + base;
+        S* yr = y + base;
         T m = cg_fold_max::identity<T>();
         for (cg_index j = threadIdx.x; j < n; j += blockDim.x)
-            m = cg_fold_max::apply(m, xr[j * inner]);
+            m = cg_fold_max::apply(m, (T)cg_load(xr + j * inner));
         m = cg_block_max(m);
         T s = 0;
         for (cg_index j = threadIdx.x; j < n; j += blockDim.x)
-            s += cg_exp(xr[j * inner] - m);
+            s += cg_exp((T)cg_load(xr + j * inner) - m);
         s = cg_block_sum(s);
         if (is_log) {
             const T ls = cg_log(s);
             for (cg_index j = threadIdx.x; j < n; j += blockDim.x)
-                yr[j * inner] = (xr[j * inner] - m) - ls;
+                cg_store(yr + j * inner, ((T)cg_load(xr + j * inner) - m) - ls);
         } else {
             const T inv = T(1) / s;
             for (cg_index j = threadIdx.x; j < n; j += blockDim.x)
-                yr[j * inner] = cg_exp(xr[j * inner] - m) * inv;
+                cg_store(yr + j * inner, cg_exp((T)cg_load(xr + j * inner) - m) * inv);
         }
     }
 }
@@ -416,7 +429,7 @@ __device__ void cg_xent_bwd(cg_index R, cg_index C, const T* x, const T* lse,
     extern "C" __global__ void cg_softmax_fwd_##SFX(cg_index rows, cg_index n, cg_index inner,  \
                                                     const T* x, T* y, int is_log)               \
     {                                                                                           \
-        cg_softmax_fwd<T>(rows, n, inner, x, y, is_log);                                        \
+        cg_softmax_fwd<T, T>(rows, n, inner, x, y, is_log);                                     \
     }                                                                                           \
     extern "C" __global__ void cg_softmax_bwd_##SFX(cg_index rows, cg_index n, cg_index inner,  \
                                                     const T* y, const T* g, T* dx, int is_log,  \
@@ -478,3 +491,14 @@ __device__ void cg_xent_bwd(cg_index R, cg_index C, const T* x, const T* lse,
 
 CG_NN_KERNELS(f32, float)
 CG_NN_KERNELS(f64, double)
+
+/* softmax of half and bfloat16 tensors, computed in float */
+#define CG_SOFTMAX_STORAGE_KERNEL(SFX, S)                                                       \
+    extern "C" __global__ void cg_softmax_fwd_##SFX(cg_index rows, cg_index n, cg_index inner,  \
+                                                    const S* x, S* y, int is_log)               \
+    {                                                                                           \
+        cg_softmax_fwd<S, float>(rows, n, inner, x, y, is_log);                                 \
+    }
+
+CG_SOFTMAX_STORAGE_KERNEL(f16, __half)
+CG_SOFTMAX_STORAGE_KERNEL(bf16, __nv_bfloat16)

@@ -108,12 +108,18 @@ def test_softmax_non_contiguous_half_and_scalar_inputs():
     xg = cygrad.tensor(a.T.copy()).cuda().t()            # a transposed view
     np.testing.assert_allclose(host(cuda_kernel("softmax")(xg, 1, cygrad.float32, False)),
                                np_softmax(a, 1), rtol=1e-5, atol=1e-6)
-    h = cuda_kernel("softmax")(cygrad.tensor(a, dtype=cygrad.float16).cuda(), 1, cygrad.float16,
-                               True)                     # computed in float32
-    assert h.dtype is cygrad.float16
-    np.testing.assert_allclose(host(h).astype(np.float32),
-                               np.log(np_softmax(a.astype(np.float16).astype(np.float32), 1)),
-                               rtol=2e-3, atol=2e-3)
+    for dt, eps in ((cygrad.float16, 2.0 ** -10), (cygrad.bfloat16, 2.0 ** -7)):
+        xc = cygrad.tensor(a, dtype=dt)
+        stored = xc.float().numpy()                      # the input as the half type holds it
+        for dim, log in ((1, True), (0, False)):         # (dim 0: rows 9 elements apart)
+            h = cuda_kernel("softmax")(xc.cuda(), dim, dt, log)   # stored as dt, computed in float
+            assert h.dtype is dt
+            ref = np_softmax(stored, dim)
+            ref = np.log(ref) if log else ref
+            got = host(h).astype(np.float32)
+            np.testing.assert_allclose(got, ref, rtol=eps, atol=eps * 0.1)
+            np.testing.assert_allclose(got, cpu_kernel("softmax")(xc, dim, dt, log).float().numpy(),
+                                       rtol=eps, atol=eps * 0.1)
     assert host(cuda_kernel("softmax")(cygrad.tensor(2.0).cuda(), 0, cygrad.float32, False)) == 1.0
     big = np.array([[1000.0, 1000.0, -np.inf], [0.0, np.nan, 1.0]])
     y = host(cuda_kernel("softmax")(cygrad.tensor(big).cuda(), 1, cygrad.float64, False))
@@ -244,27 +250,50 @@ def out_size(size, k, d, p, s):
     return tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(size, k, d, p, s))
 
 
+def im2col_ref(a, k, d, p, s, o, cm):
+    """The CPU kernel's columns of ``a`` (a complex array: of its two float64 parts)."""
+    if np.iscomplexobj(a):
+        return im2col_ref(a.real, k, d, p, s, o, cm) + 1j * im2col_ref(a.imag, k, d, p, s, o, cm)
+    return cpu_kernel("im2col")(cygrad.tensor(a), k, d, p, s, o, cm).numpy()
+
+
 @pytest.mark.parametrize("geom", GEOMETRIES)
 @pytest.mark.parametrize("dtype", [cygrad.float32, cygrad.float64, cygrad.int64, cygrad.float16,
-                                   cygrad.bool, cygrad.int32])
+                                   cygrad.bool, cygrad.int32, cygrad.complex128])
 def test_im2col_every_width_matches_cpu(geom, dtype):
     shape, k, d, p, s = geom
     o = out_size(shape[2:], k, d, p, s)
-    a = np.random.default_rng(5).integers(-9, 9, shape)
-    xc = cygrad.tensor(a).to(dtype)
-    xg = xc.cuda()
+    rng = np.random.default_rng(5)
+    a = rng.integers(-9, 9, shape)
+    if dtype is cygrad.complex128:
+        a = a + 1j * rng.integers(-9, 9, shape)
+    xg = cygrad.tensor(a).to(dtype).cuda()
+    ref = cygrad.tensor(a).to(dtype).numpy()            # the values as dtype holds them
     for cm in (False, True):
         got = cuda_kernel("im2col")(xg, k, d, p, s, o, cm)
-        want = cpu_kernel("im2col")(xc, k, d, p, s, o, cm)
-        assert got.is_cuda and got.dtype is dtype and tuple(got.shape) == tuple(want.shape)
+        want = im2col_ref(ref if dtype is cygrad.complex128 else a, k, d, p, s, o, cm)
+        want = want.astype(ref.dtype)
+        assert got.is_cuda and got.dtype is dtype and tuple(got.shape) == want.shape
         if cm:       # (N, C*K, L) viewed on a (C*K, N, L) buffer: compare the buffers
-            got, want = got.permute(1, 0, 2), want.permute(1, 0, 2)
+            got, want = got.permute(1, 0, 2), want.transpose(1, 0, 2)
             assert got.is_contiguous()
-        np.testing.assert_array_equal(host(got), want.numpy())
+        np.testing.assert_array_equal(host(got), want)
     # a non-contiguous input (transposed batch and channel dims), read through its strides
     xt = cygrad.tensor(np.ascontiguousarray(np.swapaxes(a, 0, 1))).to(dtype).cuda().transpose(0, 1)
     np.testing.assert_array_equal(host(cuda_kernel("im2col")(xt, k, d, p, s, o)),
-                                  cpu_kernel("im2col")(xc, k, d, p, s, o).numpy())
+                                  im2col_ref(ref if dtype is cygrad.complex128 else a, k, d, p, s,
+                                             o, False).astype(ref.dtype))
+
+
+def test_unfold_of_complex128_on_the_cpu_is_its_parts_unfolded():
+    """The CPU kernel copies elements of at most 8 bytes: complex128 takes the tensor path
+    (it used to read 16-byte elements as 8-byte ones)."""
+    a = np.arange(24.0).reshape(1, 2, 3, 4)
+    b = a[:, ::-1].copy() - 5
+    got = F.unfold(cygrad.tensor(a + 1j * b), 2, padding=1).numpy()
+    want = F.unfold(cygrad.tensor(a), 2, padding=1).numpy() + 1j * F.unfold(cygrad.tensor(b), 2,
+                                                                          padding=1).numpy()
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("geom", GEOMETRIES)
@@ -312,13 +341,9 @@ def test_window_errors_and_unsupported_dtypes():
         x = cygrad.ones(2, 2, dtype=cygrad.float16).cuda()
         with pytest.raises(NotImplementedError, match=f"'cuda'.*'{name}'.*float16"):
             cuda_kernel(name)(x, *args)
-    with pytest.raises(NotImplementedError, match="'cuda'.*'im2col'.*complex128"):
-        cuda_kernel("im2col")(cygrad.zeros(1, 1, 2, dtype=cygrad.complex128).cuda(), (1,), (1,),
-                              (0,), (1,), (2,))
     # other dtypes are not taken by lookup: the ops keep their composed path for them
     assert dispatch.lookup("gelu", "cuda", cygrad.float16) is None
-    assert dispatch.lookup("im2col", "cuda", cygrad.complex128) is None
-    assert dispatch.lookup("im2col", "cuda", cygrad.int16) is not None
+    assert dispatch.lookup("softmax_backward", "cuda", cygrad.bfloat16) is None
 
 
 # ------------------------------------------------------------------ end to end

@@ -6,9 +6,9 @@ Each function has the signature and return convention of the 'cpu' kernel of
 the same primitive (``cygrad/_core/backend_cpu/fused.py``, ``conv.py`` and
 ``reduction.py``'s ``softmax``), so the ops reach them through the kernel table
 without knowing the device. They compute float32 and float64 (``im2col``, which
-only moves elements, any dtype of 1, 2, 4 or 8 bytes; ``softmax`` also float16
-and bfloat16, computed in float32); another dtype raises
-``NotImplementedError`` naming the primitive, the dtype and the device.
+only moves elements, every dtype; ``softmax`` also float16 and bfloat16, stored
+as such and computed in float32); another dtype raises ``NotImplementedError``
+naming the primitive, the dtype and the device.
 
 Row kernels run one block per row with a block sized to the row (32 to 256
 threads); a bad class index or pooling index is reported by the kernel through
@@ -35,8 +35,10 @@ PRIMITIVES = ("softmax", "softmax_backward", "attention_softmax", "layer_norm",
               "cross_entropy_backward", "im2col", "col2im", "max_pool_nd", "max_pool_nd_backward")
 
 _FLOATS = ("float32", "float64")
-# dtypes whose elements im2col moves by width; complex128 (16 bytes) has no kernel
-_WIDTHS = {1: "u8", 2: "u16", 4: "u32", 8: "u64"}
+# im2col moves elements by width
+_WIDTHS = {1: "u8", 2: "u16", 4: "u32", 8: "u64", 16: "u128"}
+# softmax's storage-only dtypes (computed in float32)
+_HALVES = {"float16": "f16", "bfloat16": "bf16"}
 _MAX_SP = 14                                # conv.cu's CG_MAX_SP
 _WINDOW = struct.Struct("<i4x" + "q" * (2 + 6 * _MAX_SP + _MAX_SP + 2))
 _ROW_THREADS = 256
@@ -93,9 +95,7 @@ def softmax(x, d, dt, log):
     """
     if x.dtype is not dt:
         x = x.to(dt)
-    if dt is _dt.float16 or dt is _dt.bfloat16:
-        return softmax(x.to(_dt.float32), d, _dt.float32, log).to(dt)
-    sfx = _sfx("softmax", dt)
+    sfx = _HALVES.get(dt.name) or _sfx("softmax", dt)
     x = x.contiguous()
     shape = tuple(x.shape)
     y = _C._empty(shape, dt, x.device)
@@ -496,5 +496,4 @@ def register():
                  "gelu", "gelu_backward", "cross_entropy", "cross_entropy_backward", "col2im",
                  "max_pool_nd", "max_pool_nd_backward"):
         reg(name, "cuda", dtypes=_FLOATS)(globals()[name])
-    reg("im2col", "cuda", dtypes=tuple(d.name for d in _dt.ALL_DTYPES
-                                       if d.itemsize in _WIDTHS))(im2col)
+    reg("im2col", "cuda")(im2col)
