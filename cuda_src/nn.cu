@@ -365,21 +365,23 @@ __device__ void cg_xent_fwd(cg_index R, cg_index C, const T* x, const long long*
                 sm += (w ? (double)w[j] : 1.0) * ((double)(m - xr[j]) + ls);
             sm = cg_block_sum(sm);
         }
-        const long long t = target[r];
-        if (threadIdx.x != 0)
-            continue;
-        lse[r] = m + lst;
-        if (!cg_target_ok(t, ignore_index, C, r, R, bad)) {
-            loss[r] = 0;
-            wt[r] = 0;
-            continue;
+        /* the row's three results, written by thread 0 (no thread skips ahead to
+           the next row's folds) */
+        if (threadIdx.x == 0) {
+            const long long t = target[r];
+            lse[r] = m + lst;
+            if (cg_target_ok(t, ignore_index, C, r, R, bad)) {
+                const T wr = w ? w[t] : (T)1;
+                double v = (1.0 - eps) * (double)wr * ((double)(m - xr[t]) + ls);
+                if (eps != 0.0)
+                    v += eps / (double)C * sm;
+                wt[r] = wr;
+                loss[r] = (T)v;
+            } else {
+                wt[r] = 0;
+                loss[r] = 0;
+            }
         }
-        const T wr = w ? w[t] : (T)1;
-        wt[r] = wr;
-        double v = (1.0 - eps) * (double)wr * ((double)(m - xr[t]) + ls);
-        if (eps != 0.0)
-            v += eps / (double)C * sm;
-        loss[r] = (T)v;
     }
 }
 

@@ -235,6 +235,8 @@ def test_cross_entropy_bad_target_raises_index_error_like_the_cpu():
                                                   0.0, cygrad.ones(1, device="cuda"))
     with pytest.raises(IndexError, match="Target 5 is out of bounds."):
         F.cross_entropy(x, cygrad.tensor([0, 5, 1, 1]).cuda())
+    with pytest.raises(RuntimeError, match="same device.*cuda:0 and cpu"):
+        F.cross_entropy(x, cygrad.tensor([0, 1, 1, 1]))
 
 
 # ------------------------------------------------------------------ windows

@@ -28,6 +28,7 @@ from ..._core import dtype as _dt
 from ..._core import tensor as _C
 from ..._core.backend_cpu.fused import _tile_mask
 from .. import kernels as _k
+from ..tensors import _same_device
 
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("softmax", "softmax_backward", "attention_softmax", "layer_norm",
@@ -270,8 +271,9 @@ def gelu_backward(g, x, tanh_approx):
 def _xent_operands(x, target, weight, what):
     if x.dim() != 2 or target.numel() != x.shape[0]:
         raise RuntimeError(f"{what}: expected (R, C) logits and R targets")
-    if target.dtype is not _dt.int64 or target.device != x.device:
-        raise RuntimeError(f"{what}: targets must be int64 on {x.device}")
+    _same_device(x, target)
+    if target.dtype is not _dt.int64:
+        raise RuntimeError(f"{what}: expected int64 targets, got {target.dtype}")
     return x.contiguous(), target.contiguous(), _same(x, weight, what)
 
 
