@@ -1,8 +1,9 @@
 """The nn family's CUDA kernels (cuda_src/nn.cu, conv.cu; cygrad/cuda/ops/nn.py) on the
-emulated GPU, in strict mode: each primitive against its CPU kernel and NumPy, with
-non-contiguous inputs, masks, weights, padding and the error cases; then the nn
-layers and functions end to end, forward and backward, against the same run on
-the CPU, checking through a spy that the CUDA kernels did the work.
+emulated GPU in strict mode (or a real one: tests/cuda/family_driver.py): each
+primitive against its CPU kernel and NumPy, with non-contiguous inputs, masks,
+weights, padding and the error cases; then the nn layers and functions end to
+end, forward and backward, against the same run on the CPU, checking through a
+spy that the CUDA kernels did the work.
 """
 import contextlib
 import math
@@ -19,7 +20,7 @@ from cygrad._core import dispatch
 from cygrad.cuda._driver import signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_driver import installed  # noqa: E402
+from family_driver import family_driver  # noqa: E402
 
 pytestmark = pytest.mark.skipif(signature.find_cxx() is None,
                                 reason="the emulated CUDA driver needs a host C++ compiler")
@@ -28,9 +29,8 @@ FLOATS = [cygrad.float32, cygrad.float64]
 
 
 @pytest.fixture(scope="module", autouse=True)
-def emulated():
-    from cygrad.cuda._driver.emulated import EmulatedDriver
-    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
+def driver():
+    with family_driver() as d:
         cygrad.zeros(1, device="cuda")             # registers the 'cuda' kernels
         yield d
 

@@ -1,8 +1,9 @@
 """The fused optimizer steps on CUDA (cuda_src/optim.cu, cygrad/cuda/ops/optim.py) on the
-emulated GPU, in strict mode: SGD (momentum, Nesterov, dampening, weight decay,
-maximize), Adam (weight decay, amsgrad, maximize) and AdamW steps of CUDA
-parameters against the same steps of CPU parameters (the CPU fused kernel) and
-against a NumPy transcription of PyTorch's update; which parameters the CUDA
+emulated GPU in strict mode (or a real one: tests/cuda/family_driver.py): SGD
+(momentum, Nesterov, dampening, weight decay, maximize), Adam (weight decay,
+amsgrad, maximize) and AdamW steps of CUDA parameters against the same steps
+of CPU parameters (the CPU fused kernel) and against a NumPy transcription of
+PyTorch's update; which parameters the CUDA
 kernel takes (``fused_optim_fusable``); and the errors of bad arguments.
 """
 import contextlib
@@ -18,16 +19,15 @@ from cygrad._core import dispatch
 from cygrad.cuda._driver import signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_driver import installed  # noqa: E402
+from family_driver import family_driver  # noqa: E402
 
 pytestmark = pytest.mark.skipif(signature.find_cxx() is None,
                                 reason="the emulated CUDA driver needs a host C++ compiler")
 
 
 @pytest.fixture(scope="module", autouse=True)
-def emulated():
-    from cygrad.cuda._driver.emulated import EmulatedDriver
-    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
+def driver():
+    with family_driver() as d:
         cygrad.zeros(1, device="cuda")
         yield d
 
