@@ -3,8 +3,8 @@ emulated GPU in strict mode (or a real one: tests/cuda/family_driver.py): SGD
 (momentum, Nesterov, dampening, weight decay, maximize), Adam (weight decay,
 amsgrad, maximize) and AdamW steps of CUDA parameters against the same steps
 of CPU parameters (the CPU fused kernel) and against a NumPy transcription of
-PyTorch's update; which parameters the CUDA
-kernel takes (``fused_optim_fusable``); and the errors of bad arguments.
+PyTorch's update; which parameters the CUDA kernel takes
+(``fused_optim_fusable``); and the errors of bad arguments.
 """
 import contextlib
 import os
