@@ -124,6 +124,51 @@ __device__ void cg_softmax_fwd(cg_index rows, cg_index n, cg_index inner, const 
     }
 }
 
+/* The same rows, one thread per row: when the rows' elements lie `inner` apart
+ * (a dim before the last), neighbouring threads then read neighbouring elements,
+ * where a block per row would read one element per row stride. */
+template <typename S, typename T>
+__device__ void cg_softmax_fwd_cols(cg_index rows, cg_index n, cg_index inner, const S* x, S* y,
+                                    int is_log)
+{
+    const cg_index step = (cg_index)blockDim.x * gridDim.x;
+    for (cg_index r = (cg_index)blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += step) {
+        const cg_index base = (r / inner) * n * inner + r % inner;
+        const S* xr = x + base;
+        S* yr = y + base;
+        T m = cg_fold_max::identity<T>();
+        for (cg_index j = 0; j < n; ++j)
+            m = cg_fold_max::apply(m, (T)cg_load(xr + j * inner));
+        T s = 0;
+        for (cg_index j = 0; j < n; ++j)
+            s += cg_exp((T)cg_load(xr + j * inner) - m);
+        const T ls = cg_log(s), inv = T(1) / s;
+        for (cg_index j = 0; j < n; ++j) {
+            const T v = (T)cg_load(xr + j * inner) - m;
+            cg_store(yr + j * inner, is_log ? v - ls : cg_exp(v) * inv);
+        }
+    }
+}
+
+template <typename T>
+__device__ void cg_softmax_bwd_cols(cg_index rows, cg_index n, cg_index inner, const T* y,
+                                    const T* g, T* dx, int is_log, T scale)
+{
+    const cg_index step = (cg_index)blockDim.x * gridDim.x;
+    for (cg_index r = (cg_index)blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += step) {
+        const cg_index base = (r / inner) * n * inner + r % inner;
+        T s = 0;
+        for (cg_index j = 0; j < n; ++j) {
+            const cg_index o = base + j * inner;
+            s += is_log ? g[o] : g[o] * y[o];
+        }
+        for (cg_index j = 0; j < n; ++j) {
+            const cg_index o = base + j * inner;
+            dx[o] = is_log ? scale * (g[o] - cg_exp(y[o]) * s) : scale * (y[o] * (g[o] - s));
+        }
+    }
+}
+
 /* dx = scale * y * (g - sum(g * y)), or for log_softmax scale * (g - exp(y) * sum(g)) */
 template <typename T>
 __device__ void cg_softmax_bwd(cg_index rows, cg_index n, cg_index inner, const T* y,
@@ -433,6 +478,19 @@ __device__ void cg_xent_bwd(cg_index R, cg_index C, const T* x, const T* lse,
     {                                                                                           \
         cg_softmax_fwd<T, T>(rows, n, inner, x, y, is_log);                                     \
     }                                                                                           \
+    extern "C" __global__ void cg_softmax_fwd_cols_##SFX(cg_index rows, cg_index n,             \
+                                                         cg_index inner, const T* x, T* y,      \
+                                                         int is_log)                            \
+    {                                                                                           \
+        cg_softmax_fwd_cols<T, T>(rows, n, inner, x, y, is_log);                                \
+    }                                                                                           \
+    extern "C" __global__ void cg_softmax_bwd_cols_##SFX(cg_index rows, cg_index n,             \
+                                                         cg_index inner, const T* y,            \
+                                                         const T* g, T* dx, int is_log,         \
+                                                         T scale)                               \
+    {                                                                                           \
+        cg_softmax_bwd_cols<T>(rows, n, inner, y, g, dx, is_log, scale);                        \
+    }                                                                                           \
     extern "C" __global__ void cg_softmax_bwd_##SFX(cg_index rows, cg_index n, cg_index inner,  \
                                                     const T* y, const T* g, T* dx, int is_log,  \
                                                     T scale)                                    \
@@ -500,6 +558,12 @@ CG_NN_KERNELS(f64, double)
                                                     const S* x, S* y, int is_log)               \
     {                                                                                           \
         cg_softmax_fwd<S, float>(rows, n, inner, x, y, is_log);                                 \
+    }                                                                                           \
+    extern "C" __global__ void cg_softmax_fwd_cols_##SFX(cg_index rows, cg_index n,             \
+                                                         cg_index inner, const S* x, S* y,      \
+                                                         int is_log)                            \
+    {                                                                                           \
+        cg_softmax_fwd_cols<S, float>(rows, n, inner, x, y, is_log);                            \
     }
 
 CG_SOFTMAX_STORAGE_KERNEL(f16, __half)

@@ -86,7 +86,9 @@ def np_softmax(a, axis):
 # ------------------------------------------------------------------ softmax family
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape,dim", [((4, 37), 1), ((3, 5, 6), 1), ((3, 5, 6), 0), ((300,), 0)])
+# (the last two: 40 and 64 rows between a row's elements, the one-thread-per-row kernels)
+@pytest.mark.parametrize("shape,dim", [((4, 37), 1), ((3, 5, 6), 1), ((3, 5, 6), 0), ((300,), 0),
+                                       ((3, 7, 40), 1), ((5, 64), 0)])
 def test_softmax_and_backward_match_cpu_and_numpy(shape, dim, dtype):
     rng = np.random.default_rng(0)
     a, g = rng.standard_normal(shape) * 3, rng.standard_normal(shape)
@@ -104,14 +106,14 @@ def test_softmax_and_backward_match_cpu_and_numpy(shape, dim, dtype):
 
 
 def test_softmax_non_contiguous_half_and_scalar_inputs():
-    a = np.random.default_rng(1).standard_normal((6, 9)).astype(np.float32)
+    a = np.random.default_rng(1).standard_normal((6, 40)).astype(np.float32)
     xg = cygrad.tensor(a.T.copy()).cuda().t()            # a transposed view
     np.testing.assert_allclose(host(cuda_kernel("softmax")(xg, 1, cygrad.float32, False)),
                                np_softmax(a, 1), rtol=1e-5, atol=1e-6)
     for dt, eps in ((cygrad.float16, 2.0 ** -10), (cygrad.bfloat16, 2.0 ** -7)):
         xc = cygrad.tensor(a, dtype=dt)
         stored = xc.float().numpy()                      # the input as the half type holds it
-        for dim, log in ((1, True), (0, False)):         # (dim 0: rows 9 elements apart)
+        for dim, log in ((1, True), (0, False)):         # (dim 0: one thread per row)
             h = cuda_kernel("softmax")(xc.cuda(), dim, dt, log)   # stored as dt, computed in float
             assert h.dtype is dt
             ref = np_softmax(stored, dim)

@@ -85,6 +85,22 @@ def _zeros(shape, dt, device):
 
 # ----------------------------------------------------------------------- softmax
 
+# From this many rows between a row's elements (the softmax dim not the last), one
+# thread per row reads coalesced (neighbouring threads, neighbouring elements)
+# where a block per row would not.
+_COLS_FROM = 32
+
+
+def _layout(inner):
+    return "_cols" if inner >= _COLS_FROM else ""
+
+
+def _softmax_geometry(rows, n, inner):
+    """(grid, block) of the row kernel, or of the one-thread-per-row kernel."""
+    if inner >= _COLS_FROM:
+        return _k.grid_1d(rows), (_k.BLOCK, 1, 1)
+    return _row_grid(rows), _row_block(n)
+
 def softmax(x, d, dt, log):
     """softmax (log_softmax when ``log``) of ``x`` along dim ``d`` in dtype ``dt``.
 
@@ -104,7 +120,8 @@ def softmax(x, d, dt, log):
     inner = math.prod(shape[d + 1:]) if shape else 1
     rows = x.numel() // n if n else 0
     if rows:
-        _launch(x, "nn.cu", f"cg_softmax_fwd_{sfx}", _row_grid(rows), _row_block(n),
+        _launch(x, "nn.cu", f"cg_softmax_fwd{_layout(inner)}_{sfx}",
+                *_softmax_geometry(rows, n, inner),
                 (rows, n, inner, x.data_ptr(), y.data_ptr(), int(bool(log))))
     return y
 
@@ -130,7 +147,8 @@ def softmax_backward(y, g, d, log, scale=1.0):
     inner = math.prod(shape[d + 1:]) if shape else 1
     rows = y.numel() // n if n else 0
     if rows:
-        _launch(y, "nn.cu", f"cg_softmax_bwd_{sfx}", _row_grid(rows), _row_block(n),
+        _launch(y, "nn.cu", f"cg_softmax_bwd{_layout(inner)}_{sfx}",
+                *_softmax_geometry(rows, n, inner),
                 (rows, n, inner, y.data_ptr(), g.data_ptr(), dx.data_ptr(), int(bool(log)),
                  float(scale)))
     return dx
