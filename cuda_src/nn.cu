@@ -472,18 +472,22 @@ __device__ void cg_xent_bwd(cg_index R, cg_index C, const T* x, const T* lse,
 }
 
 /* ---- the extern "C" kernels ----------------------------------------------------- */
-#define CG_NN_KERNELS(SFX, T)                                                                   \
+/* softmax forward of elements stored as S and computed as T */
+#define CG_SOFTMAX_FWD_KERNELS(SFX, S, T)                                                       \
     extern "C" __global__ void cg_softmax_fwd_##SFX(cg_index rows, cg_index n, cg_index inner,  \
-                                                    const T* x, T* y, int is_log)               \
+                                                    const S* x, S* y, int is_log)               \
     {                                                                                           \
-        cg_softmax_fwd<T, T>(rows, n, inner, x, y, is_log);                                     \
+        cg_softmax_fwd<S, T>(rows, n, inner, x, y, is_log);                                     \
     }                                                                                           \
     extern "C" __global__ void cg_softmax_fwd_cols_##SFX(cg_index rows, cg_index n,             \
-                                                         cg_index inner, const T* x, T* y,      \
+                                                         cg_index inner, const S* x, S* y,      \
                                                          int is_log)                            \
     {                                                                                           \
-        cg_softmax_fwd_cols<T, T>(rows, n, inner, x, y, is_log);                                \
-    }                                                                                           \
+        cg_softmax_fwd_cols<S, T>(rows, n, inner, x, y, is_log);                                \
+    }
+
+#define CG_NN_KERNELS(SFX, T)                                                                   \
+    CG_SOFTMAX_FWD_KERNELS(SFX, T, T)                                                           \
     extern "C" __global__ void cg_softmax_bwd_cols_##SFX(cg_index rows, cg_index n,             \
                                                          cg_index inner, const T* y,            \
                                                          const T* g, T* dx, int is_log,         \
@@ -553,18 +557,5 @@ CG_NN_KERNELS(f32, float)
 CG_NN_KERNELS(f64, double)
 
 /* softmax of half and bfloat16 tensors, computed in float */
-#define CG_SOFTMAX_STORAGE_KERNEL(SFX, S)                                                       \
-    extern "C" __global__ void cg_softmax_fwd_##SFX(cg_index rows, cg_index n, cg_index inner,  \
-                                                    const S* x, S* y, int is_log)               \
-    {                                                                                           \
-        cg_softmax_fwd<S, float>(rows, n, inner, x, y, is_log);                                 \
-    }                                                                                           \
-    extern "C" __global__ void cg_softmax_fwd_cols_##SFX(cg_index rows, cg_index n,             \
-                                                         cg_index inner, const S* x, S* y,      \
-                                                         int is_log)                            \
-    {                                                                                           \
-        cg_softmax_fwd_cols<S, float>(rows, n, inner, x, y, is_log);                            \
-    }
-
-CG_SOFTMAX_STORAGE_KERNEL(f16, __half)
-CG_SOFTMAX_STORAGE_KERNEL(bf16, __nv_bfloat16)
+CG_SOFTMAX_FWD_KERNELS(f16, __half, float)
+CG_SOFTMAX_FWD_KERNELS(bf16, __nv_bfloat16, float)
