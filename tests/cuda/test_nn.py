@@ -461,3 +461,25 @@ def test_realistic_sizes():
         res.append([host(y), host(x.grad), host(conv.weight.grad)])
     for u, v in zip(*res):
         np.testing.assert_allclose(u, v, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_reductions_and_spatial_targets_on_cuda_match_cpu(reduction):
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((3, 5, 4, 2))                # (N, C, d1, d2)
+    t = rng.integers(0, 5, (3, 4, 2))
+    t[0, 1, 1] = 2
+    w = rng.random(5) + 0.5
+
+    def run(device):
+        xx = cygrad.tensor(x, dtype=cygrad.float64, device=device, requires_grad=True)
+        loss = F.cross_entropy(xx, cygrad.tensor(t).to(device), cygrad.tensor(w).to(device),
+                               ignore_index=2, reduction=reduction, label_smoothing=0.05)
+        (loss * loss).sum().backward()
+        return loss, xx.grad
+    with spy("cross_entropy", "cross_entropy_backward") as calls:
+        got = run("cuda")
+    assert calls == {"cross_entropy": 1, "cross_entropy_backward": 1}
+    for g, w_ in zip(got, run("cpu")):
+        assert g.is_cuda
+        np.testing.assert_allclose(host(g), host(w_), rtol=1e-12, atol=1e-13)
