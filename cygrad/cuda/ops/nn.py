@@ -503,12 +503,9 @@ def register():
 
     Examples
     --------
-    >>> import cygrad
-    >>> from cygrad._core import dispatch
     >>> from cygrad.cuda.ops import nn
-    >>> nn.register()
-    >>> dispatch.lookup("gelu", "cuda", cygrad.float16) is None
-    True
+    >>> sorted(nn.PRIMITIVES)[:3]
+    ['attention_softmax', 'col2im', 'cross_entropy']
     """
     reg = dispatch.register
     reg("softmax", "cuda")(softmax)
