@@ -239,6 +239,10 @@ def test_cross_entropy_bad_target_raises_index_error_like_the_cpu():
         F.cross_entropy(x, cygrad.tensor([0, 5, 1, 1]).cuda())
     with pytest.raises(RuntimeError, match="same device.*cuda:0 and cpu"):
         F.cross_entropy(x, cygrad.tensor([0, 1, 1, 1]))
+    with pytest.raises(RuntimeError, match="same device.*cuda:0 and cpu"):
+        cuda_kernel("layer_norm")(x, 3, cygrad.ones(3), None, 1e-5)
+    with pytest.raises(RuntimeError, match="expected a cygrad.float32 tensor, got cygrad.float64"):
+        cuda_kernel("gelu_backward")(x.double(), x, False)
 
 
 # ------------------------------------------------------------------ windows

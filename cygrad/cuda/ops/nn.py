@@ -71,10 +71,13 @@ def _launch(t, file, name, grid, block, args):
 
 
 def _same(x, other, what):
-    if other is not None and (other.device != x.device or other.dtype is not x.dtype):
-        raise RuntimeError(f"{what}: expected a {x.dtype} tensor on {x.device}, got "
-                           f"{other.dtype} on {other.device}")
-    return None if other is None else other.contiguous()
+    """``other`` (None, or a tensor of ``x``'s device and dtype) made contiguous."""
+    if other is None:
+        return None
+    _same_device(x, other)
+    if other.dtype is not x.dtype:
+        raise RuntimeError(f"{what}: expected a {x.dtype} tensor, got {other.dtype}")
+    return other.contiguous()
 
 
 def _zeros(shape, dt, device):
