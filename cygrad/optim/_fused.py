@@ -4,8 +4,9 @@ group (the kernels ``fused_sgd_`` / ``fused_adam_`` of the kernel table,
 
 A group takes this path unless it asks for the for-loop (``foreach=False`` or
 ``fused=False``) or for ``differentiable=True``. Inside it, a parameter goes to
-the kernel when it, its gradient and its buffers are CPU tensors of one
-floating dtype (float32 or float64), one shape and C-contiguous; the others
+its device's kernel (CPU, or CUDA: ``cygrad/cuda/ops/optim.py``) when it, its
+gradient and its buffers are tensors of that device, of one floating dtype
+(float32 or float64), one shape and C-contiguous; the others
 (float16, non-contiguous gradients, other devices, ...) are handed back and take
 the optimizer's ``_update``, the per-parameter for-loop. The arithmetic is the
 for-loop's, step by step, so both paths agree to float rounding
@@ -28,7 +29,7 @@ from .optimizer import _scalar, _scalar_state_dtype
 
 __all__ = ["wanted", "check_flags", "sgd_group", "adam_group"]
 
-_SUPPORTED_DEVICES = ["cpu"]
+_SUPPORTED_DEVICES = ["cpu", "cuda"]
 _STEP_DTYPES = (float32, float64)
 
 
@@ -73,6 +74,24 @@ def _refuse_unless_supported(p):
                            f"{p.device.type}")
 
 
+def _fusable(p, *others):
+    """Whether the fused kernel of ``p``'s device takes ``p`` with ``others``."""
+    fusable = dispatch.lookup("fused_optim_fusable", p.device.type, p.dtype)
+    return fusable is not None and fusable(p, *others)
+
+
+def _by_device(params, *lists):
+    """``{device type: (params, *lists)}``: the parameters split by device type,
+    each list keeping its entries beside its parameter's."""
+    out = {}
+    for i, p in enumerate(params):
+        cols = out.setdefault(p.device.type, tuple([] for _ in range(len(lists) + 1)))
+        cols[0].append(p)
+        for col, lst in zip(cols[1:], lists):
+            col.append(lst[i])
+    return out
+
+
 def sgd_group(opt, group):
     """One SGD step of the parameters of ``group`` that the kernel takes; returns the
     others (with a gradient), for the caller's for-loop.
@@ -89,7 +108,6 @@ def sgd_group(opt, group):
     >>> sgd_group(opt, opt.param_groups[0]) == [b], a.item()
     (True, 0.5)
     """
-    fusable = dispatch.kernel("fused_optim_fusable", "cpu")
     momentum = group["momentum"]
     strict = group.get("fused") is True
     states = opt.state
@@ -102,7 +120,7 @@ def sgd_group(opt, group):
         if momentum != 0:
             state = states[p]
             buf = state.get("momentum_buffer")
-        if not (fusable(p, g) if buf is None else fusable(p, g, buf)):
+        if not (_fusable(p, g) if buf is None else _fusable(p, g, buf)):
             if strict:
                 _refuse_unless_supported(p)
             rest.append(p)
@@ -113,8 +131,8 @@ def sgd_group(opt, group):
         if buf is None and momentum != 0:
             buf = state["momentum_buffer"] = empty_like(p)    # the kernel copies g into it
         bufs.append(buf)
-    if params:
-        dispatch.kernel("fused_sgd_", "cpu")(
+    for dev, (params, grads, bufs, first) in _by_device(params, grads, bufs, first).items():
+        dispatch.kernel("fused_sgd_", dev)(
             params, grads, bufs, first, float(_scalar(group["lr"])),
             float(_scalar(group["weight_decay"])), float(momentum),
             float(group["dampening"]), bool(group["nesterov"]), bool(group["maximize"]))
@@ -140,7 +158,6 @@ def adam_group(opt, group):
     >>> adam_group(opt, opt.param_groups[0]), [round(v, 4) for v in w.tolist()]
     ([], [0.9, -1.1])
     """
-    fusable = dispatch.kernel("fused_optim_fusable", "cpu")
     amsgrad = group["amsgrad"]
     strict = group.get("fused") is True
     step_dtype = float32 if strict else _scalar_state_dtype()
@@ -152,7 +169,7 @@ def adam_group(opt, group):
             continue
         state = states[p]
         if len(state) == 0:
-            if not fusable(p, g):
+            if not _fusable(p, g):
                 if strict:
                     _refuse_unless_supported(p)
                 rest.append(p)
@@ -165,7 +182,7 @@ def adam_group(opt, group):
         m, v = state.get("exp_avg"), state.get("exp_avg_sq")
         x = state.get("max_exp_avg_sq") if amsgrad else None
         step = state.get("step")
-        ok = (fusable(p, g, m, v, x) if amsgrad else fusable(p, g, m, v))
+        ok = (_fusable(p, g, m, v, x) if amsgrad else _fusable(p, g, m, v))
         if not ok or getattr(step, "dtype", None) not in _STEP_DTYPES or step.numel() != 1:
             rest.append(p)
             continue
@@ -175,9 +192,10 @@ def adam_group(opt, group):
         vs.append(v)
         xs.append(x)
         steps.append(step)
-    if params:
-        beta1, beta2 = group["betas"]
-        dispatch.kernel("fused_adam_", "cpu")(
+    beta1, beta2 = group["betas"]
+    for dev, (params, grads, ms, vs, xs, steps) in _by_device(params, grads, ms, vs, xs,
+                                                              steps).items():
+        dispatch.kernel("fused_adam_", dev)(
             params, grads, ms, vs, xs, steps, float(_scalar(group["lr"])),
             float(_scalar(beta1)), float(_scalar(beta2)), float(group["eps"]),
             float(_scalar(group["weight_decay"])), bool(amsgrad), bool(group["maximize"]),

@@ -4,7 +4,7 @@ each over any number of spatial dims of an ``(N, C, *spatial)`` tensor, with the
 GIL released and large sizes split over the thread pool:
 
 * ``im2col(x, kernel, dilation, pads, stride, out, channel_major=False)``: window
-  columns, any dtype;
+  columns, any dtype of at most 8 bytes (``dispatch.lookup`` offers it for those);
 * ``col2im(cols, channels, size, kernel, dilation, pads, stride, out)``: its adjoint;
 * ``max_pool_nd(x, kernel, dilation, pads, stride, out)``: ``(values, indices)``,
   indices into the flattened spatial plane;
@@ -24,9 +24,12 @@ Examples
 True
 """
 from .. import conv_kernels
+from .. import dtype as _dt
 from ..dispatch import register
 
-register("im2col", "cpu")(conv_kernels.im2col)
+# cpu/conv.c copies elements of 1, 2, 4 or 8 bytes: complex128 takes the ops' tensor path
+register("im2col", "cpu", dtypes=tuple(d.name for d in _dt.ALL_DTYPES
+                                       if d.itemsize <= 8))(conv_kernels.im2col)
 register("col2im", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.col2im)
 register("max_pool_nd", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool)
 register("max_pool_nd_backward", "cpu",

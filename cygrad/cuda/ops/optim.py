@@ -1,0 +1,170 @@
+"""The 'cuda' kernels of the fused optimizer steps (``cuda_src/optim.cu``), with the
+signatures and conventions of the CPU entries (``cygrad/_core/backend_cpu/optim.py``):
+
+* ``fused_sgd_(params, grads, momentum_buffers, first, lr, weight_decay, momentum,
+  dampening, nesterov, maximize)``;
+* ``fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr,
+  beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled)``;
+* ``fused_optim_fusable(param, *grad_and_buffers)``: whether the two above take
+  this parameter: all CUDA tensors on one device, float32 or float64,
+  C-contiguous, one dtype and shape.
+
+One launch per parameter updates it and its buffers in place. The ``step``
+counters of Adam may live on the host (as the optimizers make them) or on the
+device; each is advanced by one before the step, and the bias corrections are
+computed on the host from the new count, in double precision, as the CPU kernel
+does.
+
+Examples
+--------
+>>> from cygrad.cuda.ops import optim
+>>> optim.PRIMITIVES
+('fused_sgd_', 'fused_adam_', 'fused_optim_fusable')
+"""
+from ..._core import dispatch
+from ..._core.tensor import TensorBase
+from .. import kernels as _k
+
+#: the primitives this module gives a 'cuda' kernel
+PRIMITIVES = ("fused_sgd_", "fused_adam_", "fused_optim_fusable")
+
+_FLOATS = ("float32", "float64")
+
+
+def _ok(t, like):
+    return (isinstance(t, TensorBase) and t.device == like.device and t.is_contiguous()
+            and t.dtype is like.dtype and tuple(t.shape) == tuple(like.shape))
+
+
+def fusable(param, *others):
+    """Whether :func:`sgd_` / :func:`adam_` can update ``param`` with ``others`` (its
+    gradient and buffers; None entries are not allowed).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.cuda.ops.optim import fusable
+    >>> fusable(cygrad.zeros(2), cygrad.zeros(2))          # CPU tensors: not these kernels
+    False
+    """
+    if not isinstance(param, TensorBase) or param.device.type != "cuda":
+        return False
+    if param.dtype.name not in _FLOATS or not _ok(param, param):
+        return False
+    return all(_ok(t, param) for t in others)
+
+
+def _checked(t, like, what):
+    if not _ok(t, like):
+        raise RuntimeError(f"fused optimizer step: {what} must be a C-contiguous float32 or "
+                           f"float64 CUDA tensor of the parameter's dtype, shape and device")
+    return t
+
+
+def _param(p):
+    if not isinstance(p, TensorBase) or p.device.type != "cuda" or p.dtype.name not in _FLOATS:
+        raise RuntimeError("fused optimizer step: a parameter must be a float32 or float64 "
+                           "CUDA tensor")
+    return _checked(p, p, "a parameter")
+
+
+def _launch(p, name, args):
+    n = p.numel()
+    if n:
+        sfx = _k.suffix(p.dtype.name)
+        _k.launch(p.device.index, "optim.cu", f"cg_{name}_{sfx}", _k.grid_1d(n),
+                  (_k.BLOCK, 1, 1), (n,) + tuple(args))
+
+
+def sgd_(params, grads, momentum_buffers, first, lr, weight_decay, momentum, dampening,
+         nesterov, maximize):
+    """One SGD step of every parameter in ``params``, in place; ``first[i]`` says
+    buffer i is new (it is then set from the gradient).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.optim import sgd_
+    >>> callable(sgd_)
+    True
+    """
+    n = len(params)
+    if len(grads) != n or len(momentum_buffers) != n or len(first) != n:
+        raise ValueError("sgd_: params, grads, momentum_buffers and first differ in length")
+    has_mom = momentum != 0
+    items = []
+    for i in range(n):
+        p = _param(params[i])
+        g = _checked(grads[i], p, "a gradient")
+        b = _checked(momentum_buffers[i], p, "a momentum buffer") if has_mom else None
+        items.append((p, g, b, bool(first[i])))
+    for p, g, b, fst in items:
+        _launch(p, "sgd", (p.data_ptr(), g.data_ptr(), 0 if b is None else b.data_ptr(),
+                           -1.0 if maximize else 1.0, weight_decay, momentum, 1.0 - dampening,
+                           -lr, int(weight_decay != 0), int(has_mom), int(has_mom and fst),
+                           int(has_mom and bool(nesterov))))
+        p._bump_version()
+        if b is not None:
+            b._bump_version()
+
+
+def _advance(s):
+    """Add one to a one-element float step counter (host or device); the new count."""
+    s.fill_(float(s.item()) + 1.0)
+    return float(s.item())
+
+
+def adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta1, beta2, eps,
+          weight_decay, amsgrad, maximize, decoupled):
+    """One Adam (``decoupled=True``: AdamW) step of every parameter, in place; each
+    ``steps[i]`` is incremented first and the bias corrections use the new count.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.optim import adam_
+    >>> callable(adam_)
+    True
+    """
+    n = len(params)
+    if (len(grads) != n or len(exp_avgs) != n or len(exp_avg_sqs) != n or len(steps) != n
+            or (amsgrad and len(max_exp_avg_sqs) != n)):
+        raise ValueError("adam_: the lists of parameters, gradients and state differ in length")
+    items = []
+    for i in range(n):
+        p = _param(params[i])
+        g = _checked(grads[i], p, "a gradient")
+        m = _checked(exp_avgs[i], p, "exp_avg")
+        v = _checked(exp_avg_sqs[i], p, "exp_avg_sq")
+        x = _checked(max_exp_avg_sqs[i], p, "max_exp_avg_sq") if amsgrad else None
+        s = steps[i]
+        if (not isinstance(s, TensorBase) or s.numel() != 1 or s.dtype.name not in _FLOATS):
+            raise RuntimeError("fused optimizer step: 'step' must be a one-element float32 or "
+                               "float64 tensor")
+        items.append((p, g, m, v, x, s))
+    low_w = abs(1.0 - beta1) < 0.5
+    for p, g, m, v, x, s in items:
+        t = _advance(s)
+        step_size = lr / (1.0 - beta1 ** t)
+        bc2_sqrt = (1.0 - beta2 ** t) ** 0.5
+        _launch(p, "adam", (p.data_ptr(), g.data_ptr(), m.data_ptr(), v.data_ptr(),
+                            0 if x is None else x.data_ptr(), -1.0 if maximize else 1.0,
+                            weight_decay, 1.0 - lr * weight_decay, 1.0 - beta1,
+                            1.0 - (1.0 - beta1), beta2, 1.0 - beta2, eps, bc2_sqrt, -step_size,
+                            int(weight_decay != 0), int(bool(decoupled)), int(bool(amsgrad)),
+                            int(low_w)))
+        for t_ in (p, m, v, x):
+            if t_ is not None:
+                t_._bump_version()
+
+
+def register():
+    """Register the fused optimizer steps as 'cuda' entries of the kernel table.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops import optim
+    >>> callable(optim.register)
+    True
+    """
+    dispatch.register("fused_sgd_", "cuda")(sgd_)
+    dispatch.register("fused_adam_", "cuda")(adam_)
+    dispatch.register("fused_optim_fusable", "cuda")(fusable)
