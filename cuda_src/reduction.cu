@@ -1,4 +1,4 @@
-/* Reductions of cygrad over any set of dims: mean, nansum, nanmean, prod, max/min,
+/* Reductions of cygrad over any set of dims: sum, mean, nansum, nanmean, prod, max/min,
  * all/any, count_nonzero, var_mean, logsumexp, vector norms, argmax/argmin (with the
  * values), plus the atomic histograms bincount and histc.
  *
@@ -233,8 +233,10 @@ __device__ inline void cg_fold_rows(cg_index rows, cg_index cols, int nk, const 
     X(i32, int, int) X(i64, long long, long long)
 #define CG_BOOL(X) X(b8, bool, int)
 
-/* mean, nansum, prod of floating types: out in the input's dtype */
+/* sum (of half types: tensors.py's reduce_sum has float and double), mean,
+ * nansum, prod of floating types: out in the input's dtype */
 #define CG_FLOAT_FOLDS(S, T, A)                          \
+    CG_FOLD(sum, S, T, T, A, cg_op_sum<A>)               \
     CG_FOLD(mean, S, T, T, A, cg_op_mean<A>)             \
     CG_FOLD(nansum, S, T, T, A, cg_op_nansum<A>)         \
     CG_FOLD(prod, S, T, T, A, cg_op_prod<A>)

@@ -120,6 +120,7 @@ def test_mean_nanmean_nansum_prod_logsumexp(dtype):
             same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n),
                  cpu("reduce_mean")(xc, axes, keepdim, dtype, n), dtype)
         check("reduce_prod", x, axes, keepdim, dtype)
+        check("reduce_sum", x, axes, keepdim, dtype)
         check("logsumexp", x, axes, keepdim, dtype)
         check("reduce_nansum", xn, axes, keepdim, dtype)
         check("reduce_nanmean", xn, axes, keepdim, dtype)
@@ -131,6 +132,7 @@ def test_integer_sums_and_products_give_int64(dtype):
     for axes, keepdim in AXES:
         check("reduce_prod", x, axes, keepdim, cygrad.int64)
         check("reduce_nansum", x, axes, keepdim, cygrad.int64)
+        check("reduce_sum", x, axes, keepdim, cygrad.int64)       # (tensors.py sends it here)
     big = cygrad.full((3,), 2 ** 40, dtype=cygrad.int64).cuda()
     assert gpu("reduce_prod")(big, None, False, cygrad.int64).item() == 0   # wraps, as int64 does
     assert gpu("reduce_nansum")(big, None, False, cygrad.int64).item() == 3 * 2 ** 40

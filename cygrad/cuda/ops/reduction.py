@@ -70,6 +70,23 @@ def _to(x, dt):
 
 # ---------------------------------------------------------------- folds over dims
 
+def _coalesce(sizes, strides):
+    """The same row-major walk over fewer dims: size-1 dims dropped, and a dim
+    merged into the one before it where that one steps over it exactly (each
+    dim costs the kernels a division per element)."""
+    out_sizes, out_strides = [], []
+    for size, stride in zip(sizes, strides):
+        if size == 1:
+            continue
+        if out_sizes and out_strides[-1] == stride * size:
+            out_sizes[-1] *= size
+            out_strides[-1] = stride
+        else:
+            out_sizes.append(size)
+            out_strides.append(stride)
+    return out_sizes, out_strides
+
+
 class _Plan:
     """``x`` seen as ``rows`` x ``cols``: kept dims first, reduced dims last."""
     __slots__ = ("rows", "cols", "nk", "geo", "out_shape")
@@ -83,11 +100,12 @@ class _Plan:
             red = tuple(sorted({a % nd for a in axes})) if nd else ()
         kept = [d for d in range(nd) if d not in red]
         shape, strides = tuple(x.shape), x.stride()
-        perm = kept + list(red)
         self.rows = math.prod(shape[d] for d in kept)
         self.cols = math.prod(shape[d] for d in red)
-        self.nk = len(kept)
-        self.geo = _k.geometry(tuple(shape[d] for d in perm), (), tuple(strides[d] for d in perm))
+        ks, kst = _coalesce([shape[d] for d in kept], [strides[d] for d in kept])
+        rs, rst = _coalesce([shape[d] for d in red], [strides[d] for d in red])
+        self.nk = len(ks)
+        self.geo = _k.geometry(tuple(ks + rs), (), tuple(kst + rst))
         self.out_shape = (tuple(1 if d in red else shape[d] for d in range(nd)) if keepdim
                           else tuple(shape[d] for d in kept))
 
@@ -124,9 +142,25 @@ def reduce_mean(x, axes, keepdim, dt, n):
 def _int_or_float(primitive, op, x, axes, keepdim, dt):
     """A sum-like fold: integers and bool accumulate in int64, floats in their dtype."""
     if x.dtype.name in INTS and dt.name in INTS:
-        res = _fold(op, x, axes, keepdim, _dt.int64, allowed=INTS, primitive=primitive)
+        # (integer sums share the nansum kernels: no NaN to skip)
+        res = _fold("nansum" if op == "sum" else op, x, axes, keepdim, _dt.int64, allowed=INTS,
+                    primitive=primitive)
         return _to(res, dt)
     return _fold(op, _to(x, dt), axes, keepdim, dt, allowed=FLOATS, primitive=primitive)
+
+
+def sum_other_dtypes(x, axes, keepdim, dt):
+    """``reduce_sum`` where the input or the result is not float32/float64
+    (:func:`cygrad.cuda.tensors.reduce_sum` sends those here): integers and bool
+    accumulate in int64, float16/bfloat16 in float.
+
+    Examples
+    --------
+    >>> import cygrad  # doctest: +SKIP
+    >>> cygrad.tensor([True, False, True], device="cuda").sum().item()  # doctest: +SKIP
+    2
+    """
+    return _int_or_float("reduce_sum", "sum", x, axes, keepdim, dt)
 
 
 def reduce_nansum(x, axes, keepdim, dt):
@@ -514,7 +548,8 @@ def histc(x, bins, lo, hi):
     out = _zeros((bins,), x.dtype, x.device)
     n = x.numel()
     if n:
-        geo = _k.geometry(tuple(x.shape), (), x.stride())
+        sizes, strides = _coalesce(x.shape, x.stride())
+        geo = _k.geometry(tuple(sizes), (), tuple(strides))
         _k.launch(x.device.index, "reduction.cu", f"cg_histc_{sfx}", _k.grid_1d(n),
                   (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), x.data_ptr(), int(bins),
                                      float(lo), float(hi)))
