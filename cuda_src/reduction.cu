@@ -14,7 +14,8 @@
  * dtype works without a copy kernel. Outputs are dense: out[r].
  *
  * Launch: any grid (blocks take rows in a grid-stride loop), blockDim.x a multiple
- * of 32 up to 1024, blockDim.y = blockDim.z = 1, no dynamic shared memory. Each
+ * of 32 up to 1024, blockDim.y = blockDim.z = 1, no dynamic shared memory (the
+ * _cols_ kernels: blockDim (32, 1..8, 1), see cg_fold_cols). Each
  * block folds one row at a time: each thread folds the columns threadIdx.x,
  * threadIdx.x + blockDim.x, ...; warps combine with __shfl_xor_sync, lane 0 of
  * each warp stores its result in shared memory, and after __syncthreads() warp 0
@@ -218,12 +219,59 @@ __device__ inline void cg_fold_rows(cg_index rows, cg_index cols, int nk, const 
     }
 }
 
+/* The column form, for plans whose innermost kept dim has stride 1 (a sum over
+ * dim 0, say): one-per-row blocks would read a column with a stride, so here a
+ * block of (32, blockDim.y <= 8) threads takes 32 consecutive rows: threadIdx.x
+ * picks the row, so a warp reads 32 neighbouring elements at each step, and
+ * threadIdx.y one of blockDim.y interleaved shares of the columns; the shares
+ * meet in shared memory and thread y = 0 finishes the row. */
+template <typename In, typename Out, typename A, typename Op>
+__device__ inline void cg_fold_cols(cg_index rows, cg_index cols, int nk, const cg_geometry& g,
+                                    Out* out, const In* in, double param)
+{
+    typedef typename Op::acc R;
+    __shared__ R share[8][32];
+    for (cg_index r0 = (cg_index)blockIdx.x * 32; r0 < rows; r0 += (cg_index)gridDim.x * 32) {
+        const cg_index r = r0 + threadIdx.x;
+        R acc = Op::init();
+        if (r < rows) {
+            const In* row = in + cg_offset(g, r, 0, nk);
+            for (cg_index c = threadIdx.y; c < cols; c += blockDim.y)
+                acc = Op::step(acc, cg_load<A>(row + cg_offset(g, c, nk, g.ndim)), param);
+        }
+        share[threadIdx.y][threadIdx.x] = acc;
+        __syncthreads();
+        if (threadIdx.y == 0 && r < rows) {
+            for (unsigned k = 1; k < blockDim.y; ++k)
+                acc = Op::combine(acc, share[k][threadIdx.x]);
+            cg_store(out + r, Op::finish(acc, param));
+        }
+        __syncthreads();      /* the next 32 rows overwrite share[][] */
+    }
+}
+
+template <typename In, typename Out, typename A, typename Op, bool columns>
+__device__ inline void cg_fold(cg_index rows, cg_index cols, int nk, const cg_geometry& g, Out* out,
+                               const In* in, double param)
+{
+    if (columns)
+        cg_fold_cols<In, Out, A, Op>(rows, cols, nk, g, out, in, param);
+    else
+        cg_fold_rows<In, Out, A, Op>(rows, cols, nk, g, out, in, param);
+}
+
 #define CG_FOLD_ARGS cg_index rows, cg_index cols, int nk, cg_geometry g
-/* (the operation comes last: its template arguments hold commas) */
+/* cg_<name>_<sfx> (rows) and cg_<name>_cols_<sfx> (columns); the operation
+ * comes last, as its template arguments hold commas */
 #define CG_FOLD(NAME, SFX, IN, OUT, A, ...)                                                       \
     extern "C" __global__ void cg_##NAME##_##SFX(CG_FOLD_ARGS, OUT* out, const IN* in, double param) \
     {                                                                                             \
-        cg_fold_rows<IN, OUT, A, __VA_ARGS__>(rows, cols, nk, g, out, in, param);                 \
+        cg_fold<IN, OUT, A, __VA_ARGS__, false>(rows, cols, nk, g, out, in, param);               \
+    }                                                                                             \
+    extern "C" __global__ void cg_##NAME##_cols_##SFX(CG_FOLD_ARGS, OUT* out, const IN* in,       \
+                                                      double param)                               \
+    {                                                                                             \
+        cg_fold<IN, OUT, A, __VA_ARGS__, true>(rows, cols, nk, g, out, in, param);                \
     }
 
 /* the dtype lists: X(suffix, storage type, compute type) */
@@ -323,16 +371,16 @@ __device__ inline void cg_var_mean_rows(CG_FOLD_ARGS, T* out_var, T* out_mean, c
 }
 
 /* vector_norm: mode 0 (p = 0), 1, 2, 3 (inf), 4 (-inf), 5 (any other p) */
-template <typename T, typename A>
-__device__ inline void cg_norm_rows(CG_FOLD_ARGS, T* out, const T* in, int mode, double p)
+template <typename T, typename A, bool columns>
+__device__ inline void cg_norm(CG_FOLD_ARGS, T* out, const T* in, int mode, double p)
 {
     switch (mode) {
-    case 0: cg_fold_rows<T, T, A, cg_op_norm0<A> >(rows, cols, nk, g, out, in, p); break;
-    case 1: cg_fold_rows<T, T, A, cg_op_norm1<A> >(rows, cols, nk, g, out, in, p); break;
-    case 2: cg_fold_rows<T, T, A, cg_op_norm2<A> >(rows, cols, nk, g, out, in, p); break;
-    case 3: cg_fold_rows<T, T, A, cg_op_normext<A, true> >(rows, cols, nk, g, out, in, p); break;
-    case 4: cg_fold_rows<T, T, A, cg_op_normext<A, false> >(rows, cols, nk, g, out, in, p); break;
-    default: cg_fold_rows<T, T, A, cg_op_normp<A> >(rows, cols, nk, g, out, in, p); break;
+    case 0: cg_fold<T, T, A, cg_op_norm0<A>, columns>(rows, cols, nk, g, out, in, p); break;
+    case 1: cg_fold<T, T, A, cg_op_norm1<A>, columns>(rows, cols, nk, g, out, in, p); break;
+    case 2: cg_fold<T, T, A, cg_op_norm2<A>, columns>(rows, cols, nk, g, out, in, p); break;
+    case 3: cg_fold<T, T, A, cg_op_normext<A, true>, columns>(rows, cols, nk, g, out, in, p); break;
+    case 4: cg_fold<T, T, A, cg_op_normext<A, false>, columns>(rows, cols, nk, g, out, in, p); break;
+    default: cg_fold<T, T, A, cg_op_normp<A>, columns>(rows, cols, nk, g, out, in, p); break;
     }
 }
 
@@ -353,7 +401,12 @@ __device__ inline void cg_norm_rows(CG_FOLD_ARGS, T* out, const T* in, int mode,
     extern "C" __global__ void cg_vector_norm_##S(CG_FOLD_ARGS, T* out, const T* in, int mode,   \
                                                   double p)                                      \
     {                                                                                            \
-        cg_norm_rows<T, A>(rows, cols, nk, g, out, in, mode, p);                                 \
+        cg_norm<T, A, false>(rows, cols, nk, g, out, in, mode, p);                               \
+    }                                                                                            \
+    extern "C" __global__ void cg_vector_norm_cols_##S(CG_FOLD_ARGS, T* out, const T* in,        \
+                                                       int mode, double p)                       \
+    {                                                                                            \
+        cg_norm<T, A, true>(rows, cols, nk, g, out, in, mode, p);                                \
     }
 CG_FLOATS(CG_TWO_PASS)
 

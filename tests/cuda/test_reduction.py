@@ -7,6 +7,7 @@ values, on contiguous, transposed and sliced inputs of every dtype it covers;
 a few checks use NumPy directly, and gradients through the ops are compared
 with the CPU run.
 """
+import contextlib
 import math
 import os
 import re
@@ -100,9 +101,30 @@ def same(got, want, dtype=None):
         np.testing.assert_array_equal(g, w)
 
 
+# primitives whose kernels have a column form (cg_fold_cols), used where the innermost
+# kept dim has stride 1 and there are reduction.COLUMN_ROWS rows or more
+COLUMN_FORMS = {"reduce_sum", "reduce_mean", "reduce_nansum", "reduce_prod", "reduce_extreme",
+                "aminmax", "all_any", "count_nonzero", "vector_norm", "matrix_norm"}
+
+
+@contextlib.contextmanager
+def column_kernels():
+    """The column kernels for every plan they can serve, however few its rows."""
+    from cygrad.cuda.ops import reduction
+    saved, reduction.COLUMN_ROWS = reduction.COLUMN_ROWS, 0
+    try:
+        yield
+    finally:
+        reduction.COLUMN_ROWS = saved
+
+
 def check(name, x, *args):
     for xc, xg in views(x):
-        same(gpu(name)(xg, *args), cpu(name)(xc, *args), x.dtype)
+        want = cpu(name)(xc, *args)
+        same(gpu(name)(xg, *args), want, x.dtype)
+        if name in COLUMN_FORMS:
+            with column_kernels():
+                same(gpu(name)(xg, *args), want, x.dtype)
 
 
 # ---------------------------------------------------------------- folds over dims
@@ -117,8 +139,10 @@ def test_mean_nanmean_nansum_prod_logsumexp(dtype):
         for xc, xg in views(x):
             red = range(xc.dim()) if axes is None else axes
             n = math.prod(xc.shape[d] for d in red)
-            same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n),
-                 cpu("reduce_mean")(xc, axes, keepdim, dtype, n), dtype)
+            want = cpu("reduce_mean")(xc, axes, keepdim, dtype, n)
+            same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
+            with column_kernels():
+                same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
         check("reduce_prod", x, axes, keepdim, dtype)
         check("reduce_sum", x, axes, keepdim, dtype)
         check("logsumexp", x, axes, keepdim, dtype)
@@ -395,6 +419,18 @@ def test_gradients_on_cuda_match_cpu(name, f):
     _grad_or_skip(f, c)
     assert c.grad.is_cuda
     np.testing.assert_allclose(c.grad.cpu().numpy(), x.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_column_kernels_against_numpy():
+    # sums over dim 0 of a wide matrix: 4096 rows of 64 strided columns, column form
+    from cygrad.cuda.ops import reduction
+    a = np.random.default_rng(6).standard_normal((64, 4096))
+    c = cygrad.tensor(a).cuda()
+    assert reduction._Plan(c, (0,), False).columns
+    np.testing.assert_allclose(host(c.mean(0)), a.mean(0), rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(host(c.amin(0)), a.min(0))
+    np.testing.assert_allclose(host(c.norm(dim=0)), np.sqrt((a * a).sum(0)), rtol=1e-12)
+    assert not reduction._Plan(c, (1,), False).columns
 
 
 def test_realistic_size_float32():

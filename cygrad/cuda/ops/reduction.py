@@ -37,6 +37,9 @@ _SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 INTS = ("int8", "uint8", "int16", "int32", "int64", "bool")
 ALL = FLOATS + INTS
+#: folds whose innermost kept dim has stride 1 use the column kernels from this
+#: many rows on (fewer rows would leave most of a GPU idle in them)
+COLUMN_ROWS = 2048
 
 
 def _suffix(primitive, dtype, allowed):
@@ -89,7 +92,7 @@ def _coalesce(sizes, strides):
 
 class _Plan:
     """``x`` seen as ``rows`` x ``cols``: kept dims first, reduced dims last."""
-    __slots__ = ("rows", "cols", "nk", "geo", "out_shape")
+    __slots__ = ("rows", "cols", "nk", "geo", "out_shape", "columns")
 
     def __init__(self, x, axes, keepdim):
         nd = x.dim()
@@ -105,15 +108,27 @@ class _Plan:
         ks, kst = _coalesce([shape[d] for d in kept], [strides[d] for d in kept])
         rs, rst = _coalesce([shape[d] for d in red], [strides[d] for d in red])
         self.nk = len(ks)
+        self.columns = bool(kst) and kst[-1] == 1 and self.rows >= COLUMN_ROWS
         self.geo = _k.geometry(tuple(ks + rs), (), tuple(kst + rst))
         self.out_shape = (tuple(1 if d in red else shape[d] for d in range(nd)) if keepdim
                           else tuple(shape[d] for d in kept))
 
-    def launch(self, x, file, name, outs, extra=()):
-        if self.rows:
-            _k.launch(x.device.index, file, name, (min(self.rows, _k.MAX_BLOCKS), 1, 1),
-                      (_block(self.cols), 1, 1),
-                      (self.rows, self.cols, self.nk, self.geo, *outs, x.data_ptr(), *extra))
+    def launch(self, x, file, name, outs, extra=(), columns=False):
+        """Launch ``name`` (its ``_cols_`` form where ``columns`` and the plan allow)."""
+        if not self.rows:
+            return
+        if columns and self.columns:
+            op, _, sfx = name.rpartition("_")
+            name = f"{op}_cols_{sfx}"
+            grid = (min(-(-self.rows // 32), _k.MAX_BLOCKS), 1, 1)
+            block = (32, max(1, min(8, self.cols)), 1)
+        else:
+            grid, block = (min(self.rows, _k.MAX_BLOCKS), 1, 1), (_block(self.cols), 1, 1)
+        _k.launch(x.device.index, file, name, grid, block,
+                  (self.rows, self.cols, self.nk, self.geo, *outs, x.data_ptr(), *extra))
+
+
+_ROW_ONLY = ("nanmean", "logsumexp")     # two-pass kernels: no column form
 
 
 def _fold(op, x, axes, keepdim, out_dtype, param=0.0, allowed=ALL, primitive=None, extra=None):
@@ -123,7 +138,8 @@ def _fold(op, x, axes, keepdim, out_dtype, param=0.0, allowed=ALL, primitive=Non
     plan = _Plan(x, axes, keepdim)
     out = _C._empty((plan.rows,), out_dtype, x.device)
     plan.launch(x, "reduction.cu", f"cg_{op}_{sfx}", (out.data_ptr(),),
-                (float(param),) if extra is None else extra)
+                (float(param),) if extra is None else extra,
+                columns=op not in _ROW_ONLY)
     return out.reshape(plan.out_shape)
 
 
