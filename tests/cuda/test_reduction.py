@@ -63,12 +63,14 @@ def data(dtype, shape=(3, 4, 5), seed=0, nan=False):
 
 
 def views(x):
-    """(CPU, CUDA) pairs of one tensor: contiguous, transposed, sliced with an offset."""
+    """(CPU, CUDA) pairs of one tensor: contiguous, transposed, sliced with an offset,
+    broadcast (a stride 0)."""
     c = x.cuda()
     pairs = [(x, c)]
     if x.dim() == 3:
         pairs.append((x.transpose(0, 2), c.transpose(0, 2)))
         pairs.append((x[1:, :, ::2], c[1:, :, ::2]))
+        pairs.append((x[:, 1:2].expand(x.shape), c[:, 1:2].expand(x.shape)))
     return pairs
 
 
