@@ -411,10 +411,19 @@ def _grad_or_skip(f, t):
     ("cumsum", lambda t: t.cumsum(2)),
     ("var", lambda t: t.var(1)),
     ("norm", lambda t: t.norm(dim=2)),
+    ("norm_inf", lambda t: cygrad.linalg.vector_norm(t, INF, dim=1)),
+    ("std", lambda t: t.std(1)),
+    ("amax", lambda t: t.amax((0, 2))),
     ("cumprod", lambda t: t.cumprod(1)),
+    ("cumprod_zeros", lambda t: t.cumprod(2)),
+    ("prod_zeros", lambda t: t.prod(2)),
+    ("logcumsumexp", lambda t: t.logcumsumexp(0)),
+    ("cummax", lambda t: t.cummax(2).values),
 ])
 def test_gradients_on_cuda_match_cpu(name, f):
     a = np.random.default_rng(4).standard_normal((3, 4, 5))
+    if name.endswith("_zeros"):         # cumprod_grad's and exclusive_products' cases
+        a[0, 1, 2] = a[1, 2, 0] = a[1, 2, 3] = 0.0
     x = cygrad.tensor(a, requires_grad=True)
     f(x).sum().backward()
     c = cygrad.tensor(a, device="cuda", requires_grad=True)
