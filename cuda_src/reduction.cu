@@ -15,7 +15,8 @@
  *
  * Launch: any grid (blocks take rows in a grid-stride loop), blockDim.x a multiple
  * of 32 up to 1024, blockDim.y = blockDim.z = 1, no dynamic shared memory (the
- * _cols_ kernels: blockDim (32, 1..8, 1), see cg_fold_cols). Each
+ * _cols_ kernels: blockDim (32, 1..8, 1), see cg_fold_cols; the _split_ and
+ * _merge_ pairs: see cg_fold_split). Each
  * block folds one row at a time: each thread folds the columns threadIdx.x,
  * threadIdx.x + blockDim.x, ...; warps combine with __shfl_xor_sync, lane 0 of
  * each warp stores its result in shared memory, and after __syncthreads() warp 0
@@ -260,9 +261,50 @@ __device__ inline void cg_fold(cg_index rows, cg_index cols, int nk, const cg_ge
         cg_fold_rows<In, Out, A, Op>(rows, cols, nk, g, out, in, param);
 }
 
+/* The split form, for a few long rows (a full reduction, say), which would keep
+ * only a few blocks busy: each row's columns are cut into nseg segments of
+ * ceil(cols / nseg); block b folds segment b % nseg of row b / nseg into the
+ * accumulator part[b] (the operation's own accumulator type, not finished),
+ * and cg_merge_rows then combines each row's nseg accumulators and finishes. */
+template <typename In, typename A, typename Op>
+__device__ inline void cg_fold_split(cg_index rows, cg_index cols, int nk, const cg_geometry& g,
+                                     void* part_, const In* in, double param, cg_index nseg)
+{
+    typedef typename Op::acc R;
+    R* part = (R*)part_;
+    const cg_index seg = (cols + nseg - 1) / nseg;
+    for (cg_index b = blockIdx.x; b < rows * nseg; b += gridDim.x) {
+        const In* row = in + cg_offset(g, b / nseg, 0, nk);
+        const cg_index lo = (b % nseg) * seg, hi = lo + seg < cols ? lo + seg : cols;
+        R acc = Op::init();
+        for (cg_index c = lo + threadIdx.x; c < hi; c += blockDim.x)
+            acc = Op::step(acc, cg_load<A>(row + cg_offset(g, c, nk, g.ndim)), param);
+        acc = cg_block_fold<Op>(acc);
+        if (threadIdx.x == 0)
+            part[b] = acc;
+    }
+}
+
+template <typename Out, typename Op>
+__device__ inline void cg_merge_rows(cg_index rows, cg_index nseg, Out* out, const void* part_,
+                                     double param)
+{
+    typedef typename Op::acc R;
+    const R* part = (const R*)part_;
+    for (cg_index r = blockIdx.x; r < rows; r += gridDim.x) {
+        R acc = Op::init();
+        for (cg_index s = threadIdx.x; s < nseg; s += blockDim.x)
+            acc = Op::combine(acc, part[r * nseg + s]);
+        acc = cg_block_fold<Op>(acc);
+        if (threadIdx.x == 0)
+            cg_store(out + r, Op::finish(acc, param));
+    }
+}
+
 #define CG_FOLD_ARGS cg_index rows, cg_index cols, int nk, cg_geometry g
-/* cg_<name>_<sfx> (rows) and cg_<name>_cols_<sfx> (columns); the operation
- * comes last, as its template arguments hold commas */
+/* cg_<name>_<sfx> (rows), cg_<name>_cols_<sfx> (columns), cg_<name>_split_<sfx>
+ * and cg_<name>_merge_<sfx> (split rows); the operation comes last, as its
+ * template arguments hold commas */
 #define CG_FOLD(NAME, SFX, IN, OUT, A, ...)                                                       \
     extern "C" __global__ void cg_##NAME##_##SFX(CG_FOLD_ARGS, OUT* out, const IN* in, double param) \
     {                                                                                             \
@@ -272,6 +314,16 @@ __device__ inline void cg_fold(cg_index rows, cg_index cols, int nk, const cg_ge
                                                       double param)                               \
     {                                                                                             \
         cg_fold<IN, OUT, A, __VA_ARGS__, true>(rows, cols, nk, g, out, in, param);                \
+    }                                                                                             \
+    extern "C" __global__ void cg_##NAME##_split_##SFX(CG_FOLD_ARGS, void* part, const IN* in,    \
+                                                       double param, cg_index nseg)               \
+    {                                                                                             \
+        cg_fold_split<IN, A, __VA_ARGS__>(rows, cols, nk, g, part, in, param, nseg);              \
+    }                                                                                             \
+    extern "C" __global__ void cg_##NAME##_merge_##SFX(cg_index rows, cg_index nseg, OUT* out,    \
+                                                       const void* part, double param)            \
+    {                                                                                             \
+        cg_merge_rows<OUT, __VA_ARGS__>(rows, nseg, out, part, param);                            \
     }
 
 /* the dtype lists: X(suffix, storage type, compute type) */
@@ -384,6 +436,34 @@ __device__ inline void cg_norm(CG_FOLD_ARGS, T* out, const T* in, int mode, doub
     }
 }
 
+/* the split form of the norms: cg_fold_split, then cg_merge_rows, with the mode's operation */
+template <typename T, typename A>
+__device__ inline void cg_norm_split(CG_FOLD_ARGS, void* part, const T* in, int mode, double p,
+                                     cg_index nseg)
+{
+    switch (mode) {
+    case 0: cg_fold_split<T, A, cg_op_norm0<A> >(rows, cols, nk, g, part, in, p, nseg); break;
+    case 1: cg_fold_split<T, A, cg_op_norm1<A> >(rows, cols, nk, g, part, in, p, nseg); break;
+    case 2: cg_fold_split<T, A, cg_op_norm2<A> >(rows, cols, nk, g, part, in, p, nseg); break;
+    case 3: cg_fold_split<T, A, cg_op_normext<A, true> >(rows, cols, nk, g, part, in, p, nseg); break;
+    case 4: cg_fold_split<T, A, cg_op_normext<A, false> >(rows, cols, nk, g, part, in, p, nseg); break;
+    default: cg_fold_split<T, A, cg_op_normp<A> >(rows, cols, nk, g, part, in, p, nseg); break;
+    }
+}
+template <typename T, typename A>
+__device__ inline void cg_norm_merge(cg_index rows, cg_index nseg, T* out, const void* part,
+                                     int mode, double p)
+{
+    switch (mode) {
+    case 0: cg_merge_rows<T, cg_op_norm0<A> >(rows, nseg, out, part, p); break;
+    case 1: cg_merge_rows<T, cg_op_norm1<A> >(rows, nseg, out, part, p); break;
+    case 2: cg_merge_rows<T, cg_op_norm2<A> >(rows, nseg, out, part, p); break;
+    case 3: cg_merge_rows<T, cg_op_normext<A, true> >(rows, nseg, out, part, p); break;
+    case 4: cg_merge_rows<T, cg_op_normext<A, false> >(rows, nseg, out, part, p); break;
+    default: cg_merge_rows<T, cg_op_normp<A> >(rows, nseg, out, part, p); break;
+    }
+}
+
 #define CG_TWO_PASS(S, T, A)                                                                     \
     extern "C" __global__ void cg_nanmean_##S(CG_FOLD_ARGS, T* out, const T* in)                 \
     {                                                                                            \
@@ -407,6 +487,16 @@ __device__ inline void cg_norm(CG_FOLD_ARGS, T* out, const T* in, int mode, doub
                                                        int mode, double p)                       \
     {                                                                                            \
         cg_norm<T, A, true>(rows, cols, nk, g, out, in, mode, p);                                \
+    }                                                                                            \
+    extern "C" __global__ void cg_vector_norm_split_##S(CG_FOLD_ARGS, void* part, const T* in,   \
+                                                        int mode, double p, cg_index nseg)       \
+    {                                                                                            \
+        cg_norm_split<T, A>(rows, cols, nk, g, part, in, mode, p, nseg);                         \
+    }                                                                                            \
+    extern "C" __global__ void cg_vector_norm_merge_##S(cg_index rows, cg_index nseg, T* out,    \
+                                                        const void* part, int mode, double p)    \
+    {                                                                                            \
+        cg_norm_merge<T, A>(rows, nseg, out, part, mode, p);                                     \
     }
 CG_FLOATS(CG_TWO_PASS)
 

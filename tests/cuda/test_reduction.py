@@ -120,13 +120,29 @@ def column_kernels():
         reduction.COLUMN_ROWS = saved
 
 
+@contextlib.contextmanager
+def split_kernels():
+    """The split form (segments of 3 elements) for every row plan it can serve."""
+    from cygrad.cuda.ops import reduction
+    names = ("SPLIT_ROWS", "SPLIT_COLS", "SPLIT_SEGMENT")
+    saved = [getattr(reduction, n) for n in names]
+    for n, v in zip(names, (1 << 62, 0, 3)):
+        setattr(reduction, n, v)
+    try:
+        yield
+    finally:
+        for n, v in zip(names, saved):
+            setattr(reduction, n, v)
+
+
 def check(name, x, *args):
     for xc, xg in views(x):
         want = cpu(name)(xc, *args)
         same(gpu(name)(xg, *args), want, x.dtype)
         if name in COLUMN_FORMS:
-            with column_kernels():
-                same(gpu(name)(xg, *args), want, x.dtype)
+            for form in (column_kernels, split_kernels):
+                with form():
+                    same(gpu(name)(xg, *args), want, x.dtype)
 
 
 # ---------------------------------------------------------------- folds over dims
@@ -143,8 +159,9 @@ def test_mean_nanmean_nansum_prod_logsumexp(dtype):
             n = math.prod(xc.shape[d] for d in red)
             want = cpu("reduce_mean")(xc, axes, keepdim, dtype, n)
             same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
-            with column_kernels():
-                same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
+            for form in (column_kernels, split_kernels):
+                with form():
+                    same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
         check("reduce_prod", x, axes, keepdim, dtype)
         check("reduce_sum", x, axes, keepdim, dtype)
         check("logsumexp", x, axes, keepdim, dtype)
@@ -442,6 +459,20 @@ def test_column_kernels_against_numpy():
     np.testing.assert_array_equal(host(c.amin(0)), a.min(0))
     np.testing.assert_allclose(host(c.norm(dim=0)), np.sqrt((a * a).sum(0)), rtol=1e-12)
     assert not reduction._Plan(c, (1,), False).columns
+
+
+def test_split_kernels_against_numpy():
+    # a full reduction of 100,000 elements: 25 segments of 4,096, then their merge
+    from cygrad.cuda.ops import reduction
+    a = np.random.default_rng(7).standard_normal(100_000)
+    c = cygrad.tensor(a).cuda()
+    assert reduction._Plan(c, None, False).segments() == 25
+    np.testing.assert_allclose(c.mean().item(), a.mean(), rtol=1e-12)
+    assert c.amax().item() == a.max() and c.amin().item() == a.min()
+    np.testing.assert_allclose(c.norm(p=3).item(), np.sum(np.abs(a) ** 3) ** (1 / 3), rtol=1e-12)
+    assert c.count_nonzero().item() == 100_000
+    i = cygrad.tensor(np.arange(1, 40_001) % 7).cuda()
+    assert i.sum().item() == int((np.arange(1, 40_001) % 7).sum())
 
 
 def test_realistic_size_float32():

@@ -40,6 +40,14 @@ ALL = FLOATS + INTS
 #: folds whose innermost kept dim has stride 1 use the column kernels from this
 #: many rows on (fewer rows would leave most of a GPU idle in them)
 COLUMN_ROWS = 2048
+#: folds of fewer rows than SPLIT_ROWS, each of SPLIT_COLS elements or more, cut
+#: each row into segments of about SPLIT_SEGMENT elements, one block each
+#: (cg_fold_split), and then combine each row's segments (cg_merge_rows)
+SPLIT_ROWS = 256
+SPLIT_COLS = 16384
+SPLIT_SEGMENT = 4096
+#: at most this many blocks for the segments of all rows together
+SPLIT_BLOCKS = 1024
 
 
 def _suffix(primitive, dtype, allowed):
@@ -113,9 +121,28 @@ class _Plan:
         self.out_shape = (tuple(1 if d in red else shape[d] for d in range(nd)) if keepdim
                           else tuple(shape[d] for d in kept))
 
+    def segments(self):
+        """How many segments the split form cuts each row into (1: no split)."""
+        if self.columns or self.rows >= SPLIT_ROWS or self.cols < SPLIT_COLS:
+            return 1
+        return max(1, min(-(-self.cols // SPLIT_SEGMENT), SPLIT_BLOCKS // self.rows))
+
     def launch(self, x, file, name, outs, extra=(), columns=False):
-        """Launch ``name`` (its ``_cols_`` form where ``columns`` and the plan allow)."""
+        """Launch ``name``; with ``columns``, the one-pass folds' other forms
+        (``_cols_``, or ``_split_`` then ``_merge_``) where the plan calls for them."""
         if not self.rows:
+            return
+        nseg = self.segments() if columns else 1
+        if nseg > 1:
+            op, _, sfx = name.rpartition("_")
+            part = _C._empty((self.rows * nseg,), _dt.int64, x.device)   # 8 bytes per accumulator
+            _k.launch(x.device.index, file, f"{op}_split_{sfx}",
+                      (min(self.rows * nseg, _k.MAX_BLOCKS), 1, 1),
+                      (_block(-(-self.cols // nseg)), 1, 1),
+                      (self.rows, self.cols, self.nk, self.geo, part.data_ptr(), x.data_ptr(),
+                       *extra, nseg))
+            _k.launch(x.device.index, file, f"{op}_merge_{sfx}", (min(self.rows, _k.MAX_BLOCKS), 1, 1),
+                      (_block(nseg), 1, 1), (self.rows, nseg, *outs, part.data_ptr(), *extra))
             return
         if columns and self.columns:
             op, _, sfx = name.rpartition("_")
