@@ -136,10 +136,12 @@ def split_kernels():
 
 
 def check(name, x, *args):
-    for xc, xg in views(x):
+    for i, (xc, xg) in enumerate(views(x)):
         want = cpu(name)(xc, *args)
         same(gpu(name)(xg, *args), want, x.dtype)
-        if name in COLUMN_FORMS:
+        # the other forms on the contiguous and the transposed view (the sliced ones
+        # have no stride-1 dim for the column form)
+        if name in COLUMN_FORMS and i < 2:
             for form in (column_kernels, split_kernels):
                 with form():
                     same(gpu(name)(xg, *args), want, x.dtype)
@@ -154,12 +156,12 @@ AXES = [((0, 2), False), ((1,), True), (None, False), ((0, 1, 2), True)]
 def test_mean_nanmean_nansum_prod_logsumexp(dtype):
     x, xn = data(dtype), data(dtype, nan=True)
     for axes, keepdim in AXES:
-        for xc, xg in views(x):
+        for i, (xc, xg) in enumerate(views(x)):
             red = range(xc.dim()) if axes is None else axes
             n = math.prod(xc.shape[d] for d in red)
             want = cpu("reduce_mean")(xc, axes, keepdim, dtype, n)
             same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
-            for form in (column_kernels, split_kernels):
+            for form in (column_kernels, split_kernels)[:2 if i < 2 else 0]:
                 with form():
                     same(gpu("reduce_mean")(xg, axes, keepdim, dtype, n), want, dtype)
         check("reduce_prod", x, axes, keepdim, dtype)
