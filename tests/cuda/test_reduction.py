@@ -33,8 +33,15 @@ INF = math.inf
 
 @pytest.fixture(scope="module", autouse=True)
 def emulated():
-    from cygrad.cuda._driver.emulated import EmulatedDriver
-    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
+    """The emulated GPU in strict mode; ``CYGRAD_CUDA_TESTS=gpu`` runs the same tests
+    through the PyCUDA driver on a real GPU instead (not yet run on one)."""
+    if os.environ.get("CYGRAD_CUDA_TESTS") == "gpu":
+        from cygrad.cuda._driver.pycuda_driver import PyCudaDriver
+        driver = PyCudaDriver()
+    else:
+        from cygrad.cuda._driver.emulated import EmulatedDriver
+        driver = EmulatedDriver(memory=256 << 20, strict=True)
+    with installed(driver) as d:
         cygrad.zeros(1, device="cuda")          # installs the 'cuda' kernels
         yield d
 
