@@ -16,7 +16,8 @@
   through host memory.
 - Kernels (float32 and float64): add, sub, mul, div (broadcasting, any strides,
   a Python number as a stride-0 operand), neg, exp, tanh, sigmoid, relu, fill,
-  relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some) and
+  relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some;
+  integer, bool and half dtypes by :mod:`cygrad.cuda.ops.reduction`) and
   ``matmul_into`` (2-D and batched). Any other op on a CUDA tensor raises
   ``NotImplementedError`` naming the primitive and the device.
 
@@ -296,6 +297,9 @@ def reduce_sum(x, axes, keepdim, dt):
     >>> dispatch.kernel("reduce_sum", "cuda") is tensors.reduce_sum
     True
     """
+    if _k.suffix(dt.name) is None or _k.suffix(x.dtype.name) is None:
+        from .ops.reduction import sum_other_dtypes     # integer, bool and half sums
+        return sum_other_dtypes(x, axes, keepdim, dt)
     if x.dtype is not dt:
         x = x.to(dt)
     sfx = _suffix_or_raise("reduce_sum", dt)
