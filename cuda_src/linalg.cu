@@ -1,0 +1,244 @@
+/* Small dense linear algebra of cygrad on the device, one block per matrix of a
+ * batch (blocks take matrices in a grid-stride loop, so any grid covers the
+ * batch): f32 (float) and f64 (double).
+ *
+ *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
+ *       Gaussian elimination with partial pivoting (the largest |value| of the
+ *       column on or below the diagonal, the first on ties, as LAPACK's getrf) on
+ *       each m x n matrix of w (contiguous, overwritten). gj = 0: LU, w becomes
+ *       the packed factors (multipliers of the unit-diagonal L below the
+ *       diagonal, U on and above it), piv the 1-based row interchanges (int32),
+ *       info getrf's info (0, or the 1-based index of the first exactly zero
+ *       pivot), det the product of U's diagonal with the interchanges' sign,
+ *       sign and logabs as slogdet. gj = 1 (square w): Gauss-Jordan on [w | x]
+ *       where x is m x nb (contiguous): x becomes w^-1 x (NaN for a singular
+ *       matrix); w keeps the pivots on its diagonal and multipliers elsewhere. Pointers that are not needed may be NULL (0).
+ *   cg_cholesky_<dtype>(batch, n, a, l, info)
+ *       the lower Cholesky factor l of each matrix of a (only its lower triangle
+ *       is read), column by column; info = potrf's (the order of the first
+ *       leading minor that is not positive-definite); a failed matrix's l is NaN.
+ *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
+ *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
+ *       diagonal), one thread per column of x in a grid-stride loop over all the
+ *       batch's columns; a zero on the diagonal gives inf/NaN, as LAPACK's trsm.
+ *
+ * Within a block, each elimination step is: thread 0 picks the pivot (a serial
+ * scan: the matrices are small) and publishes it in shared memory; barrier; the
+ * threads swap the two rows; barrier; they store the column's multipliers;
+ * barrier; they update the rest of the matrix; barrier. Every thread of the block
+ * runs the same loops, so all reach every __syncthreads().
+ */
+
+typedef long long cg_index;
+
+__device__ inline float cg_la_abs(float v) { return fabsf(v); }
+__device__ inline double cg_la_abs(double v) { return fabs(v); }
+__device__ inline float cg_la_log(float v) { return logf(v); }
+__device__ inline double cg_la_log(double v) { return log(v); }
+__device__ inline float cg_la_sqrt(float v) { return sqrtf(v); }
+__device__ inline double cg_la_sqrt(double v) { return sqrt(v); }
+
+template <typename T>
+__device__ inline T cg_la_nan() { return T(0) / T(0); }
+
+template <typename T>
+__device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb, int gj, T* w,
+                             T* x, int* piv, int* info, T* det, T* sign, T* logabs)
+{
+    __shared__ cg_index s_piv;
+    __shared__ T s_pv;
+    __shared__ int s_info;
+    __shared__ T s_det;
+    __shared__ T s_log;
+    __shared__ T s_sgn;
+    const cg_index steps = m < n ? m : n;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        T* a = w + b * m * n;
+        T* y = x ? x + b * m * nb : x;
+        if (tid == 0) {
+            s_info = 0;
+            s_det = T(1);
+            s_log = T(0);
+            s_sgn = T(1);
+        }
+        __syncthreads();
+        for (cg_index j = 0; j < steps; ++j) {
+            if (tid == 0) {
+                cg_index p = j;
+                T best = cg_la_abs(a[j * n + j]);
+                for (cg_index i = j + 1; i < m; ++i) {
+                    const T v = cg_la_abs(a[i * n + j]);
+                    if (v > best) {
+                        best = v;
+                        p = i;
+                    }
+                }
+                s_piv = p;
+                if (piv)
+                    piv[b * steps + j] = (int)(p + 1);
+                if (p != j) {
+                    s_det = -s_det;
+                    s_sgn = -s_sgn;
+                }
+            }
+            __syncthreads();
+            const cg_index p = s_piv;
+            if (p != j) {
+                for (cg_index c = tid; c < n; c += nt) {
+                    const T t = a[j * n + c];
+                    a[j * n + c] = a[p * n + c];
+                    a[p * n + c] = t;
+                }
+                for (cg_index c = tid; c < nb; c += nt) {
+                    const T t = y[j * nb + c];
+                    y[j * nb + c] = y[p * nb + c];
+                    y[p * nb + c] = t;
+                }
+            }
+            __syncthreads();
+            if (tid == 0) {
+                const T pv = a[j * n + j];
+                s_pv = pv;
+                s_det *= pv;
+                if (pv == T(0)) {
+                    if (s_info == 0)
+                        s_info = (int)(j + 1);
+                } else {
+                    s_log += cg_la_log(cg_la_abs(pv));
+                    if (pv < T(0))
+                        s_sgn = -s_sgn;
+                }
+            }
+            __syncthreads();
+            const T pv = s_pv;
+            if (pv != T(0)) {
+                /* the multipliers: below the pivot (LU), and above it too (Gauss-Jordan),
+                 * kept in column j; row j itself is not written in this step */
+                const cg_index first = gj ? 0 : j + 1;
+                for (cg_index i = first + tid; i < m; i += nt)
+                    if (i != j)
+                        a[i * n + j] /= pv;
+                __syncthreads();
+                const cg_index cols = (n - j - 1) + nb;         /* right of the pivot, then x */
+                const cg_index rows = m - first;
+                for (cg_index e = tid; e < rows * cols; e += nt) {
+                    const cg_index i = first + e / cols, c = e % cols;
+                    if (i == j)
+                        continue;
+                    const T f = a[i * n + j];
+                    if (c < n - j - 1)
+                        a[i * n + j + 1 + c] -= f * a[j * n + j + 1 + c];
+                    else
+                        y[i * nb + c - (n - j - 1)] -= f * y[j * nb + c - (n - j - 1)];
+                }
+                __syncthreads();
+            }
+        }
+        /* Gauss-Jordan left each row of w with its pivot alone in w's square part:
+         * dividing by it gives the solution */
+        if (gj)
+            for (cg_index e = tid; e < m * nb; e += nt)
+                y[e] = s_info ? cg_la_nan<T>() : y[e] / a[(e / nb) * n + e / nb];
+        if (tid == 0) {
+            if (info)
+                info[b] = s_info;
+            if (det)
+                det[b] = s_det;
+            if (sign)
+                sign[b] = s_info ? T(0) : s_sgn;
+            if (logabs)
+                logabs[b] = s_info ? -T(1) / T(0) : s_log;
+        }
+        __syncthreads();              /* the shared values are reset for the next matrix */
+    }
+}
+
+template <typename T>
+__device__ inline void cg_cholesky(cg_index batch, cg_index n, const T* a, T* l, int* info)
+{
+    __shared__ int s_fail;
+    __shared__ T s_d;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        const T* ab = a + b * n * n;
+        T* lb = l + b * n * n;
+        if (tid == 0)
+            s_fail = 0;
+        __syncthreads();
+        for (cg_index j = 0; j < n; ++j) {
+            if (tid == 0) {
+                T d = ab[j * n + j];
+                for (cg_index k = 0; k < j; ++k)
+                    d -= lb[j * n + k] * lb[j * n + k];
+                if (!(d > T(0)))                   /* also NaN */
+                    s_fail = (int)(j + 1);
+                else
+                    lb[j * n + j] = s_d = cg_la_sqrt(d);
+            }
+            __syncthreads();
+            if (s_fail)
+                break;                             /* (the same for every thread) */
+            const T djj = s_d;
+            for (cg_index i = j + 1 + tid; i < n; i += nt) {
+                T v = ab[i * n + j];
+                for (cg_index k = 0; k < j; ++k)
+                    v -= lb[i * n + k] * lb[j * n + k];
+                lb[i * n + j] = v / djj;
+            }
+            __syncthreads();
+        }
+        const int fail = s_fail;
+        for (cg_index e = tid; e < n * n; e += nt) {
+            if (fail)
+                lb[e] = cg_la_nan<T>();
+            else if (e % n > e / n)
+                lb[e] = T(0);
+        }
+        if (tid == 0)
+            info[b] = fail;
+        __syncthreads();
+    }
+}
+
+template <typename T>
+__device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper, int unit,
+                               const T* a, T* x)
+{
+    const cg_index total = batch * k;
+    for (cg_index e = (cg_index)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (cg_index)blockDim.x * gridDim.x) {
+        const cg_index b = e / k, c = e % k;
+        const T* ab = a + b * n * n;
+        T* xb = x + b * n * k;
+        for (cg_index s = 0; s < n; ++s) {
+            const cg_index i = upper ? n - 1 - s : s;
+            T v = xb[i * k + c];
+            const cg_index lo = upper ? i + 1 : 0, hi = upper ? n : i;
+            for (cg_index j = lo; j < hi; ++j)
+                v -= ab[i * n + j] * xb[j * k + c];
+            xb[i * k + c] = unit ? v : v / ab[i * n + i];
+        }
+    }
+}
+
+#define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
+    extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
+                                              cg_index nb, int gj, T* w, T* x, int* piv,       \
+                                              int* info, T* det, T* sign, T* logabs)           \
+    {                                                                                          \
+        cg_lu<T>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs);                     \
+    }                                                                                          \
+    extern "C" __global__ void cg_cholesky_##SUFFIX(cg_index batch, cg_index n, const T* a,    \
+                                                    T* l, int* info)                           \
+    {                                                                                          \
+        cg_cholesky<T>(batch, n, a, l, info);                                                  \
+    }                                                                                          \
+    extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
+                                                int upper, int unit, const T* a, T* x)         \
+    {                                                                                          \
+        cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
+    }
+
+CG_LINALG_KERNELS(f32, float)
+CG_LINALG_KERNELS(f64, double)

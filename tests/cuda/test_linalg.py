@@ -1,0 +1,218 @@
+"""The 'cuda' kernels of cygrad/cuda/ops/linalg.py on the emulated GPU (strict mode):
+solve, inv, det, slogdet, lu_factor, cholesky and solve_triangular against the CPU
+kernels of the same primitives and NumPy, their errors (PyTorch's LinAlgError
+messages, as the CPU's), and gradients through the ops on the device against the CPU.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import cygrad
+from cygrad._core import dispatch
+from cygrad.cuda._driver import signature
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_driver import installed  # noqa: E402
+
+pytestmark = pytest.mark.skipif(signature.find_cxx() is None,
+                                reason="the emulated CUDA driver needs a host C++ compiler")
+
+DTYPES = [cygrad.float32, cygrad.float64]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def emulated():
+    from cygrad.cuda._driver.emulated import EmulatedDriver
+    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
+        cygrad.zeros(1, device="cuda")           # installs the 'cuda' entries
+        yield d
+
+
+def _tol(dtype, scale=1.0):
+    return dict(rtol=2e-4 * scale, atol=2e-5 * scale) if dtype is cygrad.float32 else \
+        dict(rtol=1e-10 * scale, atol=1e-11 * scale)
+
+
+def _both(name, *args):
+    """The CPU and the CUDA kernel of ``name`` on the same arguments, as tuples."""
+    want = dispatch.kernel(name, "cpu")(*args)
+    got = dispatch.kernel(name, "cuda")(*[a.cuda() if isinstance(a, cygrad.Tensor) else a
+                                          for a in args])
+    want = want if isinstance(want, tuple) else (want,)
+    got = got if isinstance(got, tuple) else (got,)
+    for g in got:
+        assert g.is_cuda
+    return [w.numpy() for w in want], [g.cpu().numpy() for g in got]
+
+
+def _well_conditioned(rng, shape):
+    a = rng.standard_normal(shape)
+    return a + shape[-1] * np.eye(shape[-1]) * np.sign(rng.standard_normal(shape[:-2] + (1, 1)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,k", [((1, 1), 1), ((4, 4), 3), ((3, 5, 5), 2), ((2, 3, 7, 7), 1),
+                                     ((40, 40), 5)])
+def test_solve_inv_det_slogdet_against_cpu_and_numpy(dtype, shape, k):
+    rng = np.random.default_rng(shape[-1])
+    a_np = rng.standard_normal(shape)           # pivoting matters: no dominant diagonal
+    b_np = rng.standard_normal(shape[:-1] + (k,))
+    a, b = cygrad.tensor(a_np, dtype=dtype), cygrad.tensor(b_np, dtype=dtype)
+    cond = float(np.max(np.linalg.cond(a_np)))
+    tol = _tol(dtype, max(1.0, cond / 100))
+    want, got = _both("linalg_solve", a, b)
+    np.testing.assert_allclose(got[0], want[0], **tol)
+    want, got = _both("linalg_solve_ex", a, b, False)
+    np.testing.assert_allclose(got[0], np.linalg.solve(a_np, b_np), **tol)
+    assert got[1].dtype == np.int32 and not got[1].any() and got[1].shape == shape[:-2]
+    want, got = _both("linalg_inv_ex", a, False)
+    np.testing.assert_allclose(got[0], np.linalg.inv(a_np), **tol)
+    want, got = _both("linalg_det", a)
+    np.testing.assert_allclose(got[0], np.linalg.det(a_np), **tol)
+    want, got = _both("linalg_slogdet", a)
+    sign, logabs = np.linalg.slogdet(a_np)
+    np.testing.assert_array_equal(got[0], sign)
+    np.testing.assert_allclose(got[1], logabs, **tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 6, 6), (5, 3), (3, 5), (2, 1, 4, 4)])
+def test_lu_factor_matches_cpu_getrf(dtype, shape):
+    rng = np.random.default_rng(7)
+    a = cygrad.tensor(rng.standard_normal(shape), dtype=dtype)
+    want, got = _both("linalg_lu_factor", a)
+    np.testing.assert_array_equal(got[1], want[1])         # the same pivots
+    assert got[1].dtype == np.int32 and got[2].dtype == np.int32
+    np.testing.assert_array_equal(got[2], want[2])
+    np.testing.assert_allclose(got[0], want[0], **_tol(dtype, 10))
+
+
+def test_singular_matrices_info_nan_and_errors():
+    rng = np.random.default_rng(1)
+    a_np = rng.standard_normal((3, 4, 4))
+    a_np[1, :, 2] = 0.0                  # a zero column: LU's third pivot is exactly zero
+    a_np[2, 3] = a_np[2, 0]              # two equal rows
+    a = cygrad.tensor(a_np)
+    b = cygrad.tensor(rng.standard_normal((3, 4, 2)))
+    want, got = _both("linalg_lu_factor", a)
+    np.testing.assert_array_equal(got[2], want[2])
+    want, got = _both("linalg_inv_ex", a, False)
+    assert got[1].tolist() == want[1].tolist() and got[1][1] == 3
+    assert np.isnan(got[0][1]).all() and not np.isnan(got[0][0]).any()
+    np.testing.assert_allclose(got[0][0], want[0][0], rtol=1e-10)
+    want, got = _both("linalg_solve_ex", a, b, False)
+    assert got[1].tolist() == want[1].tolist() and np.isnan(got[0][1]).all()
+    want, got = _both("linalg_slogdet", a)
+    assert got[0][1] == 0.0 and got[1][1] == -np.inf
+    assert _both("linalg_det", a)[1][0][1] == 0.0
+    for fn, args in ((cygrad.linalg.inv, (a,)), (cygrad.linalg.solve, (a, b)),
+                     (cygrad.linalg.inv_ex, (a,))):
+        kw = {"check_errors": True} if fn is cygrad.linalg.inv_ex else {}
+        with pytest.raises(cygrad.linalg.LinAlgError) as cpu_err:
+            fn(*args, **kw)
+        with pytest.raises(cygrad.linalg.LinAlgError) as cuda_err:
+            fn(*[t.cuda() for t in args], **kw)
+        assert str(cuda_err.value) == str(cpu_err.value)
+    single = cygrad.zeros(2, 2, device="cuda", dtype=cygrad.float64)
+    with pytest.raises(cygrad.linalg.LinAlgError, match=r"^linalg.inv: The diagonal element 1"):
+        cygrad.linalg.inv(single)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 6, 6), (33, 33)])
+def test_cholesky_against_cpu_and_numpy(dtype, shape):
+    rng = np.random.default_rng(3)
+    m = rng.standard_normal(shape)
+    spd = m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
+    junk = np.triu(rng.standard_normal(shape), 1)        # only the lower triangle is read
+    a = cygrad.tensor(spd + junk, dtype=dtype)
+    want, got = _both("linalg_cholesky_ex", a, False)
+    np.testing.assert_allclose(got[0], np.linalg.cholesky(spd), **_tol(dtype, 10))
+    np.testing.assert_allclose(got[0], want[0], **_tol(dtype, 10))
+    assert not got[1].any()
+    assert np.array_equal(np.triu(got[0], 1), np.zeros(shape))
+
+
+def test_cholesky_not_positive_definite():
+    rng = np.random.default_rng(4)
+    m = rng.standard_normal((3, 5, 5))
+    spd = m @ np.swapaxes(m, -1, -2) + 5 * np.eye(5)
+    spd[1, 3, 3] = -50.0
+    spd[2] = -np.eye(5)
+    a = cygrad.tensor(spd)
+    want, got = _both("linalg_cholesky_ex", a, False)
+    assert got[1].tolist() == want[1].tolist() == [0, 4, 1]
+    assert np.isnan(got[0][1:]).all()
+    np.testing.assert_allclose(got[0][0], want[0][0], rtol=1e-12)
+    with pytest.raises(cygrad.linalg.LinAlgError) as cpu_err:
+        cygrad.linalg.cholesky(a)
+    with pytest.raises(cygrad.linalg.LinAlgError) as cuda_err:
+        cygrad.linalg.cholesky(a.cuda())
+    assert str(cuda_err.value) == str(cpu_err.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("unit", [True, False])
+def test_solve_triangular_against_cpu(dtype, upper, unit):
+    rng = np.random.default_rng(5)
+    a = cygrad.tensor(rng.standard_normal((2, 6, 6)) + 4 * np.eye(6), dtype=dtype)
+    b = cygrad.tensor(rng.standard_normal((2, 6, 3)), dtype=dtype)
+    want, got = _both("linalg_solve_triangular", a, b, upper, unit)
+    np.testing.assert_allclose(got[0], want[0], **_tol(dtype, 10))
+    tri = np.triu(a.numpy()) if upper else np.tril(a.numpy())
+    if unit:
+        tri = tri - np.diag(np.diag(tri[0]))[None] * 0 - tri * np.eye(6) + np.eye(6)
+    np.testing.assert_allclose(got[0], np.linalg.solve(tri, b.numpy()), **_tol(dtype, 10))
+    zero = a.clone()
+    zero[0, 2, 2] = 0.0                            # no error: infinities and NaNs, as trsm
+    want, got = _both("linalg_solve_triangular", zero, b, upper, False)
+    assert not np.isfinite(got[0][0]).all() and np.isfinite(got[0][1]).all()
+
+
+def test_unsupported_dtype_raises_not_implemented():
+    a = cygrad.eye(2, dtype=cygrad.complex64).cuda()
+    with pytest.raises(NotImplementedError, match="'linalg_inv_ex'.*complex64.*cuda"):
+        dispatch.kernel("linalg_inv_ex", "cuda")(a, False)
+
+
+# ---- gradients through the ops on the device --------------------------------------------
+
+def _grads(fn, arrays, device):
+    ts = [cygrad.tensor(x, device=device, requires_grad=True) for x in arrays]
+    out = fn(*ts)
+    (out * out).sum().backward()
+    return out, [t.grad for t in ts]
+
+
+# (the gradients of solve_triangular and cholesky need tril/triu, which have no CUDA
+# kernel on this branch: their forward ops are checked against the CPU here)
+@pytest.mark.parametrize("fn", [
+    lambda a, b: cygrad.linalg.solve(a, b),
+    lambda a, b: cygrad.linalg.inv(a) @ b,
+], ids=["solve", "inv"])
+def test_gradients_on_cuda_match_cpu(fn):
+    rng = np.random.default_rng(8)
+    arrays = [rng.standard_normal((2, 4, 4)) + 3 * np.eye(4), rng.standard_normal((2, 4, 3))]
+    out, grads = _grads(fn, arrays, "cuda")
+    want_out, want = _grads(fn, arrays, "cpu")
+    assert out.is_cuda and all(g.is_cuda for g in grads)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want_out.detach().numpy(), rtol=1e-10)
+    for g, w in zip(grads, want):
+        np.testing.assert_allclose(g.cpu().numpy(), w.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_ops_forward_on_cuda_match_cpu():
+    rng = np.random.default_rng(9)
+    a_np, b_np = rng.standard_normal((2, 4, 4)) + 3 * np.eye(4), rng.standard_normal((2, 4, 3))
+    spd = a_np @ np.swapaxes(a_np, -1, -2)
+    for fn, args in ((lambda a, b: cygrad.linalg.solve_triangular(a, b, upper=True), (a_np, b_np)),
+                     (lambda a, b: cygrad.linalg.solve_triangular(a, b, upper=False, left=False),
+                      (a_np, np.swapaxes(b_np, -1, -2))),
+                     (cygrad.linalg.cholesky, (spd,)), (cygrad.linalg.det, (a_np,))):
+        got = fn(*[cygrad.tensor(x, device="cuda") for x in args])
+        want = fn(*[cygrad.tensor(x) for x in args])
+        assert got.is_cuda
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
