@@ -12,23 +12,13 @@ import pytest
 import cygrad
 import cygrad.nn as nn
 from cygrad._core import dispatch
-from cygrad.cuda._driver import signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_driver import installed  # noqa: E402
+from emulated_gpu import emulated, needs_cxx  # noqa: E402,F401  (the fixture)
 
-pytestmark = pytest.mark.skipif(signature.find_cxx() is None,
-                                reason="the emulated CUDA driver needs a host C++ compiler")
+pytestmark = needs_cxx
 
 DTYPES = [cygrad.float32, cygrad.float64]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def emulated():
-    from cygrad.cuda._driver.emulated import EmulatedDriver
-    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
-        cygrad.zeros(1, device="cuda")           # installs the 'cuda' entries
-        yield d
 
 
 def host(t):
