@@ -17,6 +17,8 @@
  *       the lower Cholesky factor l of each matrix of a (only its lower triangle
  *       is read), column by column; info = potrf's (the order of the first
  *       leading minor that is not positive-definite); a failed matrix's l is NaN.
+ *   cg_qr_<dtype>(batch, m, n, qcols, rrows, w, tau, q, r)
+ *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
  *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
  *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
  *       diagonal), one thread per column of x in a grid-stride loop over all the
@@ -222,6 +224,91 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
     }
 }
 
+/* Householder QR as LAPACK's geqrf (unblocked, dgeqr2 with dlarfg's reflectors:
+ * beta = -sign(alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta),
+ * tau = 0 where x is zero) on each m x n matrix of w, in place; tau gets the k = min(m, n)
+ * scales. Then, when q is not NULL, q (m x qcols) = H_0 ... H_{k-1} applied to the first
+ * qcols columns of the identity (dorg2r), and r (rrows x n) = the upper triangle of
+ * w's first rrows rows. Per column j: thread 0 forms the reflector; barrier; the
+ * threads scale v; barrier; each thread applies H_j to its own trailing columns;
+ * barrier. */
+template <typename T>
+__device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qcols,
+                             cg_index rrows, T* w, T* tau, T* q, T* r)
+{
+    __shared__ T s_tau;
+    __shared__ T s_scale;
+    const cg_index k = m < n ? m : n;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        T* a = w + b * m * n;
+        T* tb = tau + b * k;
+        for (cg_index j = 0; j < k; ++j) {
+            if (tid == 0) {
+                T ss = T(0);
+                for (cg_index i = j + 1; i < m; ++i)
+                    ss += a[i * n + j] * a[i * n + j];
+                const T alpha = a[j * n + j];
+                if (ss == T(0)) {
+                    s_tau = T(0);
+                    s_scale = T(1);
+                } else {
+                    const T norm = cg_la_sqrt(alpha * alpha + ss);
+                    const T beta = alpha >= T(0) ? -norm : norm;
+                    s_tau = (beta - alpha) / beta;
+                    s_scale = T(1) / (alpha - beta);
+                    a[j * n + j] = beta;
+                }
+                tb[j] = s_tau;
+            }
+            __syncthreads();
+            const T t = s_tau, scale = s_scale;
+            for (cg_index i = j + 1 + tid; i < m; i += nt)
+                a[i * n + j] *= scale;
+            __syncthreads();
+            if (t != T(0)) {
+                for (cg_index c = j + 1 + tid; c < n; c += nt) {
+                    T d = a[j * n + c];
+                    for (cg_index i = j + 1; i < m; ++i)
+                        d += a[i * n + j] * a[i * n + c];
+                    d *= t;
+                    a[j * n + c] -= d;
+                    for (cg_index i = j + 1; i < m; ++i)
+                        a[i * n + c] -= a[i * n + j] * d;
+                }
+            }
+            __syncthreads();
+        }
+        if (q) {
+            T* qb = q + b * m * qcols;
+            for (cg_index e = tid; e < m * qcols; e += nt)
+                qb[e] = (e / qcols == e % qcols) ? T(1) : T(0);
+            __syncthreads();
+            for (cg_index j = k - 1; j >= 0; --j) {
+                const T t = tb[j];
+                if (t != T(0)) {
+                    for (cg_index c = tid; c < qcols; c += nt) {
+                        T d = qb[j * qcols + c];
+                        for (cg_index i = j + 1; i < m; ++i)
+                            d += a[i * n + j] * qb[i * qcols + c];
+                        d *= t;
+                        qb[j * qcols + c] -= d;
+                        for (cg_index i = j + 1; i < m; ++i)
+                            qb[i * qcols + c] -= a[i * n + j] * d;
+                    }
+                }
+                __syncthreads();
+            }
+            T* rb = r + b * rrows * n;
+            for (cg_index e = tid; e < rrows * n; e += nt) {
+                const cg_index i = e / n, c = e % n;
+                rb[e] = (i <= c && i < m) ? a[i * n + c] : T(0);
+            }
+        }
+        __syncthreads();
+    }
+}
+
 #define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
@@ -233,6 +320,12 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
                                                     T* l, int* info)                           \
     {                                                                                          \
         cg_cholesky<T>(batch, n, a, l, info);                                                  \
+    }                                                                                          \
+    extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
+                                              cg_index qcols, cg_index rrows, T* w, T* tau,    \
+                                              T* q, T* r)                                      \
+    {                                                                                          \
+        cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
     }                                                                                          \
     extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
                                                 int upper, int unit, const T* a, T* x)         \

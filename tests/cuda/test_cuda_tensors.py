@@ -243,7 +243,6 @@ def test_the_issue_command_prints_cuda0():
 DOCUMENTED_NOT_ON_CUDA = sorted([
     "fft_c2c", "fft_r2c", "fft_c2r",
     "linalg_eig", "linalg_eigh", "linalg_eigh_uplo", "linalg_svd", "nuclear_weights",
-    "linalg_qr", "linalg_geqrf",
 ])
 
 # The count docs/cuda.md states; it may only go down. When it reaches 0, every primitive

@@ -1,5 +1,5 @@
 """The 'cuda' kernels of cygrad/cuda/ops/linalg.py on the emulated GPU (strict mode):
-solve, inv, det, slogdet, lu_factor, cholesky and solve_triangular against the CPU
+solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr and geqrf against the CPU
 kernels of the same primitives and NumPy, their errors (PyTorch's LinAlgError
 messages, as the CPU's), and gradients through the ops on the device against the CPU.
 """
@@ -160,6 +160,28 @@ def test_solve_triangular_against_cpu(dtype, upper, unit):
     zero[0, 2, 2] = 0.0                            # no error: infinities and NaNs, as trsm
     want, got = _both("linalg_solve_triangular", zero, b, upper, False)
     assert not np.isfinite(got[0][0]).all() and np.isfinite(got[0][1]).all()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 5), (7, 1), (1, 1), (30, 30)])
+def test_qr_and_geqrf_match_lapack(dtype, shape):
+    rng = np.random.default_rng(10)
+    a_np = rng.standard_normal(shape)
+    a = cygrad.tensor(a_np, dtype=dtype)
+    want, got = _both("linalg_geqrf", a)               # LAPACK's reflectors and signs
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, **_tol(dtype, 10))
+    for mode in ("reduced", "complete"):
+        want, got = _both("linalg_qr", a, mode)
+        ref = np.linalg.qr(a_np, mode=mode)
+        for g, w, r in zip(got, want, ref):
+            assert g.shape == w.shape == r.shape
+            np.testing.assert_allclose(g, w, **_tol(dtype, 10))
+            np.testing.assert_allclose(g, r, **_tol(dtype, 10))
+    q, r = cygrad.linalg.qr(a.cuda())
+    assert q.is_cuda and r.is_cuda
+    np.testing.assert_allclose((q @ r).cpu().numpy(), a_np, **_tol(dtype, 10))
 
 
 def test_unsupported_dtype_raises_not_implemented():

@@ -6,12 +6,13 @@ block per matrix of a batch, float32 and float64.
 - ``linalg_det``, ``linalg_slogdet``, ``linalg_lu_factor``: LU with partial
   pivoting (LAPACK getrf's pivots, packed factors and ``info``);
 - ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization;
-- ``linalg_solve_triangular``: substitution, one thread per column of ``B``.
+- ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
+- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors.
 
 Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
-``check_errors``). The other decompositions (eigenvalues, SVD, QR) have no CUDA
+``check_errors``). The other decompositions (eigenvalues, SVD) have no CUDA
 kernel: ``docs/cuda.md`` lists them with the reason.
 
 Examples
@@ -31,7 +32,7 @@ from .. import kernels as _k
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", "linalg_det",
               "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky", "linalg_cholesky_ex",
-              "linalg_solve_triangular")
+              "linalg_solve_triangular", "linalg_qr", "linalg_geqrf")
 
 _THREADS = 128          # threads per block (one block per matrix)
 
@@ -290,6 +291,57 @@ def linalg_cholesky(a):
     'linalg_cholesky'
     """
     return linalg_cholesky_ex(a, True)[0]
+
+
+def _qr_run(primitive, a, qcols=None, rrows=None):
+    """One launch of ``cg_qr``: ``(w, tau)`` as geqrf, and ``(q, r)`` when ``qcols``
+    (Q's columns) and ``rrows`` (R's rows) are given."""
+    sfx = _suffix(primitive, a)
+    if a.dim() < 2:
+        raise RuntimeError(f"{primitive}: The input tensor A must have at least 2 dimensions.")
+    m, n = a.shape[-2], a.shape[-1]
+    batch_shape = tuple(a.shape[:-2])
+    w = _copy(a)
+    tau = _C._empty(batch_shape + (min(m, n),), a.dtype, a.device)
+    q = r = None
+    if qcols is not None:
+        q = _C._empty(batch_shape + (m, qcols), a.dtype, a.device)
+        r = _C._empty(batch_shape + (rrows, n), a.dtype, a.device)
+
+    def ptr(t):
+        return 0 if t is None or t.numel() == 0 else t.data_ptr()
+    _launch(a.device, "qr", sfx, math.prod(batch_shape),
+            (m, n, qcols or 0, rrows or 0, ptr(w), ptr(tau), ptr(q), ptr(r)))
+    return w, tau, q, r
+
+
+def linalg_geqrf(a):
+    """LAPACK's geqrf: ``R`` on and above the diagonal, the Householder vectors below it,
+    and their scales ``tau`` (LAPACK's reflectors, so the signs are LAPACK's).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.linalg import linalg_geqrf
+    >>> linalg_geqrf.__name__
+    'linalg_geqrf'
+    """
+    return _qr_run("linalg_geqrf", a)[:2]
+
+
+def linalg_qr(a, mode):
+    """``(Q, R)`` of each ``m x n`` matrix by Householder reflections, ``mode``
+    ``"reduced"`` (``Q`` is ``m x min(m, n)``) or ``"complete"`` (``m x m``), with
+    LAPACK's signs (as NumPy's ``qr``).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.linalg import linalg_qr
+    >>> linalg_qr.__name__
+    'linalg_qr'
+    """
+    m, n = a.shape[-2], a.shape[-1]
+    rows = m if mode == "complete" else min(m, n)
+    return _qr_run("linalg_qr", a, rows, rows)[2:]
 
 
 def linalg_solve_triangular(a, b, upper, unitriangular):
