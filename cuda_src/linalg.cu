@@ -232,6 +232,21 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
  * w's first rrows rows. Per column j: thread 0 forms the reflector; barrier; the
  * threads scale v; barrier; each thread applies H_j to its own trailing columns;
  * barrier. */
+/* x = H_j x for the column x (element i at x[i * xs]): H_j = I - t v v^T with v_j = 1
+ * and v_i = a[i][j] below (the reflector geqrf stores in column j of a, m x n). */
+template <typename T>
+__device__ inline void cg_reflect(const T* a, cg_index m, cg_index n, cg_index j, T t, T* x,
+                                  cg_index xs)
+{
+    T d = x[j * xs];
+    for (cg_index i = j + 1; i < m; ++i)
+        d += a[i * n + j] * x[i * xs];
+    d *= t;
+    x[j * xs] -= d;
+    for (cg_index i = j + 1; i < m; ++i)
+        x[i * xs] -= a[i * n + j] * d;
+}
+
 template <typename T>
 __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qcols,
                              cg_index rrows, T* w, T* tau, T* q, T* r)
@@ -267,15 +282,8 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
                 a[i * n + j] *= scale;
             __syncthreads();
             if (t != T(0)) {
-                for (cg_index c = j + 1 + tid; c < n; c += nt) {
-                    T d = a[j * n + c];
-                    for (cg_index i = j + 1; i < m; ++i)
-                        d += a[i * n + j] * a[i * n + c];
-                    d *= t;
-                    a[j * n + c] -= d;
-                    for (cg_index i = j + 1; i < m; ++i)
-                        a[i * n + c] -= a[i * n + j] * d;
-                }
+                for (cg_index c = j + 1 + tid; c < n; c += nt)
+                    cg_reflect(a, m, n, j, t, a + c, n);
             }
             __syncthreads();
         }
@@ -287,15 +295,8 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
             for (cg_index j = k - 1; j >= 0; --j) {
                 const T t = tb[j];
                 if (t != T(0)) {
-                    for (cg_index c = tid; c < qcols; c += nt) {
-                        T d = qb[j * qcols + c];
-                        for (cg_index i = j + 1; i < m; ++i)
-                            d += a[i * n + j] * qb[i * qcols + c];
-                        d *= t;
-                        qb[j * qcols + c] -= d;
-                        for (cg_index i = j + 1; i < m; ++i)
-                            qb[i * qcols + c] -= a[i * n + j] * d;
-                    }
+                    for (cg_index c = tid; c < qcols; c += nt)
+                        cg_reflect(a, m, n, j, t, qb + c, qcols);
                 }
                 __syncthreads();
             }
