@@ -145,6 +145,13 @@ def test_tensor_from_buffer_and_as_tensor_of():
     assert got.is_cuda and got.cpu().tolist() == [1, -2]
 
 
+def test_round_scalar_is_the_cpu_rounding():
+    for value, dt in ((70000.0, cygrad.float16), (1.0 / 3, cygrad.bfloat16), (0.1, cygrad.float32)):
+        got = dispatch.kernel("round_scalar", "cuda")(value, dt)
+        assert got == dispatch.kernel("round_scalar", "cpu")(value, dt)
+        assert got == float(cygrad.tensor(value, dtype=dt).item())
+
+
 # ---- tie_weights --------------------------------------------------------------------------
 
 def _tie_case(dtype):

@@ -247,7 +247,7 @@ DOCUMENTED_NOT_ON_CUDA = sorted([
 
 # The count docs/cuda.md states; it may only go down. When it reaches 0, every primitive
 # of the CPU table has a CUDA kernel or is documented as not on CUDA.
-MISSING_CUDA_KERNELS_AT_MOST = 91
+MISSING_CUDA_KERNELS_AT_MOST = 90
 
 
 def _documented_table():

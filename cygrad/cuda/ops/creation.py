@@ -10,6 +10,8 @@
   that the caller passed (Python sequences, arrays, buffers) into a new tensor
   on the current CUDA device: the CPU entry reads the data, then one upload.
   This is no host fallback: the data is on the host to begin with.
+- ``round_scalar`` rounds a Python number to a dtype (a fill value the caller
+  passed): the CPU entry's rounding, on the host, where the number is.
 - ``tensor_sharing`` returns None: a CUDA tensor cannot share host memory, so the
   caller copies (``as_tensor(array, device="cuda")`` copies in PyTorch too).
 - ``tie_weights`` (the gradient weights of max/min/norms over ties) runs on the
@@ -33,7 +35,7 @@ _CUDA = _Device("cuda")          # (no index: the current device)
 
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("arange", "linspace", "logspace", "tensor_from_data", "tensor_from_buffer",
-              "as_tensor_of", "tensor_sharing", "tie_weights")
+              "as_tensor_of", "tensor_sharing", "tie_weights", "round_scalar")
 
 _SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64"}
@@ -196,6 +198,21 @@ def tensor_sharing(data):
     True
     """
     return None
+
+
+def round_scalar(value, dtype):
+    """The Python float ``value`` rounded to the floating ``dtype``, as a Python float:
+    a number of the caller's (a fill value), not device data, so the CPU entry's
+    rounding is the answer on every device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.cuda.ops.creation import round_scalar
+    >>> round_scalar(70000.0, cygrad.float16)
+    inf
+    """
+    return _round(value, dtype)
 
 
 def tie_weights(x, result, kept_shape, axes, nan_ties):
