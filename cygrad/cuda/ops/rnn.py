@@ -239,8 +239,6 @@ def einsum(terms, out_labels, operands, sizes, result_dtype, compute_dtype):
         b, lb = ops[j]
         keep = set(out_labels).union(*(lbl for _, lbl in ops[j + 1:]))
         acc, la = _pair(acc, la, b, lb, keep)
-        # labels kept for a later operand only may now be summable
-    acc, la = _sum_labels(acc, la, {x for x in la if x not in out_labels})
     res = acc.permute(*[la.index(x) for x in out_labels]) if la else acc
     out = _C._empty(tuple(sizes[x] for x in out_labels), result_dtype, dev)
     if out.numel():
