@@ -19,6 +19,8 @@
  *       leading minor that is not positive-definite); a failed matrix's l is NaN.
  *   cg_qr_<dtype>(batch, m, n, qcols, rrows, w, tau, q, r)
  *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
+ *   cg_eigh_<dtype>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec)
+ *       symmetric eigenvalues (ascending) and eigenvectors by cyclic Jacobi sweeps.
  *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
  *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
  *       diagonal), one thread per column of x in a grid-stride loop over all the
@@ -310,6 +312,108 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
     }
 }
 
+/* Symmetric eigenvalues and eigenvectors by cyclic Jacobi rotations: the matrix made
+ * symmetric from its lower (lower = 1) or upper triangle into w (n x n, a workspace),
+ * v (n x n) starting as the identity; each rotation (p, q) zeroes w[p][q]: thread 0
+ * computes it (the stable formulas of Golub & Van Loan, 8.5.2), then the threads
+ * rotate columns p and q of w and v, then rows p and q of w, with barriers between.
+ * Sweeps repeat until the off-diagonal squared norm is at most tol times the
+ * matrix's (or max_sweeps). Then thread 0 orders the eigenvalues ascending into
+ * order (int, n per matrix) and the threads write eig (n) and vec (n x n, columns). */
+template <typename T>
+__device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int max_sweeps,
+                               const T* a, T* w, T* v, int* order, T* eig, T* vec)
+{
+    __shared__ T s_c;
+    __shared__ T s_s;
+    __shared__ int s_done;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        const T* ab = a + b * n * n;
+        T* wb = w + b * n * n;
+        T* vb = v + b * n * n;
+        for (cg_index e = tid; e < n * n; e += nt) {
+            const cg_index i = e / n, j = e % n;
+            const cg_index hi = i > j ? i : j, lo = i > j ? j : i;
+            wb[e] = lower ? ab[hi * n + lo] : ab[lo * n + hi];
+            vb[e] = i == j ? T(1) : T(0);
+        }
+        __syncthreads();
+        for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+            if (tid == 0) {
+                T off = T(0), all = T(0);
+                for (cg_index i = 0; i < n; ++i)
+                    for (cg_index j = 0; j < n; ++j) {
+                        const T x = wb[i * n + j] * wb[i * n + j];
+                        all += x;
+                        if (i != j)
+                            off += x;
+                    }
+                s_done = !(off > tol * all);       /* (also for an all-zero matrix) */
+            }
+            __syncthreads();
+            if (s_done)
+                break;                                /* (the same for every thread) */
+            for (cg_index p = 0; p + 1 < n; ++p) {
+                for (cg_index q = p + 1; q < n; ++q) {
+                    if (tid == 0) {
+                        const T apq = wb[p * n + q];
+                        if (apq == T(0)) {
+                            s_c = T(1);
+                            s_s = T(0);
+                        } else {
+                            const T theta = (wb[q * n + q] - wb[p * n + p]) / (T(2) * apq);
+                            const T t = (theta >= T(0) ? T(1) : T(-1))
+                                / (cg_la_abs(theta) + cg_la_sqrt(theta * theta + T(1)));
+                            s_c = T(1) / cg_la_sqrt(t * t + T(1));
+                            s_s = t * s_c;
+                        }
+                    }
+                    __syncthreads();
+                    const T c = s_c, sn = s_s;
+                    if (sn != T(0)) {
+                        for (cg_index k = tid; k < n; k += nt) {
+                            const T wp = wb[k * n + p], wq = wb[k * n + q];
+                            wb[k * n + p] = c * wp - sn * wq;
+                            wb[k * n + q] = sn * wp + c * wq;
+                            const T vp = vb[k * n + p], vq = vb[k * n + q];
+                            vb[k * n + p] = c * vp - sn * vq;
+                            vb[k * n + q] = sn * vp + c * vq;
+                        }
+                        __syncthreads();
+                        for (cg_index k = tid; k < n; k += nt) {
+                            const T wp = wb[p * n + k], wq = wb[q * n + k];
+                            wb[p * n + k] = c * wp - sn * wq;
+                            wb[q * n + k] = sn * wp + c * wq;
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+        }
+        int* ob = order + b * n;
+        if (tid == 0) {
+            for (cg_index i = 0; i < n; ++i)
+                ob[i] = (int)i;
+            for (cg_index i = 1; i < n; ++i) {        /* insertion sort: stable, small n */
+                const int x = ob[i];
+                cg_index j = i;
+                for (; j > 0 && wb[ob[j - 1] * (n + 1)] > wb[x * (n + 1)]; --j)
+                    ob[j] = ob[j - 1];
+                ob[j] = x;
+            }
+        }
+        __syncthreads();
+        for (cg_index e = tid; e < n * n; e += nt) {
+            const cg_index k = e / n, i = e % n;
+            vec[b * n * n + e] = vb[k * n + ob[i]];
+            if (k == 0)
+                eig[b * n + i] = wb[(cg_index)ob[i] * (n + 1)];
+        }
+        __syncthreads();
+    }
+}
+
 #define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
@@ -327,6 +431,12 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
                                               T* q, T* r)                                      \
     {                                                                                          \
         cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
+    }                                                                                          \
+    extern "C" __global__ void cg_eigh_##SUFFIX(cg_index batch, cg_index n, int lower, T tol,   \
+                                                int max_sweeps, const T* a, T* w, T* v,        \
+                                                int* order, T* eig, T* vec)                    \
+    {                                                                                          \
+        cg_eigh<T>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);                \
     }                                                                                          \
     extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
                                                 int upper, int unit, const T* a, T* x)         \

@@ -1,5 +1,5 @@
 """The 'cuda' kernels of cygrad/cuda/ops/linalg.py on the emulated GPU (strict mode):
-solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr and geqrf against the CPU
+solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr, geqrf and eigh against the CPU
 kernels of the same primitives and NumPy, their errors (PyTorch's LinAlgError
 messages, as the CPU's), and gradients through the ops on the device against the CPU.
 """
@@ -182,6 +182,49 @@ def test_qr_and_geqrf_match_lapack(dtype, shape):
     q, r = cygrad.linalg.qr(a.cuda())
     assert q.is_cuda and r.is_cuda
     np.testing.assert_allclose((q @ r).cpu().numpy(), a_np, **_tol(dtype, 10))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (3, 6, 6), (24, 24)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh_against_cpu_and_numpy(dtype, shape, uplo):
+    rng = np.random.default_rng(11)
+    m = rng.standard_normal(shape)
+    sym = m + np.swapaxes(m, -1, -2)
+    # the other triangle holds junk: only the uplo triangle is read
+    junk = np.triu(rng.standard_normal(shape), 1) if uplo == "L" else \
+        np.tril(rng.standard_normal(shape), -1)
+    a = cygrad.tensor(sym + junk, dtype=dtype)
+    sym = cygrad.tensor(sym, dtype=dtype).numpy().astype(np.float64)   # (rounded as a is)
+    want, got = _both("linalg_eigh_uplo", a, uplo)
+    tol = _tol(dtype, 100)
+    w_ref, v_ref = np.linalg.eigh(sym)
+    np.testing.assert_allclose(got[0], want[0], **tol)
+    np.testing.assert_allclose(got[0], w_ref, **tol)
+    w, v = got
+    assert np.all(np.diff(w, axis=-1) >= 0)                    # ascending
+    np.testing.assert_allclose((v * w[..., None, :]) @ np.swapaxes(v, -1, -2), sym, **tol)
+    eye = np.broadcast_to(np.eye(shape[-1]), v.shape)
+    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, eye, **tol)
+    # distinct eigenvalues: each eigenvector is the CPU's up to its sign
+    np.testing.assert_allclose(np.abs(np.sum(v * v_ref, axis=-2)), 1.0, **tol)
+
+
+def test_eigh_repeated_eigenvalues_and_ops():
+    a = cygrad.tensor(np.diag([2.0, 1.0, 2.0, -3.0]))
+    w, v = dispatch.kernel("linalg_eigh", "cuda")(a.cuda())
+    assert w.cpu().tolist() == [-3.0, 1.0, 2.0, 2.0]
+    np.testing.assert_array_equal(np.abs(v.cpu().numpy()),
+                                  np.eye(4)[:, [3, 1, 0, 2]])  # (stable order of the ties)
+    zero = dispatch.kernel("linalg_eigh", "cuda")(cygrad.zeros(3, 3, device="cuda"))
+    assert zero[0].cpu().tolist() == [0.0] * 3
+    rng = np.random.default_rng(12)
+    m = rng.standard_normal((2, 5, 5))
+    sym = cygrad.tensor(m + np.swapaxes(m, -1, -2))
+    got = cygrad.linalg.eigvalsh(sym.cuda())
+    assert got.is_cuda
+    np.testing.assert_allclose(got.cpu().numpy(), cygrad.linalg.eigvalsh(sym).numpy(),
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_unsupported_dtype_raises_not_implemented():

@@ -7,12 +7,13 @@ block per matrix of a batch, float32 and float64.
   pivoting (LAPACK getrf's pivots, packed factors and ``info``);
 - ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization;
 - ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
-- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors.
+- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
+- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations.
 
 Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
-``check_errors``). The other decompositions (eigenvalues, SVD) have no CUDA
+``check_errors``). The other decompositions (general eigenvalues, SVD) have no CUDA
 kernel: ``docs/cuda.md`` lists them with the reason.
 
 Examples
@@ -32,7 +33,8 @@ from .. import kernels as _k
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", "linalg_det",
               "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky", "linalg_cholesky_ex",
-              "linalg_solve_triangular", "linalg_qr", "linalg_geqrf")
+              "linalg_solve_triangular", "linalg_qr", "linalg_geqrf", "linalg_eigh",
+              "linalg_eigh_uplo")
 
 _THREADS = 128          # threads per block (one block per matrix)
 
@@ -342,6 +344,54 @@ def linalg_qr(a, mode):
     m, n = a.shape[-2], a.shape[-1]
     rows = m if mode == "complete" else min(m, n)
     return _qr_run("linalg_qr", a, rows, rows)[2:]
+
+
+#: machine epsilon of each dtype (the Jacobi sweeps' stopping rule)
+_EPS = {"float32": 2.0 ** -23, "float64": 2.0 ** -52}
+_MAX_SWEEPS = 40        # cyclic Jacobi converges quadratically: ~10 sweeps are typical
+
+
+def linalg_eigh_uplo(a, uplo):
+    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix,
+    read from its lower (``uplo="L"``) or upper (``"U"``) triangle, by cyclic Jacobi
+    rotations until the off-diagonal part is below ``(n eps)^2`` of the matrix's
+    squared norm. Each eigenvector's sign is arbitrary (as in PyTorch, where it may
+    differ between devices).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.linalg import linalg_eigh_uplo
+    >>> linalg_eigh_uplo.__name__
+    'linalg_eigh_uplo'
+    """
+    sfx = _suffix("linalg_eigh", a)
+    _square(a, "linalg.eigh")
+    n = a.shape[-1]
+    batch_shape = tuple(a.shape[:-2])
+    src = a if a.is_contiguous() else _copy(a)
+    work = [_C._empty(tuple(a.shape), a.dtype, a.device) for _ in range(2)]
+    order = _C._empty(batch_shape + (n,), _dt.int32, a.device)
+    eig = _C._empty(batch_shape + (n,), a.dtype, a.device)
+    vec = _C._empty(tuple(a.shape), a.dtype, a.device)
+    if n:
+        tol = (_EPS[a.dtype.name] * n) ** 2
+        _launch(a.device, "eigh", sfx, math.prod(batch_shape),
+                (n, int(uplo.upper() == "L"), tol, _MAX_SWEEPS, src.data_ptr(),
+                 work[0].data_ptr(), work[1].data_ptr(), order.data_ptr(), eig.data_ptr(),
+                 vec.data_ptr()))
+    return eig, vec
+
+
+def linalg_eigh(a):
+    """Eigenvalues and eigenvectors of each symmetric matrix from its lower triangle.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.linalg import linalg_eigh
+    >>> linalg_eigh.__name__
+    'linalg_eigh'
+    """
+    return linalg_eigh_uplo(a, "L")
 
 
 def linalg_solve_triangular(a, b, upper, unitriangular):
