@@ -86,8 +86,9 @@ __device__ inline float cg_add(float a, float b)
 
 /* ---- storing a value into each dtype ------------------------------------------ */
 
-__device__ inline unsigned int cg_f2u(float f) { union { float f; unsigned int u; } v; v.f = f; return v.u; }
-__device__ inline float cg_u2f(unsigned int u) { union { float f; unsigned int u; } v; v.u = u; return v.f; }
+union cg_fbits { float f; unsigned int u; };
+__device__ inline unsigned int cg_f2u(float f) { cg_fbits v; v.f = f; return v.u; }
+__device__ inline float cg_u2f(unsigned int u) { cg_fbits v; v.u = u; return v.f; }
 
 /* A double rounded to float with round-to-odd: rounding that float to a narrower
  * type (half, bfloat16) then gives the correctly rounded result of the double. */
@@ -116,11 +117,18 @@ __device__ inline long long cg_d2i64(double v)
 /* out = a double (linspace/logspace results) */
 __device__ inline void cg_store_d(float* p, double v) { *p = (float)v; }
 __device__ inline void cg_store_d(double* p, double v) { *p = v; }
-__device__ inline void cg_store_d(__half* p, double v) { *p = __float2half_rn(cg_round_odd(v)); }
-__device__ inline void cg_store_d(__nv_bfloat16* p, double v) { *p = __float2bfloat16_rn(cg_round_odd(v)); }
-__device__ inline void cg_store_d(unsigned char* p, double v) { *p = (unsigned char)(unsigned int)cg_d2i32(v); }
-__device__ inline void cg_store_d(signed char* p, double v) { *p = (signed char)(unsigned char)(unsigned int)cg_d2i32(v); }
-__device__ inline void cg_store_d(short* p, double v) { *p = (short)(unsigned short)(unsigned int)cg_d2i32(v); }
+__device__ inline void cg_store_d(__half* p, double v)
+{
+    *p = __float2half_rn(cg_round_odd(v));
+}
+__device__ inline void cg_store_d(__nv_bfloat16* p, double v)
+{
+    *p = __float2bfloat16_rn(cg_round_odd(v));
+}
+/* (the low bits of the 32-bit conversion, as a C cast from int) */
+__device__ inline void cg_store_d(unsigned char* p, double v) { *p = (unsigned char)cg_d2i32(v); }
+__device__ inline void cg_store_d(signed char* p, double v) { *p = (signed char)cg_d2i32(v); }
+__device__ inline void cg_store_d(short* p, double v) { *p = (short)cg_d2i32(v); }
 __device__ inline void cg_store_d(int* p, double v) { *p = cg_d2i32(v); }
 __device__ inline void cg_store_d(long long* p, double v) { *p = cg_d2i64(v); }
 
@@ -149,15 +157,20 @@ template <typename T>
 __device__ inline void cg_arange_int(cg_index n, T* out, long long start, long long step)
 {
     for (cg_index i = cg_cr_first(); i < n; i += cg_cr_stride())
-        cg_store_u64(out + i, (unsigned long long)start + (unsigned long long)step * (unsigned long long)i);
+        cg_store_u64(out + i, (unsigned long long)start
+                                  + (unsigned long long)step * (unsigned long long)i);
 }
 
 /* ---- linspace ---------------------------------------------------------------------- */
 
 /* Rounding of a float result to the dtype, for the half types' arithmetic. */
 struct cg_round_id { template <typename A> __device__ A operator()(A x) const { return x; } };
-struct cg_round_f16 { __device__ float operator()(float x) const { return __half2float(__float2half_rn(x)); } };
-struct cg_round_bf16 { __device__ float operator()(float x) const { return __bfloat162float(__float2bfloat16_rn(x)); } };
+struct cg_round_f16 {
+    __device__ float operator()(float x) const { return __half2float(__float2half_rn(x)); }
+};
+struct cg_round_bf16 {
+    __device__ float operator()(float x) const { return __bfloat162float(__float2bfloat16_rn(x)); }
+};
 
 /* floats: in the dtype (A is float or double; Round rounds each result to the dtype) */
 template <typename T, typename A, typename Round>

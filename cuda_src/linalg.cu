@@ -12,7 +12,8 @@
  *       pivot), det the product of U's diagonal with the interchanges' sign,
  *       sign and logabs as slogdet. gj = 1 (square w): Gauss-Jordan on [w | x]
  *       where x is m x nb (contiguous): x becomes w^-1 x (NaN for a singular
- *       matrix); w keeps the pivots on its diagonal and multipliers elsewhere. Pointers that are not needed may be NULL (0).
+ *       matrix); w keeps the pivots on its diagonal and multipliers elsewhere.
+ *       Pointers that are not needed may be NULL (0).
  *   cg_cholesky_<dtype>(batch, n, a, l, info)
  *       the lower Cholesky factor l of each matrix of a (only its lower triangle
  *       is read), column by column; info = potrf's (the order of the first
@@ -21,6 +22,8 @@
  *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
  *   cg_eigh_<dtype>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec)
  *       symmetric eigenvalues (ascending) and eigenvectors by cyclic Jacobi sweeps.
+ *   cg_svd_<dtype>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt)
+ *       singular values (descending) and vectors by one-sided Jacobi rotations.
  *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
  *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
  *       diagonal), one thread per column of x in a grid-stride loop over all the
@@ -414,6 +417,154 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
     }
 }
 
+/* Column p of an m-row, ld-column array dotted with column q. */
+template <typename T>
+__device__ inline T cg_coldot(const T* x, cg_index m, cg_index ld, cg_index p, cg_index q)
+{
+    T d = T(0);
+    for (cg_index i = 0; i < m; ++i)
+        d += x[i * ld + p] * x[i * ld + q];
+    return d;
+}
+
+/* Column j of x (m x ld) = the unit vector e_cand less its components along the
+ * other columns (Gram-Schmidt, twice); returns its norm. */
+template <typename T>
+__device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_index cand)
+{
+    for (cg_index i = 0; i < m; ++i)
+        x[i * ld + j] = i == cand ? T(1) : T(0);
+    for (int pass = 0; pass < 2; ++pass)
+        for (cg_index o = 0; o < ld; ++o) {
+            if (o == j)
+                continue;
+            const T d = cg_coldot(x, m, ld, o, j);
+            for (cg_index i = 0; i < m; ++i)
+                x[i * ld + j] -= d * x[i * ld + o];
+        }
+    return cg_la_sqrt(cg_coldot(x, m, ld, j, j));
+}
+
+/* The singular value decomposition of each m x n matrix of a (m >= n: the caller
+ * transposes a wide one) by one-sided Jacobi rotations (Hestenes): w = a (m x n) and
+ * v = I (n x n) are rotated by column pairs until every pair of w's columns is
+ * orthogonal to tol (|w_p . w_q| <= tol ||w_p|| ||w_q||) or max_sweeps; then
+ * s = the columns' norms (descending, order: int, n per matrix), vt = the rows of
+ * v^T in that order, and u (m x ucols, ucols = n or m) the normalized columns;
+ * the columns of u that no singular value defines (zero singular values, and
+ * those past n when ucols = m) are completed by thread 0 with unit vectors made
+ * orthogonal to the others (Gram-Schmidt, twice). Thread 0 forms each rotation;
+ * the block applies it to the rows of w and v. */
+template <typename T>
+__device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index ucols, T tol,
+                              int max_sweeps, const T* a, T* w, T* v, int* order, T* u, T* s,
+                              T* vt)
+{
+    __shared__ T s_c;
+    __shared__ T s_s;
+    __shared__ int s_rotated;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        T* wb = w + b * m * n;
+        T* vb = v + b * n * n;
+        for (cg_index e = tid; e < m * n; e += nt)
+            wb[e] = a[b * m * n + e];
+        for (cg_index e = tid; e < n * n; e += nt)
+            vb[e] = (e / n == e % n) ? T(1) : T(0);
+        __syncthreads();
+        for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+            if (tid == 0)
+                s_rotated = 0;
+            __syncthreads();
+            for (cg_index p = 0; p + 1 < n; ++p) {
+                for (cg_index q = p + 1; q < n; ++q) {
+                    if (tid == 0) {
+                        const T al = cg_coldot(wb, m, n, p, p), be = cg_coldot(wb, m, n, q, q);
+                        const T ga = cg_coldot(wb, m, n, p, q);
+                        if (cg_la_abs(ga) > tol * cg_la_sqrt(al * be) && ga != T(0)) {
+                            const T zeta = (be - al) / (T(2) * ga);
+                            const T t = (zeta >= T(0) ? T(1) : T(-1))
+                                / (cg_la_abs(zeta) + cg_la_sqrt(T(1) + zeta * zeta));
+                            s_c = T(1) / cg_la_sqrt(T(1) + t * t);
+                            s_s = s_c * t;
+                            s_rotated = 1;
+                        } else {
+                            s_c = T(1);
+                            s_s = T(0);
+                        }
+                    }
+                    __syncthreads();
+                    const T c = s_c, sn = s_s;
+                    if (sn != T(0)) {
+                        for (cg_index k = tid; k < m + n; k += nt) {
+                            T* x = k < m ? wb + k * n : vb + (k - m) * n;
+                            const T xp = x[p], xq = x[q];
+                            x[p] = c * xp - sn * xq;
+                            x[q] = sn * xp + c * xq;
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+            if (!s_rotated)
+                break;                                /* (the same for every thread) */
+            __syncthreads();                          /* before s_rotated is reset */
+        }
+        int* ob = order + b * n;
+        T* sb = s + b * n;
+        if (tid == 0) {
+            for (cg_index j = 0; j < n; ++j) {
+                sb[j] = cg_la_sqrt(cg_coldot(wb, m, n, j, j));
+                ob[j] = (int)j;
+            }
+            for (cg_index i = 1; i < n; ++i) {        /* insertion sort, descending, stable */
+                const int x = ob[i];
+                cg_index j = i;
+                for (; j > 0 && sb[ob[j - 1]] < sb[x]; --j)
+                    ob[j] = ob[j - 1];
+                ob[j] = x;
+            }
+        }
+        __syncthreads();
+        T* ub = u + b * m * ucols;
+        T* vtb = vt + b * n * n;
+        for (cg_index e = tid; e < m * ucols; e += nt) {
+            const cg_index i = e / ucols, j = e % ucols;
+            const T sj = j < n ? sb[ob[j]] : T(0);
+            ub[e] = sj > T(0) ? wb[i * n + ob[j]] / sj : T(0);
+        }
+        for (cg_index e = tid; e < n * n; e += nt)
+            vtb[e] = vb[(e % n) * n + ob[e / n]];
+        __syncthreads();
+        if (tid == 0) {
+            for (cg_index j = 0; j < n; ++j)         /* s sorted, through w (done with) */
+                wb[j] = sb[ob[j]];
+            for (cg_index j = 0; j < n; ++j)
+                sb[j] = wb[j];
+            for (cg_index j = 0; j < ucols; ++j) {
+                if (j < n && sb[j] > T(0))
+                    continue;
+                /* column j: the unit vector with the largest part left once the other
+                 * columns' components are removed (columns still to complete are zero;
+                 * fewer than m columns are set, so some unit vector keeps a part) */
+                cg_index best = 0;
+                T best_norm = T(-1);
+                for (cg_index cand = 0; cand < m; ++cand) {
+                    const T nrm = cg_orth_unit(ub, m, ucols, j, cand);
+                    if (nrm > best_norm) {
+                        best_norm = nrm;
+                        best = cand;
+                    }
+                }
+                const T nrm = cg_orth_unit(ub, m, ucols, j, best);
+                for (cg_index i = 0; i < m; ++i)
+                    ub[i * ucols + j] /= nrm;
+            }
+        }
+        __syncthreads();
+    }
+}
+
 #define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
@@ -437,6 +588,13 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
                                                 int* order, T* eig, T* vec)                    \
     {                                                                                          \
         cg_eigh<T>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);                \
+    }                                                                                          \
+    extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
+                                               cg_index ucols, T tol, int max_sweeps,          \
+                                               const T* a, T* w, T* v, int* order, T* u, T* s, \
+                                               T* vt)                                          \
+    {                                                                                          \
+        cg_svd<T>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);              \
     }                                                                                          \
     extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
                                                 int upper, int unit, const T* a, T* x)         \

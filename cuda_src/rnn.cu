@@ -31,7 +31,10 @@ __device__ inline T cg_rnn_sum2(const T* p, const T* q, cg_index k)
     return (p ? p[k] : T(0)) + (q ? q[k] : T(0));
 }
 
-__device__ inline cg_index cg_rnn_first() { return (cg_index)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ inline cg_index cg_rnn_first()
+{
+    return (cg_index)blockIdx.x * blockDim.x + threadIdx.x;
+}
 __device__ inline cg_index cg_rnn_stride() { return (cg_index)blockDim.x * gridDim.x; }
 
 /* a = [sig(i), sig(f), tanh(g), sig(o)] of gh + gx; c = f cprev + i g; tc = tanh(c);

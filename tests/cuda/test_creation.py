@@ -84,7 +84,8 @@ def test_linspace_bit_exact(dtype, bounds):
 
 @pytest.mark.parametrize("dtype", FLOATS + INTS)
 @pytest.mark.parametrize("bounds,base", [((0, 3, 4), 10.0), ((-0.33, 0.171, 50), 10.0),
-                                         ((0, 9, 10), 2.0), ((-2, 2, 33), 3.5), ((0, 12, 13), 10.0)])
+                                         ((0, 9, 10), 2.0), ((-2, 2, 33), 3.5),
+                                         ((0, 12, 13), 10.0)])
 def test_logspace_bit_exact(dtype, bounds, base):
     if dtype is cygrad.uint8 and bounds[0] < 0:
         bounds = (0, 2, bounds[2])

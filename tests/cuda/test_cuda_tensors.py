@@ -242,7 +242,7 @@ def test_the_issue_command_prints_cuda0():
 # is "missing" until it has a CUDA kernel.
 DOCUMENTED_NOT_ON_CUDA = sorted([
     "fft_c2c", "fft_r2c", "fft_c2r",
-    "linalg_eig", "linalg_svd", "nuclear_weights",
+    "linalg_eig",
 ])
 
 # The count docs/cuda.md states; it may only go down. When it reaches 0, every primitive

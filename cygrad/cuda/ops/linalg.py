@@ -8,13 +8,14 @@ block per matrix of a batch, float32 and float64.
 - ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization;
 - ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
 - ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
-- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations.
+- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations;
+- ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations.
 
 Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
-``check_errors``). The other decompositions (general eigenvalues, SVD) have no CUDA
-kernel: ``docs/cuda.md`` lists them with the reason.
+``check_errors``). The general eigenvalue problem (``linalg_eig``) has no CUDA
+kernel: ``docs/cuda.md`` lists it with the reason.
 
 Examples
 --------
@@ -34,7 +35,7 @@ from .. import kernels as _k
 PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", "linalg_det",
               "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky", "linalg_cholesky_ex",
               "linalg_solve_triangular", "linalg_qr", "linalg_geqrf", "linalg_eigh",
-              "linalg_eigh_uplo")
+              "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
 _THREADS = 128          # threads per block (one block per matrix)
 
@@ -74,6 +75,12 @@ def _batch_shape(*shapes):
     return tuple(out)
 
 
+def _ptr(t):
+    """A tensor's device pointer; 0 (NULL) for None or an empty tensor, which a
+    kernel never reads."""
+    return 0 if t is None or t.numel() == 0 else t.data_ptr()
+
+
 def _launch(dev, name, sfx, batch, args):
     if batch:
         _k.launch(dev.index, "linalg.cu", f"cg_{name}_{sfx}",
@@ -106,12 +113,9 @@ def _lu_run(primitive, a, b=None, outputs=()):
     for key in outputs:
         shape = batch_shape + ((min(m, n),) if key == "piv" else ())
         extras[key] = _C._empty(shape, _dt.int32 if key == "piv" else a.dtype, dev)
-
-    def ptr(t):
-        return 0 if t is None or t.numel() == 0 else t.data_ptr()
     _launch(dev, "lu", sfx, batch,
-            (m, n, nb, int(b is not None), ptr(w), ptr(x), ptr(extras.get("piv")), ptr(info),
-             ptr(extras.get("det")), ptr(extras.get("sign")), ptr(extras.get("logabs"))))
+            (m, n, nb, int(b is not None), _ptr(w), _ptr(x), _ptr(extras.get("piv")), _ptr(info),
+             _ptr(extras.get("det")), _ptr(extras.get("sign")), _ptr(extras.get("logabs"))))
     return w, x, info, extras
 
 
@@ -309,11 +313,8 @@ def _qr_run(primitive, a, qcols=None, rrows=None):
     if qcols is not None:
         q = _C._empty(batch_shape + (m, qcols), a.dtype, a.device)
         r = _C._empty(batch_shape + (rrows, n), a.dtype, a.device)
-
-    def ptr(t):
-        return 0 if t is None or t.numel() == 0 else t.data_ptr()
     _launch(a.device, "qr", sfx, math.prod(batch_shape),
-            (m, n, qcols or 0, rrows or 0, ptr(w), ptr(tau), ptr(q), ptr(r)))
+            (m, n, qcols or 0, rrows or 0, _ptr(w), _ptr(tau), _ptr(q), _ptr(r)))
     return w, tau, q, r
 
 
@@ -392,6 +393,63 @@ def linalg_eigh(a):
     'linalg_eigh'
     """
     return linalg_eigh_uplo(a, "L")
+
+
+def linalg_svd(a, full_matrices):
+    """``(U, S, Vh)`` of each ``m x n`` matrix by one-sided Jacobi rotations (on the
+    transpose of a wide matrix), ``S`` descending; ``full_matrices``: ``U`` is ``m x m``
+    and ``Vh`` ``n x n``, else ``m x k`` and ``k x n``. The singular vectors' signs are
+    arbitrary (as in PyTorch).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.linalg import linalg_svd
+    >>> linalg_svd.__name__
+    'linalg_svd'
+    """
+    sfx = _suffix("linalg_svd", a)
+    if a.dim() < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    m, n = a.shape[-2], a.shape[-1]
+    wide = m < n
+    src = _copy(a.mT) if wide else (a if a.is_contiguous() else _copy(a))
+    rows, cols = (n, m) if wide else (m, n)                 # the tall matrix's shape
+    ucols = rows if full_matrices else cols
+    batch_shape = tuple(a.shape[:-2])
+    dev, dt = a.device, a.dtype
+    w = _C._empty(batch_shape + (rows, cols), dt, dev)
+    v = _C._empty(batch_shape + (cols, cols), dt, dev)
+    order = _C._empty(batch_shape + (cols,), _dt.int32, dev)
+    u = _C._empty(batch_shape + (rows, ucols), dt, dev)
+    sv = _C._empty(batch_shape + (cols,), dt, dev)
+    vt = _C._empty(batch_shape + (cols, cols), dt, dev)
+    if u.numel() or vt.numel():
+        _launch(dev, "svd", sfx, math.prod(batch_shape),
+                (rows, cols, ucols, _EPS[dt.name] * max(rows, 1), _MAX_SWEEPS, _ptr(src),
+                 _ptr(w), _ptr(v), _ptr(order), _ptr(u), _ptr(sv), _ptr(vt)))
+    if wide:                    # A = (U' S V'^T)^T = V' S U'^T
+        return _copy(vt.mT), sv, _copy(u.mT)
+    return u, sv, vt
+
+
+def nuclear_weights(x, dims):
+    """``U V^T`` of each matrix of ``x`` over the two ``dims``, from its reduced SVD
+    (the gradient of the nuclear norm).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.linalg import nuclear_weights
+    >>> nuclear_weights.__name__
+    'nuclear_weights'
+    """
+    _suffix("nuclear_weights", x)
+    d0, d1 = (d % x.dim() for d in dims)
+    moved = x.movedim((d0, d1), (-2, -1))
+    u, _, vh = linalg_svd(moved, False)
+    prod = _C._empty(tuple(moved.shape), x.dtype, x.device)
+    if prod.numel():
+        dispatch.kernel("matmul_into", "cuda")(u, vh, prod)
+    return _copy(prod.movedim((-2, -1), (d0, d1)))
 
 
 def linalg_solve_triangular(a, b, upper, unitriangular):
