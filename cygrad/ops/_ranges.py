@@ -42,15 +42,16 @@ def _reduced(dt):
     return dt is _dt.float16 or dt is _dt.bfloat16
 
 
-def _new(size, dt):
-    """The 1-D CPU result, refused where PyTorch's storage size would overflow."""
+def _new(size, dt, device=CPU):
+    """The 1-D result on ``device``, refused where PyTorch's storage size would overflow."""
     if size * dt.itemsize > _INT64_MAX:
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{size}]")
-    return _C._empty((size,), dt, CPU)
+    return _C._empty((size,), dt, device)
 
 
-def arange_values(start, end, step, dt):
-    """``arange``'s values as a CPU tensor of ``dt`` (numbers already parsed).
+def arange_values(start, end, step, dt, device=CPU):
+    """``arange``'s values as a tensor of ``dt`` filled on ``device`` (numbers already
+    parsed).
 
     Examples
     --------
@@ -74,7 +75,8 @@ def arange_values(start, end, step, dt):
         if _reduced(dt):                 # counted in float32
             for v in (start, end, step):
                 check_scalar_fits(v, _dt.float32)
-        return _arange_fill(_new(_checked_size((fend - fstart) / fstep), dt), fstart, fstep)
+        return _arange_fill(_new(_checked_size((fend - fstart) / fstep), dt, device), fstart,
+                            fstep)
     istart, iend, istep = _to_int64(start), _to_int64(end), _to_int64(step)
     if dt is _dt.int64:
         # int64 counts in integers (doubles would lose the low bits)
@@ -84,25 +86,25 @@ def arange_values(start, end, step, dt):
         size = _checked_size(abs(num) // abs(istep) * (1 if (num < 0) == (istep < 0) else -1))
     else:
         size = _checked_size((fend - fstart) / fstep)
-    return _arange_fill(_new(size, dt), _wrap64(istart), istep)
+    return _arange_fill(_new(size, dt, device), _wrap64(istart), istep)
 
 
 def _arange_fill(out, start, step):
-    return kernel("arange", "cpu")(out, start, step) if out.numel() else out
+    return kernel("arange", out.device.type)(out, start, step) if out.numel() else out
 
 
-def _one_value(value, dt):
+def _one_value(value, dt, device):
     """A length-1 result: ``fill_`` of ``value``, with its overflow check (PyTorch
     rounds into float16/bfloat16 without one: 70000 becomes inf)."""
     if _reduced(dt):
         value = kernel("round_scalar", "cpu")(value, dt)
     else:
         check_scalar_fits(value, dt)
-    return _C.full((1,), value, dtype=dt)
+    return _C.full((1,), value, dtype=dt, device=device)
 
 
-def linspace_values(start, end, steps, dt):
-    """``linspace``'s values as a CPU tensor of ``dt``.
+def linspace_values(start, end, steps, dt, device=CPU):
+    """``linspace``'s values as a tensor of ``dt`` filled on ``device``.
 
     Examples
     --------
@@ -114,18 +116,19 @@ def linspace_values(start, end, steps, dt):
     if steps > (1 << 60):
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
     if steps == 0:
-        return _new(0, dt)
+        return _new(0, dt, device)
     if steps == 1:
-        return _one_value(start, dt)
+        return _one_value(start, dt, device)
     if dt is _dt.bool_:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     check_scalar_fits(start, dt)
     check_scalar_fits(end, dt)
-    return kernel("linspace", "cpu")(_new(steps, dt), start, end)
+    out = _new(steps, dt, device)       # (first: a CUDA tensor installs the 'cuda' kernels)
+    return kernel("linspace", out.device.type)(out, start, end)
 
 
-def logspace_values(start, end, steps, base, dt):
-    """``logspace``'s values as a CPU tensor of ``dt``.
+def logspace_values(start, end, steps, base, dt, device=CPU):
+    """``logspace``'s values as a tensor of ``dt`` filled on ``device``.
 
     Examples
     --------
@@ -137,13 +140,14 @@ def logspace_values(start, end, steps, base, dt):
     if steps > (1 << 60):
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{steps}]")
     if steps == 0:
-        return _new(0, dt)
+        return _new(0, dt, device)
     if steps == 1:
         # base ** start as the C library computes it in double (pow's IEEE cases)
         power = _C.full((), float(base), dtype=_dt.float64) ** float(start)
-        return _one_value(power.item(), dt)
+        return _one_value(power.item(), dt, device)
     if dt is _dt.bool_:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     check_scalar_fits(start, dt)
     check_scalar_fits(end, dt)
-    return kernel("logspace", "cpu")(_new(steps, dt), start, end, base)
+    out = _new(steps, dt, device)
+    return kernel("logspace", out.device.type)(out, start, end, base)

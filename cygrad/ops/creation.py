@@ -223,12 +223,15 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         dt = _dt.int64 if integral else _dt.get_default_dtype()
     else:
         dt = _dt.as_dtype(dtype)
-    res = _on_device(arange_values(start, end, step, dt), device)
+    res = arange_values(start, end, step, dt, _device_arg(device, out))
     return _finish(_result_into(res, out, "arange"), requires_grad)
 
 
-def _on_device(t, device):
-    return t if device is None else _C._convert_tensor(t, t.dtype, Device(device))
+def _device_arg(device, out):
+    """The device a factory fills its result on: ``device``, else ``out=``'s, else the CPU."""
+    if device is None:
+        return out.device if isinstance(out, TensorBase) else CPU
+    return Device(device)
 
 
 def _result_into(res, out, opname):
@@ -265,7 +268,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     start, end, steps, dt = _space_args("linspace", start, end, steps, dtype, out)
-    res = _on_device(linspace_values(start, end, steps, dt), device)
+    res = linspace_values(start, end, steps, dt, _device_arg(device, out))
     return _finish(_result_into(res, out, "linspace"), requires_grad)
 
 
@@ -282,7 +285,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     start, end, steps, dt = _space_args("logspace", start, end, steps, dtype, out)
     base = float_arg(base, "logspace", "base", 4)
     base = float(base.item() if isinstance(base, TensorBase) else base)
-    res = _on_device(logspace_values(start, end, steps, base, dt), device)
+    res = logspace_values(start, end, steps, base, dt, _device_arg(device, out))
     return _finish(_result_into(res, out, "logspace"), requires_grad)
 
 

@@ -1,0 +1,606 @@
+/* Small dense linear algebra of cygrad on the device, one block per matrix of a
+ * batch (blocks take matrices in a grid-stride loop, so any grid covers the
+ * batch): f32 (float) and f64 (double).
+ *
+ *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
+ *       Gaussian elimination with partial pivoting (the largest |value| of the
+ *       column on or below the diagonal, the first on ties, as LAPACK's getrf) on
+ *       each m x n matrix of w (contiguous, overwritten). gj = 0: LU, w becomes
+ *       the packed factors (multipliers of the unit-diagonal L below the
+ *       diagonal, U on and above it), piv the 1-based row interchanges (int32),
+ *       info getrf's info (0, or the 1-based index of the first exactly zero
+ *       pivot), det the product of U's diagonal with the interchanges' sign,
+ *       sign and logabs as slogdet. gj = 1 (square w): Gauss-Jordan on [w | x]
+ *       where x is m x nb (contiguous): x becomes w^-1 x (NaN for a singular
+ *       matrix); w keeps the pivots on its diagonal and multipliers elsewhere.
+ *       Pointers that are not needed may be NULL (0).
+ *   cg_cholesky_<dtype>(batch, n, a, l, info)
+ *       the lower Cholesky factor l of each matrix of a (only its lower triangle
+ *       is read), column by column; info = potrf's (the order of the first
+ *       leading minor that is not positive-definite); a failed matrix's l is NaN.
+ *   cg_qr_<dtype>(batch, m, n, qcols, rrows, w, tau, q, r)
+ *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
+ *   cg_eigh_<dtype>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec)
+ *       symmetric eigenvalues (ascending) and eigenvectors by cyclic Jacobi sweeps.
+ *   cg_svd_<dtype>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt)
+ *       singular values (descending) and vectors by one-sided Jacobi rotations.
+ *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
+ *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
+ *       diagonal), one thread per column of x in a grid-stride loop over all the
+ *       batch's columns; a zero on the diagonal gives inf/NaN, as LAPACK's trsm.
+ *
+ * Within a block, each elimination step is: thread 0 picks the pivot (a serial
+ * scan: the matrices are small) and publishes it in shared memory; barrier; the
+ * threads swap the two rows; barrier; they store the column's multipliers;
+ * barrier; they update the rest of the matrix; barrier. Every thread of the block
+ * runs the same loops, so all reach every __syncthreads().
+ */
+
+typedef long long cg_index;
+
+__device__ inline float cg_la_abs(float v) { return fabsf(v); }
+__device__ inline double cg_la_abs(double v) { return fabs(v); }
+__device__ inline float cg_la_log(float v) { return logf(v); }
+__device__ inline double cg_la_log(double v) { return log(v); }
+__device__ inline float cg_la_sqrt(float v) { return sqrtf(v); }
+__device__ inline double cg_la_sqrt(double v) { return sqrt(v); }
+
+template <typename T>
+__device__ inline T cg_la_nan() { return T(0) / T(0); }
+
+template <typename T>
+__device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb, int gj, T* w,
+                             T* x, int* piv, int* info, T* det, T* sign, T* logabs)
+{
+    __shared__ cg_index s_piv;
+    __shared__ T s_pv;
+    __shared__ int s_info;
+    __shared__ T s_det;
+    __shared__ T s_log;
+    __shared__ T s_sgn;
+    const cg_index steps = m < n ? m : n;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        T* a = w + b * m * n;
+        T* y = x ? x + b * m * nb : x;
+        if (tid == 0) {
+            s_info = 0;
+            s_det = T(1);
+            s_log = T(0);
+            s_sgn = T(1);
+        }
+        __syncthreads();
+        for (cg_index j = 0; j < steps; ++j) {
+            if (tid == 0) {
+                cg_index p = j;
+                T best = cg_la_abs(a[j * n + j]);
+                for (cg_index i = j + 1; i < m; ++i) {
+                    const T v = cg_la_abs(a[i * n + j]);
+                    if (v > best) {
+                        best = v;
+                        p = i;
+                    }
+                }
+                s_piv = p;
+                if (piv)
+                    piv[b * steps + j] = (int)(p + 1);
+                if (p != j) {
+                    s_det = -s_det;
+                    s_sgn = -s_sgn;
+                }
+            }
+            __syncthreads();
+            const cg_index p = s_piv;
+            if (p != j) {
+                for (cg_index c = tid; c < n; c += nt) {
+                    const T t = a[j * n + c];
+                    a[j * n + c] = a[p * n + c];
+                    a[p * n + c] = t;
+                }
+                for (cg_index c = tid; c < nb; c += nt) {
+                    const T t = y[j * nb + c];
+                    y[j * nb + c] = y[p * nb + c];
+                    y[p * nb + c] = t;
+                }
+            }
+            __syncthreads();
+            if (tid == 0) {
+                const T pv = a[j * n + j];
+                s_pv = pv;
+                s_det *= pv;
+                if (pv == T(0)) {
+                    if (s_info == 0)
+                        s_info = (int)(j + 1);
+                } else {
+                    s_log += cg_la_log(cg_la_abs(pv));
+                    if (pv < T(0))
+                        s_sgn = -s_sgn;
+                }
+            }
+            __syncthreads();
+            const T pv = s_pv;
+            if (pv != T(0)) {
+                /* the multipliers: below the pivot (LU), and above it too (Gauss-Jordan),
+                 * kept in column j; row j itself is not written in this step */
+                const cg_index first = gj ? 0 : j + 1;
+                for (cg_index i = first + tid; i < m; i += nt)
+                    if (i != j)
+                        a[i * n + j] /= pv;
+                __syncthreads();
+                const cg_index cols = (n - j - 1) + nb;         /* right of the pivot, then x */
+                const cg_index rows = m - first;
+                for (cg_index e = tid; e < rows * cols; e += nt) {
+                    const cg_index i = first + e / cols, c = e % cols;
+                    if (i == j)
+                        continue;
+                    const T f = a[i * n + j];
+                    if (c < n - j - 1)
+                        a[i * n + j + 1 + c] -= f * a[j * n + j + 1 + c];
+                    else
+                        y[i * nb + c - (n - j - 1)] -= f * y[j * nb + c - (n - j - 1)];
+                }
+                __syncthreads();
+            }
+        }
+        /* Gauss-Jordan left each row of w with its pivot alone in w's square part:
+         * dividing by it gives the solution */
+        if (gj)
+            for (cg_index e = tid; e < m * nb; e += nt)
+                y[e] = s_info ? cg_la_nan<T>() : y[e] / a[(e / nb) * n + e / nb];
+        if (tid == 0) {
+            if (info)
+                info[b] = s_info;
+            if (det)
+                det[b] = s_det;
+            if (sign)
+                sign[b] = s_info ? T(0) : s_sgn;
+            if (logabs)
+                logabs[b] = s_info ? -T(1) / T(0) : s_log;
+        }
+        __syncthreads();              /* the shared values are reset for the next matrix */
+    }
+}
+
+template <typename T>
+__device__ inline void cg_cholesky(cg_index batch, cg_index n, const T* a, T* l, int* info)
+{
+    __shared__ int s_fail;
+    __shared__ T s_d;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        const T* ab = a + b * n * n;
+        T* lb = l + b * n * n;
+        if (tid == 0)
+            s_fail = 0;
+        __syncthreads();
+        for (cg_index j = 0; j < n; ++j) {
+            if (tid == 0) {
+                T d = ab[j * n + j];
+                for (cg_index k = 0; k < j; ++k)
+                    d -= lb[j * n + k] * lb[j * n + k];
+                if (!(d > T(0)))                   /* also NaN */
+                    s_fail = (int)(j + 1);
+                else
+                    lb[j * n + j] = s_d = cg_la_sqrt(d);
+            }
+            __syncthreads();
+            if (s_fail)
+                break;                             /* (the same for every thread) */
+            const T djj = s_d;
+            for (cg_index i = j + 1 + tid; i < n; i += nt) {
+                T v = ab[i * n + j];
+                for (cg_index k = 0; k < j; ++k)
+                    v -= lb[i * n + k] * lb[j * n + k];
+                lb[i * n + j] = v / djj;
+            }
+            __syncthreads();
+        }
+        const int fail = s_fail;
+        for (cg_index e = tid; e < n * n; e += nt) {
+            if (fail)
+                lb[e] = cg_la_nan<T>();
+            else if (e % n > e / n)
+                lb[e] = T(0);
+        }
+        if (tid == 0)
+            info[b] = fail;
+        __syncthreads();
+    }
+}
+
+template <typename T>
+__device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper, int unit,
+                               const T* a, T* x)
+{
+    const cg_index total = batch * k;
+    for (cg_index e = (cg_index)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (cg_index)blockDim.x * gridDim.x) {
+        const cg_index b = e / k, c = e % k;
+        const T* ab = a + b * n * n;
+        T* xb = x + b * n * k;
+        for (cg_index s = 0; s < n; ++s) {
+            const cg_index i = upper ? n - 1 - s : s;
+            T v = xb[i * k + c];
+            const cg_index lo = upper ? i + 1 : 0, hi = upper ? n : i;
+            for (cg_index j = lo; j < hi; ++j)
+                v -= ab[i * n + j] * xb[j * k + c];
+            xb[i * k + c] = unit ? v : v / ab[i * n + i];
+        }
+    }
+}
+
+/* Householder QR as LAPACK's geqrf (unblocked, dgeqr2 with dlarfg's reflectors:
+ * beta = -sign(alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta),
+ * tau = 0 where x is zero) on each m x n matrix of w, in place; tau gets the k = min(m, n)
+ * scales. Then, when q is not NULL, q (m x qcols) = H_0 ... H_{k-1} applied to the first
+ * qcols columns of the identity (dorg2r), and r (rrows x n) = the upper triangle of
+ * w's first rrows rows. Per column j: thread 0 forms the reflector; barrier; the
+ * threads scale v; barrier; each thread applies H_j to its own trailing columns;
+ * barrier. */
+/* x = H_j x for the column x (element i at x[i * xs]): H_j = I - t v v^T with v_j = 1
+ * and v_i = a[i][j] below (the reflector geqrf stores in column j of a, m x n). */
+template <typename T>
+__device__ inline void cg_reflect(const T* a, cg_index m, cg_index n, cg_index j, T t, T* x,
+                                  cg_index xs)
+{
+    T d = x[j * xs];
+    for (cg_index i = j + 1; i < m; ++i)
+        d += a[i * n + j] * x[i * xs];
+    d *= t;
+    x[j * xs] -= d;
+    for (cg_index i = j + 1; i < m; ++i)
+        x[i * xs] -= a[i * n + j] * d;
+}
+
+template <typename T>
+__device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qcols,
+                             cg_index rrows, T* w, T* tau, T* q, T* r)
+{
+    __shared__ T s_tau;
+    __shared__ T s_scale;
+    const cg_index k = m < n ? m : n;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        T* a = w + b * m * n;
+        T* tb = tau + b * k;
+        for (cg_index j = 0; j < k; ++j) {
+            if (tid == 0) {
+                T ss = T(0);
+                for (cg_index i = j + 1; i < m; ++i)
+                    ss += a[i * n + j] * a[i * n + j];
+                const T alpha = a[j * n + j];
+                if (ss == T(0)) {
+                    s_tau = T(0);
+                    s_scale = T(1);
+                } else {
+                    const T norm = cg_la_sqrt(alpha * alpha + ss);
+                    const T beta = alpha >= T(0) ? -norm : norm;
+                    s_tau = (beta - alpha) / beta;
+                    s_scale = T(1) / (alpha - beta);
+                    a[j * n + j] = beta;
+                }
+                tb[j] = s_tau;
+            }
+            __syncthreads();
+            const T t = s_tau, scale = s_scale;
+            for (cg_index i = j + 1 + tid; i < m; i += nt)
+                a[i * n + j] *= scale;
+            __syncthreads();
+            if (t != T(0)) {
+                for (cg_index c = j + 1 + tid; c < n; c += nt)
+                    cg_reflect(a, m, n, j, t, a + c, n);
+            }
+            __syncthreads();
+        }
+        if (q) {
+            T* qb = q + b * m * qcols;
+            for (cg_index e = tid; e < m * qcols; e += nt)
+                qb[e] = (e / qcols == e % qcols) ? T(1) : T(0);
+            __syncthreads();
+            for (cg_index j = k - 1; j >= 0; --j) {
+                const T t = tb[j];
+                if (t != T(0)) {
+                    for (cg_index c = tid; c < qcols; c += nt)
+                        cg_reflect(a, m, n, j, t, qb + c, qcols);
+                }
+                __syncthreads();
+            }
+            T* rb = r + b * rrows * n;
+            for (cg_index e = tid; e < rrows * n; e += nt) {
+                const cg_index i = e / n, c = e % n;
+                rb[e] = (i <= c && i < m) ? a[i * n + c] : T(0);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* Symmetric eigenvalues and eigenvectors by cyclic Jacobi rotations: the matrix made
+ * symmetric from its lower (lower = 1) or upper triangle into w (n x n, a workspace),
+ * v (n x n) starting as the identity; each rotation (p, q) zeroes w[p][q]: thread 0
+ * computes it (the stable formulas of Golub & Van Loan, 8.5.2), then the threads
+ * rotate columns p and q of w and v, then rows p and q of w, with barriers between.
+ * Sweeps repeat until the off-diagonal squared norm is at most tol times the
+ * matrix's (or max_sweeps). Then thread 0 orders the eigenvalues ascending into
+ * order (int, n per matrix) and the threads write eig (n) and vec (n x n, columns). */
+template <typename T>
+__device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int max_sweeps,
+                               const T* a, T* w, T* v, int* order, T* eig, T* vec)
+{
+    __shared__ T s_c;
+    __shared__ T s_s;
+    __shared__ int s_done;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        const T* ab = a + b * n * n;
+        T* wb = w + b * n * n;
+        T* vb = v + b * n * n;
+        for (cg_index e = tid; e < n * n; e += nt) {
+            const cg_index i = e / n, j = e % n;
+            const cg_index hi = i > j ? i : j, lo = i > j ? j : i;
+            wb[e] = lower ? ab[hi * n + lo] : ab[lo * n + hi];
+            vb[e] = i == j ? T(1) : T(0);
+        }
+        __syncthreads();
+        for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+            if (tid == 0) {
+                T off = T(0), all = T(0);
+                for (cg_index i = 0; i < n; ++i)
+                    for (cg_index j = 0; j < n; ++j) {
+                        const T x = wb[i * n + j] * wb[i * n + j];
+                        all += x;
+                        if (i != j)
+                            off += x;
+                    }
+                s_done = !(off > tol * all);       /* (also for an all-zero matrix) */
+            }
+            __syncthreads();
+            if (s_done)
+                break;                                /* (the same for every thread) */
+            for (cg_index p = 0; p + 1 < n; ++p) {
+                for (cg_index q = p + 1; q < n; ++q) {
+                    if (tid == 0) {
+                        const T apq = wb[p * n + q];
+                        if (apq == T(0)) {
+                            s_c = T(1);
+                            s_s = T(0);
+                        } else {
+                            const T theta = (wb[q * n + q] - wb[p * n + p]) / (T(2) * apq);
+                            const T t = (theta >= T(0) ? T(1) : T(-1))
+                                / (cg_la_abs(theta) + cg_la_sqrt(theta * theta + T(1)));
+                            s_c = T(1) / cg_la_sqrt(t * t + T(1));
+                            s_s = t * s_c;
+                        }
+                    }
+                    __syncthreads();
+                    const T c = s_c, sn = s_s;
+                    if (sn != T(0)) {
+                        for (cg_index k = tid; k < n; k += nt) {
+                            const T wp = wb[k * n + p], wq = wb[k * n + q];
+                            wb[k * n + p] = c * wp - sn * wq;
+                            wb[k * n + q] = sn * wp + c * wq;
+                            const T vp = vb[k * n + p], vq = vb[k * n + q];
+                            vb[k * n + p] = c * vp - sn * vq;
+                            vb[k * n + q] = sn * vp + c * vq;
+                        }
+                        __syncthreads();
+                        for (cg_index k = tid; k < n; k += nt) {
+                            const T wp = wb[p * n + k], wq = wb[q * n + k];
+                            wb[p * n + k] = c * wp - sn * wq;
+                            wb[q * n + k] = sn * wp + c * wq;
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+        }
+        int* ob = order + b * n;
+        if (tid == 0) {
+            for (cg_index i = 0; i < n; ++i)
+                ob[i] = (int)i;
+            for (cg_index i = 1; i < n; ++i) {        /* insertion sort: stable, small n */
+                const int x = ob[i];
+                cg_index j = i;
+                for (; j > 0 && wb[ob[j - 1] * (n + 1)] > wb[x * (n + 1)]; --j)
+                    ob[j] = ob[j - 1];
+                ob[j] = x;
+            }
+        }
+        __syncthreads();
+        for (cg_index e = tid; e < n * n; e += nt) {
+            const cg_index k = e / n, i = e % n;
+            vec[b * n * n + e] = vb[k * n + ob[i]];
+            if (k == 0)
+                eig[b * n + i] = wb[(cg_index)ob[i] * (n + 1)];
+        }
+        __syncthreads();
+    }
+}
+
+/* Column p of an m-row, ld-column array dotted with column q. */
+template <typename T>
+__device__ inline T cg_coldot(const T* x, cg_index m, cg_index ld, cg_index p, cg_index q)
+{
+    T d = T(0);
+    for (cg_index i = 0; i < m; ++i)
+        d += x[i * ld + p] * x[i * ld + q];
+    return d;
+}
+
+/* Column j of x (m x ld) = the unit vector e_cand less its components along the
+ * other columns (Gram-Schmidt, twice); returns its norm. */
+template <typename T>
+__device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_index cand)
+{
+    for (cg_index i = 0; i < m; ++i)
+        x[i * ld + j] = i == cand ? T(1) : T(0);
+    for (int pass = 0; pass < 2; ++pass)
+        for (cg_index o = 0; o < ld; ++o) {
+            if (o == j)
+                continue;
+            const T d = cg_coldot(x, m, ld, o, j);
+            for (cg_index i = 0; i < m; ++i)
+                x[i * ld + j] -= d * x[i * ld + o];
+        }
+    return cg_la_sqrt(cg_coldot(x, m, ld, j, j));
+}
+
+/* The singular value decomposition of each m x n matrix of a (m >= n: the caller
+ * transposes a wide one) by one-sided Jacobi rotations (Hestenes): w = a (m x n) and
+ * v = I (n x n) are rotated by column pairs until every pair of w's columns is
+ * orthogonal to tol (|w_p . w_q| <= tol ||w_p|| ||w_q||) or max_sweeps; then
+ * s = the columns' norms (descending, order: int, n per matrix), vt = the rows of
+ * v^T in that order, and u (m x ucols, ucols = n or m) the normalized columns;
+ * the columns of u that no singular value defines (zero singular values, and
+ * those past n when ucols = m) are completed by thread 0 with unit vectors made
+ * orthogonal to the others (Gram-Schmidt, twice). Thread 0 forms each rotation;
+ * the block applies it to the rows of w and v. */
+template <typename T>
+__device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index ucols, T tol,
+                              int max_sweeps, const T* a, T* w, T* v, int* order, T* u, T* s,
+                              T* vt)
+{
+    __shared__ T s_c;
+    __shared__ T s_s;
+    __shared__ int s_rotated;
+    const cg_index tid = threadIdx.x, nt = blockDim.x;
+    for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
+        T* wb = w + b * m * n;
+        T* vb = v + b * n * n;
+        for (cg_index e = tid; e < m * n; e += nt)
+            wb[e] = a[b * m * n + e];
+        for (cg_index e = tid; e < n * n; e += nt)
+            vb[e] = (e / n == e % n) ? T(1) : T(0);
+        __syncthreads();
+        for (int sweep = 0; sweep < max_sweeps; ++sweep) {
+            if (tid == 0)
+                s_rotated = 0;
+            __syncthreads();
+            for (cg_index p = 0; p + 1 < n; ++p) {
+                for (cg_index q = p + 1; q < n; ++q) {
+                    if (tid == 0) {
+                        const T al = cg_coldot(wb, m, n, p, p), be = cg_coldot(wb, m, n, q, q);
+                        const T ga = cg_coldot(wb, m, n, p, q);
+                        if (cg_la_abs(ga) > tol * cg_la_sqrt(al * be) && ga != T(0)) {
+                            const T zeta = (be - al) / (T(2) * ga);
+                            const T t = (zeta >= T(0) ? T(1) : T(-1))
+                                / (cg_la_abs(zeta) + cg_la_sqrt(T(1) + zeta * zeta));
+                            s_c = T(1) / cg_la_sqrt(T(1) + t * t);
+                            s_s = s_c * t;
+                            s_rotated = 1;
+                        } else {
+                            s_c = T(1);
+                            s_s = T(0);
+                        }
+                    }
+                    __syncthreads();
+                    const T c = s_c, sn = s_s;
+                    if (sn != T(0)) {
+                        for (cg_index k = tid; k < m + n; k += nt) {
+                            T* x = k < m ? wb + k * n : vb + (k - m) * n;
+                            const T xp = x[p], xq = x[q];
+                            x[p] = c * xp - sn * xq;
+                            x[q] = sn * xp + c * xq;
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
+            if (!s_rotated)
+                break;                                /* (the same for every thread) */
+            __syncthreads();                          /* before s_rotated is reset */
+        }
+        int* ob = order + b * n;
+        T* sb = s + b * n;
+        if (tid == 0) {
+            for (cg_index j = 0; j < n; ++j) {
+                sb[j] = cg_la_sqrt(cg_coldot(wb, m, n, j, j));
+                ob[j] = (int)j;
+            }
+            for (cg_index i = 1; i < n; ++i) {        /* insertion sort, descending, stable */
+                const int x = ob[i];
+                cg_index j = i;
+                for (; j > 0 && sb[ob[j - 1]] < sb[x]; --j)
+                    ob[j] = ob[j - 1];
+                ob[j] = x;
+            }
+        }
+        __syncthreads();
+        T* ub = u + b * m * ucols;
+        T* vtb = vt + b * n * n;
+        for (cg_index e = tid; e < m * ucols; e += nt) {
+            const cg_index i = e / ucols, j = e % ucols;
+            const T sj = j < n ? sb[ob[j]] : T(0);
+            ub[e] = sj > T(0) ? wb[i * n + ob[j]] / sj : T(0);
+        }
+        for (cg_index e = tid; e < n * n; e += nt)
+            vtb[e] = vb[(e % n) * n + ob[e / n]];
+        __syncthreads();
+        if (tid == 0) {
+            for (cg_index j = 0; j < n; ++j)         /* s sorted, through w (done with) */
+                wb[j] = sb[ob[j]];
+            for (cg_index j = 0; j < n; ++j)
+                sb[j] = wb[j];
+            for (cg_index j = 0; j < ucols; ++j) {
+                if (j < n && sb[j] > T(0))
+                    continue;
+                /* column j: the unit vector with the largest part left once the other
+                 * columns' components are removed (columns still to complete are zero;
+                 * fewer than m columns are set, so some unit vector keeps a part) */
+                cg_index best = 0;
+                T best_norm = T(-1);
+                for (cg_index cand = 0; cand < m; ++cand) {
+                    const T nrm = cg_orth_unit(ub, m, ucols, j, cand);
+                    if (nrm > best_norm) {
+                        best_norm = nrm;
+                        best = cand;
+                    }
+                }
+                const T nrm = cg_orth_unit(ub, m, ucols, j, best);
+                for (cg_index i = 0; i < m; ++i)
+                    ub[i * ucols + j] /= nrm;
+            }
+        }
+        __syncthreads();
+    }
+}
+
+#define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
+    extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
+                                              cg_index nb, int gj, T* w, T* x, int* piv,       \
+                                              int* info, T* det, T* sign, T* logabs)           \
+    {                                                                                          \
+        cg_lu<T>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs);                     \
+    }                                                                                          \
+    extern "C" __global__ void cg_cholesky_##SUFFIX(cg_index batch, cg_index n, const T* a,    \
+                                                    T* l, int* info)                           \
+    {                                                                                          \
+        cg_cholesky<T>(batch, n, a, l, info);                                                  \
+    }                                                                                          \
+    extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
+                                              cg_index qcols, cg_index rrows, T* w, T* tau,    \
+                                              T* q, T* r)                                      \
+    {                                                                                          \
+        cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
+    }                                                                                          \
+    extern "C" __global__ void cg_eigh_##SUFFIX(cg_index batch, cg_index n, int lower, T tol,   \
+                                                int max_sweeps, const T* a, T* w, T* v,        \
+                                                int* order, T* eig, T* vec)                    \
+    {                                                                                          \
+        cg_eigh<T>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);                \
+    }                                                                                          \
+    extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
+                                               cg_index ucols, T tol, int max_sweeps,          \
+                                               const T* a, T* w, T* v, int* order, T* u, T* s, \
+                                               T* vt)                                          \
+    {                                                                                          \
+        cg_svd<T>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);              \
+    }                                                                                          \
+    extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
+                                                int upper, int unit, const T* a, T* x)         \
+    {                                                                                          \
+        cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
+    }
+
+CG_LINALG_KERNELS(f32, float)
+CG_LINALG_KERNELS(f64, double)

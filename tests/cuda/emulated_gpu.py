@@ -1,0 +1,28 @@
+"""The emulated GPU for a test module of tests/cuda (strict mode: barrier divergence,
+warp-lane misuse and out-of-bounds accesses raise), with the 'cuda' entries of the
+kernel table installed. A module uses it with::
+
+    from emulated_gpu import emulated, needs_cxx  # noqa: F401  (the fixture)
+    pytestmark = needs_cxx
+"""
+import os
+import sys
+
+import pytest
+
+import cygrad
+from cygrad.cuda._driver import signature
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_driver import installed  # noqa: E402
+
+needs_cxx = pytest.mark.skipif(signature.find_cxx() is None,
+                               reason="the emulated CUDA driver needs a host C++ compiler")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def emulated():
+    from cygrad.cuda._driver.emulated import EmulatedDriver
+    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
+        cygrad.zeros(1, device="cuda")           # installs the 'cuda' entries
+        yield d
