@@ -153,11 +153,13 @@ CG_M1(cosh, coshf, cosh) CG_M1(tanh, tanhf, tanh) CG_M1(asinh, asinhf, asinh)
 CG_M1(acosh, acoshf, acosh) CG_M1(atanh, atanhf, atanh) CG_M1(erf, erff, erf)
 CG_M1(erfc, erfcf, erfc) CG_M1(floor, floorf, floor) CG_M1(ceil, ceilf, ceil)
 CG_M1(trunc, truncf, trunc) CG_M1(rint, rintf, rint) CG_M1(fabs, fabsf, fabs)
+CG_M1(lgamma, lgammaf, lgamma)
 #define CG_M2(NAME, F, D)                                                        \
     __device__ inline float cg_##NAME(float x, float y) { return F(x, y); }     \
     __device__ inline double cg_##NAME(double x, double y) { return D(x, y); }
 CG_M2(fmod, fmodf, fmod) CG_M2(atan2, atan2f, atan2) CG_M2(hypot, hypotf, hypot)
 CG_M2(pow, powf, pow) CG_M2(copysign, copysignf, copysign)
+CG_M2(nextafter, nextafterf, nextafter)
 
 /* x - x is 0 for finite x and NaN for inf and NaN (no <cmath> macros needed) */
 template <typename T> __device__ inline bool cg_isnan(T x) { return x != x; }
@@ -485,6 +487,95 @@ struct cg_b_pow {
     }
 };
 
+
+/* ---- special functions (rows of cygrad/_core/special_table.py) ---------------------- */
+
+/* digamma as the CPU's cpu/special.c computes it: reflection for x < 0, the
+ * recurrence up to x >= 10, then the asymptotic series; digamma(+-0) = -+inf,
+ * NaN at the negative integers and -inf */
+template <typename T> __device__ inline T cg_digamma(T x)
+{
+    if (x != x) return x;
+    if (x == T(0)) return T(-1) / x;
+    T result = T(0);
+    if (x < T(0)) {
+        if (x == cg_trunc(x) || !cg_isfinite(x)) return cg_sqrt(T(-1));
+        const T r = x - cg_rint(x);
+        result = -T(3.141592653589793) / cg_tan(T(3.141592653589793) * r);
+        x = T(1) - x;
+    }
+    if (!cg_isfinite(x)) return x;
+    while (x < T(10)) {
+        result -= T(1) / x;
+        x += T(1);
+    }
+    const T z = T(1) / (x * x);
+    const T poly = z * (T(1.0 / 12) + z * (T(-1.0 / 120) + z * (T(1.0 / 252) + z * (T(-1.0 / 240)
+                   + z * (T(1.0 / 132) + z * (T(-691.0 / 32760) + z * T(1.0 / 12)))))));
+    return result + cg_log(x) - T(0.5) / x - poly;
+}
+template <typename R> __device__ inline cg_complex<R> cg_csin(cg_complex<R> z)
+{
+    return cg_cx<R>(cg_sin(z.re) * cg_cosh(z.im), cg_cos(z.re) * cg_sinh(z.im));
+}
+CG_REAL_U(lgamma, cg_lgamma(x))
+CG_REAL_U(digamma, cg_digamma(x))
+/* sin(pi x) / (pi x), 1 at 0 */
+CG_CPLX_U(sinc, x == T(0) ? T(1) : cg_sin(T(3.141592653589793) * x) / (T(3.141592653589793) * x),
+          (z.re == R(0) && z.im == R(0)) ? cg_cone<R>()
+              : cg_cdiv(cg_csin(cg_cx<R>(R(3.141592653589793) * z.re, R(3.141592653589793) * z.im)),
+                        cg_cx<R>(R(3.141592653589793) * z.re, R(3.141592653589793) * z.im)))
+struct cg_u_signbit {
+    template <typename T> __device__ bool operator()(T x) const
+    {
+        if constexpr (cg_kind<T>::value == 1) return cg_copysign(T(1), x) < T(0);
+        else return cg_neg(x);
+    }
+};
+struct cg_u_isposinf { template <typename T> __device__ bool operator()(T x) const { return cg_isinf(x) && x > T(0); } };
+struct cg_u_isneginf { template <typename T> __device__ bool operator()(T x) const { return cg_isinf(x) && x < T(0); } };
+
+/* x * log(y) (log1p(y)), 0 where x is 0 unless y is NaN */
+CG_REAL_B(xlogy, b != b ? b : (a == T(0) ? T(0) : a * cg_log(b)))
+CG_REAL_B(xlog1py, b != b ? b : (a == T(0) ? T(0) : a * cg_log1p(b)))
+/* NumPy's logaddexp: equal operands (infinities too) give a + log 2 */
+template <typename T> __device__ inline T cg_logaddexp(T a, T b, bool base2)
+{
+    const T ln2 = T(0.6931471805599453);
+    if (a == b) return base2 ? a + T(1) : a + ln2;
+    const T d = a - b;
+    if (d != d) return d;
+    const T m = d > T(0) ? a : b, e = d > T(0) ? -d : d;
+    return base2 ? m + cg_log1p(cg_exp2(e)) / ln2 : m + cg_log1p(cg_exp(e));
+}
+CG_REAL_B(logaddexp, cg_logaddexp(a, b, false))
+CG_REAL_B(logaddexp2, cg_logaddexp(a, b, true))
+CG_REAL_B(copysign, cg_copysign(a, b))
+CG_REAL_B(nextafter, cg_nextafter(a, b))
+/* PyTorch's heaviside: the values where x == 0, else x > 0 (NaN gives 0) */
+CG_REAL_B(heaviside, a == T(0) ? b : (T)(a > T(0)))
+template <typename T> __device__ inline T cg_gcd(T a, T b)
+{
+    typedef unsigned long long U;
+    U x = cg_neg(a) ? (U)0 - (U)(long long)a : (U)(long long)a;
+    U y = cg_neg(b) ? (U)0 - (U)(long long)b : (U)(long long)b;
+    while (y) {
+        const U t = x % y;
+        x = y;
+        y = t;
+    }
+    return (T)x;
+}
+template <typename T> __device__ inline T cg_lcm(T a, T b)
+{
+    const T g = cg_gcd(a, b);
+    if (g == T(0)) return T(0);
+    const T r = (T)(a / g * b);
+    return cg_neg(r) ? (T)(-(typename cg_wrap<T>::U)r) : r;
+}
+CG_REAL_B(gcd, cg_gcd(a, b))
+CG_REAL_B(lcm, cg_lcm(a, b))
+
 /* ---- loops ---------------------------------------------------------------------- */
 
 template <typename SO, typename SA, typename F>
@@ -622,6 +713,21 @@ CG_FLOATS(CG_ORDERED) CG_INTS(CG_ORDERED) CG_BOOL(CG_ORDERED)
 CG_FLOATS(CG_DIVMOD) CG_INTS(CG_DIVMOD)
 CG_FLOATS(CG_FLOAT_BINARY) CG_COMPLEX(CG_CPLX_BINARY)
 CG_INTS(CG_BITS) CG_BOOL(CG_BITS) CG_INTS(CG_SHIFTS)
+
+/* -- special functions -- */
+#define CG_SPECIAL_FLOAT(SFX, T)                                                                \
+    CG_U_SAME(lgamma, SFX, T) CG_U_SAME(digamma, SFX, T) CG_U_SAME(sinc, SFX, T)                \
+    CG_U_OUT(isposinf, SFX, cg_bool, T) CG_U_OUT(isneginf, SFX, cg_bool, T)                     \
+    CG_B_SAME(xlogy, SFX, T) CG_B_SAME(xlog1py, SFX, T) CG_B_SAME(logaddexp, SFX, T)            \
+    CG_B_SAME(logaddexp2, SFX, T) CG_B_SAME(copysign, SFX, T)
+#define CG_SPECIAL_REAL(SFX, T) CG_U_OUT(signbit, SFX, cg_bool, T) CG_B_SAME(heaviside, SFX, T)
+#define CG_SPECIAL_INT(SFX, T) CG_B_SAME(gcd, SFX, T) CG_B_SAME(lcm, SFX, T)
+CG_FLOATS(CG_SPECIAL_FLOAT) CG_FLOATS(CG_SPECIAL_REAL) CG_INTS(CG_SPECIAL_REAL) CG_INTS(CG_SPECIAL_INT)
+CG_B_SAME(heaviside, b8, cg_bool)
+CG_U_SAME(sinc, c64, cg_c64)
+CG_U_SAME(sinc, c128, cg_c128)
+CG_B_SAME(nextafter, f32, float)
+CG_B_SAME(nextafter, f64, double)
 
 /* ---- casts and fills -------------------------------------------------------------------- */
 

@@ -59,6 +59,9 @@ UNARY_DTYPES = {
     "floor": _I + _F, "ceil": _I + _F, "trunc": _I + _F, "round": _I + _F,
     "relu": _I + _F, "bitwise_not": _B + _I, "logical_not": _ALL,
     "isnan": _ALL, "isinf": _ALL, "isfinite": _ALL, "conj_physical": _ALL,
+    # rows of cygrad/_core/special_table.py
+    "lgamma": _F, "digamma": _F, "sinc": _F + _CX, "signbit": _B + _I + _F,
+    "isposinf": _B + _I + _F, "isneginf": _B + _I + _F,
 }
 BINARY_DTYPES = {
     **{name: _ALL for name in ("add", "mul", "eq", "ne", "logical_and", "logical_or",
@@ -70,15 +73,19 @@ BINARY_DTYPES = {
                                       "ge")},
     **{name: _B + _I for name in ("bitwise_and", "bitwise_or", "bitwise_xor")},
     **{name: _I for name in ("bitwise_left_shift", "bitwise_right_shift")},
+    # rows of cygrad/_core/special_table.py
+    **{name: _F for name in ("xlogy", "xlog1py", "logaddexp", "logaddexp2", "copysign")},
+    "nextafter": ("float32", "float64"), "heaviside": _B + _I + _F, "gcd": _I, "lcm": _I,
 }
 _BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-                "logical_not", "isnan", "isinf", "isfinite"}
+                "logical_not", "isnan", "isinf", "isfinite", "signbit", "isposinf", "isneginf"}
 _ZERO_CHECKED = {"floor_divide", "remainder", "fmod"}
 # ops that leave a value of these dtypes as it is: a copy
 _IDENTITY = {"floor": _I, "ceil": _I, "trunc": _I, "round": _I, "sign": _B, "sgn": _B,
              "conj_physical": _B + _I + _F}
-# float-only tests of integer and bool values: a constant
-_CONSTANT = {"isnan": False, "isinf": False, "isfinite": True}
+# tests whose answer for these dtypes is a constant: (value, dtypes)
+_CONSTANT = {"isnan": (False, _B + _I), "isinf": (False, _B + _I), "isfinite": (True, _B + _I),
+             "isposinf": (False, _B + _I), "isneginf": (False, _B + _I), "signbit": (False, _B)}
 
 #: every primitive this module gives a 'cuda' kernel
 PRIMITIVES = (tuple(UNARY_DTYPES) + tuple(BINARY_DTYPES)
@@ -256,9 +263,10 @@ def unary(name, out, x):
     ct = x.dtype
     if ct.name in _IDENTITY.get(name, ()):
         return cast_into(out, x)
-    if name in _CONSTANT and not (ct.is_floating_point or ct.is_complex):
-        return fill(out, _CONSTANT[name])
-    if ct.name not in UNARY_DTYPES[name]:
+    value, dtypes = _CONSTANT.get(name, (None, ()))
+    if ct.name in dtypes:
+        return fill(out, value)
+    if ct.name not in UNARY_DTYPES.get(name, ()):
         raise _no_kernel(name, ct)
     kernel = "sign" if name == "sgn" and not ct.is_complex else name    # (sgn is sign for reals)
     return _launch(f"cg_{kernel}_{_SFX[ct.name]}_strided", out, (x,))
@@ -276,7 +284,7 @@ def binary(name, out, a, b):
     True
     """
     ct = a.dtype
-    if ct.name not in BINARY_DTYPES[name]:
+    if ct.name not in BINARY_DTYPES.get(name, ()):
         raise _no_kernel(name, ct)
     kernel = f"cg_{name}_{_SFX[ct.name]}_strided"
     if name not in _ZERO_CHECKED:
