@@ -49,17 +49,25 @@ template <typename R> struct alignas(2 * sizeof(R)) cg_complex { R re, im; };
 typedef cg_complex<float> cg_c64;
 typedef cg_complex<double> cg_c128;
 
+/* Element offsets of the i-th element (row-major over shape) in each operand. The
+ * outermost dim needs no division (i is below its size by then), so a tensor the
+ * host merged into one dim costs no 64-bit division at all. */
 __device__ inline void cg_offsets(const cg_geometry& g, cg_index i,
                                   cg_index* off_out, cg_index* off_a, cg_index* off_b)
 {
     cg_index o = 0, a = 0, b = 0;
-    for (int d = g.ndim - 1; d >= 0; --d) {
+    for (int d = g.ndim - 1; d > 0; --d) {
         const cg_index size = g.shape[d];
         const cg_index k = i % size;
         i /= size;
         o += k * g.stride_out[d];
         a += k * g.stride_a[d];
         b += k * g.stride_b[d];
+    }
+    if (g.ndim > 0) {
+        o += i * g.stride_out[0];
+        a += i * g.stride_a[0];
+        b += i * g.stride_b[0];
     }
     *off_out = o;
     *off_a = a;
