@@ -526,6 +526,30 @@ template <typename R> __device__ inline cg_complex<R> cg_csin(cg_complex<R> z)
 {
     return cg_cx<R>(cg_sin(z.re) * cg_cosh(z.im), cg_cos(z.re) * cg_sinh(z.im));
 }
+/* erfinv: Winitzki's closed form (a = 0.147) as the first guess, then Newton
+ * steps on erf(x) = y, or on erfc(x) = 1 - |y| past |y| = 0.5 (1 - |y| is exact
+ * there, so the tail keeps its relative accuracy); a fixed number of steps, so
+ * the threads of a warp stay together */
+template <typename T> __device__ inline T cg_erfinv(T y)
+{
+    if (y != y) return y;
+    const T ay = cg_fabs(y);
+    if (ay >= T(1)) return ay == T(1) ? cg_copysign(-cg_log(T(0)), y) : cg_sqrt(T(-1));
+    const T l = cg_log((T(1) - y) * (T(1) + y)), a = T(0.147);
+    const T u = T(2) / (T(3.141592653589793) * a) + l / T(2);
+    T x = cg_sqrt(cg_sqrt(u * u - l / a) - u);
+    const T k = T(1.1283791670955126);       /* 2 / sqrt(pi) */
+    const int steps = sizeof(T) == 8 ? 4 : 3;
+    for (int s = 0; s < steps; ++s) {
+        const T f = ay > T(0.5) ? (T(1) - ay) - cg_erfc(x) : cg_erf(x) - ay;
+        x -= f / (k * cg_exp(-x * x));
+    }
+    return cg_copysign(x, y);
+}
+CG_REAL_U(erfinv, cg_erfinv(x))
+CG_REAL_U(ndtr, T(0.5) * cg_erfc(-x * T(0.7071067811865476)))
+/* -x log x, 0 at 0, -inf below 0 */
+CG_REAL_U(entr, x != x ? x : (x > T(0) ? -x * cg_log(x) : (x == T(0) ? T(0) : cg_log(T(0)))))
 CG_REAL_U(lgamma, cg_lgamma(x))
 CG_REAL_U(digamma, cg_digamma(x))
 /* sin(pi x) / (pi x), 1 at 0 */
@@ -725,6 +749,7 @@ CG_INTS(CG_BITS) CG_BOOL(CG_BITS) CG_INTS(CG_SHIFTS)
 /* -- special functions -- */
 #define CG_SPECIAL_FLOAT(SFX, T)                                                                \
     CG_U_SAME(lgamma, SFX, T) CG_U_SAME(digamma, SFX, T) CG_U_SAME(sinc, SFX, T)                \
+    CG_U_SAME(erfinv, SFX, T) CG_U_SAME(ndtr, SFX, T) CG_U_SAME(entr, SFX, T)                   \
     CG_U_OUT(isposinf, SFX, cg_bool, T) CG_U_OUT(isneginf, SFX, cg_bool, T)                     \
     CG_B_SAME(xlogy, SFX, T) CG_B_SAME(xlog1py, SFX, T) CG_B_SAME(logaddexp, SFX, T)            \
     CG_B_SAME(logaddexp2, SFX, T) CG_B_SAME(copysign, SFX, T)

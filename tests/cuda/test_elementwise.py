@@ -46,7 +46,7 @@ def host(t):
 ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
        "float64", "complex64", "complex128"]
 POSITIVE = {"log", "log2", "log10", "sqrt", "rsqrt", "log1p", "lgamma", "digamma"}
-UNIT = {"asin", "acos", "atanh"}
+UNIT = {"asin", "acos", "atanh", "erfinv"}
 
 
 def _values(name, dtype, shape, rng, second=False):
@@ -153,9 +153,21 @@ def test_nan_handling(name):
     b = cygrad.tensor([1.0, nan, nan, 3.0, -0.0])
     fn = getattr(cygrad, name)
     _check(fn(a.cuda(), b.cuda()), fn(a, b), "float32")
-    for t in (cygrad.isnan, cygrad.isinf, cygrad.isfinite, cygrad.sign, cygrad.relu):
-        v = cygrad.tensor([nan, float("inf"), -float("inf"), -0.0, 2.0])
+    for t in (cygrad.isnan, cygrad.isinf, cygrad.isfinite, cygrad.sign, cygrad.relu,
+              cygrad.signbit, cygrad.isposinf, cygrad.special.entr, cygrad.digamma):
+        v = cygrad.tensor([nan, float("inf"), -float("inf"), -0.0, 2.0, -3.0, 0.0])
         _check(t(v.cuda()), t(v), "float32")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfinv_over_its_range(dtype):
+    """erfinv from the centre to the tails (1 - |y| down to 1e-6 and 1e-12), and +-1."""
+    dt = getattr(cygrad, dtype)
+    tail = [1 - 1e-6, -(1 - 1e-6)] + ([1 - 1e-12] if dtype == "float64" else [])
+    y = cygrad.tensor([0.0, 1e-8, 0.3, -0.5, 0.51, 0.9, -0.99, 0.9999, 1.0, -1.0, 1.5] + tail, dtype=dt)
+    tol = 3e-6 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(host(cygrad.erfinv(y.cuda())), cygrad.erfinv(y).numpy(),
+                               rtol=tol, atol=0, equal_nan=True)
 
 
 def test_casts_between_all_dtypes(ew):
@@ -235,8 +247,8 @@ def test_unsupported_dtype_raises_not_implemented_by_name():
     z = cygrad.tensor([0.5 + 0.5j], device="cuda")
     with pytest.raises(NotImplementedError, match="'asin' for dtype cygrad.complex64 on device cuda"):
         z.asin()
-    with pytest.raises(NotImplementedError, match="'erfinv' for dtype cygrad.float32 on device cuda"):
-        cygrad.erfinv(z.real)
+    with pytest.raises(NotImplementedError, match="'i0' for dtype cygrad.float32 on device cuda"):
+        cygrad.i0(z.real)
 
 
 def test_where_masked_fill_and_selection_kernels():

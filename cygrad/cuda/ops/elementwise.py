@@ -60,7 +60,7 @@ UNARY_DTYPES = {
     "relu": _I + _F, "bitwise_not": _B + _I, "logical_not": _ALL,
     "isnan": _ALL, "isinf": _ALL, "isfinite": _ALL, "conj_physical": _ALL,
     # rows of cygrad/_core/special_table.py
-    "lgamma": _F, "digamma": _F, "sinc": _F + _CX, "signbit": _B + _I + _F,
+    "lgamma": _F, "digamma": _F, "erfinv": _F, "ndtr": _F, "entr": _F, "sinc": _F + _CX, "signbit": _B + _I + _F,
     "isposinf": _B + _I + _F, "isneginf": _B + _I + _F,
 }
 BINARY_DTYPES = {
