@@ -274,8 +274,43 @@ CG_CPLX_U(sigmoid, T(1) / (T(1) + cg_exp(-x)),
           cg_cdiv(cg_cone<R>(), cg_cx<R>(R(1) + cg_cexp(cg_cx<R>(-z.re, -z.im)).re,
                                          cg_cexp(cg_cx<R>(-z.re, -z.im)).im)))
 CG_CPLX_U(reciprocal, T(1) / x, cg_cdiv(cg_cone<R>(), z))
-CG_REAL_U(asin, cg_asin(x)) CG_REAL_U(acos, cg_acos(x)) CG_REAL_U(atan, cg_atan(x))
-CG_REAL_U(asinh, cg_asinh(x)) CG_REAL_U(acosh, cg_acosh(x)) CG_REAL_U(atanh, cg_atanh(x))
+/* The inverse functions of complex numbers by Kahan's formulas ("Branch cuts for
+ * complex elementary functions", 1987), which keep the branch cuts of C99 and
+ * NumPy and lose no accuracy near 0 or 1: asin(z) = atan2(x, Re(s- s+)) +
+ * i asinh(Im(conj(s-) s+)) with s-+ = sqrt(1 -+ z), and so on. */
+template <typename R> __device__ inline cg_complex<R> cg_casin(cg_complex<R> z)
+{
+    const cg_complex<R> a = cg_csqrt(cg_cx<R>(R(1) - z.re, -z.im)), b = cg_csqrt(cg_cx<R>(R(1) + z.re, z.im));
+    return cg_cx<R>(cg_atan2(z.re, a.re * b.re - a.im * b.im), cg_asinh(a.re * b.im - a.im * b.re));
+}
+template <typename R> __device__ inline cg_complex<R> cg_cacos(cg_complex<R> z)
+{
+    const cg_complex<R> a = cg_csqrt(cg_cx<R>(R(1) - z.re, -z.im)), b = cg_csqrt(cg_cx<R>(R(1) + z.re, z.im));
+    return cg_cx<R>(R(2) * cg_atan2(a.re, b.re), cg_asinh(b.re * a.im - b.im * a.re));
+}
+template <typename R> __device__ inline cg_complex<R> cg_cacosh(cg_complex<R> z)
+{
+    const cg_complex<R> a = cg_csqrt(cg_cx<R>(z.re - R(1), z.im)), b = cg_csqrt(cg_cx<R>(z.re + R(1), z.im));
+    return cg_cx<R>(cg_asinh(a.re * b.re + a.im * b.im), R(2) * cg_atan2(a.im, b.re));
+}
+/* atanh(x + iy) = log1p(4x / ((1 - x)^2 + y^2)) / 4 + i atan2(2y, (1 - x)(1 + x) - y^2) / 2 */
+template <typename R> __device__ inline cg_complex<R> cg_catanh(cg_complex<R> z)
+{
+    const R x = z.re, y = z.im;
+    return cg_cx<R>(cg_log1p(R(4) * x / ((R(1) - x) * (R(1) - x) + y * y)) / R(4),
+                    cg_atan2(R(2) * y, (R(1) - x) * (R(1) + x) - y * y) / R(2));
+}
+/* asinh(z) = -i asin(iz), atan(z) = -i atanh(iz) */
+template <typename R> __device__ inline cg_complex<R> cg_times_minus_i(cg_complex<R> w)
+{
+    return cg_cx<R>(w.im, -w.re);
+}
+CG_CPLX_U(asin, cg_asin(x), cg_casin(z))
+CG_CPLX_U(acos, cg_acos(x), cg_cacos(z))
+CG_CPLX_U(atan, cg_atan(x), cg_times_minus_i(cg_catanh(cg_cx<R>(-z.im, z.re))))
+CG_CPLX_U(asinh, cg_asinh(x), cg_times_minus_i(cg_casin(cg_cx<R>(-z.im, z.re))))
+CG_CPLX_U(acosh, cg_acosh(x), cg_cacosh(z))
+CG_CPLX_U(atanh, cg_atanh(x), cg_catanh(z))
 CG_REAL_U(erf, cg_erf(x)) CG_REAL_U(erfc, cg_erfc(x))
 CG_REAL_U(floor, cg_floor(x)) CG_REAL_U(ceil, cg_ceil(x)) CG_REAL_U(trunc, cg_trunc(x))
 CG_REAL_U(round, cg_rint(x))     /* half to even, as torch.round */
@@ -694,12 +729,12 @@ template <typename CO> struct cg_cast_fn {
     CG_U_SAME(sin, SFX, T) CG_U_SAME(cos, SFX, T) CG_U_SAME(tan, SFX, T)                        \
     CG_U_SAME(sinh, SFX, T) CG_U_SAME(cosh, SFX, T) CG_U_SAME(tanh, SFX, T)                     \
     CG_U_SAME(sigmoid, SFX, T) CG_U_SAME(reciprocal, SFX, T) CG_U_SAME(neg, SFX, T)             \
+    CG_U_SAME(asin, SFX, T) CG_U_SAME(acos, SFX, T) CG_U_SAME(atan, SFX, T)                     \
+    CG_U_SAME(asinh, SFX, T) CG_U_SAME(acosh, SFX, T) CG_U_SAME(atanh, SFX, T)                  \
     CG_U_SAME(square, SFX, T) CG_U_SAME(sgn, SFX, T)                                            \
     CG_U_OUT(isnan, SFX, cg_bool, T) CG_U_OUT(isinf, SFX, cg_bool, T)                           \
     CG_U_OUT(isfinite, SFX, cg_bool, T) CG_U_OUT(logical_not, SFX, cg_bool, T)
 #define CG_REAL_FLOAT(SFX, T)                                                                   \
-    CG_U_SAME(asin, SFX, T) CG_U_SAME(acos, SFX, T) CG_U_SAME(atan, SFX, T)                     \
-    CG_U_SAME(asinh, SFX, T) CG_U_SAME(acosh, SFX, T) CG_U_SAME(atanh, SFX, T)                  \
     CG_U_SAME(erf, SFX, T) CG_U_SAME(erfc, SFX, T) CG_U_SAME(floor, SFX, T)                     \
     CG_U_SAME(ceil, SFX, T) CG_U_SAME(trunc, SFX, T) CG_U_SAME(round, SFX, T)                   \
     CG_U_SAME(frac, SFX, T) CG_U_SAME(relu, SFX, T) CG_U_SAME(abs, SFX, T)                      \

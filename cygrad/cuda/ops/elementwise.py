@@ -47,8 +47,9 @@ _CX = ("complex64", "complex128")
 _ALL = _B + _I + _F + _CX
 
 _COMPLEX_MATH = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin",
-                 "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal")
-_REAL_MATH = ("asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "erfc", "frac")
+                 "cos", "tan", "sinh", "cosh", "tanh", "sigmoid", "reciprocal", "asin", "acos",
+                 "atan", "asinh", "acosh", "atanh")
+_REAL_MATH = ("erf", "erfc", "frac")
 
 #: op name -> the dtypes its kernel covers (the computing dtype)
 UNARY_DTYPES = {
