@@ -230,6 +230,13 @@ def test_in_place_and_out_arguments():
     assert host(i.float().floor_divide(2)).tolist() == [0.0, 1.0, 1.0]
     h = cygrad.tensor([0.0, 1.0], dtype=cygrad.float16, device="cuda")
     assert host(h * 1e10).tolist() == [0.0, float("inf")]     # computed in float32, as on the CPU
+    np.testing.assert_allclose(host(i.sin()), np.sin([1.0, 2.0, 3.0]), rtol=1e-6)   # int -> float
+    # a copy between overlapping views reads the source before writing
+    r = cygrad.arange(6, dtype=cygrad.int16)
+    rc = r.cuda()
+    rc[1:] = rc[:-1]
+    r[1:] = r[:-1]
+    assert host(rc).tolist() == r.tolist()
 
 
 def test_integer_division_by_zero_raises_the_cpu_error():
