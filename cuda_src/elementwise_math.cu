@@ -581,6 +581,54 @@ template <typename T> __device__ inline T cg_erfinv(T y)
     }
     return cg_copysign(x, y);
 }
+/* Hurwitz zeta sum_k (k + q)^-s: the first N terms summed, the rest by the
+ * Euler-Maclaurin formula with w = q + N >= max(10, (s + 24) / 1.9), where 12
+ * Bernoulli terms converge; the special cases as PyTorch orders them */
+template <typename T> __device__ inline T cg_zeta(T s, T q)
+{
+    const T inf = -cg_log(T(0)), nan = cg_sqrt(T(-1));
+    if (s == T(1)) return inf;
+    if (s < T(1)) return nan;
+    if (q <= T(0)) {
+        if (q == cg_floor(q)) return inf;
+        if (s != cg_floor(s)) return nan;
+    }
+    if (cg_isinf(s) && q == q) return q == T(1) ? T(1) : (q < T(1) ? inf : nan);
+    if (s != s || !cg_isfinite(q)) return nan;
+    const T target = (s + T(24)) / T(1.9) < T(10) ? T(10) : (s + T(24)) / T(1.9);
+    const T need = cg_ceil(target - q);
+    const long long terms = need < T(0) ? 0 : (need > T(2000) ? 2000 : (long long)need);
+    T sum = T(0);
+    for (long long k = 0; k < terms; ++k) sum += cg_pow(q + T(k), -s);
+    const T w = q + T(terms), wpow = cg_pow(w, -s);
+    if (wpow == T(0)) return sum;
+    sum += w * wpow / (s - T(1)) + wpow / T(2);
+    /* B_2j / (2j)!, j = 1..12 */
+    const double bern[12] = {1.0 / 12, -1.0 / 720, 1.0 / 30240, -1.0 / 1209600, 1.0 / 47900160,
+                             -691.0 / 1307674368000.0, 1.0 / 74724249600.0,
+                             -3617.0 / 10670622842880000.0, 43867.0 / 5109094217170944000.0,
+                             -174611.0 / 802857662698291200000.0,
+                             77683.0 / 14101100039391805440000.0,
+                             -236364091.0 / 1693824136731743669452800000.0};
+    T rising = s, wp = wpow / w;
+    const T winv2 = T(1) / (w * w), eps = sizeof(T) == 8 ? T(1e-17) : T(1e-8);
+    for (int j = 0; j < 12; ++j) {
+        const T term = T(bern[j]) * rising * wp;
+        sum += term;
+        if (cg_fabs(term) < eps * cg_fabs(sum)) break;
+        rising *= (s + T(2 * j + 1)) * (s + T(2 * j + 2));
+        wp *= winv2;
+    }
+    return sum;
+}
+/* psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x); n = 0 is digamma */
+template <typename T> __device__ inline T cg_polygamma(T n, T x)
+{
+    if (n != n || x != x) return n + x;
+    if (n == T(0)) return cg_digamma(x);
+    const T sign = cg_fmod(n, T(2)) != T(0) ? T(1) : T(-1);
+    return sign * cg_exp(cg_lgamma(n + T(1))) * cg_zeta(n + T(1), x);
+}
 CG_REAL_U(erfinv, cg_erfinv(x))
 CG_REAL_U(ndtr, T(0.5) * cg_erfc(-x * T(0.7071067811865476)))
 /* -x log x, 0 at 0, -inf below 0 */
@@ -640,6 +688,8 @@ template <typename T> __device__ inline T cg_lcm(T a, T b)
     const T r = (T)(a / g * b);
     return cg_neg(r) ? (T)(-(typename cg_wrap<T>::U)r) : r;
 }
+CG_REAL_B(zeta, cg_zeta(a, b))
+CG_REAL_B(polygamma, cg_polygamma(a, b))
 CG_REAL_B(gcd, cg_gcd(a, b))
 CG_REAL_B(lcm, cg_lcm(a, b))
 
@@ -789,6 +839,7 @@ CG_INTS(CG_BITS) CG_BOOL(CG_BITS) CG_INTS(CG_SHIFTS)
     CG_B_SAME(xlogy, SFX, T) CG_B_SAME(xlog1py, SFX, T) CG_B_SAME(logaddexp, SFX, T)            \
     CG_B_SAME(logaddexp2, SFX, T) CG_B_SAME(copysign, SFX, T)
 #define CG_SPECIAL_REAL(SFX, T) CG_U_OUT(signbit, SFX, cg_bool, T) CG_B_SAME(heaviside, SFX, T)
+#define CG_POLYGAMMA(SFX, T) CG_B_SAME(polygamma, SFX, T)
 #define CG_SPECIAL_INT(SFX, T) CG_B_SAME(gcd, SFX, T) CG_B_SAME(lcm, SFX, T)
 CG_FLOATS(CG_SPECIAL_FLOAT) CG_FLOATS(CG_SPECIAL_REAL) CG_INTS(CG_SPECIAL_REAL) CG_INTS(CG_SPECIAL_INT)
 CG_B_SAME(heaviside, b8, cg_bool)
@@ -796,6 +847,9 @@ CG_U_SAME(sinc, c64, cg_c64)
 CG_U_SAME(sinc, c128, cg_c128)
 CG_B_SAME(nextafter, f32, float)
 CG_B_SAME(nextafter, f64, double)
+CG_B_SAME(zeta, f32, float)
+CG_B_SAME(zeta, f64, double)
+CG_FLOATS(CG_POLYGAMMA)
 
 /* ---- casts and fills -------------------------------------------------------------------- */
 

@@ -64,8 +64,18 @@ def _values(name, dtype, shape, rng, second=False):
         else:
             v = rng.integers(0 if dtype == "uint8" else -9, 10, shape)
         return v.astype(dt.np_dtype)
-    lo, hi = (0.1, 3.0) if name in POSITIVE or (second and name in ("xlogy", "xlog1py")) else (-0.9, 0.9) if name in UNIT else \
-        (1.1, 3.0) if name == "acosh" else (0.5, 2.0) if name == "pow" and not second else (-2.0, 2.0)
+    if name == "zeta":
+        lo, hi = (0.5, 2.0) if second else (1.1, 4.0)
+    elif name in POSITIVE or (second and name in ("xlogy", "xlog1py")):
+        lo, hi = (0.1, 3.0)
+    elif name in UNIT:
+        lo, hi = (-0.9, 0.9)
+    elif name == "acosh":
+        lo, hi = (1.1, 3.0)
+    elif name == "pow" and not second:
+        lo, hi = (0.5, 2.0)
+    else:
+        lo, hi = (-2.0, 2.0)
     v = rng.uniform(lo, hi, shape)
     if dt.is_complex:
         v = v + 1j * rng.uniform(-1.0, 1.0, shape)
@@ -123,6 +133,8 @@ def test_every_binary_op_in_every_dtype_matches_the_cpu_with_broadcasting(ew):
     rng = np.random.default_rng(1)
     done = 0
     for name, dtypes in ew.BINARY_DTYPES.items():
+        if name == "polygamma":          # (its order n is a number: test_polygamma_and_zeta)
+            continue
         fn = _public(name)
         for dtype in dtypes:
             a = _tensor(_values(name, dtype, (3, 1, 4), rng), dtype)
@@ -157,6 +169,23 @@ def test_nan_handling(name):
               cygrad.signbit, cygrad.isposinf, cygrad.special.entr, cygrad.digamma):
         v = cygrad.tensor([nan, float("inf"), -float("inf"), -0.0, 2.0, -3.0, 0.0])
         _check(t(v.cuda()), t(v), "float32")
+
+
+def test_polygamma_and_zeta():
+    x = cygrad.tensor([0.3, 1.0, 2.5, 7.0, -1.5, 30.0], dtype=cygrad.float64)
+    for n in (0, 1, 2, 3):
+        np.testing.assert_allclose(host(cygrad.polygamma(n, x.cuda())), cygrad.polygamma(n, x).numpy(),
+                                   rtol=1e-11)
+    s = cygrad.tensor([1.0, 0.5, 2.0, 3.5, float("inf"), 2.0])
+    q = cygrad.tensor([1.0, 1.0, -2.0, 0.25, 1.0, 3.0])
+    _check(cygrad.special.zeta(s.cuda(), q.cuda()), cygrad.special.zeta(s, q), "float32")
+    # digamma's gradient is polygamma(1, x), on the device
+    xs = []
+    for device in ("cpu", "cuda"):
+        t = cygrad.tensor([0.5, 2.0], dtype=cygrad.float64, device=device, requires_grad=True)
+        t.digamma().sum().backward()
+        xs.append(t.grad.cpu().numpy())
+    np.testing.assert_allclose(xs[1], xs[0], rtol=1e-11)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

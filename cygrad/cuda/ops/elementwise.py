@@ -76,7 +76,8 @@ BINARY_DTYPES = {
     **{name: _I for name in ("bitwise_left_shift", "bitwise_right_shift")},
     # rows of cygrad/_core/special_table.py
     **{name: _F for name in ("xlogy", "xlog1py", "logaddexp", "logaddexp2", "copysign")},
-    "nextafter": ("float32", "float64"), "heaviside": _B + _I + _F, "gcd": _I, "lcm": _I,
+    "nextafter": ("float32", "float64"), "zeta": ("float32", "float64"), "polygamma": _F,
+    "heaviside": _B + _I + _F, "gcd": _I, "lcm": _I,
 }
 _BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
                 "logical_not", "isnan", "isinf", "isfinite", "signbit", "isposinf", "isneginf"}
