@@ -629,6 +629,55 @@ template <typename T> __device__ inline T cg_polygamma(T n, T x)
     const T sign = cg_fmod(n, T(2)) != T(0) ? T(1) : T(-1);
     return sign * cg_exp(cg_lgamma(n + T(1))) * cg_zeta(n + T(1), x);
 }
+/* Modified Bessel functions I0 and I1 (and e^-|x| times them): the power series,
+ * whose terms are all positive, up to |x| = 30; past it the asymptotic series
+ * of I_nu(x) e^-x in 1/(8x), cut where its terms stop shrinking. I0 and I1 of
+ * +-inf are NaN, as PyTorch's. */
+template <typename T> __device__ inline T cg_bessel_i_series(int nu, T x)
+{
+    const T q = x * x / T(4), eps = sizeof(T) == 8 ? T(1.1e-16) : T(6e-8);
+    T term = T(1), sum = T(1);
+    for (int k = 1; k < 500; ++k) {
+        term *= q / (T(k) * T(k + nu));
+        sum += term;
+        if (term < eps * sum) break;
+    }
+    return nu ? x / T(2) * sum : sum;
+}
+template <typename T> __device__ inline T cg_bessel_i_asym(int nu, T x)
+{
+    const T mu = T(4 * nu * nu), eps = sizeof(T) == 8 ? T(1.1e-16) : T(6e-8);
+    T term = T(1), sum = T(1);
+    for (int k = 1; k < 60; ++k) {
+        const T next = term * -(mu - T((2 * k - 1) * (2 * k - 1))) / (T(8 * k) * x);
+        if (cg_fabs(next) >= cg_fabs(term)) break;
+        term = next;
+        sum += term;
+        if (cg_fabs(term) < eps * cg_fabs(sum)) break;
+    }
+    return sum / cg_sqrt(T(6.283185307179586) * x);
+}
+/* I_nu(x) (scaled: times e^-|x|) for nu = 0 or 1 */
+template <typename T> __device__ inline T cg_bessel_i(int nu, T x, bool scaled)
+{
+    if (x != x) return x;
+    const T ax = cg_fabs(x);
+    T r;
+    if (ax <= T(30)) {
+        r = cg_bessel_i_series(nu, ax);
+        if (scaled) r *= cg_exp(-ax);
+    } else if (!cg_isfinite(x)) {
+        r = scaled ? T(0) : cg_sqrt(T(-1));
+    } else {
+        r = cg_bessel_i_asym(nu, ax);
+        if (!scaled) r = sizeof(T) == 8 && ax > T(715) ? -cg_log(T(0)) : r * cg_exp(ax);
+    }
+    return nu ? cg_copysign(r, x) : r;
+}
+CG_REAL_U(i0, cg_bessel_i(0, x, false))
+CG_REAL_U(i0e, cg_bessel_i(0, x, true))
+CG_REAL_U(i1, cg_bessel_i(1, x, false))
+CG_REAL_U(i1e, cg_bessel_i(1, x, true))
 CG_REAL_U(erfinv, cg_erfinv(x))
 CG_REAL_U(ndtr, T(0.5) * cg_erfc(-x * T(0.7071067811865476)))
 /* -x log x, 0 at 0, -inf below 0 */
@@ -835,6 +884,7 @@ CG_INTS(CG_BITS) CG_BOOL(CG_BITS) CG_INTS(CG_SHIFTS)
 #define CG_SPECIAL_FLOAT(SFX, T)                                                                \
     CG_U_SAME(lgamma, SFX, T) CG_U_SAME(digamma, SFX, T) CG_U_SAME(sinc, SFX, T)                \
     CG_U_SAME(erfinv, SFX, T) CG_U_SAME(ndtr, SFX, T) CG_U_SAME(entr, SFX, T)                   \
+    CG_U_SAME(i0, SFX, T) CG_U_SAME(i0e, SFX, T) CG_U_SAME(i1, SFX, T) CG_U_SAME(i1e, SFX, T)   \
     CG_U_OUT(isposinf, SFX, cg_bool, T) CG_U_OUT(isneginf, SFX, cg_bool, T)                     \
     CG_B_SAME(xlogy, SFX, T) CG_B_SAME(xlog1py, SFX, T) CG_B_SAME(logaddexp, SFX, T)            \
     CG_B_SAME(logaddexp2, SFX, T) CG_B_SAME(copysign, SFX, T)

@@ -61,7 +61,9 @@ UNARY_DTYPES = {
     "relu": _I + _F, "bitwise_not": _B + _I, "logical_not": _ALL,
     "isnan": _ALL, "isinf": _ALL, "isfinite": _ALL, "conj_physical": _ALL,
     # rows of cygrad/_core/special_table.py
-    "lgamma": _F, "digamma": _F, "erfinv": _F, "ndtr": _F, "entr": _F, "sinc": _F + _CX, "signbit": _B + _I + _F,
+    "lgamma": _F, "digamma": _F, "erfinv": _F, "ndtr": _F, "entr": _F, "sinc": _F + _CX,
+    "i0": _F, "i0e": _F, "i1": _F, "i1e": _F,
+    "modified_bessel_i0": ("float32", "float64"), "modified_bessel_i1": ("float32", "float64"), "signbit": _B + _I + _F,
     "isposinf": _B + _I + _F, "isneginf": _B + _I + _F,
 }
 BINARY_DTYPES = {
@@ -85,6 +87,8 @@ _ZERO_CHECKED = {"floor_divide", "remainder", "fmod"}
 # ops that leave a value of these dtypes as it is: a copy
 _IDENTITY = {"floor": _I, "ceil": _I, "trunc": _I, "round": _I, "sign": _B, "sgn": _B,
              "conj_physical": _B + _I + _F}
+# ops computed by another op's kernel
+_SAME_KERNEL = {"modified_bessel_i0": "i0", "modified_bessel_i1": "i1"}
 # tests whose answer for these dtypes is a constant: (value, dtypes)
 _CONSTANT = {"isnan": (False, _B + _I), "isinf": (False, _B + _I), "isfinite": (True, _B + _I),
              "isposinf": (False, _B + _I), "isneginf": (False, _B + _I), "signbit": (False, _B)}
@@ -270,7 +274,9 @@ def unary(name, out, x):
         return fill(out, value)
     if ct.name not in UNARY_DTYPES.get(name, ()):
         raise _no_kernel(name, ct)
-    kernel = "sign" if name == "sgn" and not ct.is_complex else name    # (sgn is sign for reals)
+    kernel = _SAME_KERNEL.get(name, name)
+    if name == "sgn" and not ct.is_complex:
+        kernel = "sign"
     return _launch(f"cg_{kernel}_{_SFX[ct.name]}_strided", out, (x,))
 
 
