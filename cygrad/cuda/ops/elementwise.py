@@ -315,6 +315,15 @@ def _kernel_for(name, arity):
     return run
 
 
+def _table_kernel(name, ct):
+    """The kernel table's 'cuda' entry of ``name`` (this module's, unless one was
+    registered over it), or ``NotImplementedError`` naming the op, dtype and device."""
+    fn = dispatch.lookup(name, "cuda", ct)
+    if fn is None:
+        raise _no_kernel(name, ct)
+    return fn
+
+
 def device_op(kind, name, out, a, b, ct):
     """The core's hook for an elementwise op or fill whose output is a CUDA tensor:
     ``kind`` is ``"unary"``, ``"binary"`` or ``"fill"``; ``a``/``b`` are tensors or
@@ -338,7 +347,7 @@ def device_op(kind, name, out, a, b, ct):
         x = _operand(a, ct, dev)
         res_dt = _result_dtype(name, ct)
         target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
-        unary(name, target, x)
+        _table_kernel(name, ct)(target, x)
     else:
         number = b if not isinstance(b, _C.TensorBase) else a if not isinstance(a, _C.TensorBase) \
             else None
@@ -347,14 +356,15 @@ def device_op(kind, name, out, a, b, ct):
             # PyTorch takes sqrt / rsqrt for these exponents ((-0.0) ** 0.5 = -0.0)
             res_dt = ct
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
-            unary("sqrt" if b > 0 else "rsqrt", target, _operand(a, ct, dev))
+            root = "sqrt" if b > 0 else "rsqrt"
+            _table_kernel(root, ct)(target, _operand(a, ct, dev))
         else:
             if number is not None and ct.name in ("float16", "bfloat16"):
                 # a half tensor with a Python number computes in float32 (0 * 1e10 is 0)
                 ct = _dt.float32
             res_dt = _result_dtype(name, ct)
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
-            binary(name, target, _operand(a, ct, dev), _operand(b, ct, dev))
+            _table_kernel(name, ct)(target, _operand(a, ct, dev), _operand(b, ct, dev))
     if target is not out:
         cast_into(out, target)
 
