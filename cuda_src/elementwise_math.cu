@@ -678,7 +678,69 @@ CG_REAL_U(i0, cg_bessel_i(0, x, false))
 CG_REAL_U(i0e, cg_bessel_i(0, x, true))
 CG_REAL_U(i1, cg_bessel_i(1, x, false))
 CG_REAL_U(i1e, cg_bessel_i(1, x, true))
+/* erfcx(x) = e^(x^2) erfc(x): directly (x^2 split into hi + lo by fma, so exp's
+ * argument keeps all its bits) while erfc(x) has not underflowed, then the
+ * asymptotic series 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k; below 0 by
+ * erfcx(x) = 2 e^(x^2) - erfcx(-x) */
+__device__ inline float cg_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ inline double cg_fma(double a, double b, double c) { return fma(a, b, c); }
+template <typename T> __device__ inline T cg_erfcx_positive(T x)
+{
+    if (x < (sizeof(T) == 8 ? T(26) : T(9))) {
+        const T hi = x * x, lo = cg_fma(x, x, -hi);
+        return cg_exp(hi) * cg_exp(lo) * cg_erfc(x);
+    }
+    const T r = T(1) / (T(2) * x * x);
+    T sum = T(1), term = T(1);
+    for (int k = 1; k < 13; ++k) {
+        term *= -T(2 * k - 1) * r;
+        sum += term;
+    }
+    return sum / (x * T(1.7724538509055159));
+}
+template <typename T> __device__ inline T cg_erfcx(T x)
+{
+    if (x != x || x >= T(0)) return x != x ? x : cg_erfcx_positive(x);
+    const T hi = x * x, lo = cg_fma(x, x, -hi);
+    return T(2) * cg_exp(hi) * cg_exp(lo) - cg_erfcx_positive(-x);
+}
+/* x > 0 with erfc(x) = t (0 < t <= 0.1): Winitzki's guess, then Newton steps on
+ * log(erfcx(x)) - x^2 = log(t), whose derivative -2 / (sqrt(pi) erfcx(x)) never
+ * underflows */
+template <typename T> __device__ inline T cg_erfc_solve(T t)
+{
+    const T l = cg_log(t) + cg_log(T(2) - t), a = T(0.147);
+    const T u = T(2) / (T(3.141592653589793) * a) + l / T(2);
+    T x = cg_sqrt(cg_sqrt(u * u - l / a) - u);
+    const T logt = cg_log(t);
+    for (int s = 0; s < (sizeof(T) == 8 ? 6 : 4); ++s) {
+        const T ex = cg_erfcx(x);
+        x += (cg_log(ex) - x * x - logt) * T(1.7724538509055159) * ex / T(2);
+    }
+    return x;
+}
+/* the standard normal quantile: the tails through erfc, the middle through erfinv */
+template <typename T> __device__ inline T cg_ndtri(T p)
+{
+    if (p != p) return p;
+    if (p <= T(0)) return p == T(0) ? cg_log(T(0)) : cg_sqrt(T(-1));
+    if (p >= T(1)) return p == T(1) ? -cg_log(T(0)) : cg_sqrt(T(-1));
+    const T sqrt2 = T(1.4142135623730951);
+    if (p < T(0.05)) return -sqrt2 * cg_erfc_solve(T(2) * p);
+    if (p > T(0.95)) return sqrt2 * cg_erfc_solve(T(2) * (T(1) - p));
+    return sqrt2 * cg_erfinv(T(2) * p - T(1));
+}
+/* log of the standard normal CDF; far left through erfcx, so it never underflows */
+template <typename T> __device__ inline T cg_log_ndtr(T x)
+{
+    const T t = x * T(0.7071067811865476);
+    if (x < T(-1)) return cg_log(cg_erfcx(-t) / T(2)) - t * t;
+    return cg_log1p(-cg_erfc(t) / T(2));
+}
 CG_REAL_U(erfinv, cg_erfinv(x))
+CG_REAL_U(erfcx, cg_erfcx(x))
+CG_REAL_U(ndtri, cg_ndtri(x))
+CG_REAL_U(log_ndtr, cg_log_ndtr(x))
 CG_REAL_U(ndtr, T(0.5) * cg_erfc(-x * T(0.7071067811865476)))
 /* -x log x, 0 at 0, -inf below 0 */
 CG_REAL_U(entr, x != x ? x : (x > T(0) ? -x * cg_log(x) : (x == T(0) ? T(0) : cg_log(T(0)))))
@@ -890,6 +952,7 @@ CG_INTS(CG_BITS) CG_BOOL(CG_BITS) CG_INTS(CG_SHIFTS)
     CG_B_SAME(logaddexp2, SFX, T) CG_B_SAME(copysign, SFX, T)
 #define CG_SPECIAL_REAL(SFX, T) CG_U_OUT(signbit, SFX, cg_bool, T) CG_B_SAME(heaviside, SFX, T)
 #define CG_POLYGAMMA(SFX, T) CG_B_SAME(polygamma, SFX, T)
+#define CG_NO_HALF(SFX, T) CG_U_SAME(erfcx, SFX, T) CG_U_SAME(ndtri, SFX, T) CG_U_SAME(log_ndtr, SFX, T)
 #define CG_SPECIAL_INT(SFX, T) CG_B_SAME(gcd, SFX, T) CG_B_SAME(lcm, SFX, T)
 CG_FLOATS(CG_SPECIAL_FLOAT) CG_FLOATS(CG_SPECIAL_REAL) CG_INTS(CG_SPECIAL_REAL) CG_INTS(CG_SPECIAL_INT)
 CG_B_SAME(heaviside, b8, cg_bool)
@@ -897,6 +960,8 @@ CG_U_SAME(sinc, c64, cg_c64)
 CG_U_SAME(sinc, c128, cg_c128)
 CG_B_SAME(nextafter, f32, float)
 CG_B_SAME(nextafter, f64, double)
+CG_NO_HALF(f32, float)
+CG_NO_HALF(f64, double)
 CG_B_SAME(zeta, f32, float)
 CG_B_SAME(zeta, f64, double)
 CG_FLOATS(CG_POLYGAMMA)

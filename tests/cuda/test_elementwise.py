@@ -70,6 +70,8 @@ def _values(name, dtype, shape, rng, second=False):
         lo, hi = (0.1, 3.0)
     elif name in UNIT:
         lo, hi = (-0.9, 0.9)
+    elif name == "ndtri":
+        lo, hi = (0.001, 0.999)
     elif name == "acosh":
         lo, hi = (1.1, 3.0)
     elif name == "pow" and not second:
@@ -178,6 +180,22 @@ def test_bessel_i_in_both_regimes(dtype):
                       dtype=getattr(cygrad, dtype))
     tol = 2e-6 if dtype == "float32" else 1e-13
     for name in ("i0", "i0e", "i1", "i1e"):
+        fn = getattr(cygrad.special, name)
+        np.testing.assert_allclose(host(fn(x.cuda())), fn(x).numpy(), rtol=tol, atol=0,
+                                   equal_nan=True, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_erfcx_ndtri_log_ndtr_tails(dtype):
+    dt = getattr(cygrad, dtype)
+    tol = 2e-5 if dtype == "float32" else 1e-12
+    cases = {
+        "erfcx": [-5.0, -1.0, 0.0, 0.3, 5.0, 8.9, 9.5, 20.0, 30.0, 1e5, float("nan")],
+        "ndtri": [0.0, 1e-30, 1e-10, 0.01, 0.05, 0.3, 0.5, 0.97, 1 - 1e-6, 1.0, 1.5],
+        "log_ndtr": [-40.0, -5.0, -1.5, -1.0, 0.0, 3.0, 10.0],
+    }
+    for name, values in cases.items():
+        x = cygrad.tensor(values, dtype=dt)
         fn = getattr(cygrad.special, name)
         np.testing.assert_allclose(host(fn(x.cuda())), fn(x).numpy(), rtol=tol, atol=0,
                                    equal_nan=True, err_msg=name)

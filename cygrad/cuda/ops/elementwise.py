@@ -63,6 +63,7 @@ UNARY_DTYPES = {
     # rows of cygrad/_core/special_table.py
     "lgamma": _F, "digamma": _F, "erfinv": _F, "ndtr": _F, "entr": _F, "sinc": _F + _CX,
     "i0": _F, "i0e": _F, "i1": _F, "i1e": _F,
+    **{name: ("float32", "float64") for name in ("erfcx", "ndtri", "log_ndtr")},
     "modified_bessel_i0": ("float32", "float64"), "modified_bessel_i1": ("float32", "float64"),
     "signbit": _B + _I + _F, "isposinf": _B + _I + _F, "isneginf": _B + _I + _F,
 }
