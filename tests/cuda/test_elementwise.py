@@ -167,6 +167,10 @@ def test_nan_handling(name):
     b = cygrad.tensor([1.0, nan, nan, 3.0, -0.0])
     fn = getattr(cygrad, name)
     _check(fn(a.cuda(), b.cuda()), fn(a, b), "float32")
+
+
+def test_nan_inf_and_signed_zero_in_unary_ops():
+    nan = float("nan")
     for t in (cygrad.isnan, cygrad.isinf, cygrad.isfinite, cygrad.sign, cygrad.relu,
               cygrad.signbit, cygrad.isposinf, cygrad.special.entr, cygrad.digamma):
         v = cygrad.tensor([nan, float("inf"), -float("inf"), -0.0, 2.0, -3.0, 0.0])
