@@ -527,7 +527,8 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         return to
     if op is POW and ct._category < KIND_FLOAT and tb is None and b < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if op.zero_check and ct._category < KIND_FLOAT:
+    # (a device tensor divisor is checked by the device kernel, which reports zeros)
+    if op.zero_check and ct._category < KIND_FLOAT and (tb is None or _on_cpu(tb)):
         divisor = as_ndarray(tb) if tb is not None else b
         if not np.all(divisor):
             raise RuntimeError("ZeroDivisionError")

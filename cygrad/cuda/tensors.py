@@ -11,14 +11,14 @@
   (``.numpy()`` raises ``TypeError``; the core's elementwise dispatcher and
   fills send CUDA tensors here).
 - Copies: host to device and back through the driver's ``memcpy_htod`` /
-  ``memcpy_dtoh``; between CUDA tensors of one dtype with the strided copy kernel.
-  A copy that also converts the dtype, or goes between two devices, passes
-  through host memory.
-- Kernels (float32 and float64): add, sub, mul, div (broadcasting, any strides,
-  a Python number as a stride-0 operand), neg, exp, tanh, sigmoid, relu, fill,
+  ``memcpy_dtoh``; between CUDA tensors of one device, of any dtypes, with the
+  cast kernels of :mod:`cygrad.cuda.ops.elementwise`. A copy between two
+  devices passes through host memory.
+- Elementwise ops and fills go to :mod:`cygrad.cuda.ops.elementwise`
+  (:func:`_device_op` hands them over). Kernels here (float32 and float64):
   relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some;
   integer, bool and half dtypes by :mod:`cygrad.cuda.ops.reduction`) and
-  ``matmul_into`` (2-D and batched). Any other op on a CUDA tensor raises
+  ``matmul_into`` (2-D and batched). Any op without a CUDA kernel raises
   ``NotImplementedError`` naming the primitive and the device.
 
 Examples
@@ -40,10 +40,8 @@ from . import _runtime
 from . import kernels as _k
 from .streams import _current_stream
 
-BINARY = ("add", "sub", "mul", "div")
-UNARY = ("neg", "exp", "tanh", "sigmoid", "relu")
 #: every primitive this module registers for 'cuda'
-PRIMITIVES = BINARY + UNARY + ("fill", "threshold_backward", "reduce_sum", "matmul_into")
+PRIMITIVES = ("threshold_backward", "reduce_sum", "matmul_into")
 
 _devices = {}            # index -> the one Device object of cuda:index (the core compares by identity)
 _installed = False
@@ -132,7 +130,7 @@ def _broadcast(s1, s2):
 def _host_array(t):
     """A contiguous host copy of a CUDA tensor, as NumPy."""
     if not t.is_contiguous():
-        t = t.contiguous()      # (the copy kernel: float32/float64 only)
+        t = t.contiguous()
     arr = np.empty(tuple(t.shape), dtype=t.dtype.np_dtype)
     if arr.nbytes:
         with _runtime.on_device(t.device.index) as d:
@@ -153,16 +151,9 @@ def _upload(dst, arr):
 
 
 def _strided_copy(dst, src):
-    """dst[...] = src on one device, same dtype, src broadcast to dst's shape."""
-    sfx = _k.suffix(dst.dtype.name)
-    if sfx is None:
-        raise NotImplementedError(f"no 'cuda' kernel for primitive 'copy' of {dst.dtype} "
-                                  "(devices that have one: cpu)")
-    shape = tuple(dst.shape)
-    n = dst.numel()
-    geo = _k.geometry(shape, dst.stride(), _expanded_strides(src, shape))
-    _k.launch(dst.device.index, "elementwise.cu", f"cg_copy_{sfx}_strided", _k.grid_1d(n),
-              (_k.BLOCK, 1, 1), (n, geo, dst.data_ptr(), src.data_ptr()))
+    """dst[...] = src on one device, src broadcast to dst's shape (and cast to its dtype)."""
+    from .ops.elementwise import cast_into
+    cast_into(dst, src)
 
 
 def _copy(dst, src):
@@ -174,23 +165,14 @@ def _copy(dst, src):
     elif not _is_cuda(dst):                                 # device -> host
         host = _host_array(src)
         np.copyto(_C._ndarray(dst), np.broadcast_to(host, shape), casting="unsafe")
-    elif src.dtype is dst.dtype and src.device == dst.device and _k.suffix(dst.dtype.name):
+    elif src.device == dst.device:
         _strided_copy(dst, src)
-    else:                                                   # cast or cross-device: via the host
+    else:                                                   # cross-device: via the host
         host = np.broadcast_to(_host_array(src), shape).astype(dst.dtype.np_dtype)
         _upload(dst, host)
 
 
 # ---------------------------------------------------------------- elementwise
-
-def _operand(x, ct, device):
-    """A tensor operand in dtype ``ct`` on ``device``; a number becomes a 0-d tensor."""
-    if isinstance(x, _C.TensorBase):
-        return x if x.dtype is ct else x.to(ct)
-    t = _C._empty((), ct, device)
-    _fill(t, x)
-    return t
-
 
 def _suffix_or_raise(primitive, dtype):
     sfx = _k.suffix(dtype.name)
@@ -200,64 +182,10 @@ def _suffix_or_raise(primitive, dtype):
     return sfx
 
 
-def _binary_kernel(name):
-    def run(out, a, b):
-        sfx = _suffix_or_raise(name, out.dtype)
-        shape = tuple(out.shape)
-        n = out.numel()
-        geo = _k.geometry(shape, out.stride(), _expanded_strides(a, shape), _expanded_strides(b, shape))
-        _k.launch(out.device.index, "elementwise.cu", f"cg_{name}_{sfx}_strided", _k.grid_1d(n),
-                  (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), a.data_ptr(), b.data_ptr()))
-        return out
-    run.__name__ = f"cuda_{name}"
-    run.__doc__ = f"out[...] = a {name} b (CUDA, broadcasting, any strides)."
-    return run
-
-
-def _unary_kernel(name):
-    def run(out, x):
-        sfx = _suffix_or_raise(name, out.dtype)
-        shape = tuple(out.shape)
-        n = out.numel()
-        geo = _k.geometry(shape, out.stride(), x.stride())
-        _k.launch(out.device.index, "elementwise.cu", f"cg_{name}_{sfx}_strided", _k.grid_1d(n),
-                  (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), x.data_ptr()))
-        return out
-    run.__name__ = f"cuda_{name}"
-    run.__doc__ = f"out[...] = {name}(x) (CUDA, any strides)."
-    return run
-
-
-def _fill(out, value):
-    """out[...] = value (any strides)."""
-    sfx = _k.suffix(out.dtype.name)
-    if sfx is None:
-        # other dtypes: the value is written on the host and copied up
-        host = np.full(tuple(out.shape), value, dtype=out.dtype.np_dtype)
-        _upload(out, host)
-        return out
-    n = out.numel()
-    geo = _k.geometry(tuple(out.shape), out.stride())
-    _k.launch(out.device.index, "elementwise.cu", f"cg_fill_{sfx}_strided", _k.grid_1d(n),
-              (_k.BLOCK, 1, 1), (n, geo, out.data_ptr(), float(value)))
-    return out
-
-
 def _device_op(kind, name, out, a, b, ct):
     """The core's hook for elementwise ops and fills whose output is a CUDA tensor."""
-    if kind == "fill":
-        dispatch.kernel("fill", out.device.type)(out, a)
-        return
-    _same_device(out, a, b)
-    fn = dispatch.kernel(name, out.device.type)
-    if kind == "binary":
-        fn_out = out if out.dtype is ct else _C._empty(tuple(out.shape), ct, out.device)
-        fn(fn_out, _operand(a, ct, out.device), _operand(b, ct, out.device))
-    else:
-        fn_out = out if out.dtype is ct else _C._empty(tuple(out.shape), ct, out.device)
-        fn(fn_out, _operand(a, ct, out.device))
-    if fn_out is not out:
-        _copy(out, fn_out)
+    from .ops.elementwise import device_op
+    device_op(kind, name, out, a, b, ct)
 
 
 def threshold_backward(grad, y, threshold):
@@ -524,11 +452,6 @@ def zero_copy_cuda_import():
 # ---------------------------------------------------------------- the table
 
 def _register():
-    for name in BINARY:
-        dispatch.register(name, "cuda")(_binary_kernel(name))
-    for name in UNARY:
-        dispatch.register(name, "cuda")(_unary_kernel(name))
-    dispatch.register("fill", "cuda")(_fill)
     dispatch.register("threshold_backward", "cuda")(threshold_backward)
     dispatch.register("reduce_sum", "cuda")(reduce_sum)
     dispatch.register("matmul_into", "cuda")(matmul_into)

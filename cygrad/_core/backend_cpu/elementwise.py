@@ -7,7 +7,8 @@ primitive's 'cpu' entry of the kernel table, ``fn(out, a, b)`` or ``fn(out, x)``
 writing into ``out``, the same shape as a 'cuda' entry; the dispatcher itself
 runs the row's C loop directly for CPU tensors (the CPU entry's fast path) and
 sends other devices' tensors to their entries. The other kernels below are not
-rows of the C dispatcher.
+rows of the C dispatcher. The special functions' rows
+(``cygrad/_core/special_table.py``) are registered the same way.
 
 Examples
 --------
@@ -39,8 +40,14 @@ def _row_entry(op):
     return run
 
 
-for _op in ELEMENTWISE_OPS.values():
-    register(_op.name, "cpu")(_row_entry(_op))
+def _register_rows():
+    # the core's rows and the special functions' rows (cygrad/_core/special_table.py)
+    from ..special_table import ROWS as SPECIAL_ROWS
+    for op in (*ELEMENTWISE_OPS.values(), *SPECIAL_ROWS.values()):
+        register(op.name, "cpu")(_row_entry(op))
+
+
+_register_rows()
 
 
 @register("nan_to_num", "cpu")
