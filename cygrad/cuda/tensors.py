@@ -311,6 +311,8 @@ def matmul_into(a, b, result):
     if a.dtype is not result.dtype or b.dtype is not result.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
     res = result
+    if a.dim() == 1 and b.dim() == 1:       # a dot product: (1, k) @ (k, 1) into a 1x1 view
+        a, b, res = a.unsqueeze(0), b.unsqueeze(-1), res.view(1, 1)
     if a.dim() == 1:
         a = a.unsqueeze(0)
         res = res.unsqueeze(-2)
