@@ -106,6 +106,10 @@ def _broadcast(s1, s2):
 def _host_array(t):
     """A contiguous host copy of a CUDA tensor, as NumPy."""
     if not t.is_contiguous():
+        if _k.suffix(t.dtype.name) is None:
+            # contiguous() of this dtype would come back here through the copy hook
+            raise NotImplementedError(f"no 'cuda' kernel for primitive 'copy' of {t.dtype} "
+                                      "(devices that have one: cpu)")
         t = t.contiguous()      # (the copy kernel: float32/float64 only)
     arr = np.empty(tuple(t.shape), dtype=t.dtype.np_dtype)
     if arr.nbytes:

@@ -25,9 +25,12 @@ import numpy as np
 import cygrad
 from cygrad._core.tensor import TensorBase
 from opinfo import _autograd
+from opinfo.core import ALL, make_array
 
 FULL = os.environ.get("CYGRAD_OPINFO_CUDA_FULL", "0") not in ("", "0")
 DTYPES = (cygrad.float32, cygrad.float64)
+#: the dtypes of the copy checks (complex too)
+ALL_DTYPES = ALL + (cygrad.complex64, cygrad.complex128)
 #: samples per row and dtype compared on the device (all of them with FULL)
 SAMPLES = 2
 
@@ -261,3 +264,17 @@ def check_inplace(op_info, dtype):
         assert d_res is d_target, f"{what}: did not return self"
         assert d_target._version == v0 + 1, f"{what}: version {v0} -> {d_target._version}"
         assert_same(c_target, d_target, atol, rtol, what)
+
+
+def check_strided_copies(dtype):
+    """``contiguous()`` and ``cpu()`` of a broadcast, a transposed and a step-2 view of
+    a CUDA tensor of ``dtype`` give the CPU's values."""
+    arr = make_array((3, 4), dtype, _rng("copies", dtype.name))
+    views = {"expanded": lambda t: t[:, :1].expand(3, 4), "transposed": lambda t: t.t(),
+             "step2": lambda t: t[::2, ::-2]}
+    for name, view in views.items():
+        cpu = view(cygrad.from_numpy(arr.copy()))
+        dev, err = outcome(lambda: view(cygrad.from_numpy(arr.copy()).to("cuda")).contiguous())
+        assert err is None, f"{dtype.name} {name}: contiguous() raised {err!r}"
+        assert dev.is_contiguous(), f"{dtype.name} {name}: contiguous() is not contiguous"
+        assert_same(cpu.contiguous(), dev, 0, 0, f"{dtype.name} {name}")

@@ -55,3 +55,10 @@ def test_gradients_on_cuda(op_info):
     for dt in axis.DTYPES if dt in op.dtypes])
 def test_inplace_on_cuda(op_info, dtype):
     _run(axis.check_inplace, op_info, dtype)
+
+
+@pytest.mark.parametrize("dtype", axis.ALL_DTYPES, ids=lambda d: d.name)
+def test_strided_copies_of_every_dtype(dtype):
+    """A broadcast and a transposed CUDA tensor of each dtype made contiguous and copied
+    back: the CPU's values (a missing copy kernel once recursed without end)."""
+    _run(axis.check_strided_copies, dtype)
