@@ -75,6 +75,9 @@ _probe_result = None
 _backend_ready = True
 
 _initialized = False
+# tensors.install() has run (init() alone, or any device call, sets _initialized
+# without connecting the tensor backend)
+_tensors_hooked = False
 
 
 def _probe():
@@ -239,7 +242,8 @@ def _lazy_init():
     >>> ok
     True
     """
-    if _initialized and _backend_ready:
+    global _tensors_hooked
+    if _initialized and _backend_ready and _tensors_hooked:
         return
     reason = _unavailable_reason()
     if reason is not None:
@@ -249,3 +253,4 @@ def _lazy_init():
     init()
     from . import tensors
     tensors.install()
+    _tensors_hooked = True
