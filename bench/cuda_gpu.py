@@ -45,7 +45,13 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+# the checkout's cygrad first (run as a script, sys.path[0] is bench/, and another
+# cygrad may be installed)
+ROOT = os.path.dirname(HERE)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
 import models  # noqa: E402
 
 EMU_LABEL = "emulator (CPU), not GPU speed"
@@ -313,6 +319,7 @@ def case_first(cy, ref, report, small):
         weights = models._reference_weights("cnn", small, 0)
         work = workload("cnn", cy, small, weights)
         cygrad.cuda.synchronize()
+        cygrad.cuda.empty_cache()      # (the cases before left cached blocks to reuse)
         before = cygrad.cuda.memory_stats().get("num_device_alloc", 0)
         t = time.perf_counter()
         work.step()
