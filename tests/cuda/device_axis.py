@@ -4,15 +4,15 @@ emulated CUDA device and on the CPU, and comparing the two
 
 Every sample's arrays become tensors on each device (the float ones of a row's
 second sample as strided views of a bigger buffer, so the kernels' strided
-paths run); the CUDA run must give the CPU run's dtypes, shapes and values
+paths run, unless the row sets ``check_noncontiguous=False``); the CUDA run must give the CPU run's dtypes, shapes and values
 (within :func:`tolerances`, which allow for another summation order), raise the
 same exception type where the CPU raises, and leave its tensors on the device.
 A run that raises cygrad's ``no 'cuda' kernel for primitive 'X'``
 ``NotImplementedError`` raises :class:`MissingKernel` instead, which the tests
 turn into a skip with that message as the reason.
 
-By default a few samples per row and dtype run (float32 and float64; gradients
-in float64), which keeps the whole table within the 90 s the CI budget allows;
+By default two samples per row and dtype run (float32 and float64; gradients
+in float64, one sample), as the CI budget gives the whole table 90 s;
 ``CYGRAD_OPINFO_CUDA_FULL=1`` runs every sample.
 """
 import os
