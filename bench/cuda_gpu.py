@@ -191,8 +191,11 @@ def case_bandwidth(cy, ref, report, small):
 def case_matmul(cy, ref, report, small):
     sizes = (64, 128) if small else (1024, 2048, 4096)
     other = ref or cupy_matmul()
-    report(f"matmul: float32 n x n @ n x n, TFLOP/s (2 n^3 flops); reference: "
-           f"{other.name if other else 'no reference'}")
+    ref_name = other.name if other else "no reference"
+    if other is not None and other.T.__name__ == "torch":
+        # PyTorch's float32 products use TF32 only when allowed (off by default)
+        ref_name += f" (allow_tf32={other.T.backends.cuda.matmul.allow_tf32})"
+    report(f"matmul: float32 n x n @ n x n, TFLOP/s (2 n^3 flops); reference: {ref_name}")
     rng = np.random.default_rng(0)
     for n in sizes:
         x = rng.standard_normal((n, n)).astype(np.float32)
