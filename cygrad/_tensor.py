@@ -79,6 +79,38 @@ class Tensor(_C.TensorBase, _C._ViewMethods, _C._CopyMethods):
             raise ValueError("to_device(): cygrad takes no stream argument on the CPU")
         return self.to(device)
 
+    def record_stream(self, stream):
+        """Mark this CUDA tensor's memory as in use by the work queued on ``stream``:
+        once the tensor is freed, the caching allocator reuses its memory only after
+        that work has completed (``torch.Tensor.record_stream``).
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> try:
+        ...     cygrad.ones(2).record_stream(None)
+        ... except RuntimeError as e:
+        ...     print(e)
+        record_stream: expected a CUDA tensor, got a tensor on cpu
+        """
+        from .cuda.tensors import record_stream
+        record_stream(self, stream)
+
+    @property
+    def __cuda_array_interface__(self):
+        """The CUDA Array Interface (version 3) of a CUDA tensor on a real GPU, for
+        zero-copy exchange with CuPy, Numba and PyTorch; AttributeError for CPU
+        tensors and for the emulated GPU, whose pointers are not CUDA memory.
+
+        Examples
+        --------
+        >>> import cygrad
+        >>> hasattr(cygrad.ones(2), "__cuda_array_interface__")
+        False
+        """
+        from .cuda.tensors import cuda_array_interface
+        return cuda_array_interface(self)
+
 
 
 def tensor_method(fn=None, *, name=None):

@@ -101,12 +101,12 @@ class _TensorTable:
         key = id(t)
         if key in self._tensor_index:
             return self._tensor_index[key]
-        if t.device.type != "cpu":
-            raise RuntimeError("cygrad.save: only CPU tensors can be saved yet")
         self._keep.append(t)
         storage = t.untyped_storage()
         plain = t.detach()
-        s = self._storage_index.get(storage.data_ptr()) if storage.nbytes else None
+        location = str(t.device)            # a CUDA storage's bytes are copied to the host
+        skey = (location, storage.data_ptr())
+        s = self._storage_index.get(skey) if storage.nbytes else None
         if s is not None and self.storages[s]["dtype"] != t.dtype.name:
             if t.dtype.itemsize != _DTYPES[self.storages[s]["dtype"]].itemsize:
                 warnings.warn(f"cygrad.save: a {t.dtype.name} view of a storage also viewed as "
@@ -118,10 +118,13 @@ class _TensorTable:
         if s is None:
             s = len(self.storages)
             numel = storage.nbytes // t.dtype.itemsize
-            self.storages.append({"dtype": t.dtype.name, "numel": numel})
-            self.flats.append(plain._as_strided_any((numel,), (1,), 0))
+            entry = {"dtype": t.dtype.name, "numel": numel}
+            if location != "cpu":
+                entry["location"] = location        # absent: "cpu" (files of older cygrads)
+            self.storages.append(entry)
+            self.flats.append(plain._as_strided_any((numel,), (1,), 0).cpu())
             if storage.nbytes:
-                self._storage_index[storage.data_ptr()] = s
+                self._storage_index[skey] = s
         param = _parameter_class()
         self.tensors.append({
             "storage": s, "dtype": plain.dtype.name, "shape": list(plain.shape),
@@ -485,6 +488,7 @@ def _build_storages(header, raw):
                f"storage {i} holds {len(info['data'])} bytes, expected "
                f"{entry['numel'] * itemsize}")
         _check(zlib.crc32(info["data"]) == entry.get("crc32"), f"storage {i} checksum mismatch")
+        _check(isinstance(entry.get("location", "cpu"), str), f"storage {i} location")
         flats.append(_array_from_bytes(info["data"], entry["dtype"]))
     return flats
 
@@ -509,19 +513,24 @@ def _check_view(i, entry, flats):
            f"tensor {i}: only floating point tensors can require grad")
 
 
-def _relocate(flat, map_location):
-    """Apply ``map_location`` to one storage (as a flat tensor); only CPU exists so far."""
-    if map_location is None:
-        return flat
+def _relocate(flat, map_location, location="cpu"):
+    """Apply ``map_location`` to one storage (as a flat CPU tensor) saved from ``location``.
+
+    As in PyTorch: None restores the saved location; a device (or its name) sends
+    every storage there; a dict maps saved location names to new ones (others
+    stay); a callable ``fn(storage, location)`` returns the storage to use, or
+    None for the default.
+    """
     if isinstance(map_location, dict):
-        map_location = map_location.get("cpu", "cpu")
+        map_location = map_location.get(location, location)
+    if map_location is None:
+        return _to_location(flat, location)
     if isinstance(map_location, (str, _device)):
-        target = _device(map_location)
-        return flat if target.type == "cpu" else flat.to(target)
+        return _to_location(flat, str(_device(map_location)))
     if callable(map_location):
-        moved = map_location(flat, "cpu")
+        moved = map_location(flat, location)
         if moved is None:
-            return flat
+            return _to_location(flat, location)
         if not isinstance(moved, Tensor) or moved.dtype != flat.dtype \
                 or moved.shape != flat.shape:
             raise TypeError("cygrad.load: a map_location function must return None or a "
@@ -529,6 +538,20 @@ def _relocate(flat, map_location):
         return moved
     raise TypeError(f"cygrad.load: map_location must be None, a string, a device, a dict or "
                     f"a callable, not {type(map_location).__name__}")
+
+
+def _to_location(flat, location):
+    target = _device(location)
+    if target.type == "cpu":
+        return flat
+    if target.type == "cuda":
+        from . import cuda
+        if not cuda.is_available():
+            raise RuntimeError(
+                f"cygrad.load: a tensor was saved on {location}, but cygrad.cuda.is_available() "
+                "is False. On a machine without CUDA, pass map_location='cpu' (or "
+                "map_location=cygrad.device('cpu')) to load it into CPU memory.")
+    return flat.to(target)
 
 
 def _build_tensors(header, raw, map_location):
@@ -539,7 +562,8 @@ def _build_tensors(header, raw, map_location):
     for i, entry in enumerate(entries):
         _check_view(i, entry, flats)
         users[entry["storage"]] += 1
-    bases = [_relocate(from_numpy(arr), map_location) for arr in flats]
+    locations = [entry.get("location", "cpu") for entry in header["storages"]]
+    bases = [_relocate(from_numpy(arr), map_location, loc) for arr, loc in zip(flats, locations)]
     param = _parameter_class()
     tensors = []
     for entry in entries:
@@ -664,11 +688,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, **pickl
     ----------
     f : str, os.PathLike or binary file object
     map_location : None, str, device, dict or callable, optional
-        Where to put the tensors: a device (``'cpu'``; CUDA raises cygrad's
-        CUDA-unavailable error until the GPU backend lands), a dict mapping the
-        saved location (``'cpu'``) to a device, or ``fn(storage, location)``
-        called with each storage as a flat tensor, returning None (keep it) or
-        a tensor to use instead.
+        Where to put the tensors. None: where they were saved from (a tensor
+        saved from ``'cuda:0'`` comes back on ``cuda:0``; RuntimeError when
+        CUDA is unavailable, naming ``map_location='cpu'`` as the way out); a
+        device (``'cpu'``, ``'cuda'``, ``cygrad.device(...)``): every tensor
+        there; a dict mapping saved locations (``'cpu'``, ``'cuda:0'``) to
+        devices; or ``fn(storage, location)`` called with each storage as a
+        flat CPU tensor and its saved location, returning None (the default
+        place) or a tensor to use instead.
     pickle_module : module, optional
         Unpickler for pickled payloads when ``weights_only=False``.
     weights_only : bool, optional

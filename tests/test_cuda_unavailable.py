@@ -85,7 +85,9 @@ def test_cuda_tensor_raises_here(fresh_probe, label, request_cuda):
     reason = cuda._unavailable_reason()
     with pytest.raises(RuntimeError) as info:
         request_cuda()
-    assert str(info.value) == reason, label
+    # what is missing, then how to run on the emulated GPU instead
+    assert str(info.value) == reason + "; to run cygrad's CUDA kernels on the emulated GPU " \
+        "instead, set CYGRAD_CUDA=emulate or call cygrad.cuda.use_emulator()", label
     assert cuda.is_initialized() is False
 
 
@@ -134,7 +136,7 @@ def test_message_when_zero_devices(fresh_probe, monkeypatch):
     _fake_pycuda(monkeypatch, count=0)
     assert cuda.is_available() is False
     assert cuda.device_count() == 0
-    with pytest.raises(RuntimeError, match="^cygrad.cuda: no CUDA device$"):
+    with pytest.raises(RuntimeError, match="^cygrad.cuda: no CUDA device; to run cygrad's CUDA kernels on the emulated GPU"):
         cygrad.zeros(2, device="cuda")
 
 

@@ -24,7 +24,7 @@ from cpython.pycapsule cimport (PyCapsule_New, PyCapsule_IsValid, PyCapsule_GetP
 from cpython.ref cimport PyObject, Py_INCREF, Py_XDECREF
 from libc.stdlib cimport malloc, free
 from libc.string cimport strcmp
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 
 import enum
 import warnings
@@ -271,6 +271,12 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     dev = _device_tuple(t._storage.device)
     if dev[0] == DLDeviceType.kDLCPU and stream is not None and stream != -1:
         raise AssertionError("stream should be None on cpu.")
+    if dev[0] == DLDeviceType.kDLCUDA:
+        _cuda_tensors().dlpack_export_check(t, dl_device)
+        if stream is not None and stream != -1:
+            # the consumer reads on its stream: what cygrad queued must be done first
+            from .. import cuda
+            cuda.synchronize(t._storage.device)
     if dl_device is not None and tuple(dl_device) != dev:
         if tuple(dl_device) != (kDLCPU, 0) or copy is False:
             raise BufferError(f"cygrad: can't export a tensor on {t._storage.device} to "
@@ -347,9 +353,12 @@ cdef void _check_dltensor(DLTensor* dl) except *:
     if _dtype_code_from_dl(dl.dtype) < 0:
         raise BufferError(f"cygrad.from_dlpack: unsupported DLPack dtype (code={dl.dtype.code}, "
                           f"bits={dl.dtype.bits}, lanes={dl.dtype.lanes})")
-    if dl.device.device_type != kDLCPU and dl.device.device_type != kDLCUDAHost:
+    if dl.device.device_type == kDLCUDA:
+        # CUDA memory becomes a CUDA tensor when cygrad has a driver that can address it
+        _cuda_tensors().dlpack_import_check(dl.device.device_id)
+    elif dl.device.device_type != kDLCPU and dl.device.device_type != kDLCUDAHost:
         raise BufferError(f"cygrad.from_dlpack: unsupported DLPack device type "
-                          f"{dl.device.device_type}; only CPU memory can be imported")
+                          f"{dl.device.device_type}; only CPU and CUDA memory can be imported")
     if dl.ndim < 0 or dl.ndim > MAX_DIMS:
         raise RuntimeError(f"cygrad supports at most {MAX_DIMS} dimensions, got {dl.ndim}")
     for i in range(dl.ndim):
@@ -387,7 +396,12 @@ cdef object _tensor_from_dltensor(DLTensor* dl, _DLPackOwner owner, bint read_on
     data = <char*>dl.data + dl.byte_offset
     # The Storage starts at the lowest address any element uses, so negative strides
     # keep a non-negative offset.
-    t._storage = wrap_foreign(data + lo * isz, (hi - lo + 1) * isz if numel else 0, owner, CPU)
+    if dl.device.device_type == kDLCUDA:
+        t._storage = _cuda_tensors().dlpack_import_storage(
+            dl.device.device_id, <uintptr_t>(data + lo * isz), (hi - lo + 1) * isz if numel else 0,
+            owner)
+    else:
+        t._storage = wrap_foreign(data + lo * isz, (hi - lo + 1) * isz if numel else 0, owner, CPU)
     t._offset = -lo
     return t
 
@@ -450,7 +464,10 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     -------
     Tensor
         Writes through it are visible to the producer and vice versa. The producer's
-        memory stays valid until this tensor and all its views are gone.
+        memory stays valid until this tensor and all its views are gone. CUDA memory
+        becomes a CUDA tensor without a copy on a real GPU (the PyCUDA driver);
+        without one (no CUDA, or the emulated GPU) the producer is asked for a host
+        copy, and the result is a CPU tensor.
 
     Examples
     --------
@@ -462,6 +479,12 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     array([ 0., 10.,  2.,  3.])
     """
     cdef bint copied = False
+    if isinstance(ext_tensor, TensorBase) and (<TensorBase>ext_tensor)._storage.device.type == "cuda":
+        # a cygrad CUDA tensor: the same memory, as DLPack would give it (no autograd link)
+        t = (<TensorBase>ext_tensor).detach()
+        if copy:
+            t = t.clone()
+        return t if device is None else t.to(device)
     if PyCapsule_CheckExact(ext_tensor):
         t = _from_capsule(ext_tensor)
     elif hasattr(ext_tensor, "__dlpack__"):
@@ -487,8 +510,12 @@ cdef tuple _request_capsule(object ext, object copy):
         kwargs["copy"] = copy
     if hasattr(ext, "__dlpack_device__"):
         dev = tuple(ext.__dlpack_device__())
-        if dev[0] not in (kDLCPU, kDLCUDAHost):
-            # Only host memory can become a cygrad tensor today: ask for a host copy.
+        if dev[0] == kDLCUDA and _cuda_tensors().zero_copy_cuda_import():
+            # the legacy default stream: the producer orders its work before it
+            kwargs["stream"] = 1
+        elif dev[0] not in (kDLCPU, kDLCUDAHost):
+            # Memory cygrad cannot address (another device, or CUDA without a real GPU
+            # driver): ask for a host copy.
             if copy is False:
                 raise BufferError(f"cygrad.from_dlpack: the producer's memory is on DLPack "
                                   f"device {dev}; only CPU memory can be shared without a copy")
@@ -502,6 +529,11 @@ cdef tuple _request_capsule(object ext, object copy):
         if "dl_device" in kwargs:
             raise
         return ext.__dlpack__(), False
+
+
+cdef object _cuda_tensors():
+    from ..cuda import tensors
+    return tensors
 
 
 Tensor.__dlpack__ = _dlpack

@@ -88,7 +88,7 @@ EXCLUSIONS = (
         "CPU (CUDA: see docs/cuda.md).",
         ("cudnn_*", "miopen_*", "mkldnn_*", "*mkldnn*", "fbgemm_*", "*vulkan*", "*xla*", "*ipu*",
          "ipu", "xpu", "is_xpu", "mtia", "is_mtia", "is_mps", "is_maia", "get_autocast_gpu_dtype",
-         "set_autocast_gpu_dtype", "record_stream", "Stream", "Event", "get_device_module",
+         "set_autocast_gpu_dtype", "Stream", "Event", "get_device_module",
          "AcceleratorError", "profiler_allow_cudagraph_cupti_lazy_reinit_cuda12",
          "scaled_mm", "scaled_grouped_mm", "grouped_mm", "ScalingType", "SwizzleType")),
     Exclusion(

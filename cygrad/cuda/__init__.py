@@ -75,9 +75,9 @@ _probe_result = None
 _backend_ready = True
 
 _initialized = False
-# tensors.install() has run (init() alone, or any device call, sets _initialized
-# without connecting the tensor backend)
-_tensors_hooked = False
+# set once cygrad/cuda/tensors.py is connected to the core; apart from _initialized,
+# which the device API (get_device_name, synchronize ...) sets without making a tensor
+_tensors_installed = False
 
 
 def _probe():
@@ -242,15 +242,16 @@ def _lazy_init():
     >>> ok
     True
     """
-    global _tensors_hooked
-    if _initialized and _backend_ready and _tensors_hooked:
+    global _tensors_installed
+    if _tensors_installed and _initialized and _backend_ready:
         return
     reason = _unavailable_reason()
     if reason is not None:
-        raise RuntimeError(reason)
+        from ._driver import _HOW_TO_EMULATE
+        raise RuntimeError(reason + _HOW_TO_EMULATE)
     if not _backend_ready:
         raise RuntimeError(_NO_BACKEND)
     init()
     from . import tensors
     tensors.install()
-    _tensors_hooked = True
+    _tensors_installed = True

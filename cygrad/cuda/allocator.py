@@ -40,7 +40,7 @@ Examples
 import bisect
 import operator
 import threading
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 __all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "round_size", "segment_size",
            "record_stream", "format_size"]
@@ -153,7 +153,7 @@ class Block:
         self._owner, self._small = owner, small
         self._prev, self._next = prev, next
         self._allocated = False
-        self._stream_uses = set()
+        self._stream_uses = None    # a set once record_stream names another stream
         self._events = 0            # events still to complete before reuse
 
     @property
@@ -193,6 +193,36 @@ class _FreeList:
         return self.blocks[self.keys[i]] if i < len(self.keys) else None
 
 
+class _Critical:
+    """An allocator's lock held for one call (``with allocator._critical:``).
+
+    A CUDA tensor's storage gives its block back from a finalizer, which the
+    garbage collector may run inside any allocation of this thread, also one made
+    in the middle of an allocator call (the lock is re-entrant, so it does not
+    keep the thread out). :meth:`CachingAllocator.free` then only queues the
+    block, and the outermost call frees the queued blocks on its way out.
+    """
+    __slots__ = ("_alloc",)
+
+    def __init__(self, alloc):
+        self._alloc = alloc
+
+    def __enter__(self):
+        a = self._alloc
+        a._lock.acquire()
+        a._depth += 1
+
+    def __exit__(self, *exc):
+        a = self._alloc
+        try:
+            if a._depth == 1:
+                while a._deferred:
+                    a._free_now(a._deferred.pop())
+        finally:
+            a._depth -= 1
+            a._lock.release()
+
+
 class CachingAllocator:
     """The caching allocator of one device (see the module docstring for its rules).
 
@@ -214,8 +244,9 @@ class CachingAllocator:
         self.driver, self.device = driver, device
         self._on_device = on_device or (lambda: nullcontext())
         self._lock = threading.RLock()
-        self._busy = False              # a thread is inside (see _critical)
+        self._depth = 0                 # nested allocator calls of the lock's holder
         self._deferred = []             # blocks freed by a finalizer that ran inside
+        self._critical = _Critical(self)
         self._pools = {}                # (small, stream) -> _FreeList
         self._live = {}                 # ptr -> allocated Block
         self._pending = []              # (block, [events]) freed, waiting on other streams
@@ -230,17 +261,26 @@ class CachingAllocator:
     # -- statistics ----------------------------------------------------------
     def _update(self, small, *changes):
         """Apply ``(statistic, delta)`` changes to the pool ``small`` chooses and to ``all``."""
+        # on every malloc and free: written out for speed (no inner loop or tuple)
         cur, peak, inc, dec = self._fields
         pool = 1 if small else 2
         for stat, delta in changes:
-            for j in (3 * stat, 3 * stat + pool):
-                c = cur[j] = cur[j] + delta
-                if delta > 0:
-                    inc[j] += delta
-                    if c > peak[j]:
-                        peak[j] = c
-                else:
-                    dec[j] -= delta
+            a = 3 * stat
+            b = a + pool
+            ca = cur[a] + delta
+            cb = cur[b] + delta
+            cur[a] = ca
+            cur[b] = cb
+            if delta > 0:
+                inc[a] += delta
+                inc[b] += delta
+                if ca > peak[a]:
+                    peak[a] = ca
+                if cb > peak[b]:
+                    peak[b] = cb
+            else:
+                dec[a] -= delta
+                dec[b] -= delta
 
     def stats(self):
         """The statistics as ``torch.cuda.memory_stats`` flattens them.
@@ -257,7 +297,7 @@ class CachingAllocator:
         ``num_alloc_retries``, ``num_ooms``, ``num_sync_all_streams``,
         ``num_device_alloc`` and ``num_device_free``. Keys are sorted.
         """
-        with self._critical():
+        with self._critical:
             out = {}
             for i, name in enumerate(_STAT_NAMES):
                 for p, pool in enumerate(_POOLS):
@@ -268,35 +308,15 @@ class CachingAllocator:
 
     def reset_peak_stats(self):
         """Set every peak to its current value."""
-        with self._critical():
+        with self._critical:
             self._fields[1][:] = self._fields[0]
 
     def reset_accumulated_stats(self):
         """Zero every ``allocated``/``freed`` total and the counters."""
-        with self._critical():
+        with self._critical:
             for values in self._fields[2:]:
                 values[:] = [0] * len(values)
             self._counters = dict.fromkeys(_COUNTERS, 0)
-
-    @contextmanager
-    def _critical(self):
-        """Hold the lock for one operation. A CUDA tensor's storage gives its block
-        back from a finalizer, which the garbage collector may run inside any
-        allocation of this thread, also one made in the middle of an allocator call
-        (the lock is re-entrant); :meth:`free` then only queues the block, and the
-        outermost call frees the queued blocks on its way out."""
-        with self._lock:
-            outer = not self._busy
-            self._busy = True
-            try:
-                yield
-            finally:
-                if outer:
-                    try:
-                        while self._deferred:
-                            self._free_now(self._deferred.pop())
-                    finally:
-                        self._busy = False
 
     # -- pools ---------------------------------------------------------------
     def _pool(self, small, stream):
@@ -309,12 +329,12 @@ class CachingAllocator:
     def _cache(self, block):
         """Put a free block into its pool (counting it if it is an inactive split)."""
         self._pool(block._small, block.stream).add(block)
-        if block.is_split:
+        if block._prev is not None or block._next is not None:      # is_split
             self._update(block._small, (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
 
     def _uncache(self, block):
         self._pool(block._small, block.stream).remove(block)
-        if block.is_split:
+        if block._prev is not None or block._next is not None:      # is_split
             self._update(block._small, (INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
 
     # -- allocation ----------------------------------------------------------
@@ -338,7 +358,7 @@ class CachingAllocator:
             return Block(None, 0, 0, stream, True)
         size = round_size(nbytes)
         small = size <= SMALL_SIZE
-        with self._critical():
+        with self._critical:
             self._process_events()
             block = self._pool(small, stream).best_fit(size)
             if block is not None:
@@ -390,7 +410,7 @@ class CachingAllocator:
     def set_memory_fraction(self, fraction):
         """Reserve at most ``fraction`` (0 to 1) of the device's total memory; requests
         beyond it fail as if the device were full (after the usual cache release)."""
-        with self._critical():
+        with self._critical:
             with self._on_device():
                 total = self.driver.mem_get_info()[1]
             self.memory_fraction = fraction
@@ -438,14 +458,13 @@ class CachingAllocator:
         """Give ``block`` back: cached for its stream now, or, when
         :meth:`record_stream` marked other streams, once an event recorded on each
         of them now has completed. Freeing a block twice raises RuntimeError."""
-        with self._lock:
-            if self._busy:
+        with self._critical:
+            if self._depth > 1:
                 # a finalizer the garbage collector ran in the middle of this thread's
                 # own allocator call: changing the pools now would corrupt them
                 self._deferred.append(block)
                 return
-            with self._critical():
-                self._free_now(block)
+            self._free_now(block)
 
     def _free_now(self, block):
         self._check_live(block)
@@ -464,7 +483,7 @@ class CachingAllocator:
                         else self.driver.event_create()
                     self.driver.event_record(ev, s.handle)
                     events.append(ev)
-            block._stream_uses = set()
+            block._stream_uses = None
             block._events = len(events)
             self._pending.append((block, events))
         else:
@@ -496,7 +515,7 @@ class CachingAllocator:
         (``Tensor.record_stream``'s rule). Recording the block's own stream does
         nothing.
         """
-        with self._critical():
+        with self._critical:
             self._check_live(block)
             if block._owner is None or stream == block.stream:
                 return
@@ -504,6 +523,8 @@ class CachingAllocator:
             if other != self.device:
                 raise RuntimeError(f"record_stream: the block is on cuda:{self.device} and the "
                                    f"stream on cuda:{other}; cross-device use is not supported")
+            if block._stream_uses is None:
+                block._stream_uses = set()
             block._stream_uses.add(stream)
 
     def _process_events(self, wait=False):
@@ -550,13 +571,13 @@ class CachingAllocator:
         Blocks freed on one stream but waiting for another stream's work are
         waited for first. Segments of which part is in use stay.
         """
-        with self._critical():
+        with self._critical:
             self._release_cached()
 
     # -- lookups -------------------------------------------------------------
     def block_of(self, ptr):
         """The allocated :class:`Block` whose pointer is ``ptr``; RuntimeError if none."""
-        with self._critical():
+        with self._critical:
             block = self._live.get(ptr)
             if block is None:
                 raise RuntimeError(f"invalid device pointer: {ptr:#x} is not allocated by "

@@ -116,6 +116,9 @@ def mm_strides(a, b, c):
     return _MM_STRIDES.pack(*a, *b, *c)
 
 
+_functions = {}        # (driver, device index, file, name) -> kernel: launch's lookup cache
+
+
 def launch(device_index, file, name, grid, block, args):
     """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
 
@@ -126,6 +129,15 @@ def launch(device_index, file, name, grid, block, args):
     True
     """
     from .streams import _current_stream
-    with _runtime.on_device(device_index) as d:
-        fn = function(file, name)
-        d.launch(fn, grid, block, args, stream=_current_stream(device_index).handle)
+    d = _runtime.driver()
+    stream = _current_stream(device_index).handle
+    if _runtime._current() != device_index:
+        with _runtime.on_device(device_index) as d:
+            d.launch(function(file, name), grid, block, args, stream=stream)
+        return
+    # the common case, on every op: the device is already current
+    key = (d, device_index, file, name)
+    fn = _functions.get(key)
+    if fn is None:
+        fn = _functions[key] = function(file, name)
+    d.launch(fn, grid, block, args, stream=stream)

@@ -27,6 +27,9 @@ _next_id = itertools.count(1)   # stream ids; 0 is each device's default stream
 _id_lock = threading.Lock()
 
 
+_DEFAULT_STREAMS = {}      # device index -> its default Stream (it has no driver handle)
+
+
 class Stream:
     """A CUDA stream on ``device`` (``torch.cuda.Stream``).
 
@@ -69,8 +72,13 @@ class Stream:
 
     @classmethod
     def _default(cls, idx):
-        s = cls.__new__(cls)
-        s._set(idx, None, 0, 0)
+        # one object per device: the allocator keys its pools by stream, and an
+        # identical key skips Stream.__eq__ on every allocation
+        s = _DEFAULT_STREAMS.get(idx)
+        if s is None:
+            s = cls.__new__(cls)
+            s._set(idx, None, 0, 0)
+            s = _DEFAULT_STREAMS.setdefault(idx, s)
         return s
 
     @property

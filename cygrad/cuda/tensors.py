@@ -26,8 +26,8 @@ Examples
 >>> "matmul_into" in tensors.PRIMITIVES
 True
 """
+import atexit
 import math
-import weakref
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from .._core import storage as _storage
 from .._core import tensor as _C
 from . import _runtime
 from . import kernels as _k
+from .streams import _current_stream
 
 BINARY = ("add", "sub", "mul", "div")
 UNARY = ("neg", "exp", "tanh", "sigmoid", "relu")
@@ -56,20 +57,44 @@ def _device(index):
 
 class _Allocation:
     """Owner of a CUDA storage's block: gives it back to the allocator with the storage."""
-    __slots__ = ("block", "__weakref__")
+    __slots__ = ("block",)
 
     def __init__(self, block):
         self.block = block
-        # at interpreter exit the driver goes away with the process: nothing to give back
-        weakref.finalize(self, block.free).atexit = False
+
+    def __del__(self):
+        # (cheaper than weakref.finalize on every tensor.) At interpreter exit the
+        # driver goes away with the process: nothing to give back.
+        if not _exiting:
+            self.block.free()
+
+
+_exiting = False
+
+
+@atexit.register
+def _at_exit():
+    global _exiting
+    _exiting = True
+
+
+_checked = {}           # Device -> its index, checked against _checked_for[0]'s device count
+_checked_for = [None]
 
 
 def _empty_storage(nbytes, device):
-    from . import _lazy_init
-    _lazy_init()          # (the driver may have changed since the hook was installed)
-    idx = _runtime.checked_index(device)
-    from .memory import allocate
-    block = allocate(max(int(nbytes), 1), idx)
+    drv = _runtime._drv._driver
+    idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
+    if idx is None:
+        from . import _lazy_init
+        _lazy_init()          # (the driver may have changed since the hook was installed)
+        idx = _runtime.checked_index(device)
+        if device.index is not None:        # plain "cuda" follows the current device
+            if _checked_for[0] is not _runtime._drv._driver:
+                _checked.clear()
+                _checked_for[0] = _runtime._drv._driver
+            _checked[device] = idx
+    block = _runtime.allocator(idx).malloc(max(int(nbytes), 1), _current_stream(idx))
     return _storage._device_storage(block.ptr, int(nbytes), _Allocation(block), _device(idx))
 
 
@@ -352,6 +377,150 @@ def _matmul3(a, b, c, sfx):
     grid = (-(-n // _k.TILE), -(-m // _k.TILE), max(1, min(batch, 65535)))
     _k.launch(c.device.index, "matmul.cu", f"cg_matmul_{sfx}", grid, (_k.TILE, _k.TILE, 1),
               (batch, m, n, k, c.data_ptr(), a.data_ptr(), b.data_ptr(), strides))
+
+
+# ---------------------------------------------------------------- exchange and streams
+
+def record_stream(t, stream):
+    """``Tensor.record_stream``: ``t``'s memory is not reused after it is freed until
+    the work queued on ``stream`` now has completed.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.record_stream)
+    True
+    """
+    from .streams import Stream
+    if not _is_cuda(t):
+        raise RuntimeError(f"record_stream: expected a CUDA tensor, got a tensor on {t.device}")
+    if not isinstance(stream, Stream):
+        raise TypeError(f"record_stream(): argument 'stream' must be a cygrad.cuda.Stream, "
+                        f"not {type(stream).__name__}")
+    storage = t.untyped_storage()
+    if storage.nbytes == 0:
+        return
+    alloc = _runtime.allocator(t.device.index)
+    alloc.record_stream(alloc.block_of(storage.data_ptr()), stream)
+
+
+def cuda_array_interface(t):
+    """The ``__cuda_array_interface__`` (version 3) of a CUDA tensor, for zero-copy
+    exchange with CuPy, Numba and PyTorch.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.cuda_array_interface)
+    True
+    """
+    if not _is_cuda(t):
+        raise AttributeError(f"Can't get __cuda_array_interface__ on a tensor on {t.device}. "
+                             "If CUDA data is required use tensor.cuda() to copy it to device memory.")
+    if t.requires_grad:
+        raise RuntimeError("Can't get __cuda_array_interface__ on a tensor that requires grad. "
+                           "If gradients aren't required, use tensor.detach().")
+    if _runtime.driver().name != "pycuda":
+        # (an AttributeError, so hasattr() tells consumers there is nothing to import)
+        raise AttributeError("__cuda_array_interface__: this tensor is on cygrad's emulated GPU, "
+                             "whose memory is host memory behind opaque pointers, not CUDA memory")
+    from .streams import _current_stream
+    size = t.dtype.itemsize
+    handle = _current_stream(t.device.index).handle
+    return {
+        "typestr": t.dtype.np_dtype.str,
+        "shape": tuple(t.shape),
+        "strides": None if t.is_contiguous() else tuple(st * size for st in t.stride()),
+        "data": (t.data_ptr() if t.numel() else 0, False),
+        "version": 3,
+        # the legacy default stream is 1 in the protocol; None would mean "no sync needed"
+        "stream": 1 if handle is None else int(getattr(handle, "handle", handle)),
+    }
+
+
+class _Imported:
+    """Owner of device memory imported through DLPack: keeps the producer's capsule
+    owner alive and the range registered with the driver while the storage lives."""
+    __slots__ = ("ptr", "owner", "driver")
+
+    def __init__(self, ptr, owner, driver):
+        self.ptr, self.owner, self.driver = ptr, owner, driver
+
+    def __del__(self):
+        if not _exiting:
+            self.driver.unregister_external(self.ptr)
+
+
+def dlpack_import_check(device_id):
+    """Raise BufferError unless a DLPack capsule of CUDA device ``device_id`` can
+    become a cygrad CUDA tensor (called before the capsule is consumed).
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.dlpack_import_check)
+    True
+    """
+    from . import _lazy_init
+    try:
+        _lazy_init()
+        _runtime.checked_index(int(device_id))
+    except RuntimeError as e:
+        raise BufferError(f"cygrad.from_dlpack: the capsule's memory is on CUDA device {device_id}, "
+                          f"which cygrad cannot use: {e}") from None
+
+
+def dlpack_import_storage(device_id, ptr, nbytes, owner):
+    """A CUDA storage over ``nbytes`` of device memory at ``ptr`` that a DLPack
+    producer owns (``owner`` keeps it alive).
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.dlpack_import_storage)
+    True
+    """
+    from ._driver.base import DriverError
+    idx = int(device_id)
+    with _runtime.on_device(idx) as d:
+        try:
+            d.register_external(ptr, nbytes)
+        except DriverError as e:
+            raise BufferError(f"cygrad.from_dlpack: {e}") from None
+    return _storage._device_storage(ptr, nbytes, _Imported(ptr, owner, d), _device(idx))
+
+
+def dlpack_export_check(t, dl_device):
+    """Raise BufferError when ``t`` (a CUDA tensor) cannot be exported as CUDA memory:
+    the emulated GPU's pointers are not CUDA memory, so only a host copy can leave it.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> callable(tensors.dlpack_export_check)
+    True
+    """
+    if _runtime.driver().name != "pycuda" and (dl_device is None or tuple(dl_device)[0] != 1):
+        raise BufferError("cygrad: this tensor is on the emulated GPU, whose memory is host memory "
+                          "behind opaque pointers, not CUDA memory; pass dl_device=(1, 0) "
+                          "(kDLCPU) for a host copy, or use tensor.cpu()")
+
+
+def zero_copy_cuda_import():
+    """True when a CUDA DLPack producer's memory can be imported without a copy (a real
+    GPU through PyCUDA); otherwise ``from_dlpack`` asks the producer for a host copy.
+
+    Examples
+    --------
+    >>> from cygrad.cuda import tensors
+    >>> tensors.zero_copy_cuda_import() in (True, False)
+    True
+    """
+    from .. import cuda
+    try:
+        return cuda.is_available() and _runtime.driver().name == "pycuda"
+    except RuntimeError:
+        return False
 
 
 # ---------------------------------------------------------------- the table

@@ -22,7 +22,9 @@ class LogicError(Error):
     pass
 
 
-def install(monkeypatch, count=1, capability=(8, 0), memory=1 << 30):
+def install(monkeypatch, count=1, capability=(8, 0), memory=1 << 30, launch_kernel=False):
+    """``launch_kernel``: give functions PyCUDA's ``_launch_kernel(grid, block, buffer,
+    shared, stream)`` (cuLaunchKernel with a parameter buffer) besides ``__call__``."""
     cuda = types.ModuleType("pycuda.driver")
     calls = []
     state = {"next": 0x7000_0000, "used": 0, "allocs": {}}
@@ -143,13 +145,17 @@ def install(monkeypatch, count=1, capability=(8, 0), memory=1 << 30):
         def __call__(self, *args, **kwargs):
             record("Function.__call__", self.name, *args, **kwargs)
 
+    class LaunchingFunction(Function):
+        def _launch_kernel(self, grid, block, buffer, shared, stream):
+            record("Function._launch_kernel", self.name, grid, block, bytes(buffer), shared, stream)
+
     class SourceModule_:
         def __init__(self, image):
             self.image = image
 
         def get_function(self, name):
             record("Module.get_function", name)
-            return Function(name)
+            return (LaunchingFunction if launch_kernel else Function)(name)
 
     def module_from_buffer(buffer, options=None, message_handler=None):
         record("module_from_buffer", bytes(buffer))

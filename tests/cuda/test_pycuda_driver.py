@@ -148,6 +148,30 @@ def test_launch_passes_numpy_scalars_of_the_parsed_types(monkeypatch, env):
     assert len(cuda.calls) == before                     # nothing reached PyCUDA
 
 
+class TypedArgs(ctypes.Structure):
+    """typed_args's parameters as the C ABI lays them out (the reference for the buffer)."""
+    _fields_ = [("i", ctypes.c_int), ("u", ctypes.c_uint), ("ll", ctypes.c_longlong),
+                ("ull", ctypes.c_ulonglong), ("f", ctypes.c_float), ("d", ctypes.c_double),
+                ("flag", ctypes.c_bool), ("out", ctypes.c_void_p)]
+
+
+@needs_cxx
+def test_launch_kernel_gets_the_c_abi_parameter_buffer(monkeypatch, env):
+    cuda, d = make(monkeypatch, launch_kernel=True)
+    k = d.load_module(TEST_KERNELS).get_function("typed_args")
+    out = d.mem_alloc(56)
+    s = d.stream_create()
+    d.launch(k, (2, 1), (32,), [-3, 7, -2**40, 2**63, 1.5, 2.5, True, out + 8], shared_mem=128, stream=s)
+    name, args, _ = cuda.calls[-1]
+    assert name == "Function._launch_kernel" and args[0] == "typed_args"
+    grid, block, buf, shared, stream = args[1:]
+    assert (grid, block, shared, stream) == ((2, 1, 1), (32, 1, 1), 128, s)
+    ref = bytes(TypedArgs(-3, 7, -2**40, 2**63, 1.5, 2.5, True, out + 8))
+    assert buf == ref[:len(buf)] and len(buf) == TypedArgs.out.offset + 8
+    # nothing else reached PyCUDA for the launch (no deprecated cuFuncSetBlockShape)
+    assert "Function.__call__" not in names(cuda)
+
+
 class Geometry(ctypes.Structure):
     _fields_ = [("ndim", ctypes.c_int), ("shape", ctypes.c_longlong * 16),
                 ("stride_out", ctypes.c_longlong * 16), ("stride_a", ctypes.c_longlong * 16),
@@ -164,6 +188,21 @@ def test_struct_argument_goes_as_numpy_void(monkeypatch, env):
     args = cuda.calls[-1][1][1:]
     assert type(args[1]) is np.void and bytes(args[1]) == bytes(g) and len(bytes(g)) == 520
     assert type(args[0]) is np.int64
+
+
+@needs_cxx
+def test_struct_argument_in_the_parameter_buffer(monkeypatch, env):
+    class Params(ctypes.Structure):
+        _fields_ = [("n", ctypes.c_longlong), ("geo", Geometry), ("out", ctypes.c_void_p),
+                    ("a", ctypes.c_void_p), ("b", ctypes.c_void_p)]
+    cuda, d = make(monkeypatch, launch_kernel=True)
+    m = d.load_module(ELEMENTWISE)
+    p = d.mem_alloc(64)
+    g = Geometry(1)
+    g.shape[0] = 16
+    d.launch(m.get_function("cg_add_f32_strided"), (1,), (64,), [16, g, p, p + 4, p + 8])
+    buf = cuda.calls[-1][1][3]
+    assert buf == bytes(Params(16, g, p, p + 4, p + 8))
 
 
 @needs_cxx

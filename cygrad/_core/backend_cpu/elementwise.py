@@ -1,4 +1,13 @@
-"""CPU kernels of the elementwise family that are not rows of the C dispatcher.
+"""CPU kernels of the elementwise family.
+
+The core's elementwise ops (``add``, ``sin``, ``eq`` ...) are rows of the C
+dispatcher (``ElementwiseOp`` descriptors in ``cygrad/_core/tensor_dispatch.pxi``:
+dtype rules and a C loop each). Every row is registered here as that
+primitive's 'cpu' entry of the kernel table, ``fn(out, a, b)`` or ``fn(out, x)``
+writing into ``out``, the same shape as a 'cuda' entry; the dispatcher itself
+runs the row's C loop directly for CPU tensors (the CPU entry's fast path) and
+sends other devices' tensors to their entries. The other kernels below are not
+rows of the C dispatcher.
 
 Examples
 --------
@@ -6,11 +15,32 @@ Examples
 >>> from cygrad._core.dispatch import kernel
 >>> kernel("nan_to_num", "cpu")(cygrad.tensor([float("nan"), 1.0]), 0.0, None, None).tolist()
 [0.0, 1.0]
+>>> out = cygrad.empty(2)
+>>> kernel("hypot", "cpu")(out, cygrad.tensor([3.0, 5.0]), cygrad.tensor([4.0, 12.0])).tolist()
+[5.0, 13.0]
 """
 import ml_dtypes
 import numpy as np
 
 from ..dispatch import register
+from ..tensor import ELEMENTWISE_OPS, binary_op, unary_op
+
+
+def _row_entry(op):
+    """The kernel-table entry of one C-dispatcher row: ``out[...] = op(a, b)``."""
+    if op.arity == 2:
+        def run(out, a, b):
+            return binary_op(op, a, b, out=out)
+    else:
+        def run(out, x):
+            return unary_op(op, x, out=out)
+    run.__name__ = f"cpu_{op.name}"
+    run.__doc__ = f"out[...] = {op.name}(...) through the C dispatcher's row (CPU)."
+    return run
+
+
+for _op in ELEMENTWISE_OPS.values():
+    register(_op.name, "cpu")(_row_entry(_op))
 
 
 @register("nan_to_num", "cpu")

@@ -167,6 +167,15 @@ class Driver(ABC):
     def event_elapsed_time(self, start, end):
         """Milliseconds between two recorded, completed timing events."""
 
+    def register_external(self, ptr, nbytes):
+        """Accept ``[ptr, ptr + nbytes)``, device memory another library allocated
+        (imported through DLPack), as kernel arguments until :meth:`unregister_external`.
+        Raises :class:`DriverError` when this driver cannot address it."""
+        raise DriverError(f"{self.name} driver: cannot import memory allocated elsewhere")
+
+    def unregister_external(self, ptr):
+        """Forget an external range registered at ``ptr``."""
+
     # -- kernels -------------------------------------------------------------
     @abstractmethod
     def load_module(self, source_path):

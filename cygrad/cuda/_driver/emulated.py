@@ -335,6 +335,17 @@ class EmulatedDriver(Driver):
     def mem_get_info(self):
         return self.total_memory - self._used, self.total_memory
 
+    def register_external(self, ptr, nbytes):
+        # the emulator's memory is its own: only ranges of its own allocations (a
+        # cygrad CUDA tensor exported and imported again) can come back
+        alloc = self._find(ptr)
+        if alloc is None or ptr + nbytes > alloc.handle + alloc.size:
+            raise DriverError(f"emulated driver: {ptr:#x} (+{nbytes} bytes) is not emulated device "
+                              "memory; memory of a real GPU cannot be imported into the emulator")
+
+    def unregister_external(self, ptr):
+        pass
+
     def _find(self, ptr):
         """The allocation holding device pointer ``ptr`` (one past its end included)."""
         if isinstance(ptr, bool) or not isinstance(ptr, int):

@@ -11,9 +11,11 @@ the source, the architecture and nvcc's version, and loaded with
 The driver works in each device's primary context
 (``Device(i).retain_primary_context()``, the context the CUDA runtime and other
 libraries share), never ``pycuda.autoinit``'s private one. Kernel arguments are
-checked against the kernel's parsed signature (:mod:`.signature`) and passed as
-NumPy scalars of exactly the parameter's type, so PyCUDA packs them as the
-kernel expects.
+checked against the kernel's parsed signature (:mod:`.signature`) and packed
+into one parameter buffer at the offsets the C ABI gives them
+(:func:`param_buffer_format`), which ``Function._launch_kernel`` hands to
+``cuLaunchKernel``; a PyCUDA without that method gets NumPy scalars of exactly
+the parameter's types through ``Function.__call__``.
 
 Examples
 --------
@@ -28,6 +30,7 @@ import os
 import pathlib
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
 import threading
@@ -39,6 +42,42 @@ __all__ = ["PyCudaDriver", "find_nvcc", "cache_dir"]
 
 _EMU_DIR = pathlib.Path(__file__).parent / "emu"
 _NVCC_FLAGS = ("-std=c++17",)
+# struct codes of the scalar parameter types (little-endian, sizes fixed)
+_CODES = {"int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
+          "int64": "q", "uint64": "Q", "float32": "f", "float64": "d", "bool": "?"}
+#: alignment assumed for a by-value struct parameter: the kernels' structs hold 64-bit fields
+STRUCT_ALIGN = 8
+
+
+def param_buffer_format(params, struct_sizes):
+    """The ``struct`` format of a kernel's parameter buffer, as ``cuLaunchKernel`` reads it
+    (``CU_LAUNCH_PARAM_BUFFER_POINTER``): each parameter at the offset the C ABI gives it,
+    with explicit padding. ``struct_sizes`` gives the byte size of each by-value struct
+    parameter, in order.
+
+    Examples
+    --------
+    >>> from cygrad.cuda._driver.signature import Param
+    >>> from cygrad.cuda._driver.pycuda_driver import param_buffer_format
+    >>> param_buffer_format((Param("n", "int", "int", "int32"), Param("x", "float*", "pointer", None)), ())
+    '<i4xQ'
+    """
+    fmt, offset, sizes = ["<"], 0, iter(struct_sizes)
+    for p in params:
+        if p.kind == "pointer":
+            code, size, align = "Q", 8, 8
+        elif p.kind == "struct":
+            size = next(sizes)
+            code, align = f"{size}s", STRUCT_ALIGN
+        else:
+            code = _CODES[p.dtype]
+            size = align = struct.calcsize("<" + code)
+        pad = -offset % align
+        if pad:
+            fmt.append(f"{pad}x")
+        fmt.append(code)
+        offset += pad + size
+    return "".join(fmt)
 
 
 def find_nvcc():
@@ -89,6 +128,21 @@ class PyCudaKernel(Kernel):
         self.params = params
         self.param_types = tuple(p.type for p in params)
         self.function = function
+        # PyCUDA's Function._launch_kernel(grid, block, buffer, shared, stream) is
+        # cuLaunchKernel itself; Function.__call__ rebuilds the buffer in Python from
+        # NumPy scalars and first calls the deprecated cuFuncSetBlockShape, tens of
+        # microseconds a launch. Absent (a PyCUDA without it): the __call__ path.
+        self.launch_kernel = getattr(function, "_launch_kernel", None)
+        self._structs = [i for i, p in enumerate(params) if p.kind == "struct"]
+        self._packers = {}      # struct parameter sizes -> struct.Struct of the buffer
+
+    def pack(self, values):
+        """The parameter buffer of checked ``values`` (see :func:`param_buffer_format`)."""
+        sizes = tuple(len(values[i]) for i in self._structs)
+        packer = self._packers.get(sizes)
+        if packer is None:
+            packer = self._packers[sizes] = struct.Struct(param_buffer_format(self.params, sizes))
+        return packer.pack(*values)
 
     def __repr__(self):
         return f"<pycuda kernel {self.name}({', '.join(self.param_types)})>"
@@ -145,6 +199,8 @@ class PyCudaDriver(Driver):
         self._local = threading.local()
         self._allocations = {}      # pointer -> (DeviceAllocation, size); keeps it alive
         self._bases = []            # sorted pointers, for interior pointers
+        self._external = {}         # pointer -> size: device memory imported through DLPack
+        self._external_bases = []
         self._modules = {}
         self._arch = {}
         # PyCUDA complains at exit about contexts left on the stack: pop ours
@@ -236,6 +292,24 @@ class PyCudaDriver(Driver):
                                   "by mem_alloc (or was already freed)")
             self._bases.pop(bisect.bisect_left(self._bases, ptr))
         self._call("mem_free", entry[0].free)
+
+    def register_external(self, ptr, nbytes):
+        # memory another library allocated in this process's context (DLPack import):
+        # launches accept pointers into it until unregister_external
+        with self._lock:
+            size, count = self._external.get(ptr, (0, 0))
+            if not count:
+                bisect.insort(self._external_bases, ptr)
+            self._external[ptr] = (max(int(nbytes), size), count + 1)
+
+    def unregister_external(self, ptr):
+        with self._lock:
+            size, count = self._external.get(ptr, (0, 0))
+            if count > 1:
+                self._external[ptr] = (size, count - 1)
+            elif count == 1:
+                del self._external[ptr]
+                self._external_bases.pop(bisect.bisect_left(self._external_bases, ptr))
 
     def mem_get_info(self):
         self._ensure()
@@ -406,6 +480,9 @@ class PyCudaDriver(Driver):
             i = bisect.bisect_right(self._bases, ptr) - 1
             if i >= 0 and ptr <= self._bases[i] + self._allocations[self._bases[i]][1]:
                 return ptr
+            i = bisect.bisect_right(self._external_bases, ptr) - 1
+            if i >= 0 and ptr <= self._external_bases[i] + self._external[self._external_bases[i]][0]:
+                return ptr
         return None
 
     def launch(self, kernel, grid, block, args, shared_mem=0, stream=None):
@@ -415,6 +492,12 @@ class PyCudaDriver(Driver):
         grid = tuple(int(g) for g in grid) + (1,) * (3 - len(tuple(grid)))
         block = tuple(int(b) for b in block) + (1,) * (3 - len(tuple(block)))
         values = signature.check_args(kernel.name, kernel.params, args, self._device_pointer)
+        if kernel.launch_kernel is not None:
+            buf = kernel.pack(values)
+            self._ensure()
+            self._call(f"launching {kernel.name}", kernel.launch_kernel, grid, block, buf,
+                       int(shared_mem), stream)
+            return
         packed = []
         for p, v in zip(kernel.params, values):
             if p.kind == "pointer":
