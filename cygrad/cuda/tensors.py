@@ -28,6 +28,7 @@ True
 """
 import atexit
 import math
+import threading
 
 import numpy as np
 
@@ -128,14 +129,21 @@ def _broadcast(s1, s2):
     return tuple(max(x, y) if min(x, y) != 0 else 0 for x, y in zip(s1, s2))
 
 
+_host_copy = threading.local()      # inside _host_array's contiguous() on this thread
+
+
 def _host_array(t):
     """A contiguous host copy of a CUDA tensor, as NumPy."""
     if not t.is_contiguous():
-        if _k.suffix(t.dtype.name) is None:
-            # contiguous() of this dtype would come back here through the copy hook
+        if getattr(_host_copy, "busy", False):
+            # contiguous() came back here through the copy hook: no kernel copies this dtype
             raise NotImplementedError(f"no 'cuda' kernel for primitive 'copy' of {t.dtype} "
                                       "(devices that have one: cpu)")
-        t = t.contiguous()      # (the copy kernel: float32/float64 only)
+        _host_copy.busy = True
+        try:
+            t = t.contiguous()      # (the copy kernel: float32/float64 only)
+        finally:
+            _host_copy.busy = False
     arr = np.empty(tuple(t.shape), dtype=t.dtype.np_dtype)
     if arr.nbytes:
         with _runtime.on_device(t.device.index) as d:
