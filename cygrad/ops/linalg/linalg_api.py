@@ -520,7 +520,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
         d.append(dj)
         safe = cygrad.where(dj == 0, cygrad.ones_like(dj), dj)
         lcol = cygrad.where(cygrad.arange(n, device=A.device) > j, col / safe,
-                            cygrad.zeros((), dtype=A.dtype))
+                            cygrad.zeros((), dtype=A.dtype, device=A.device))
         cols.append(lcol)
     lower = cygrad.stack(cols, dim=-1) if n else cygrad.zeros_like(A)
     diag = cygrad.cat(d, dim=-1) if n else A.new_zeros(A.shape[:-1])

@@ -86,7 +86,8 @@ def logdet(input):
     sign, logabs = LA.slogdet(input)
     if input.is_complex():
         return cygrad.log(sign) + logabs
-    return cygrad.where(sign < 0, cygrad.full((), math.nan, dtype=logabs.dtype), logabs)
+    return cygrad.where(sign < 0, cygrad.full((), math.nan, dtype=logabs.dtype, device=logabs.device),
+                        logabs)
 
 
 @tensor_method
