@@ -64,6 +64,52 @@ def tolerances(op_info, dtype, grad=False):
     return atol * scale_a * factor, rtol * scale_r * factor
 
 
+def _column_signs(m):
+    """+1/-1 per column of ``m``: the sign of the column's largest-magnitude entry."""
+    idx = m.detach().abs().argmax(dim=-2, keepdim=True)
+    s = m.detach().gather(-2, idx).sign()
+    return cygrad.where(s == 0, cygrad.ones_like(s), s)
+
+
+def _eigh_gauge(result):
+    w, v = result
+    return w, v * _column_signs(v)
+
+
+def _svd_gauge(result):
+    # only the k = len(s) vectors that belong to singular values: with
+    # full_matrices=True the others are any orthonormal completion
+    u, s, vh = result
+    k = s.shape[-1]
+    u, vh = u[..., :k], vh[..., :k, :]
+    signs = _column_signs(u)
+    return u * signs, s, vh * signs.mT
+
+
+def _torch_svd_gauge(result):         # torch.svd gives V, not Vh
+    u, s, v = result
+    k = s.shape[-1]
+    u, v = u[..., :k], v[..., :k]
+    signs = _column_signs(u)
+    return u * signs, s, v * signs
+
+
+# Eigen- and singular vectors are defined up to sign, and another device's
+# algorithm may pick the other one (LAPACK's is not a rule): these rows are
+# compared with each vector's sign fixed (its largest entry positive), values and
+# gradients alike (the fix is a constant factor, so gradients follow it), and
+# singular vectors only as far as they belong to a singular value.
+GAUGE = {"linalg.eigh": _eigh_gauge, "linalg.svd": _svd_gauge, "svd": _torch_svd_gauge}
+
+
+def op_of(op_info):
+    """The row's op, with its outputs' sign fixed where :data:`GAUGE` says so."""
+    fix = GAUGE.get(op_info.id)
+    if fix is None:
+        return op_info.op
+    return lambda *args, **kwargs: fix(op_info.op(*args, **kwargs))
+
+
 def _rng(*parts):
     return np.random.default_rng(zlib.crc32("-".join(parts).encode()))
 
@@ -185,10 +231,11 @@ def check_values(op_info, dtype):
     for i, sample in enumerate(value_samples(op_info, dtype)):
         strided = i == 1 and op_info.check_noncontiguous   # (as_strided reads the storage)
         what = f"{op_info.id}[{dtype.name}, {sample.name}{', strided' if strided else ''}]"
+        op = op_of(op_info)
         inp, args, kwargs = arguments(sample, "cpu")
-        cpu, cpu_err = outcome(lambda: op_info.op(inp, *args, **kwargs))
+        cpu, cpu_err = outcome(lambda: op(inp, *args, **kwargs))
         inp, args, kwargs = arguments(sample, "cuda", strided)
-        dev, dev_err = outcome(lambda: op_info.op(inp, *args, **kwargs))
+        dev, dev_err = outcome(lambda: op(inp, *args, **kwargs))
         if cpu_err is not None:
             same_error(cpu_err, dev_err, what)
             continue
@@ -208,7 +255,7 @@ def _grads(op_info, sample, device):
     inp = placed.get(("input", None), inp)
     args = tuple(placed.get(("args", i), a) for i, a in enumerate(args))
     kwargs = {k: placed.get(("kwargs", k), v) for k, v in kwargs.items()}
-    result, err = outcome(lambda: op_info.op(inp, *args, **kwargs))
+    result, err = outcome(lambda: op_of(op_info)(inp, *args, **kwargs))
     if err is not None:
         return None, err
     outs = [o for o in _autograd.outputs(result)
