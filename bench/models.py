@@ -110,7 +110,7 @@ def gpt(T, vocab=65, n_embd=64, n_head=4, n_layer=4, block=32, attention="manual
 
         def forward(self, idx, targets=None):
             B, L = idx.size()
-            pos = T.arange(0, L, dtype=T.long)
+            pos = T.arange(0, L, dtype=T.long, device=idx.device)
             x = self.wte(idx) + self.wpe(pos)
             for blk in self.blocks:
                 x = blk(x)
@@ -293,11 +293,12 @@ def _reference_weights(name, small, seed):
                                            for k, v in model.state_dict().items()}
 
 
-def build(name, T, small=False, seed=0, weights=None):
+def build(name, T, small=False, seed=0, weights=None, device=None):
     """The :class:`Workload` of model ``name`` on library ``T``, from seed ``seed``.
 
     ``small=True`` shrinks every size (for tests). ``weights`` (a dict of NumPy arrays,
     from :func:`_reference_weights`) makes two libraries start from the same point.
+    ``device`` (``"cuda"``...) puts the model, its optimizer's state and the batch there.
 
     Examples
     --------
@@ -312,7 +313,9 @@ def build(name, T, small=False, seed=0, weights=None):
     model = _model(name, T, small)
     if weights is not None and model is not None:
         model.load_state_dict({k: T.tensor(v) for k, v in weights.items()})
-    inputs = [T.tensor(a) for a in data]
+    if device is not None and model is not None:
+        model.to(device)
+    inputs = [T.tensor(a, device=device) for a in data]
     if name in ("transformer", "sdpa"):
         opt = T.optim.AdamW(model.parameters(), lr=3e-4)
         return Workload(T, model, inputs, _gpt_step(opt))
@@ -334,7 +337,7 @@ def build(name, T, small=False, seed=0, weights=None):
     if name == "conv2d":
         c_out, c_in = (4, 4) if small else (32, 16)
         w = T.tensor(np.random.default_rng(seed + 1).standard_normal((c_out, c_in, 3, 3))
-                     .astype(np.float32) * 0.1, requires_grad=True)
+                     .astype(np.float32) * 0.1, requires_grad=True, device=device)
         return Workload(T, None, inputs + [w], _conv_step)
     raise KeyError(name)
 

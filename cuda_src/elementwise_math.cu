@@ -702,6 +702,7 @@ template <typename T> __device__ inline T cg_erfcx(T x)
 {
     if (x != x || x >= T(0)) return x != x ? x : cg_erfcx_positive(x);
     const T hi = x * x, lo = cg_fma(x, x, -hi);
+    if (cg_isinf(hi)) return hi;        /* x^2 overflowed (x = -inf too): lo is NaN or -inf */
     return T(2) * cg_exp(hi) * cg_exp(lo) - cg_erfcx_positive(-x);
 }
 /* x > 0 with erfc(x) = t (0 < t <= 0.1): Winitzki's guess, then Newton steps on

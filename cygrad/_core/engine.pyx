@@ -1231,10 +1231,13 @@ cdef tuple _call_node(Node node, list grads, bint create_graph):
             if r is not None:
                 grads = list(r)
     if node._materialize_grads and node._output_meta is not None:
+        # the outputs of one node share a device: make the missing gradients' zeros on
+        # the device of a gradient that arrived (the meta records no device)
+        device = next((g.device for g in grads if isinstance(g, TensorBase)), None)
         for i in range(len(grads)):
             if grads[i] is None and i < len(node._output_meta) and node._output_meta[i] is not None:
                 shape, dtype = node._output_meta[i]
-                grads[i] = _T.zeros(shape, dtype=dtype)
+                grads[i] = _T.zeros(shape, dtype=dtype, device=device)
     _notify("run", node, tuple(grads))
     if _anomaly_enabled and node._forward_stack:
         try:

@@ -162,7 +162,7 @@ class CopySlices(Function):
     def backward(ctx, grad):
         base, view = ctx.geometries
         inside = ViewGather.apply(grad, base, view)
-        mask = _place(_C.ones(view.shape, dtype=grad.dtype), base, view)
+        mask = _place(_C.ones(view.shape, dtype=grad.dtype, device=grad.device), base, view)
         return grad * (1 - mask), inside, None
 
     @staticmethod

@@ -85,7 +85,7 @@ def _place(g, base, view):
         # the gradient of a broadcast: sum over the repeated dims (fast, no scatter)
         summed = g.sum(tuple(dims), keepdim=True) if dims else g
         return summed.reshape(base.shape).contiguous()
-    out = _C.zeros(base.shape, dtype=g.dtype)
+    out = _C.zeros(base.shape, dtype=g.dtype, device=g.device)
     if out.numel() == 0 or g.numel() == 0:
         return out
     if base.is_contiguous() and _no_overlap(view):
@@ -94,7 +94,8 @@ def _place(g, base, view):
         region = out._as_strided_any(view.shape, view.strides, view.offset - base.offset)
         _C._copy_into(region, g)
     else:
-        idx = _C.from_numpy(np.ascontiguousarray(_flat_index(base, view), dtype=np.int64))
+        # (the positions come from the view's geometry, known on the host)
+        idx = _C.from_numpy(np.ascontiguousarray(_flat_index(base, view), dtype=np.int64)).to(out.device)
         # put(accumulate=True): the C scatter loop, repeats counted in order
         kernel("put", out.device.type)(out, idx, g.contiguous().reshape(-1), True)
     return out

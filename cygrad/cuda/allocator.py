@@ -193,6 +193,36 @@ class _FreeList:
         return self.blocks[self.keys[i]] if i < len(self.keys) else None
 
 
+class _Critical:
+    """An allocator's lock held for one call (``with allocator._critical:``).
+
+    A CUDA tensor's storage gives its block back from a finalizer, which the
+    garbage collector may run inside any allocation of this thread, also one made
+    in the middle of an allocator call (the lock is re-entrant, so it does not
+    keep the thread out). :meth:`CachingAllocator.free` then only queues the
+    block, and the outermost call frees the queued blocks on its way out.
+    """
+    __slots__ = ("_alloc",)
+
+    def __init__(self, alloc):
+        self._alloc = alloc
+
+    def __enter__(self):
+        a = self._alloc
+        a._lock.acquire()
+        a._depth += 1
+
+    def __exit__(self, *exc):
+        a = self._alloc
+        try:
+            if a._depth == 1:
+                while a._deferred:
+                    a._free_now(a._deferred.pop())
+        finally:
+            a._depth -= 1
+            a._lock.release()
+
+
 class CachingAllocator:
     """The caching allocator of one device (see the module docstring for its rules).
 
@@ -214,6 +244,9 @@ class CachingAllocator:
         self.driver, self.device = driver, device
         self._on_device = on_device or (lambda: nullcontext())
         self._lock = threading.RLock()
+        self._depth = 0                 # nested allocator calls of the lock's holder
+        self._deferred = []             # blocks freed by a finalizer that ran inside
+        self._critical = _Critical(self)
         self._pools = {}                # (small, stream) -> _FreeList
         self._live = {}                 # ptr -> allocated Block
         self._pending = []              # (block, [events]) freed, waiting on other streams
@@ -264,7 +297,7 @@ class CachingAllocator:
         ``num_alloc_retries``, ``num_ooms``, ``num_sync_all_streams``,
         ``num_device_alloc`` and ``num_device_free``. Keys are sorted.
         """
-        with self._lock:
+        with self._critical:
             out = {}
             for i, name in enumerate(_STAT_NAMES):
                 for p, pool in enumerate(_POOLS):
@@ -275,12 +308,12 @@ class CachingAllocator:
 
     def reset_peak_stats(self):
         """Set every peak to its current value."""
-        with self._lock:
+        with self._critical:
             self._fields[1][:] = self._fields[0]
 
     def reset_accumulated_stats(self):
         """Zero every ``allocated``/``freed`` total and the counters."""
-        with self._lock:
+        with self._critical:
             for values in self._fields[2:]:
                 values[:] = [0] * len(values)
             self._counters = dict.fromkeys(_COUNTERS, 0)
@@ -325,7 +358,7 @@ class CachingAllocator:
             return Block(None, 0, 0, stream, True)
         size = round_size(nbytes)
         small = size <= SMALL_SIZE
-        with self._lock:
+        with self._critical:
             self._process_events()
             block = self._pool(small, stream).best_fit(size)
             if block is not None:
@@ -377,7 +410,7 @@ class CachingAllocator:
     def set_memory_fraction(self, fraction):
         """Reserve at most ``fraction`` (0 to 1) of the device's total memory; requests
         beyond it fail as if the device were full (after the usual cache release)."""
-        with self._lock:
+        with self._critical:
             with self._on_device():
                 total = self.driver.mem_get_info()[1]
             self.memory_fraction = fraction
@@ -425,28 +458,36 @@ class CachingAllocator:
         """Give ``block`` back: cached for its stream now, or, when
         :meth:`record_stream` marked other streams, once an event recorded on each
         of them now has completed. Freeing a block twice raises RuntimeError."""
-        with self._lock:
-            self._check_live(block)
-            if block._owner is None:        # the zero-size block
+        with self._critical:
+            if self._depth > 1:
+                # a finalizer the garbage collector ran in the middle of this thread's
+                # own allocator call: changing the pools now would corrupt them
+                self._deferred.append(block)
                 return
-            del self._live[block.ptr]
-            block._allocated = False
-            small = block._small
-            self._update(small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
-                         (REQUESTED_BYTES, -block.requested))
-            if block._stream_uses:
-                events = []
-                with self._on_device():
-                    for s in block._stream_uses:
-                        ev = self._spare_events.pop() if self._spare_events \
-                            else self.driver.event_create()
-                        self.driver.event_record(ev, s.handle)
-                        events.append(ev)
-                block._stream_uses = None
-                block._events = len(events)
-                self._pending.append((block, events))
-            else:
-                self._free_block(block)
+            self._free_now(block)
+
+    def _free_now(self, block):
+        self._check_live(block)
+        if block._owner is None:        # the zero-size block
+            return
+        del self._live[block.ptr]
+        block._allocated = False
+        small = block._small
+        self._update(small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
+                     (REQUESTED_BYTES, -block.requested))
+        if block._stream_uses:
+            events = []
+            with self._on_device():
+                for s in block._stream_uses:
+                    ev = self._spare_events.pop() if self._spare_events \
+                        else self.driver.event_create()
+                    self.driver.event_record(ev, s.handle)
+                    events.append(ev)
+            block._stream_uses = None
+            block._events = len(events)
+            self._pending.append((block, events))
+        else:
+            self._free_block(block)
 
     def _free_block(self, block):
         """Return a no-longer-active block to its pool, merged with free neighbours."""
@@ -474,7 +515,7 @@ class CachingAllocator:
         (``Tensor.record_stream``'s rule). Recording the block's own stream does
         nothing.
         """
-        with self._lock:
+        with self._critical:
             self._check_live(block)
             if block._owner is None or stream == block.stream:
                 return
@@ -530,13 +571,13 @@ class CachingAllocator:
         Blocks freed on one stream but waiting for another stream's work are
         waited for first. Segments of which part is in use stay.
         """
-        with self._lock:
+        with self._critical:
             self._release_cached()
 
     # -- lookups -------------------------------------------------------------
     def block_of(self, ptr):
         """The allocated :class:`Block` whose pointer is ``ptr``; RuntimeError if none."""
-        with self._lock:
+        with self._critical:
             block = self._live.get(ptr)
             if block is None:
                 raise RuntimeError(f"invalid device pointer: {ptr:#x} is not allocated by "

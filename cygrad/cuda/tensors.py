@@ -29,6 +29,7 @@ True
 """
 import atexit
 import math
+import threading
 
 import numpy as np
 
@@ -127,10 +128,21 @@ def _broadcast(s1, s2):
     return tuple(max(x, y) if min(x, y) != 0 else 0 for x, y in zip(s1, s2))
 
 
+_host_copy = threading.local()      # inside _host_array's contiguous() on this thread
+
+
 def _host_array(t):
     """A contiguous host copy of a CUDA tensor, as NumPy."""
     if not t.is_contiguous():
-        t = t.contiguous()
+        if getattr(_host_copy, "busy", False):
+            # contiguous() came back here through the copy hook: no kernel copies this dtype
+            raise NotImplementedError(f"no 'cuda' kernel for primitive 'copy' of {t.dtype} "
+                                      "(devices that have one: cpu)")
+        _host_copy.busy = True
+        try:
+            t = t.contiguous()    
+        finally:
+            _host_copy.busy = False
     arr = np.empty(tuple(t.shape), dtype=t.dtype.np_dtype)
     if arr.nbytes:
         with _runtime.on_device(t.device.index) as d:
@@ -268,6 +280,8 @@ def matmul_into(a, b, result):
     if a.dtype is not result.dtype or b.dtype is not result.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
     res = result
+    if a.dim() == 1 and b.dim() == 1:       # a dot product: (1, k) @ (k, 1) into a 1x1 view
+        a, b, res = a.unsqueeze(0), b.unsqueeze(-1), res.view(1, 1)
     if a.dim() == 1:
         a = a.unsqueeze(0)
         res = res.unsqueeze(-2)

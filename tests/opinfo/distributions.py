@@ -34,7 +34,7 @@ def _gram_cholesky(a):
     """The Cholesky factor of ``a a^T + n I`` (a positive-definite input whatever
     ``a``, so gradcheck can perturb every entry of ``a`` freely)."""
     n = a.shape[-1]
-    return _linalg.cholesky(a @ a.mT + n * cygrad.eye(n, dtype=a.dtype))
+    return _linalg.cholesky(a @ a.mT + n * cygrad.eye(n, dtype=a.dtype, device=a.device))
 
 
 def _gram_cholesky_ref(a):

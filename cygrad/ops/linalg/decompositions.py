@@ -28,7 +28,7 @@ def _mH(x):
 
 def _diag_embed(v):
     n = v.shape[-1]
-    return v.unsqueeze(-1) * cygrad.eye(n, dtype=v.dtype)
+    return v.unsqueeze(-1) * cygrad.eye(n, dtype=v.dtype, device=v.device)
 
 
 def _diagonal(x):
@@ -63,8 +63,10 @@ def _off_diag_inverse(d):
     vector gradients)."""
     diff = d.unsqueeze(-2) - d.unsqueeze(-1)
     n = d.shape[-1]
-    eye = cygrad.eye(n, dtype=cygrad.bool)
-    return cygrad.where(eye, cygrad.zeros((), dtype=d.dtype), 1.0 / cygrad.where(eye, cygrad.ones((), dtype=d.dtype), diff))
+    eye = cygrad.eye(n, dtype=cygrad.bool, device=d.device)
+    zero = cygrad.zeros((), dtype=d.dtype, device=d.device)
+    one = cygrad.ones((), dtype=d.dtype, device=d.device)
+    return cygrad.where(eye, zero, 1.0 / cygrad.where(eye, one, diff))
 
 
 def _kernel(name, x):

@@ -520,7 +520,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
         d.append(dj)
         safe = cygrad.where(dj == 0, cygrad.ones_like(dj), dj)
         lcol = cygrad.where(cygrad.arange(n, device=A.device) > j, col / safe,
-                            cygrad.zeros((), dtype=A.dtype))
+                            cygrad.zeros((), dtype=A.dtype, device=A.device))
         cols.append(lcol)
     lower = cygrad.stack(cols, dim=-1) if n else cygrad.zeros_like(A)
     diag = cygrad.cat(d, dim=-1) if n else A.new_zeros(A.shape[:-1])
@@ -529,7 +529,7 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
         *(tuple(A.shape[:-2]) + (n,))).clone()
     zero = (diag.detach() == 0).to(cygrad.int32)
     first = cygrad.where(zero.sum(dim=-1) > 0, zero.argmax(dim=-1).to(cygrad.int32) + 1,
-                         cygrad.zeros((), dtype=cygrad.int32))
+                         cygrad.zeros((), dtype=cygrad.int32, device=A.device))
     if check_errors:
         _raise_info(first, "linalg.ldl_factor_ex")
     return _outs(LDL_FACTOR_EX(ld, pivots, first), out, "linalg_ldl_factor_ex")

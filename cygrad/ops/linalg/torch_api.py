@@ -86,7 +86,8 @@ def logdet(input):
     sign, logabs = LA.slogdet(input)
     if input.is_complex():
         return cygrad.log(sign) + logabs
-    return cygrad.where(sign < 0, cygrad.full((), math.nan, dtype=logabs.dtype), logabs)
+    return cygrad.where(sign < 0, cygrad.full((), math.nan, dtype=logabs.dtype, device=logabs.device),
+                        logabs)
 
 
 @tensor_method
@@ -578,7 +579,7 @@ def block_diag(*tensors):
         return cygrad.zeros(1, 0, dtype=dtype)          # (PyTorch's shape for no blocks)
     rows = builtins.sum(m.shape[0] for m in mats)
     cols = builtins.sum(m.shape[1] for m in mats)
-    res = cygrad.zeros(rows, cols, dtype=dtype)
+    res = cygrad.zeros(rows, cols, dtype=dtype, device=tensors[0].device)
     r = c = 0
     for m in mats:
         res[r:r + m.shape[0], c:c + m.shape[1]] = m.to(dtype)

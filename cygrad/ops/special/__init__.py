@@ -286,7 +286,7 @@ def mvlgamma(input, p, *, out=None):
         raise RuntimeError("p has to be greater than or equal to 1")
     x = input if input.is_floating_point() else input.to(_dt.get_default_dtype())
     from ..creation import arange
-    shifts = arange(p, dtype=x.dtype) * -0.5
+    shifts = arange(p, dtype=x.dtype, device=x.device) * -0.5
     res = lgamma(x.unsqueeze(-1) + shifts).sum(-1) + p * (p - 1) / 4 * _math.log(_math.pi)
     if out is not None:
         from ..elementwise import _write_out

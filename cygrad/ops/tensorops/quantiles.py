@@ -37,7 +37,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, opname):
         raise ValueError(f"{opname}() interpolation must be one of linear, lower, higher, "
                          f"midpoint or nearest. Got {interpolation}")
     scalar_q = not hasattr(q, "dim")
-    qt = _tensor([float(q)], dtype=input.dtype) if scalar_q else q
+    qt = _tensor([float(q)], dtype=input.dtype, device=input.device) if scalar_q else q
     if not scalar_q:
         if qt.dim() > 1:
             raise RuntimeError(f"{opname}() q must be a scalar or 1D tensor")
