@@ -1223,6 +1223,9 @@ cdef void _add_to_buffer(dict buffers, Node node, int nr, object grad) except *:
         buf[nr] = buf[nr] + grad     # several uses of one output: sum the contributions
 
 
+cdef object _UNSET = object()
+
+
 cdef tuple _call_node(Node node, list grads, bint create_graph):
     cdef int i
     if node._pre_hooks is not None and -1 in node._pre_hooks:
@@ -1231,11 +1234,15 @@ cdef tuple _call_node(Node node, list grads, bint create_graph):
             if r is not None:
                 grads = list(r)
     if node._materialize_grads and node._output_meta is not None:
-        # the outputs of one node share a device: make the missing gradients' zeros on
-        # the device of a gradient that arrived (the meta records no device)
-        device = next((g.device for g in grads if isinstance(g, TensorBase)), None)
+        device = _UNSET
         for i in range(len(grads)):
             if grads[i] is None and i < len(node._output_meta) and node._output_meta[i] is not None:
+                if device is _UNSET:
+                    # the outputs of one node share a device: the missing gradients'
+                    # zeros go on the device of a gradient that arrived (the meta
+                    # records no device); looked up only when one is missing, since
+                    # this runs for every node of every backward pass
+                    device = next((g.device for g in grads if isinstance(g, TensorBase)), None)
                 shape, dtype = node._output_meta[i]
                 grads[i] = _T.zeros(shape, dtype=dtype, device=device)
     _notify("run", node, tuple(grads))

@@ -74,15 +74,28 @@ def _refuse_unless_supported(p):
                            f"{p.device.type}")
 
 
-def _fusable(p, *others):
-    """Whether the fused kernel of ``p``'s device takes ``p`` with ``others``."""
-    fusable = dispatch.lookup("fused_optim_fusable", p.device.type, p.dtype)
+def _fusable(found, p, *others):
+    """Whether the fused kernel of ``p``'s device takes ``p`` with ``others``; ``found``
+    keeps the step's table lookups (one per device and dtype, not one per parameter:
+    this runs for every parameter of every step)."""
+    key = (p.device.type, p.dtype)
+    fusable = found.get(key, _UNSEEN)
+    if fusable is _UNSEEN:
+        fusable = found[key] = dispatch.lookup("fused_optim_fusable", *key)
     return fusable is not None and fusable(p, *others)
+
+
+_UNSEEN = object()
 
 
 def _by_device(params, *lists):
     """``{device type: (params, *lists)}``: the parameters split by device type,
     each list keeping its entries beside its parameter's."""
+    if not params:
+        return {}
+    first = params[0].device.type
+    if all(p.device.type == first for p in params):    # the usual case: one device
+        return {first: (params, *lists)}
     out = {}
     for i, p in enumerate(params):
         cols = out.setdefault(p.device.type, tuple([] for _ in range(len(lists) + 1)))
@@ -111,6 +124,7 @@ def sgd_group(opt, group):
     momentum = group["momentum"]
     strict = group.get("fused") is True
     states = opt.state
+    found = {}
     params, grads, bufs, first, rest = [], [], [], [], []
     for p in group["params"]:
         g = p.grad
@@ -120,7 +134,7 @@ def sgd_group(opt, group):
         if momentum != 0:
             state = states[p]
             buf = state.get("momentum_buffer")
-        if not (_fusable(p, g) if buf is None else _fusable(p, g, buf)):
+        if not (_fusable(found, p, g) if buf is None else _fusable(found, p, g, buf)):
             if strict:
                 _refuse_unless_supported(p)
             rest.append(p)
@@ -162,6 +176,7 @@ def adam_group(opt, group):
     strict = group.get("fused") is True
     step_dtype = float32 if strict else _scalar_state_dtype()
     states = opt.state
+    found = {}
     params, grads, ms, vs, xs, steps, rest = [], [], [], [], [], [], []
     for p in group["params"]:
         g = p.grad
@@ -169,7 +184,7 @@ def adam_group(opt, group):
             continue
         state = states[p]
         if len(state) == 0:
-            if not _fusable(p, g):
+            if not _fusable(found, p, g):
                 if strict:
                     _refuse_unless_supported(p)
                 rest.append(p)
@@ -182,7 +197,7 @@ def adam_group(opt, group):
         m, v = state.get("exp_avg"), state.get("exp_avg_sq")
         x = state.get("max_exp_avg_sq") if amsgrad else None
         step = state.get("step")
-        ok = (_fusable(p, g, m, v, x) if amsgrad else _fusable(p, g, m, v))
+        ok = (_fusable(found, p, g, m, v, x) if amsgrad else _fusable(found, p, g, m, v))
         if not ok or getattr(step, "dtype", None) not in _STEP_DTYPES or step.numel() != 1:
             rest.append(p)
             continue
