@@ -20,6 +20,12 @@ import time
 import numpy as np
 
 
+def _causal_masked(rng):
+    x = rng.standard_normal((32, 4, 32, 32)).astype(np.float32)
+    x[..., np.triu(np.ones((32, 32), bool), 1)] = -np.inf
+    return x
+
+
 def _cases():
     import cygrad
     import cygrad.nn.functional as F
@@ -31,6 +37,10 @@ def _cases():
     data = {
         "softmax (32, 4, 32, 32)": ([rng.standard_normal((32, 4, 32, 32)).astype(f32)],
                                     lambda x: cygrad.softmax(x, -1), lambda x: torch.softmax(x, -1)),
+        # minGPT's attention: masked_fill(-inf) above the diagonal, then softmax
+        "softmax causal-masked (32, 4, 32, 32)": ([_causal_masked(rng)],
+                                                  lambda x: cygrad.softmax(x, -1),
+                                                  lambda x: torch.softmax(x, -1)),
         "log_softmax (32, 4, 32, 32)": ([rng.standard_normal((32, 4, 32, 32)).astype(f32)],
                                         lambda x: cygrad.log_softmax(x, -1),
                                         lambda x: torch.log_softmax(x, -1)),
@@ -53,8 +63,8 @@ def _cases():
     return data
 
 
-CASES = ("softmax (32, 4, 32, 32)", "log_softmax (32, 4, 32, 32)", "cross_entropy (1024, 65)",
-         "layer_norm (32, 32, 64)", "gelu (32, 32, 256)", "sdpa causal (32, 4, 32, 16)")
+CASES = ("softmax (32, 4, 32, 32)", "softmax causal-masked (32, 4, 32, 32)",
+         "log_softmax (32, 4, 32, 32)", "cross_entropy (1024, 65)", "layer_norm (32, 32, 64)", "gelu (32, 32, 256)", "sdpa causal (32, 4, 32, 16)")
 
 
 def _inputs(lib, arrays, grad):
@@ -89,7 +99,7 @@ def main(argv=None):
     print(f"cygrad {cygrad.__file__}, threads {cygrad.get_num_threads()} (torch: "
           f"{torch.get_num_threads()}); median of {args.reps} interleaved reps of "
           f"{args.calls} calls")
-    print(f"{'op':32s} {'mode':8s} {'cygrad us':>10s} {'torch us':>10s} {'ratio':>7s}")
+    print(f"{'op':38s} {'mode':8s} {'cygrad us':>10s} {'torch us':>10s} {'ratio':>7s}")
     cases = _cases()
     for name in CASES:
         arrays, cy_fn, th_fn = cases[name]
@@ -103,7 +113,7 @@ def main(argv=None):
                 for i, r in enumerate(runs):
                     times[i].append(r())
             c, t = (statistics.median(x) * 1e6 for x in times)
-            print(f"{name:32s} {'fwd+bwd' if backward else 'fwd':8s} {c:10.1f} {t:10.1f} "
+            print(f"{name:38s} {'fwd+bwd' if backward else 'fwd':8s} {c:10.1f} {t:10.1f} "
                   f"{c / t:7.2f}")
 
 

@@ -57,6 +57,44 @@ def test_softmax_rows_of_minus_inf_and_nan():
                                       tf(torch.tensor(x), 1).numpy())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_of_masked_and_widely_spread_rows(dtype):
+    # exp's arguments below about -87 (float32) / -708 (float64) and -inf take a
+    # clamped path in the C kernel (libmvec's vector exp is slow there); rows masked
+    # only in the middle of a batch take the unclamped path: both must be right.
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((6, 4, 64, 64)).astype(dtype) * 4
+    causal = np.triu(np.ones((64, 64), bool), 1)
+    x[:2, :, causal] = -np.inf                       # first rows of the batch masked
+    x[3, 1, 7, ::3] = -np.inf                        # one row in the middle
+    low = -100.0 if dtype == np.float32 else -720.0
+    x[4, :, :, 5] = low                              # exp(x - max) subnormal or 0
+    x[4, :, 9, :] = np.linspace(low * 1.2, 0, 64)    # a whole row across the band
+    x[5, 2, 3, 4] = np.nan
+    for cf, tf in ((cygrad.softmax, torch.softmax), (cygrad.log_softmax, torch.log_softmax)):
+        c, r = cf(cygrad.tensor(x), -1).numpy(), tf(torch.tensor(x), -1).numpy()
+        np.testing.assert_array_equal(np.isnan(c), np.isnan(r))
+        rtol = 1e-5 if dtype == np.float32 else 1e-12
+        # softmax: results below the dtype's smallest normal number may be flushed to
+        # 0; log_softmax: (x - max) - log(sum) cancels near 0, so an absolute tolerance
+        atol = np.finfo(dtype).tiny * 1.5 if cf is cygrad.softmax else rtol
+        np.testing.assert_allclose(c, r, rtol=rtol, atol=atol)
+        if cf is cygrad.softmax:
+            assert (c[np.isneginf(x)] == 0).all()        # masked keys: exactly 0
+
+
+def test_attention_with_a_minus_inf_mask_at_realistic_size():
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((4, 4, 128, 32)).astype(np.float32) for _ in range(3))
+    mask = np.zeros((128, 128), np.float32)
+    mask[np.triu(np.ones((128, 128), bool), 1)] = -np.inf
+    mask[:, 100:] = -np.inf
+    cs, ts = [cygrad.tensor(a) for a in (q, k, v)], [torch.tensor(a) for a in (q, k, v)]
+    c = F.scaled_dot_product_attention(*cs, attn_mask=cygrad.tensor(mask))
+    r = TF.scaled_dot_product_attention(*ts, attn_mask=torch.tensor(mask))
+    _close(c, r)
+
+
 def _sdpa_pair(shapes, seed=0, dtype=np.float32):
     rng = np.random.default_rng(seed)
     arrays = [rng.standard_normal(s).astype(dtype) for s in shapes]

@@ -31,7 +31,7 @@ typedef int64_t cg_vl8 __attribute__((vector_size(64)));
  * baseline: gcc would otherwise keep the larger ones out of line. */
 #define CG_INLINE static inline __attribute__((always_inline))          /* elements of a row handled per buffer */
 
-#define DEF_FUSED(S, T, V, VI, EXP, LOG, ERF, TANH, SQRT)                                            \
+#define DEF_FUSED(S, T, V, VI, EXP, LOG, ERF, TANH, SQRT, EXP_LOW)                                           \
                                                                                               \
 /* Max, sum and dot product of a contiguous row in one vector of 8 lanes of T     \
  * (gcc's vector types, as in reduce.c), lanes combined in a fixed order: the same   \
@@ -61,6 +61,25 @@ CG_INLINE T row_max_##S(const T* x, cg_index n) {                               
     return m;                                                                                 \
 }                                                                                             \
                                                                                               \
+/* Whether exp(x - max(x)) over the row x[0:n] reaches arguments below EXP_LOW. */            \
+CG_INLINE int row_needs_clamp_##S(const T* x, cg_index n) {                                   \
+    T mn = INFINITY, mx = -INFINITY;                                                          \
+    for (cg_index j = 0; j < n; j++) {                                                        \
+        mn = x[j] < mn ? x[j] : mn;                                                           \
+        mx = x[j] > mx ? x[j] : mx;                                                           \
+    }                                                                                         \
+    return mn - mx < EXP_LOW;                                                                 \
+}                                                                                             \
+                                                                                              \
+/* Whether rows r0..r1 of n elements are likely to need exp's clamp: judged from their        \
+ * first, middle and last rows, which a causal or padding mask reaches. Only speed            \
+ * depends on the guess: an unclamped row gives the same values, slower. */                   \
+CG_INLINE int rows_need_clamp_##S(const T* x, cg_index r0, cg_index r1, cg_index n) {         \
+    if (r1 <= r0) return 0;                                                                   \
+    return row_needs_clamp_##S(x + r0 * n, n) || row_needs_clamp_##S(x + (r1 - 1) * n, n)     \
+           || row_needs_clamp_##S(x + ((r0 + r1) / 2) * n, n);                                \
+}                                                                                             \
+                                                                                              \
 CG_INLINE T row_sum_##S(const T* x, cg_index n) {                                         \
     V acc = {0};                                                                              \
     cg_index j = 0;                                                                           \
@@ -79,13 +98,38 @@ CG_INLINE T row_dot_##S(const T* x, const T* y, cg_index n) {                   
     return s;                                                                                 \
 }                                                                                             \
                                                                                               \
+/* out[k] = exp(x[k] - m) for x[k] <= m. libmvec's vector exp leaves its fast path  \
+ * for arguments below EXP_LOW (results turning subnormal) and for -inf, at 6-16x the    \
+ * cost per element: a causal mask, half -inf, made softmax 3x slower. So the argument  \
+ * is clamped at EXP_LOW and results of the clamp, exp(EXP_LOW) ~ the smallest normal   \
+ * number, become 0: values that small flush to zero. Two loops through a buffer,             \
+ * because gcc folds a clamp written around the call back into an unclamped call; the           \
+ * caller says whether a clamp can be needed. NaN stays NaN. out may be x. */                  \
+CG_INLINE void exp_block_##S(const T* x, T m, T* out, cg_index n) {                       \
+    T buf[BLOCK] __attribute__((aligned(64)));                                                \
+    for (cg_index k = 0; k < n; k++) {                                                        \
+        T d = x[k] - m;                                                                       \
+        buf[k] = d < EXP_LOW ? EXP_LOW : d;                                                   \
+    }                                                                                         \
+    for (cg_index k = 0; k < n; k++) out[k] = buf[k] == EXP_LOW ? (T)0 : EXP(buf[k]);         \
+}                                                                                             \
+                                                                                              \
+CG_INLINE void exp_shifted_##S(const T* x, T m, T* out, cg_index n, int clamp) {              \
+    if (!clamp) {                                                                             \
+        for (cg_index k = 0; k < n; k++) out[k] = EXP(x[k] - m);                              \
+        return;                                                                               \
+    }                                                                                         \
+    for (cg_index j0 = 0; j0 < n; j0 += BLOCK)                                                \
+        exp_block_##S(x + j0, m, out + j0, n - j0 < BLOCK ? n - j0 : BLOCK);                  \
+}                                                                                             \
+                                                                                              \
 /* sum(exp(x - m)) through a block buffer, so the exp loop vectorises */              \
 CG_INLINE T row_sumexp_##S(const T* x, cg_index n, T m) {                                 \
     T buf[BLOCK];                                                                             \
     T s = 0;                                                                                  \
     for (cg_index j0 = 0; j0 < n; j0 += BLOCK) {                                              \
         cg_index len = n - j0 < BLOCK ? n - j0 : BLOCK;                                       \
-        for (cg_index k = 0; k < len; k++) buf[k] = EXP(x[j0 + k] - m);                       \
+        for (cg_index k = 0; k < len; k++) buf[k] = EXP(x[j0 + k] - m);                                          \
         s += row_sum_##S(buf, len);                                                           \
     }                                                                                         \
     return s;                                                                                 \
@@ -110,9 +154,18 @@ CG_INLINE T strided_max_##S(const T* x, cg_index n, cg_index st) {              
     return m;                                                                                 \
 }                                                                                             \
                                                                                               \
-CG_HOT static void softmax_row_##S(const T* restrict x, T* restrict y, cg_index n) {           \
+CG_HOT static void softmax_row_##S(const T* restrict x, T* restrict y, cg_index n) {          \
     T m = row_max_##S(x, n);                                                                  \
     for (cg_index j = 0; j < n; j++) y[j] = EXP(x[j] - m);                                    \
+    T inv = (T)1 / row_sum_##S(y, n);                                                         \
+    for (cg_index j = 0; j < n; j++) y[j] *= inv;                                             \
+}                                                                                             \
+                                                                                              \
+/* the same for rows where exp needs its clamp (a separate function: the test inside          \
+ * one cost the plain rows 10%) */                                                            \
+CG_HOT static void softmax_row_clamped_##S(const T* restrict x, T* restrict y, cg_index n) {  \
+    T m = row_max_##S(x, n);                                                                  \
+    exp_shifted_##S(x, m, y, n, 1);                                                           \
     T inv = (T)1 / row_sum_##S(y, n);                                                         \
     for (cg_index j = 0; j < n; j++) y[j] *= inv;                                             \
 }                                                                                             \
@@ -120,7 +173,7 @@ CG_HOT static void softmax_row_##S(const T* restrict x, T* restrict y, cg_index 
 /* log_softmax of contiguous rows, RBLOCK rows at a time: the rows' logs of their   \
  * sums are one vector loop (a scalar log per short row cost as much as the row) */  \
 CG_HOT static void log_softmax_rows_##S(cg_index r0, cg_index r1, cg_index n,                 \
-                                        const T* restrict x, T* restrict y) {                 \
+                                        const T* restrict x, T* restrict y, int clamp) {      \
     T m[RBLOCK], ls[RBLOCK];                                                                  \
     for (cg_index b0 = r0; b0 < r1; b0 += RBLOCK) {                                           \
         int nb = r1 - b0 < RBLOCK ? (int)(r1 - b0) : RBLOCK;                                  \
@@ -128,7 +181,7 @@ CG_HOT static void log_softmax_rows_##S(cg_index r0, cg_index r1, cg_index n,   
             const T* xr = x + (b0 + i) * n;                                                   \
             T* yr = y + (b0 + i) * n;                                                         \
             m[i] = row_max_##S(xr, n);                                                        \
-            for (cg_index j = 0; j < n; j++) yr[j] = EXP(xr[j] - m[i]);                       \
+            exp_shifted_##S(xr, m[i], yr, n, clamp);                                          \
             ls[i] = row_sum_##S(yr, n);                                                       \
         }                                                                                     \
         for (int i = 0; i < nb; i++) ls[i] = LOG(ls[i]);                                      \
@@ -143,11 +196,14 @@ CG_HOT static void log_softmax_rows_##S(cg_index r0, cg_index r1, cg_index n,   
 void cg_softmax_fwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index inner,                 \
                         const T* x, T* y, int is_log) {                                          \
     if (inner == 1 && is_log) {                                                               \
-        log_softmax_rows_##S(r0, r1, n, x, y);                                                \
+        log_softmax_rows_##S(r0, r1, n, x, y, rows_need_clamp_##S(x, r0, r1, n));             \
         return;                                                                               \
     }                                                                                         \
     if (inner == 1) {                                                                         \
-        for (cg_index r = r0; r < r1; r++) softmax_row_##S(x + r * n, y + r * n, n);             \
+        if (rows_need_clamp_##S(x, r0, r1, n))                                                \
+            for (cg_index r = r0; r < r1; r++) softmax_row_clamped_##S(x + r * n, y + r * n, n);\
+        else                                                                                  \
+            for (cg_index r = r0; r < r1; r++) softmax_row_##S(x + r * n, y + r * n, n);      \
         return;                                                                               \
     }                                                                                         \
     for (cg_index r = r0; r < r1; r++) {                                                      \
@@ -156,13 +212,13 @@ void cg_softmax_fwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index inner,   
         T* yr = y + base;                                                                     \
         T m = strided_max_##S(xr, n, inner);                                                  \
         double s = 0;                                                                         \
-        for (cg_index j = 0; j < n; j++) s += EXP(xr[j * inner] - m);                         \
+        for (cg_index j = 0; j < n; j++) s += EXP(xr[j * inner] - m);                  \
         if (is_log) {                                                                            \
             T ls = (T)LOG(s);                                                                 \
             for (cg_index j = 0; j < n; j++) yr[j * inner] = (xr[j * inner] - m) - ls;        \
         } else {                                                                              \
             T inv = (T)(1.0 / s);                                                             \
-            for (cg_index j = 0; j < n; j++) yr[j * inner] = EXP(xr[j * inner] - m) * inv;    \
+            for (cg_index j = 0; j < n; j++) yr[j * inner] = EXP(xr[j * inner] - m) * inv; \
         }                                                                                     \
     }                                                                                         \
 }                                                                                             \
@@ -178,7 +234,7 @@ CG_HOT void cg_softmax_bwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index in
         if (inner == 1) {                                                                     \
             if (is_log) {                                                                     \
                 T ts = row_sum_##S(gr, n);                                                    \
-                for (cg_index j = 0; j < n; j++) dr[j] = scale * (gr[j] - EXP(yr[j]) * ts);   \
+                for (cg_index j = 0; j < n; j++) dr[j] = scale * (gr[j] - EXP(yr[j]) * ts); \
             } else {                                                                          \
                 T ts = row_dot_##S(gr, yr, n);                                                \
                 for (cg_index j = 0; j < n; j++) dr[j] = scale * (yr[j] * (gr[j] - ts));      \
@@ -190,7 +246,7 @@ CG_HOT void cg_softmax_bwd_##S(cg_index r0, cg_index r1, cg_index n, cg_index in
             for (cg_index j = 0; j < n; j++) s += gr[j * st];                                 \
             T ts = (T)s;                                                                      \
             for (cg_index j = 0; j < n; j++)                                                  \
-                dr[j * st] = scale * (gr[j * st] - EXP(yr[j * st]) * ts);                     \
+                dr[j * st] = scale * (gr[j * st] - EXP(yr[j * st]) * ts);              \
         } else {                                                                              \
             for (cg_index j = 0; j < n; j++) s += (double)gr[j * st] * yr[j * st];            \
             T ts = (T)s;                                                                      \
@@ -220,7 +276,7 @@ CG_HOT void cg_attn_softmax_##S(cg_index r0, cg_index r1, cg_index L, cg_index S
             memset(pr, 0, (size_t)S * sizeof(T));                                             \
             continue;                                                                         \
         }                                                                                     \
-        for (cg_index j = 0; j < nk; j++) pr[j] = EXP(pr[j] - m);                             \
+        exp_shifted_##S(pr, m, pr, nk, mask && row_needs_clamp_##S(pr, nk));                  \
         T inv = (T)1 / row_sum_##S(pr, nk);                                                   \
         for (cg_index j = 0; j < nk; j++) pr[j] *= inv;                                       \
         for (cg_index j = nk; j < S; j++) pr[j] = 0;                                          \
@@ -309,7 +365,7 @@ CG_HOT void cg_gelu_bwd_##S(cg_index i0, cg_index i1, const T* g, const T* x, T*
         for (cg_index i = i0; i < i1; i++) {                                                  \
             T v = x[i];                                                                       \
             T cdf = (T)0.5 * ((T)1 + ERF(v * (T)SQRT1_2));                                    \
-            T pdf = (T)INV_SQRT_2PI * EXP((T)-0.5 * v * v);                                   \
+            T pdf = (T)INV_SQRT_2PI * EXP((T)-0.5 * v * v);                            \
             dx[i] = g[i] * (cdf + v * pdf);                                                   \
         }                                                                                     \
     }                                                                                         \
@@ -377,7 +433,7 @@ CG_HOT void cg_xent_bwd_##S(cg_index r0, cg_index r1, cg_index C, const T* x, co
         T bb = (T)(eps / (double)C * sc);                                                     \
         T coef = a + (T)((double)bb * W);                                                     \
         T l = lse[r];                                                                         \
-        for (cg_index j = 0; j < C; j++) dr[j] = EXP(xr[j] - l) * coef;                       \
+        for (cg_index j = 0; j < C; j++) dr[j] = EXP(xr[j] - l) * coef;                \
         if (eps != 0.0) {                                                                     \
             if (w) for (cg_index j = 0; j < C; j++) dr[j] -= bb * w[j];                       \
             else for (cg_index j = 0; j < C; j++) dr[j] -= bb;                                \
@@ -386,5 +442,5 @@ CG_HOT void cg_xent_bwd_##S(cg_index r0, cg_index r1, cg_index C, const T* x, co
     }                                                                                         \
 }
 
-DEF_FUSED(f, float, cg_vf8, cg_vi8, expf, logf, erff, tanhf, sqrtf)
-DEF_FUSED(d, double, cg_vd8, cg_vl8, exp, log, erf, tanh, sqrt)
+DEF_FUSED(f, float, cg_vf8, cg_vi8, expf, logf, erff, tanhf, sqrtf, -87.0f)
+DEF_FUSED(d, double, cg_vd8, cg_vl8, exp, log, erf, tanh, sqrt, -708.0)
