@@ -447,6 +447,42 @@ cdef TensorBase _logical_not_c(TensorBase t):
     return to
 
 
+cdef inline bint _cpu_scalar(TensorBase t):
+    return t._ndim == 0 and _on_cpu(t)
+
+
+cdef _raise_two_devices(first, second):
+    # PyTorch names the accelerator first, whichever operand it is
+    if first.type == "cpu":
+        first, second = second, first
+    raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
+                       f"two devices, {first} and {second}!")
+
+
+def scalars_to_device(*values):
+    """``values`` with each 0-d CPU tensor moved to the device of the first tensor
+    among them that is not on the CPU, as PyTorch lets a CPU scalar tensor join an
+    op on another device; other values are returned as they are.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.tensor import scalars_to_device
+    >>> x, s = scalars_to_device(cygrad.ones(2), cygrad.tensor(2.0))
+    >>> s.device.type
+    'cpu'
+    """
+    target = None
+    for v in values:
+        if isinstance(v, TensorBase) and not _on_cpu(<TensorBase>v):
+            target = (<TensorBase>v)._storage.device
+            break
+    if target is None:
+        return values
+    return tuple(v.to(target) if isinstance(v, TensorBase) and _cpu_scalar(<TensorBase>v) else v
+                 for v in values)
+
+
 cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
     cdef TensorBase ta = None, tb = None, to
     cdef DType ct, res_dt
@@ -475,12 +511,16 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
         a = ta
     if (ta is not None and tb is not None and ta._storage.device is not tb._storage.device
             and ta._storage.device != tb._storage.device):
-        # PyTorch names the accelerator first, whichever operand it is
-        first, second = ta._storage.device, tb._storage.device
-        if first.type == "cpu":
-            first, second = second, first
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {first} and {second}!")
+        # A 0-d CPU tensor may join an op on another device, as a scalar would
+        # (PyTorch's rule); the copy is differentiable, so its gradient comes back.
+        if _cpu_scalar(ta) and (out is None or (<TensorBase>out)._storage.device == tb._storage.device):
+            ta = ta.to(tb._storage.device)
+            a = ta
+        elif _cpu_scalar(tb) and (out is None or (<TensorBase>out)._storage.device == ta._storage.device):
+            tb = tb.to(ta._storage.device)
+            b = tb
+        else:
+            _raise_two_devices(ta._storage.device, tb._storage.device)
     if (ta is not None and _tracked(ta)) or (tb is not None and _tracked(tb)):
         if out is not None:
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
@@ -677,6 +717,8 @@ cdef object binary_inplace(ElementwiseOp op, TensorBase self, object other):
     cdef DType ct
     if isinstance(other, np.ndarray):
         other = _from_ndarray(other, False)
+    if isinstance(other, TensorBase) and _cpu_scalar(<TensorBase>other) and not _on_cpu(self):
+        other = other.to(self._storage.device)       # a CPU scalar tensor, as PyTorch
     if isinstance(other, TensorBase):
         to = <TensorBase>other
         nd = _broadcast(self._ndim, self._shape, to._ndim, to._shape, shape)

@@ -592,6 +592,7 @@ def clamp(input, min=None, max=None, *, out=None):
         res = _C.clamp_numbers(input, min, max)      # one C pass when nothing else is needed
         if res is not None:
             return res
+    input, min, max = _C.scalars_to_device(input, min, max)
     min, max, dtype = _clamp_args(input, min, max, out)
     res = _clamp_function(min, max).apply(input, min, max, dtype)
     if out is not None:

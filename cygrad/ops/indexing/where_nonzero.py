@@ -174,6 +174,7 @@ def where(condition, input=None, other=None, *, out=None):
     if condition.dtype not in _CONDITION_DTYPES:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_tname(condition.dtype)}")
+    condition, input, other = _C.scalars_to_device(condition, input, other)
     if out is None:
         return Where.apply(condition, input, other)
     # only where(Tensor, Tensor, Tensor) has an out= overload in PyTorch
