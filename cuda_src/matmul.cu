@@ -6,20 +6,31 @@
  * step. Any strides work, so a transposed operand (w.t(), k.transpose(-2, -1))
  * or a broadcast batch (stride 0) is read in place, never copied.
  *
- * Launch: block (CG_TILE, CG_TILE, 1); grid (ceil(n / CG_TILE), ceil(m / CG_TILE), z)
- * with any z: blocks take batch elements in a grid-stride loop over z.
+ * Launch: block (CG_THREADS, CG_THREADS, 1) = 16 x 16; grid
+ * (ceil(n / CG_BLOCK_TILE), ceil(m / CG_BLOCK_TILE), z) with any z: blocks take
+ * batch elements in a grid-stride loop over z.
  *
- * Tiled: each block computes one CG_TILE x CG_TILE tile of C. For each step along k,
- * its threads load one tile of A and one of B into shared memory (one element
- * each, zero past the edges), wait at __syncthreads(), and each thread adds
- * CG_TILE products to its own element. The second __syncthreads() keeps the next
- * step's loads from overwriting tiles that other threads still read.
+ * Register-blocked: each block computes one 64 x 64 tile of C, each thread a 4 x 4
+ * piece of it held in registers, rows ty + 16 i and columns tx + 16 j (so a warp's
+ * reads of shared memory and its writes of C fall on consecutive addresses). For
+ * each step of CG_K along k, the 256 threads copy a 64 x CG_K panel of A and a
+ * CG_K x 64 panel of B into shared memory (4 elements of each per thread;
+ * consecutive threads read consecutive k of A and consecutive columns of B, which
+ * are adjacent in memory for row-major operands; zeros past the edges) and wait
+ * at __syncthreads(). Each thread then reads 4 values of A and 4 of B per k and
+ * does 16 multiply-adds with them: 4x fewer shared-memory reads per product than
+ * one element per thread. The second __syncthreads() keeps the next step's copies
+ * from overwriting panels that other threads still read. A's panel is stored
+ * k-major (As[k][row]), so both reads in the inner loop index by k first.
  * Each element is summed in k order, in the operands' precision.
  */
 
 typedef long long cg_index;
 
-#define CG_TILE 16
+#define CG_THREADS 16                          /* threads per block side */
+#define CG_PER_THREAD 4                        /* C elements per thread side */
+#define CG_BLOCK_TILE (CG_THREADS * CG_PER_THREAD)
+#define CG_K 16                                /* k per shared-memory step */
 
 struct cg_mm_strides {
     cg_index a_batch, a_row, a_col;
@@ -28,29 +39,51 @@ struct cg_mm_strides {
 };
 
 template <typename T>
-__device__ inline void cg_matmul_tiled(cg_index batch, cg_index m, cg_index n, cg_index k,
-                                       T* c, const T* a, const T* b, const cg_mm_strides& s)
+__device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n, cg_index k,
+                                         T* c, const T* a, const T* b, const cg_mm_strides& s)
 {
-    __shared__ T tile_a[CG_TILE][CG_TILE];
-    __shared__ T tile_b[CG_TILE][CG_TILE];
+    __shared__ T panel_a[CG_K][CG_BLOCK_TILE];
+    __shared__ T panel_b[CG_K][CG_BLOCK_TILE];
     const int tx = threadIdx.x, ty = threadIdx.y;
-    const cg_index row = (cg_index)blockIdx.y * CG_TILE + ty;
-    const cg_index col = (cg_index)blockIdx.x * CG_TILE + tx;
+    const int tid = ty * CG_THREADS + tx;
+    const cg_index row0 = (cg_index)blockIdx.y * CG_BLOCK_TILE;
+    const cg_index col0 = (cg_index)blockIdx.x * CG_BLOCK_TILE;
     for (cg_index z = blockIdx.z; z < batch; z += gridDim.z) {
         const T* az = a + z * s.a_batch;
         const T* bz = b + z * s.b_batch;
-        T acc = T(0);
-        for (cg_index k0 = 0; k0 < k; k0 += CG_TILE) {
-            const cg_index ka = k0 + tx, kb = k0 + ty;
-            tile_a[ty][tx] = (row < m && ka < k) ? az[row * s.a_row + ka * s.a_col] : T(0);
-            tile_b[ty][tx] = (kb < k && col < n) ? bz[kb * s.b_row + col * s.b_col] : T(0);
+        T acc[CG_PER_THREAD][CG_PER_THREAD];
+        for (int i = 0; i < CG_PER_THREAD; ++i)
+            for (int j = 0; j < CG_PER_THREAD; ++j)
+                acc[i][j] = T(0);
+        for (cg_index k0 = 0; k0 < k; k0 += CG_K) {
+            for (int e = tid; e < CG_K * CG_BLOCK_TILE; e += CG_THREADS * CG_THREADS) {
+                const int ra = e / CG_K, ka = e % CG_K;              /* A: k fastest */
+                const cg_index gr = row0 + ra, gka = k0 + ka;
+                panel_a[ka][ra] = (gr < m && gka < k) ? az[gr * s.a_row + gka * s.a_col] : T(0);
+                const int kb = e / CG_BLOCK_TILE, cb = e % CG_BLOCK_TILE;  /* B: columns fastest */
+                const cg_index gkb = k0 + kb, gc = col0 + cb;
+                panel_b[kb][cb] = (gkb < k && gc < n) ? bz[gkb * s.b_row + gc * s.b_col] : T(0);
+            }
             __syncthreads();
-            for (int j = 0; j < CG_TILE; ++j)
-                acc += tile_a[ty][j] * tile_b[j][tx];
+            for (int kk = 0; kk < CG_K; ++kk) {
+                T fa[CG_PER_THREAD], fb[CG_PER_THREAD];
+                for (int i = 0; i < CG_PER_THREAD; ++i) fa[i] = panel_a[kk][ty + CG_THREADS * i];
+                for (int j = 0; j < CG_PER_THREAD; ++j) fb[j] = panel_b[kk][tx + CG_THREADS * j];
+                for (int i = 0; i < CG_PER_THREAD; ++i)
+                    for (int j = 0; j < CG_PER_THREAD; ++j)
+                        acc[i][j] += fa[i] * fb[j];
+            }
             __syncthreads();
         }
-        if (row < m && col < n)
-            c[z * s.c_batch + row * s.c_row + col * s.c_col] = acc;
+        for (int i = 0; i < CG_PER_THREAD; ++i) {
+            const cg_index row = row0 + ty + CG_THREADS * i;
+            if (row >= m) continue;
+            for (int j = 0; j < CG_PER_THREAD; ++j) {
+                const cg_index col = col0 + tx + CG_THREADS * j;
+                if (col < n)
+                    c[z * s.c_batch + row * s.c_row + col * s.c_col] = acc[i][j];
+            }
+        }
     }
 }
 
@@ -59,7 +92,7 @@ __device__ inline void cg_matmul_tiled(cg_index batch, cg_index m, cg_index n, c
                                                   cg_index k, T* c, const T* a,            \
                                                   const T* b, cg_mm_strides s)             \
     {                                                                                      \
-        cg_matmul_tiled<T>(batch, m, n, k, c, a, b, s);                                    \
+        cg_matmul_blocked<T>(batch, m, n, k, c, a, b, s);                                  \
     }
 
 CG_MATMUL_KERNEL(f32, float)

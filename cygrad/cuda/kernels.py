@@ -31,8 +31,10 @@ BLOCK = 256
 MAX_BLOCKS = 4096
 #: dims of cg_geometry (cuda_src/elementwise.cu's CG_MAX_DIMS)
 MAX_DIMS = 16
-#: the side of matmul.cu's tiles
+#: threads per side of matmul.cu's blocks
 TILE = 16
+#: the side of the tile of C one block of matmul.cu computes (4 x 4 per thread)
+MM_BLOCK_TILE = 64
 
 _GEOMETRY = struct.Struct("<i4x" + "q" * (4 * MAX_DIMS))
 _MM_STRIDES = struct.Struct("<9q")

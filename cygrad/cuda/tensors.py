@@ -314,7 +314,7 @@ def _matmul3(a, b, c, sfx):
     batch, m, n = c.shape
     k = a.shape[-1]
     strides = _k.mm_strides(a.stride(), b.stride(), c.stride())
-    grid = (-(-n // _k.TILE), -(-m // _k.TILE), max(1, min(batch, 65535)))
+    grid = (-(-n // _k.MM_BLOCK_TILE), -(-m // _k.MM_BLOCK_TILE), max(1, min(batch, 65535)))
     _k.launch(c.device.index, "matmul.cu", f"cg_matmul_{sfx}", grid, (_k.TILE, _k.TILE, 1),
               (batch, m, n, k, c.data_ptr(), a.data_ptr(), b.data_ptr(), strides))
 

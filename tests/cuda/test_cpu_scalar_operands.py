@@ -9,22 +9,13 @@ import numpy as np
 import pytest
 
 import cygrad
-from cygrad.cuda._driver import signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fake_driver import installed  # noqa: E402
+from emulated_gpu import emulated, needs_cxx  # noqa: E402,F401  (the fixture)
 
-pytestmark = pytest.mark.skipif(signature.find_cxx() is None,
-                                reason="the emulated CUDA driver needs a host C++ compiler")
+pytestmark = needs_cxx
 
 MIXED = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def emulated():
-    from cygrad.cuda._driver.emulated import EmulatedDriver
-    with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
-        yield d
 
 
 def _data():
