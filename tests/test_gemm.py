@@ -224,6 +224,41 @@ def test_thread_policy_paths(shapes, rng):
         cygrad.set_num_threads(old)
 
 
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("m,k,n", [(32, 128, 512),      # wide: blocks of columns
+                                   (1000, 64, 192),     # tall: blocks of rows
+                                   (40, 300, 100)])     # ragged blocks (not multiples of 16)
+@pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt", "out_t"])
+def test_mid_size_product_split_across_the_pool(dt, m, k, n, layout, rng):
+    # from 2^20 multiply-adds up to BLAS_PARALLEL_MIN one product is cut into blocks
+    # that cygrad's pool computes (two threads), with every operand layout
+    def operand(r, c, transposed):
+        x = rng.standard_normal((c, r) if transposed else (r, c)).astype(dt)
+        return _t(x).t() if transposed else _t(x)
+    a = operand(m, k, layout[0] == "t")
+    b = operand(k, n, layout[1] == "t" if layout != "out_t" else False)
+    ref = a.numpy().astype(np.float64) @ b.numpy().astype(np.float64)
+    old = cygrad.get_num_threads()
+    try:
+        cygrad.set_num_threads(2)
+        before = gemm.counters()
+        if layout == "out_t":      # a column-major result: C^T = B^T A^T is what is split
+            out = cygrad.empty(n, m, dtype=a.dtype).t()
+            cygrad.matmul(a, b, out=out)
+            got = out.numpy()
+        else:
+            got = (a @ b).numpy()
+        d = _delta(before)
+        assert d["products"] == 1 and d["split"] == 1 and d["copies"] == 0, d
+        np.testing.assert_allclose(got, ref, **_tol(dt))
+        cygrad.set_num_threads(1)          # one thread: the same product, not split
+        before = gemm.counters()
+        np.testing.assert_allclose((a @ b).numpy(), ref, **_tol(dt))
+        assert _delta(before)["split"] == 0
+    finally:
+        cygrad.set_num_threads(old)
+
+
 def test_random_layouts_against_numpy():
     """Random shapes, slices, transposes and broadcasts, all through the kernel."""
     rng = np.random.default_rng(7)

@@ -18,7 +18,9 @@ calls on the operands' own memory:
 - threads follow ``cygrad/_threading.py``'s policy: a product below
   ``BLAS_PARALLEL_MIN`` multiply-adds runs in BLAS on one thread; a batch of
   such small products whose total reaches that size is split across cygrad's
-  pool instead (BLAS on one thread in each worker), never both at once.
+  pool instead (BLAS on one thread in each worker), never both at once; and a
+  single product from ``SPLIT_MIN`` (2^20) multiply-adds up to that size is cut
+  into blocks of rows or columns that the pool computes the same way.
 
 The checks (dtypes, shapes, layouts, overlap) happen with the GIL held; any
 case it does not take (another dtype, an ``out`` that is neither row- nor
@@ -62,6 +64,15 @@ cdef enum:
     # worker has started, and on a busy machine that worker may lose its core.
     CHUNK_WORK = 1 << 16
     INT32_MAX_CHUNKS = 1 << 30
+    # One product from SPLIT_MIN multiply-adds up to _parallel_min is cut into
+    # blocks of rows or columns of C (at least SPLIT_CHUNK_MIN each, edges on
+    # multiples of SPLIT_ALIGN) that cygrad's pool computes, BLAS on one thread in
+    # each. The pool's caller claims blocks too, so a worker that is late (asleep,
+    # or without a core beside a busy process) leaves its block to the caller
+    # instead of holding the product up, unlike BLAS's own fork-join threads.
+    SPLIT_MIN = 1 << 20
+    SPLIT_CHUNK_MIN = 1 << 19
+    SPLIT_ALIGN = 16
 
 ctypedef void (*sgemm_fn)(int order, int ta, int tb, int64_t m, int64_t n, int64_t k,
                           float alpha, const float* a, int64_t lda, const float* b,
@@ -76,8 +87,9 @@ cdef dgemm_fn _dgemm = NULL
 cdef set_threads_fn _set_threads = NULL
 cdef int64_t _parallel_min = 1 << 24      # _threading.BLAS_PARALLEL_MIN
 cdef int64_t _batch_pool_min = 1 << 24    # the same, for a batch's total
-# What counters() reports: products taken, BLAS calls made, operands copied.
-cdef int64_t _n_products = 0, _n_calls = 0, _n_copies = 0
+# What counters() reports: products taken, BLAS calls made, operands copied,
+# products cut into blocks across the pool.
+cdef int64_t _n_products = 0, _n_calls = 0, _n_copies = 0, _n_split = 0
 
 
 def set_blas(uintptr_t sgemm, uintptr_t dgemm, uintptr_t set_threads,
@@ -153,10 +165,11 @@ def available():
 
 
 def counters():
-    """``{"products", "blas_calls", "copies"}`` since the process started: products
-    this module computed, the ``cblas_?gemm`` calls they made and the operands it
-    had to copy (those neither row- nor column-contiguous). Tests read them to
-    check which path a product took.
+    """``{"products", "blas_calls", "copies", "split"}`` since the process started:
+    products this module computed, the ``cblas_?gemm`` calls they made (a split
+    product counts one), the operands it had to copy (those neither row- nor
+    column-contiguous) and the products cut into blocks across the pool. Tests
+    read them to check which path a product took.
 
     Examples
     --------
@@ -166,10 +179,12 @@ def counters():
     >>> x = cygrad.ones(4, 8, 16)
     >>> _ = x @ cygrad.ones(32, 16).t()     # the batch folds into the rows: one call
     >>> after = gemm.counters()
-    >>> {k: after[k] - before[k] for k in after} == {"products": 1, "blas_calls": 1, "copies": 0}
+    >>> {k: after[k] - before[k] for k in after} == {"products": 1, "blas_calls": 1,
+    ...                                             "copies": 0, "split": 0}
     True
     """
-    return {"products": _n_products, "blas_calls": _n_calls, "copies": _n_copies}
+    return {"products": _n_products, "blas_calls": _n_calls, "copies": _n_copies,
+            "split": _n_split}
 
 
 cdef struct Plan:
@@ -188,13 +203,65 @@ cdef struct Plan:
     int64_t per_chunk
 
 
-cdef inline void _gemm_one(const Plan* p, char* a, char* b, char* c) noexcept nogil:
+cdef inline void _gemm_block(const Plan* p, int64_t m, int64_t n, char* a, char* b,
+                             char* c) noexcept nogil:
+    """An ``m x n`` block of the plan's product, its operands at ``a``, ``b``, ``c``."""
     if p.f64:
-        _dgemm(ROW_MAJOR, p.ta, p.tb, p.m, p.n, p.k, 1.0, <const double*>a, p.lda,
+        _dgemm(ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const double*>a, p.lda,
                <const double*>b, p.ldb, 0.0, <double*>c, p.ldc)
     else:
-        _sgemm(ROW_MAJOR, p.ta, p.tb, p.m, p.n, p.k, 1.0, <const float*>a, p.lda,
+        _sgemm(ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const float*>a, p.lda,
                <const float*>b, p.ldb, 0.0, <float*>c, p.ldc)
+
+
+cdef inline void _gemm_one(const Plan* p, char* a, char* b, char* c) noexcept nogil:
+    _gemm_block(p, p.m, p.n, a, b, c)
+
+
+cdef struct Split:
+    const Plan* p
+    bint rows            # blocks of rows of C (else of columns)
+    int64_t step         # rows or columns per block
+
+
+cdef void _split_chunk(void* ctx, int chunk) noexcept nogil:
+    """Block ``chunk`` of a split product: rows of A and C, or columns of B and C."""
+    cdef const Split* s = <const Split*>ctx
+    cdef const Plan* p = s.p
+    cdef int64_t isz = 8 if p.f64 else 4
+    cdef int64_t lo = chunk * s.step
+    cdef int64_t hi = lo + s.step
+    cdef int64_t total = p.m if s.rows else p.n
+    if hi > total:
+        hi = total
+    if s.rows:      # row i of op(A): a + i*lda, or a + i when A is read transposed
+        _gemm_block(p, hi - lo, p.n, p.a + lo * (p.lda if p.ta == NO_TRANS else 1) * isz,
+                    p.b, p.c + lo * p.ldc * isz)
+    else:           # column j of op(B): b + j, or b + j*ldb when read transposed
+        _gemm_block(p, p.m, hi - lo, p.a, p.b + lo * (1 if p.tb == NO_TRANS else p.ldb) * isz,
+                    p.c + lo * isz)
+
+
+cdef bint _run_split(const Plan* p, int threads, int64_t work) noexcept nogil:
+    """One product cut into blocks across the pool (SPLIT_MIN); False if it is too
+    narrow to cut in two."""
+    cdef Split s
+    cdef int64_t nchunks = work // SPLIT_CHUNK_MIN
+    cdef int64_t total
+    if nchunks > threads:
+        nchunks = threads
+    s.p = p
+    s.rows = p.m >= p.n
+    total = p.m if s.rows else p.n
+    s.step = (total + nchunks - 1) // nchunks
+    s.step = (s.step + SPLIT_ALIGN - 1) // SPLIT_ALIGN * SPLIT_ALIGN
+    nchunks = (total + s.step - 1) // s.step
+    if nchunks < 2:
+        return False
+    global _n_split
+    _n_split += 1
+    pool_run(<int>nchunks, _split_chunk, &s)
+    return True
 
 
 cdef void _gemm_range(const Plan* p, int64_t lo, int64_t hi) noexcept nogil:
@@ -250,7 +317,8 @@ cdef void _run(Plan* p, int threads) noexcept nogil:
             p.per_chunk = (p.nbatch + INT32_MAX_CHUNKS - 1) // INT32_MAX_CHUNKS
             nchunks = (p.nbatch + p.per_chunk - 1) // p.per_chunk
         pool_run(<int>nchunks, _gemm_chunk, p)
-    else:
+    elif not (threads > 1 and small and p.nbatch == 1 and work >= SPLIT_MIN
+              and _run_split(p, threads, work)):
         _gemm_range(p, 0, p.nbatch)
     if lower:
         _set_threads(threads)
