@@ -9,9 +9,10 @@
  * igamma, the values at +-inf and NaN). The CPU computes every dtype in float64
  * and rounds the result, so the kernels here compute in double as well and
  * round once (float16 and bfloat16, which only igamma and igammac take, through
- * float: a result within a float rounding of a tie between two half values may
- * land one half ulp from the CPU's direct rounding). J0, J1, Y0 and Y1 are the math library's j0, j1, y0, y1 on
- * either side (the C library's on the CPU and on the emulator, CUDA's on a GPU).
+ * float: a result within a float rounding of a tie between two values of the
+ * half dtype may land one ulp of that dtype from the CPU's direct rounding).
+ * J0, J1, Y0 and Y1 are the math library's j0, j1, y0, y1 on either side (the
+ * C library's on the CPU and on the emulator, CUDA's on a GPU).
  *
  * Calling convention: elementwise_math.cu's, so that elementwise.py's launcher
  * runs these too: cg_<op>_<f32|f64>_strided(n, cg_geometry g, out, a[, b]),

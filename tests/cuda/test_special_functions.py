@@ -174,7 +174,8 @@ def test_integer_inputs_promote_to_the_default_float():
 def test_half_dtypes_raise_not_implemented(name):
     x = cygrad.ones(3, dtype=cygrad.bfloat16, device="cuda")
     args = (x,) if "polynomial" not in name else (x, x)
-    with pytest.raises(NotImplementedError, match=f"'{name}' for dtype cygrad.bfloat16 on device cuda"):
+    message = f"'{name}' for dtype cygrad.bfloat16 on device cuda"
+    with pytest.raises(NotImplementedError, match=message):
         _fn(name)(*args)
     with pytest.raises(NotImplementedError):                    # the CPU's type too
         _fn(name)(*[a.cpu() for a in args])
@@ -184,7 +185,7 @@ def test_half_dtypes_raise_not_implemented(name):
 @pytest.mark.parametrize("name", ["igamma", "igammac"])
 def test_incomplete_gamma_half_dtypes(name, dtype, ulp):
     # the CPU rounds the double result to the half dtype directly, the kernel through
-    # float: at most one half ulp apart (only next to a tie)
+    # float: at most one ulp of the half dtype apart (only next to a tie)
     a, x = _gamma_grid()
     dt = getattr(cygrad, dtype)
     with np.errstate(over="ignore"):                            # (1e6 is inf in float16)

@@ -31,7 +31,8 @@ BINARY = ("igamma", "igammac", *POLYNOMIALS)
 #: the computing dtypes with a kernel: the CPU rows', which refuse float16 and
 #: bfloat16 except igamma's and igammac's
 DTYPES = {name: ("float32", "float64") for name in UNARY + BINARY}
-DTYPES.update({name: ("float16", "bfloat16", "float32", "float64") for name in ("igamma", "igammac")})
+DTYPES.update({name: ("float16", "bfloat16", "float32", "float64")
+               for name in ("igamma", "igammac")})
 
 #: every primitive this module gives a 'cuda' kernel
 PRIMITIVES = UNARY + BINARY
