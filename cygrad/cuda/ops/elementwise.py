@@ -125,9 +125,10 @@ def _collapse(shape, strides):
             [tuple(m[1][i] for m in merged) for i in range(len(strides))])
 
 
-def _launch(kernel, out, operands, extra=()):
-    """Run ``kernel`` over ``out``'s elements: ``(n, geometry, out, *operands, *extra)``,
-    the operands (at most two tensors) broadcast to ``out``'s shape."""
+def _launch(kernel, out, operands, extra=(), file=FILE):
+    """Run ``kernel`` of ``cuda_src/<file>`` over ``out``'s elements:
+    ``(n, geometry, out, *operands, *extra)``, the operands (at most two tensors)
+    broadcast to ``out``'s shape."""
     n = out.numel()
     if n == 0:
         return out
@@ -135,7 +136,7 @@ def _launch(kernel, out, operands, extra=()):
     strides = [tuple(out.stride())] + [_expanded_strides(t, shape) for t in operands]
     shape, strides = _collapse(shape, strides)
     geo = _k.geometry(shape, *strides)
-    _k.launch(out.device.index, FILE, kernel, _k.grid_1d(n), (_k.BLOCK, 1, 1),
+    _k.launch(out.device.index, file, kernel, _k.grid_1d(n), (_k.BLOCK, 1, 1),
               (n, geo, out.data_ptr(), *[t.data_ptr() for t in operands], *extra))
     return out
 
