@@ -113,14 +113,14 @@ with open(os.path.join("cygrad", "_build_config.py"), "w") as f:
     f.write(f"BUILD_FLAGS = {BUILD_FLAGS!r}\n")
 
 class BuildPyWithKernels(build_py):
-    """Also put cuda_src/*.cu into the package (cygrad/cuda/kernels_src/), so an
+    """Also put cuda_src/*.cu and *.cuh into the package (cygrad/cuda/kernels_src/), so an
     installed wheel can load its CUDA kernels; a source checkout reads cuda_src/."""
 
     def run(self):
         super().run()
         target = os.path.join(self.build_lib, "cygrad", "cuda", "kernels_src")
         os.makedirs(target, exist_ok=True)
-        for path in glob.glob(os.path.join("cuda_src", "*.cu")):
+        for path in glob.glob(os.path.join("cuda_src", "*.cu*")):     # kernels and headers
             shutil.copy(path, target)
 
 

@@ -15,7 +15,7 @@
  * max pooling's gradient scatters with atomicAdd (windows may overlap).
  */
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 #define CG_MAX_SP 14   /* spatial dims: the tensor core's 16 dims less N and C */
 

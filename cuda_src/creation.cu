@@ -33,18 +33,9 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
-#define CG_MAX_DIMS 16
 #define CG_TIE_BLOCK 256     /* threads per block of cg_tie_weights (kernels.BLOCK) */
-
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
 
 __device__ inline cg_index cg_cr_first() { return (cg_index)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ inline cg_index cg_cr_stride() { return (cg_index)blockDim.x * gridDim.x; }

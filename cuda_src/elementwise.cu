@@ -20,20 +20,10 @@
  * cygrad/cuda/_driver/emu/cuda_emu.h, which is how CI runs it without a GPU.
  */
 
-#define CG_MAX_DIMS 16  /* same limit as the tensor core (cygrad/_core/cpu/kernels.h) */
-
-typedef long long cg_index;
-
-/* Geometry of a strided launch, passed by value as one kernel argument
- * (520 bytes, far below the 4 KiB kernel-parameter limit). Unused operands'
- * strides are ignored (a unary op has no b). */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
+/* cg_geometry (cg_common.cuh) is passed by value as one kernel argument (520
+ * bytes, far below the 4 KiB kernel-parameter limit); unused operands' strides
+ * are ignored (a unary op has no b). */
+#include "cg_common.cuh"
 
 /* Element offsets of the i-th element (row-major over shape) in each operand. */
 __device__ inline void cg_offsets(const cg_geometry& g, cg_index i,

@@ -28,18 +28,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16  /* same limit as the tensor core (cygrad/_core/cpu/kernels.h) */
-
-typedef long long cg_index;
-
-/* the same layout as cuda_src/elementwise.cu's (cygrad.cuda.kernels.geometry packs it) */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
+#include "cg_common.cuh"
 
 struct cg_bool { unsigned char v; };
 typedef unsigned char cg_u8;
@@ -529,7 +518,6 @@ struct cg_b_pow {
         return cg_cpow(a, b);
     }
 };
-
 
 /* ---- special functions (rows of cygrad/_core/special_table.py) ---------------------- */
 

@@ -31,19 +31,9 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16  /* as cuda_src/elementwise.cu and cygrad/cuda/kernels.py */
-
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 #define CG_BAD (-0x7fffffffffffffffLL - 1)
-
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
 
 struct cg_b16 { unsigned long long lo, hi; };
 

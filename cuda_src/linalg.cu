@@ -36,7 +36,7 @@
  * runs the same loops, so all reach every __syncthreads().
  */
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 __device__ inline float cg_la_abs(float v) { return fabsf(v); }
 __device__ inline double cg_la_abs(double v) { return fabs(v); }

@@ -25,7 +25,7 @@
  * Each element is summed in k order, in the operands' precision.
  */
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 #define CG_THREADS 16                          /* threads per block side */
 #define CG_PER_THREAD 4                        /* C elements per thread side */

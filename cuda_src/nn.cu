@@ -24,7 +24,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 /* Element access: half and bfloat16 are storage types, read into float and
  * rounded back to nearest even; float and double are read as they are. */

@@ -11,7 +11,7 @@
  * turns that off): float32 results may then differ from the CPU's in the last bit.
  */
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 __device__ inline float cg_sqrt(float x) { return sqrtf(x); }
 __device__ inline double cg_sqrt(double x) { return sqrt(x); }

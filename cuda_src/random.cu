@@ -17,19 +17,9 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16
+#include "cg_common.cuh"
 
-typedef long long cg_index;
 typedef unsigned long long cg_u64;
-
-/* same layout as cuda_src/elementwise.cu's (kernels.geometry() packs it) */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
 
 __device__ inline void cg_rand_offsets(const cg_geometry& g, cg_index i, cg_index* off_out,
                                        cg_index* off_a)

@@ -20,7 +20,7 @@
  * sum and -inf for max; the host rejects max over an empty dimension first.
  */
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 struct cg_fold_sum {
     template <typename T> __device__ static T identity() { return T(0); }

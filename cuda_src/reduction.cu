@@ -32,18 +32,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16
-
-typedef long long cg_index;
-
-/* Same layout as elementwise.cu's cg_geometry (the host packs both alike). */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
+#include "cg_common.cuh"
 
 /* Element offset in the input of index i, row-major over dims [lo, hi). */
 __device__ inline cg_index cg_offset(const cg_geometry& g, cg_index i, int lo, int hi)

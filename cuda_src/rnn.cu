@@ -14,7 +14,7 @@
  * row b), so no barrier is needed and the result does not depend on thread order.
  */
 
-typedef long long cg_index;
+#include "cg_common.cuh"
 
 __device__ inline float cg_rnn_exp(float x) { return expf(x); }
 __device__ inline double cg_rnn_exp(double x) { return exp(x); }

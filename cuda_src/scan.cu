@@ -27,18 +27,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16
-
-typedef long long cg_index;
-
-/* Same layout as elementwise.cu's cg_geometry. */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
+#include "cg_common.cuh"
 
 /* Offsets of row r (row-major over every dim but the last) in out, a and b. */
 __device__ inline void cg_row_offsets(const cg_geometry& g, cg_index r, cg_index* o, cg_index* a,

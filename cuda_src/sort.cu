@@ -25,20 +25,10 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16
 #define CG_CHUNK 2048
 #define CG_SORT_THREADS 512
 
-typedef long long cg_index;
-
-/* same layout as cuda_src/elementwise.cu's (kernels.geometry() packs it) */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
+#include "cg_common.cuh"
 
 #define CG_GRID_LOOP(i, n)                                                              \
     for (cg_index i = (cg_index)blockIdx.x * blockDim.x + threadIdx.x; i < (n);         \

@@ -27,18 +27,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CG_MAX_DIMS 16  /* same limit as the tensor core (cygrad/_core/cpu/kernels.h) */
-
-typedef long long cg_index;
-
-/* the layout cygrad.cuda.kernels.geometry packs */
-struct cg_geometry {
-    int ndim;
-    cg_index shape[CG_MAX_DIMS];
-    cg_index stride_out[CG_MAX_DIMS];
-    cg_index stride_a[CG_MAX_DIMS];
-    cg_index stride_b[CG_MAX_DIMS];
-};
+#include "cg_common.cuh"
 
 #define CG_PI 3.14159265358979323846
 #define CG_SQRTPI 1.77245385090551602730

@@ -424,6 +424,26 @@ def test_compile_cache_is_reused_and_keyed_by_source(cache, tmp_path):
         EmulatedDriver().load_module(src)
 
 
+def test_compile_cache_is_keyed_by_the_headers_a_file_includes(cache, tmp_path):
+    # cuda_src/*.cu include cg_common.cuh: a changed header must not load a stale library
+    from cygrad.cuda._driver.emulated import EmulatedDriver
+    (tmp_path / "value.cuh").write_text("#define TINY_VALUE 5\n")
+    src = tmp_path / "hdr.cu"
+    src.write_text('#include "value.cuh"\n'
+                   'extern "C" __global__ void hdr(int* out) { out[0] = TINY_VALUE; }\n')
+
+    def run():
+        d = EmulatedDriver()
+        p = d.mem_alloc(4)
+        d.launch(d.load_module(src).get_function("hdr"), (1,), (1,), [p])
+        return int(from_device(d, p, 1, np.int32)[0])
+
+    assert run() == 5
+    (tmp_path / "value.cuh").write_text("#define TINY_VALUE 6\n")
+    assert run() == 6
+    assert len(list((cache / "cuda_emu").glob("hdr-*.so"))) == 2
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"),
                     reason="nvcc is not installed (CI's nvcc stage compiles cuda_src/*.cu)")
 @pytest.mark.skipif(signature.find_cxx() is None, reason="nvcc needs a host C++ compiler")

@@ -480,6 +480,7 @@ class EmulatedDriver(Driver):
             raise DriverError(f"emulated driver: {path} has no extern \"C\" __global__ kernel")
         key = hashlib.sha256()
         for part in (source.encode(), *((_EMU_DIR / h).read_bytes() for h in _HEADERS),
+                     *(h.read_bytes() for h in signature.local_includes(path)),
                      _compiler_version(cxx).encode(), " ".join(_CXX_FLAGS).encode(),
                      " ".join(sorted(kernels)).encode()):
             key.update(hashlib.sha256(part).digest())

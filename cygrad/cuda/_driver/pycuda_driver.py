@@ -427,7 +427,8 @@ class PyCudaDriver(Driver):
         source = path.read_bytes()
         version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
         key = hashlib.sha256()
-        for part in (source, arch.encode(), version.encode(), " ".join(_NVCC_FLAGS).encode()):
+        for part in (source, *(h.read_bytes() for h in signature.local_includes(path)),
+                     arch.encode(), version.encode(), " ".join(_NVCC_FLAGS).encode()):
             key.update(hashlib.sha256(part).digest())
         out_dir = cache_dir()
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -29,6 +29,7 @@ Examples
 import numbers
 import operator
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -103,6 +104,34 @@ def _working_cxx():
         if ok:
             return path
     return None
+
+
+def local_includes(path):
+    """The headers beside ``path`` that it includes with ``#include "name"``,
+    directly or through another of them (``cuda_src/cg_common.cuh``...), sorted:
+    what a compiled module's cache key must hash besides the file's own text.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from cygrad.cuda._driver.signature import local_includes
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.cuh").write_text('#include "b.cuh"')
+    >>> _ = (d / "b.cuh").write_text("typedef long long cg_index;")
+    >>> _ = (d / "k.cu").write_text('#include "a.cuh"\n#include <cuda_fp16.h>')
+    >>> [p.name for p in local_includes(d / "k.cu")]
+    ['a.cuh', 'b.cuh']
+    """
+    path = pathlib.Path(path)
+    found, todo = set(), [path]
+    while todo:
+        text = todo.pop().read_text()
+        for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+            header = path.parent / name
+            if header.is_file() and header not in found:
+                found.add(header)
+                todo.append(header)
+    return sorted(found)
 
 
 def preprocess(path, cxx=None, defines=(), include_dirs=()):
