@@ -42,6 +42,8 @@ import operator
 import threading
 from contextlib import nullcontext
 
+from .._core.alloc_stats import AllocStats
+
 __all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "round_size", "segment_size",
            "record_stream", "format_size"]
 
@@ -253,35 +255,14 @@ class CachingAllocator:
         self._spare_events = []
         self.memory_fraction = 1.0
         self._limit = None              # bytes this allocator may reserve, when limited
-        n = 3 * len(_STAT_NAMES)
-        # current, peak, total increase, total decrease of each statistic
-        self._fields = [[0] * n for _ in _FIELDS]
+        # current, peak, total increase, total decrease of each statistic, as C counters;
+        # _update(small, *(stat, delta)) applies changes to the pool small chooses and to
+        # "all" (a bound C method: no Python frame on every malloc and free)
+        self._stats = AllocStats(len(_STAT_NAMES))
+        self._update = self._stats.update
         self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- statistics ----------------------------------------------------------
-    def _update(self, small, *changes):
-        """Apply ``(statistic, delta)`` changes to the pool ``small`` chooses and to ``all``."""
-        # on every malloc and free: written out for speed (no inner loop or tuple)
-        cur, peak, inc, dec = self._fields
-        pool = 1 if small else 2
-        for stat, delta in changes:
-            a = 3 * stat
-            b = a + pool
-            ca = cur[a] + delta
-            cb = cur[b] + delta
-            cur[a] = ca
-            cur[b] = cb
-            if delta > 0:
-                inc[a] += delta
-                inc[b] += delta
-                if ca > peak[a]:
-                    peak[a] = ca
-                if cb > peak[b]:
-                    peak[b] = cb
-            else:
-                dec[a] -= delta
-                dec[b] -= delta
-
     def stats(self):
         """The statistics as ``torch.cuda.memory_stats`` flattens them.
 
@@ -299,9 +280,10 @@ class CachingAllocator:
         """
         with self._critical:
             out = {}
+            fields = self._stats.fields()
             for i, name in enumerate(_STAT_NAMES):
                 for p, pool in enumerate(_POOLS):
-                    for field, values in zip(_FIELDS, self._fields):
+                    for field, values in zip(_FIELDS, fields):
                         out[f"{name}.{pool}.{field}"] = values[3 * i + p]
             out.update(self._counters)
             return dict(sorted(out.items()))
@@ -309,13 +291,12 @@ class CachingAllocator:
     def reset_peak_stats(self):
         """Set every peak to its current value."""
         with self._critical:
-            self._fields[1][:] = self._fields[0]
+            self._stats.reset_peak()
 
     def reset_accumulated_stats(self):
         """Zero every ``allocated``/``freed`` total and the counters."""
         with self._critical:
-            for values in self._fields[2:]:
-                values[:] = [0] * len(values)
+            self._stats.reset_accumulated()
             self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- pools ---------------------------------------------------------------
@@ -346,20 +327,22 @@ class CachingAllocator:
         driver is out of memory. Raises :class:`OutOfMemoryError` when that fails
         too. ``nbytes == 0`` gives a block with ``ptr == 0`` that owns nothing.
         """
-        if isinstance(nbytes, bool):
-            raise TypeError("allocation size must be an int, got bool")
-        try:
-            nbytes = operator.index(nbytes)     # NumPy integers too
-        except TypeError:
-            raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
+        if type(nbytes) is not int:
+            if isinstance(nbytes, bool):
+                raise TypeError("allocation size must be an int, got bool")
+            try:
+                nbytes = operator.index(nbytes)     # NumPy integers too
+            except TypeError:
+                raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
         if nbytes < 0:
             raise ValueError(f"allocation size must be non-negative, got {nbytes}")
         if nbytes == 0:
             return Block(None, 0, 0, stream, True)
-        size = round_size(nbytes)
+        size = -(-nbytes // MIN_BLOCK) * MIN_BLOCK      # round_size (nbytes > 0)
         small = size <= SMALL_SIZE
         with self._critical:
-            self._process_events()
+            if self._pending:
+                self._process_events()
             block = self._pool(small, stream).best_fit(size)
             if block is not None:
                 self._uncache(block)
@@ -418,7 +401,7 @@ class CachingAllocator:
 
     def _raw_alloc(self, nbytes):
         limit = self._limit
-        if limit is not None and self._fields[0][3 * RESERVED_BYTES] + nbytes > limit:
+        if limit is not None and self._stats.current(3 * RESERVED_BYTES) + nbytes > limit:
             return None
         try:
             with self._on_device():
@@ -431,8 +414,8 @@ class CachingAllocator:
     def _oom_error(self, nbytes):
         with self._on_device():
             free, total = self.driver.mem_get_info()
-        allocated = self._fields[0][3 * ALLOCATED_BYTES]
-        reserved = self._fields[0][3 * RESERVED_BYTES]
+        allocated = self._stats.current(3 * ALLOCATED_BYTES)
+        reserved = self._stats.current(3 * RESERVED_BYTES)
         limit = "" if self._limit is None else (
             f"cygrad may reserve {format_size(self._limit)} of it "
             "(set_per_process_memory_fraction). ")

@@ -15,7 +15,7 @@
   cast kernels of :mod:`cygrad.cuda.ops.elementwise`. A copy between two
   devices passes through host memory.
 - Elementwise ops and fills go to :mod:`cygrad.cuda.ops.elementwise`
-  (:func:`_device_op` hands them over). Kernels here (float32 and float64):
+  (the core's hook calls its ``device_op``). Kernels here (float32 and float64):
   relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some;
   integer, bool and half dtypes by :mod:`cygrad.cuda.ops.reduction`) and
   ``matmul_into`` (2-D and batched). Any op without a CUDA kernel raises
@@ -80,11 +80,19 @@ def _at_exit():
 
 _checked = {}           # Device -> its index, checked against _checked_for[0]'s device count
 _checked_for = [None]
+_last_checked = [None, None, None]      # (device, driver, index) of the last call
 
 
 def _empty_storage(nbytes, device):
     drv = _runtime._drv._driver
-    idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
+    last = _last_checked
+    if device is last[0] and drv is last[1] and drv is not None:
+        # the common case: the device of the last allocation (no Device.__hash__)
+        idx = last[2]
+    else:
+        idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
+        if idx is not None:
+            last[:] = (device, drv, idx)
     if idx is None:
         from . import _lazy_init
         _lazy_init()          # (the driver may have changed since the hook was installed)
@@ -105,6 +113,16 @@ def _is_cuda(t):
 
 
 def _same_device(*tensors):
+    first = None
+    for t in tensors:       # (the core's Device objects: usually one object, compared by identity)
+        if isinstance(t, _C.TensorBase):
+            d = t.device
+            if first is None:
+                first = d
+            elif d is not first:
+                break
+    else:
+        return
     devs = {t.device for t in tensors if isinstance(t, _C.TensorBase)}
     if len(devs) > 1:
         a, b = sorted(str(d) for d in devs)[-2:]
@@ -488,5 +506,6 @@ def install():
     _register()
     _C._set_cuda_empty_hook(_empty_storage)
     _C._set_device_copy_hook(_copy)
-    _C._set_device_op_hook(_device_op)
+    from .ops.elementwise import device_op
+    _C._set_device_op_hook(device_op)       # (straight to it: this runs on every op)
     _installed = True
