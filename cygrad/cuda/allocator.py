@@ -343,12 +343,19 @@ class CachingAllocator:
         with self._critical:
             if self._pending:
                 self._process_events()
-            block = self._pool(small, stream).best_fit(size)
+            # (on every op: _pool, _uncache and _cache written out, and their
+            # statistics changes applied in the one _update below, in the same order)
+            pool = self._pools.get((small, stream))
+            block = pool.best_fit(size) if pool is not None else None
+            changes = ()
             if block is not None:
-                self._uncache(block)
+                pool.remove(block)
+                if block._prev is not None or block._next is not None:      # is_split
+                    changes = ((INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
                 block = self._reissue(block)
             else:
                 block = self._new_segment(size, small, stream, nbytes)
+                pool = self._pool(small, stream)    # (after: a cache release drops empty pools)
             remaining = block.size - size
             if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
                 rest = Block(self, block.ptr + size, remaining, stream, small,
@@ -357,11 +364,12 @@ class CachingAllocator:
                     block._next._prev = rest
                 block._next = rest
                 block.size = size
-                self._cache(rest)
+                pool.add(rest)                      # a split block: counted as inactive split
+                changes += ((INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, remaining))
             block._allocated = True
             block.requested = nbytes
             self._live[block.ptr] = block
-            self._update(small, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
+            self._update(small, *changes, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
                          (ACTIVE_BYTES, block.size), (REQUESTED_BYTES, nbytes))
             return block
 
@@ -456,9 +464,9 @@ class CachingAllocator:
         del self._live[block.ptr]
         block._allocated = False
         small = block._small
-        self._update(small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
-                     (REQUESTED_BYTES, -block.requested))
+        freed = ((ALLOCATION, -1), (ALLOCATED_BYTES, -block.size), (REQUESTED_BYTES, -block.requested))
         if block._stream_uses:
+            self._update(small, *freed)
             events = []
             with self._on_device():
                 for s in block._stream_uses:
@@ -470,12 +478,13 @@ class CachingAllocator:
             block._events = len(events)
             self._pending.append((block, events))
         else:
-            self._free_block(block)
+            self._free_block(block, freed)
 
-    def _free_block(self, block):
-        """Return a no-longer-active block to its pool, merged with free neighbours."""
+    def _free_block(self, block, changes=()):
+        """Return a no-longer-active block to its pool, merged with free neighbours
+        (``changes``: the caller's statistics changes, applied first)."""
         small = block._small
-        self._update(small, (ACTIVE, -1), (ACTIVE_BYTES, -block.size))
+        self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -block.size))
         for neighbour in (block._prev, block._next):
             if neighbour is None or neighbour._allocated or neighbour._events:
                 continue
