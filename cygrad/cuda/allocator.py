@@ -484,7 +484,7 @@ class CachingAllocator:
         """Return a no-longer-active block to its pool, merged with free neighbours
         (``changes``: the caller's statistics changes, applied first)."""
         small = block._small
-        self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -block.size))
+        active = block.size
         for neighbour in (block._prev, block._next):
             if neighbour is None or neighbour._allocated or neighbour._events:
                 continue
@@ -498,7 +498,18 @@ class CachingAllocator:
                 if neighbour._next is not None:
                     neighbour._next._prev = block
             block.size += neighbour.size
-        self._cache(block)
+        # _cache written out, its statistics changes with this call's in one _update
+        # (other statistics than _uncache's, so applying them last changes nothing)
+        key = (small, block.stream)
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = self._pools[key] = _FreeList()
+        pool.add(block)
+        if block._prev is not None or block._next is not None:      # is_split
+            self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -active),
+                         (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
+        else:
+            self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -active))
 
     def record_stream(self, block, stream):
         """Mark ``block`` as used by work queued on ``stream`` as well as its own.

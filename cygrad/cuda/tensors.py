@@ -66,7 +66,9 @@ class _Allocation:
         # (cheaper than weakref.finalize on every tensor.) At interpreter exit the
         # driver goes away with the process: nothing to give back.
         if not _exiting:
-            self.block.free()
+            block = self.block
+            if block._owner is not None:        # (Block.free without its frame)
+                block._owner.free(block)
 
 
 _exiting = False
@@ -297,6 +299,16 @@ def matmul_into(a, b, result):
     sfx = _suffix_or_raise("matmul_into", result.dtype)
     if a.dtype is not result.dtype or b.dtype is not result.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    if a.dim() == 2 and result.dim() == b.dim():
+        # the common cases (Linear layers forward and back): no views, batch steps 0
+        if b.dim() == 2:
+            _matmul_launch(a, b, result, 1, result.shape[0], result.shape[1], a.shape[1],
+                           (0, *a.stride()), (0, *b.stride()), (0, *result.stride()), sfx)
+            return result
+        if b.dim() == 1:        # matrix @ vector: the vector as one column
+            _matmul_launch(a, b, result, 1, result.shape[0], 1, a.shape[1], (0, *a.stride()),
+                           (0, b.stride(0), 0), (0, result.stride(0), 0), sfx)
+            return result
     res = result
     if a.dim() == 1 and b.dim() == 1:       # a dot product: (1, k) @ (k, 1) into a 1x1 view
         a, b, res = a.unsqueeze(0), b.unsqueeze(-1), res.view(1, 1)
@@ -330,8 +342,13 @@ def matmul_into(a, b, result):
 
 def _matmul3(a, b, c, sfx):
     batch, m, n = c.shape
-    k = a.shape[-1]
-    strides = _k.mm_strides(a.stride(), b.stride(), c.stride())
+    _matmul_launch(a, b, c, batch, m, n, a.shape[-1], a.stride(), b.stride(), c.stride(), sfx)
+
+
+def _matmul_launch(a, b, c, batch, m, n, k, a_steps, b_steps, c_steps, sfx):
+    """One launch of matmul.cu's tiled kernel: ``c = a @ b`` over ``batch`` products
+    of (m, k) @ (k, n), each operand read through its (batch, row, col) steps."""
+    strides = _k.mm_strides(a_steps, b_steps, c_steps)
     grid = (-(-n // _k.TILE), -(-m // _k.TILE), max(1, min(batch, 65535)))
     _k.launch(c.device.index, "matmul.cu", f"cg_matmul_{sfx}", grid, (_k.TILE, _k.TILE, 1),
               (batch, m, n, k, c.data_ptr(), a.data_ptr(), b.data_ptr(), strides))
