@@ -57,6 +57,14 @@ def test_a_plan_checks_its_first_launch_then_packs_the_same_buffer(monkeypatch, 
     # d.launch with the same arguments gives the same buffer (the reference path)
     d.launch(k, (2, 1), (32,), [5, 0, 2**62, 1, -1.0, 1e300, False, out + 16], shared_mem=128, stream=s)
     assert cuda.calls[-1][1][3] == launches[1][3]
+    # pointers into other allocations, NULL and imported memory pass without the full check
+    other = d.mem_alloc(1 << 20)
+    d.register_external(0x5000_0000, 4096)
+    del checks[:]
+    for ptr in (other + 100, out, 0, 0x5000_0000 + 8, other):
+        plan(TYPED + [ptr], s)
+        assert cuda.calls[-1][1][3][-8:] == ptr.to_bytes(8, "little")
+    assert checks == []
 
 
 @needs_cxx

@@ -491,6 +491,24 @@ class PyCudaDriver(Driver):
                 return ptr
         return None
 
+    def _in_allocation(self, ptr):
+        """Is the int ``ptr`` a pointer :meth:`_device_pointer` accepts? Allocations
+        are searched without the lock (a launch plan asks on every launch); a list
+        changed meanwhile by another thread, NULL and imported memory take the
+        locked search."""
+        bases = self._bases
+        i = bisect.bisect_right(bases, ptr) - 1
+        if i >= 0:
+            try:
+                base = bases[i]
+                end = base + self._allocations[base][1]
+            except (IndexError, KeyError):
+                return self._device_pointer(ptr) is not None
+            if ptr <= end:
+                self._hot = (base, end)
+                return True
+        return self._device_pointer(ptr) is not None
+
     def launcher(self, kernel, grid, block, shared_mem=0):
         if not isinstance(kernel, PyCudaKernel) or kernel.launch_kernel is None:
             return super().launcher(kernel, grid, block, shared_mem)
@@ -562,7 +580,7 @@ class _LaunchPlan:
             lo, hi = d._hot
             for i in self.pointers:
                 p = args[i]
-                if not lo <= p <= hi and d._device_pointer(p) is None:
+                if not lo <= p <= hi and not d._in_allocation(p):
                     break
             else:
                 for i, size in self.structs:
