@@ -58,6 +58,9 @@ def _device(index):
 class _Allocation:
     """Owner of a CUDA storage's block: gives it back to the allocator with the storage."""
     __slots__ = ("block",)
+    # the memory is this storage's alone (not imported from another library), so the
+    # autograd engine may keep a leaf's first gradient as .grad without copying it
+    exclusive_device_memory = True
 
     def __init__(self, block):
         self.block = block

@@ -126,14 +126,20 @@ def emulated():
         yield d
 
 
-def test_kernels_launch_keeps_one_plan_per_kernel_grid_and_block(emulated, monkeypatch):
-    launches = []
+def _launched(emulated, monkeypatch):
+    """The names of the kernels the emulated driver launches from now on."""
+    names = []
     original = emulated.launch
 
     def counted(kernel, *args, **kwargs):
-        launches.append(kernel.name)
+        names.append(kernel.name)
         return original(kernel, *args, **kwargs)
     monkeypatch.setattr(emulated, "launch", counted)
+    return names
+
+
+def test_kernels_launch_keeps_one_plan_per_kernel_grid_and_block(emulated, monkeypatch):
+    launches = _launched(emulated, monkeypatch)
     a = cygrad.arange(10, dtype=cygrad.float32, device="cuda")
     b = cygrad.ones(10, dtype=cygrad.float32, device="cuda")
     _k._plans.clear()
@@ -251,3 +257,24 @@ def test_alloc_stats_refuse_unknown_entries():
         stats.current(6)
     with pytest.raises(ValueError):
         AllocStats(0)
+
+
+# ---- a leaf's first gradient on the device is kept, not copied (the engine's _can_steal)
+
+def test_a_leafs_device_gradient_is_kept_without_a_copy(emulated, monkeypatch):
+    rng = np.random.default_rng(2)
+    x = cygrad.tensor(rng.standard_normal((4, 3)), device="cuda")
+    w = cygrad.tensor(rng.standard_normal((3, 2)), device="cuda", requires_grad=True)
+    loss = (x @ w).sum()
+    names = _launched(emulated, monkeypatch)
+    loss.backward()
+    assert not [n for n in names if n.startswith("cg_copy")], names
+    np.testing.assert_allclose(w.grad.cpu().numpy(),
+                               x.cpu().numpy().T @ np.ones((4, 2)), rtol=1e-12)
+    # a gradient that a hook also keeps is copied, as on the CPU
+    kept = []
+    w2 = cygrad.tensor(rng.standard_normal((3, 2)), device="cuda", requires_grad=True)
+    w2.register_hook(lambda g: kept.append(g))
+    (x @ w2).sum().backward()
+    assert w2.grad is not kept[0] and w2.grad.data_ptr() != kept[0].data_ptr()
+    np.testing.assert_array_equal(w2.grad.cpu().numpy(), kept[0].cpu().numpy())
