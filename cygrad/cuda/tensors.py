@@ -9,7 +9,7 @@
   (:mod:`cygrad.cuda.allocator`), given back when the storage dies. Its data
   pointer is the driver's opaque device pointer: CPU kernels never read it
   (``.numpy()`` raises ``TypeError``; the core's elementwise dispatcher and
-  fills send CUDA tensors here).
+  fills send CUDA tensors to the hooks :func:`install` sets).
 - Copies: host to device and back through the driver's ``memcpy_htod`` /
   ``memcpy_dtoh``; between CUDA tensors of one device, of any dtypes, with the
   cast kernels of :mod:`cygrad.cuda.ops.elementwise`. A copy between two
@@ -215,12 +215,6 @@ def _suffix_or_raise(primitive, dtype):
         raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
                                   f"{dtype} (CUDA kernels cover float32 and float64)")
     return sfx
-
-
-def _device_op(kind, name, out, a, b, ct):
-    """The core's hook for elementwise ops and fills whose output is a CUDA tensor."""
-    from .ops.elementwise import device_op
-    device_op(kind, name, out, a, b, ct)
 
 
 def threshold_backward(grad, y, threshold):
