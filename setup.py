@@ -105,6 +105,7 @@ extensions = [
     ext("rnn_kernels", ["cygrad/_core/cpu/rnn.c"]),
     ext("scatter_kernels", ["cygrad/_core/cpu/scatter.c"]),
     ext("fused_kernels", ["cygrad/_core/cpu/fused.c"]),
+    ext("alloc_stats"),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

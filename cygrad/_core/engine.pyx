@@ -972,7 +972,9 @@ cdef bint _can_steal(object grad):
     g = <TensorBase>grad
     return (Py_REFCNT(grad) == _UNSHARED_GRAD_REFS
             and Py_REFCNT(g._storage) == 2             # this tensor + the argument
-            and g._storage.alloc_bytes > 0             # cygrad's own memory, not an ndarray's
+            and (g._storage.alloc_bytes > 0            # cygrad's own memory, not an ndarray's,
+                 # or a block of cygrad's caching device allocator (cygrad/cuda/tensors.py)
+                 or getattr(g._storage.owner, "exclusive_device_memory", False))
             and g._is_contig and g._offset == 0
             and g._numel * g._dtype.itemsize == g._storage.nbytes
             and g._base is None and g._grad_fn is None and not g._requires_grad

@@ -42,6 +42,8 @@ import operator
 import threading
 from contextlib import nullcontext
 
+from .._core.alloc_stats import AllocStats
+
 __all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "round_size", "segment_size",
            "record_stream", "format_size"]
 
@@ -253,35 +255,14 @@ class CachingAllocator:
         self._spare_events = []
         self.memory_fraction = 1.0
         self._limit = None              # bytes this allocator may reserve, when limited
-        n = 3 * len(_STAT_NAMES)
-        # current, peak, total increase, total decrease of each statistic
-        self._fields = [[0] * n for _ in _FIELDS]
+        # current, peak, total increase, total decrease of each statistic, as C counters;
+        # _update(small, *(stat, delta)) applies changes to the pool small chooses and to
+        # "all" (a bound C method: no Python frame on every malloc and free)
+        self._stats = AllocStats(len(_STAT_NAMES))
+        self._update = self._stats.update
         self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- statistics ----------------------------------------------------------
-    def _update(self, small, *changes):
-        """Apply ``(statistic, delta)`` changes to the pool ``small`` chooses and to ``all``."""
-        # on every malloc and free: written out for speed (no inner loop or tuple)
-        cur, peak, inc, dec = self._fields
-        pool = 1 if small else 2
-        for stat, delta in changes:
-            a = 3 * stat
-            b = a + pool
-            ca = cur[a] + delta
-            cb = cur[b] + delta
-            cur[a] = ca
-            cur[b] = cb
-            if delta > 0:
-                inc[a] += delta
-                inc[b] += delta
-                if ca > peak[a]:
-                    peak[a] = ca
-                if cb > peak[b]:
-                    peak[b] = cb
-            else:
-                dec[a] -= delta
-                dec[b] -= delta
-
     def stats(self):
         """The statistics as ``torch.cuda.memory_stats`` flattens them.
 
@@ -299,9 +280,10 @@ class CachingAllocator:
         """
         with self._critical:
             out = {}
+            fields = self._stats.fields()
             for i, name in enumerate(_STAT_NAMES):
                 for p, pool in enumerate(_POOLS):
-                    for field, values in zip(_FIELDS, self._fields):
+                    for field, values in zip(_FIELDS, fields):
                         out[f"{name}.{pool}.{field}"] = values[3 * i + p]
             out.update(self._counters)
             return dict(sorted(out.items()))
@@ -309,13 +291,12 @@ class CachingAllocator:
     def reset_peak_stats(self):
         """Set every peak to its current value."""
         with self._critical:
-            self._fields[1][:] = self._fields[0]
+            self._stats.reset_peak()
 
     def reset_accumulated_stats(self):
         """Zero every ``allocated``/``freed`` total and the counters."""
         with self._critical:
-            for values in self._fields[2:]:
-                values[:] = [0] * len(values)
+            self._stats.reset_accumulated()
             self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- pools ---------------------------------------------------------------
@@ -346,26 +327,35 @@ class CachingAllocator:
         driver is out of memory. Raises :class:`OutOfMemoryError` when that fails
         too. ``nbytes == 0`` gives a block with ``ptr == 0`` that owns nothing.
         """
-        if isinstance(nbytes, bool):
-            raise TypeError("allocation size must be an int, got bool")
-        try:
-            nbytes = operator.index(nbytes)     # NumPy integers too
-        except TypeError:
-            raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
+        if type(nbytes) is not int:
+            if isinstance(nbytes, bool):
+                raise TypeError("allocation size must be an int, got bool")
+            try:
+                nbytes = operator.index(nbytes)     # NumPy integers too
+            except TypeError:
+                raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
         if nbytes < 0:
             raise ValueError(f"allocation size must be non-negative, got {nbytes}")
         if nbytes == 0:
             return Block(None, 0, 0, stream, True)
-        size = round_size(nbytes)
+        size = -(-nbytes // MIN_BLOCK) * MIN_BLOCK      # round_size (nbytes > 0)
         small = size <= SMALL_SIZE
         with self._critical:
-            self._process_events()
-            block = self._pool(small, stream).best_fit(size)
+            if self._pending:
+                self._process_events()
+            # (on every op: _pool, _uncache and _cache written out, and their
+            # statistics changes applied in the one _update below, in the same order)
+            pool = self._pools.get((small, stream))
+            block = pool.best_fit(size) if pool is not None else None
+            changes = ()
             if block is not None:
-                self._uncache(block)
+                pool.remove(block)
+                if block._prev is not None or block._next is not None:      # is_split
+                    changes = ((INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
                 block = self._reissue(block)
             else:
                 block = self._new_segment(size, small, stream, nbytes)
+                pool = self._pool(small, stream)    # (after: a cache release drops empty pools)
             remaining = block.size - size
             if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
                 rest = Block(self, block.ptr + size, remaining, stream, small,
@@ -374,11 +364,12 @@ class CachingAllocator:
                     block._next._prev = rest
                 block._next = rest
                 block.size = size
-                self._cache(rest)
+                pool.add(rest)                      # a split block: counted as inactive split
+                changes += ((INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, remaining))
             block._allocated = True
             block.requested = nbytes
             self._live[block.ptr] = block
-            self._update(small, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
+            self._update(small, *changes, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
                          (ACTIVE_BYTES, block.size), (REQUESTED_BYTES, nbytes))
             return block
 
@@ -418,7 +409,7 @@ class CachingAllocator:
 
     def _raw_alloc(self, nbytes):
         limit = self._limit
-        if limit is not None and self._fields[0][3 * RESERVED_BYTES] + nbytes > limit:
+        if limit is not None and self._stats.current(3 * RESERVED_BYTES) + nbytes > limit:
             return None
         try:
             with self._on_device():
@@ -431,8 +422,8 @@ class CachingAllocator:
     def _oom_error(self, nbytes):
         with self._on_device():
             free, total = self.driver.mem_get_info()
-        allocated = self._fields[0][3 * ALLOCATED_BYTES]
-        reserved = self._fields[0][3 * RESERVED_BYTES]
+        allocated = self._stats.current(3 * ALLOCATED_BYTES)
+        reserved = self._stats.current(3 * RESERVED_BYTES)
         limit = "" if self._limit is None else (
             f"cygrad may reserve {format_size(self._limit)} of it "
             "(set_per_process_memory_fraction). ")
@@ -473,9 +464,9 @@ class CachingAllocator:
         del self._live[block.ptr]
         block._allocated = False
         small = block._small
-        self._update(small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
-                     (REQUESTED_BYTES, -block.requested))
+        freed = ((ALLOCATION, -1), (ALLOCATED_BYTES, -block.size), (REQUESTED_BYTES, -block.requested))
         if block._stream_uses:
+            self._update(small, *freed)
             events = []
             with self._on_device():
                 for s in block._stream_uses:
@@ -487,12 +478,13 @@ class CachingAllocator:
             block._events = len(events)
             self._pending.append((block, events))
         else:
-            self._free_block(block)
+            self._free_block(block, freed)
 
-    def _free_block(self, block):
-        """Return a no-longer-active block to its pool, merged with free neighbours."""
+    def _free_block(self, block, changes=()):
+        """Return a no-longer-active block to its pool, merged with free neighbours
+        (``changes``: the caller's statistics changes, applied first)."""
         small = block._small
-        self._update(small, (ACTIVE, -1), (ACTIVE_BYTES, -block.size))
+        active = block.size
         for neighbour in (block._prev, block._next):
             if neighbour is None or neighbour._allocated or neighbour._events:
                 continue
@@ -506,7 +498,18 @@ class CachingAllocator:
                 if neighbour._next is not None:
                     neighbour._next._prev = block
             block.size += neighbour.size
-        self._cache(block)
+        # _cache written out, its statistics changes with this call's in one _update
+        # (other statistics than _uncache's, so applying them last changes nothing)
+        key = (small, block.stream)
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = self._pools[key] = _FreeList()
+        pool.add(block)
+        if block._prev is not None or block._next is not None:      # is_split
+            self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -active),
+                         (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
+        else:
+            self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -active))
 
     def record_stream(self, block, stream):
         """Mark ``block`` as used by work queued on ``stream`` as well as its own.

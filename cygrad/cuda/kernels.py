@@ -16,6 +16,7 @@ import pathlib
 import struct
 
 from . import _runtime
+from .streams import _current_stream
 
 # A source checkout reads the repository's cuda_src/; a wheel carries copies of the
 # same files in cygrad/cuda/kernels_src/ (setup.py's build_py).
@@ -118,11 +119,16 @@ def mm_strides(a, b, c):
     return _MM_STRIDES.pack(*a, *b, *c)
 
 
-_functions = {}        # (driver, device index, file, name) -> kernel: launch's lookup cache
+_plans = {}     # (driver, device index, file, name, grid, block) -> the driver's launch plan
+_MAX_PLANS = 4096
 
 
 def launch(device_index, file, name, grid, block, args):
     """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
+
+    Each (kernel, grid, block) keeps the driver's launch plan
+    (:meth:`cygrad.cuda._driver.Driver.launcher`), so a repeated launch skips the
+    kernel lookup and, on a driver that allows it, the per-call argument checks.
 
     Examples
     --------
@@ -130,7 +136,6 @@ def launch(device_index, file, name, grid, block, args):
     >>> callable(launch)
     True
     """
-    from .streams import _current_stream
     d = _runtime.driver()
     stream = _current_stream(device_index).handle
     if _runtime._current() != device_index:
@@ -138,8 +143,12 @@ def launch(device_index, file, name, grid, block, args):
             d.launch(function(file, name), grid, block, args, stream=stream)
         return
     # the common case, on every op: the device is already current
-    key = (d, device_index, file, name)
-    fn = _functions.get(key)
-    if fn is None:
-        fn = _functions[key] = function(file, name)
-    d.launch(fn, grid, block, args, stream=stream)
+    if type(grid) is not tuple or type(block) is not tuple:
+        grid, block = tuple(grid), tuple(block)
+    key = (d, device_index, file, name, grid, block)
+    plan = _plans.get(key)
+    if plan is None:
+        if len(_plans) >= _MAX_PLANS:       # (grids follow sizes: keep the table bounded)
+            _plans.clear()
+        plan = _plans[key] = d.launcher(function(file, name), grid, block)
+    plan(args, stream)

@@ -269,7 +269,13 @@ def current_stream(device=None):
 
 def _current_stream(idx):
     """:func:`current_stream` of device ``idx``, already checked."""
-    s = _runtime.thread_streams().get(idx)
+    tls = _runtime._tls
+    d = _runtime._drv._driver
+    # on every op: this thread's streams directly when it already runs this driver
+    # (what _runtime.driver() would check before handing them out)
+    streams = tls.streams if d is not None and getattr(tls, "driver", None) is d \
+        else _runtime.thread_streams()
+    s = streams.get(idx)
     return s if s is not None else Stream._default(idx)
 
 

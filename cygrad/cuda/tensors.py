@@ -9,13 +9,13 @@
   (:mod:`cygrad.cuda.allocator`), given back when the storage dies. Its data
   pointer is the driver's opaque device pointer: CPU kernels never read it
   (``.numpy()`` raises ``TypeError``; the core's elementwise dispatcher and
-  fills send CUDA tensors here).
+  fills send CUDA tensors to the hooks :func:`install` sets).
 - Copies: host to device and back through the driver's ``memcpy_htod`` /
   ``memcpy_dtoh``; between CUDA tensors of one device, of any dtypes, with the
   cast kernels of :mod:`cygrad.cuda.ops.elementwise`. A copy between two
   devices passes through host memory.
 - Elementwise ops and fills go to :mod:`cygrad.cuda.ops.elementwise`
-  (:func:`_device_op` hands them over). Kernels here (float32 and float64):
+  (the core's hook calls its ``device_op``). Kernels here (float32 and float64):
   relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some;
   integer, bool and half dtypes by :mod:`cygrad.cuda.ops.reduction`) and
   ``matmul_into`` (2-D and batched). Any op without a CUDA kernel raises
@@ -58,6 +58,9 @@ def _device(index):
 class _Allocation:
     """Owner of a CUDA storage's block: gives it back to the allocator with the storage."""
     __slots__ = ("block",)
+    # the memory is this storage's alone (not imported from another library), so the
+    # autograd engine may keep a leaf's first gradient as .grad without copying it
+    exclusive_device_memory = True
 
     def __init__(self, block):
         self.block = block
@@ -66,7 +69,9 @@ class _Allocation:
         # (cheaper than weakref.finalize on every tensor.) At interpreter exit the
         # driver goes away with the process: nothing to give back.
         if not _exiting:
-            self.block.free()
+            block = self.block
+            if block._owner is not None:        # (Block.free without its frame)
+                block._owner.free(block)
 
 
 _exiting = False
@@ -80,11 +85,19 @@ def _at_exit():
 
 _checked = {}           # Device -> its index, checked against _checked_for[0]'s device count
 _checked_for = [None]
+_last_checked = [None, None, None]      # (device, driver, index) of the last call
 
 
 def _empty_storage(nbytes, device):
     drv = _runtime._drv._driver
-    idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
+    last = _last_checked
+    if device is last[0] and drv is last[1] and drv is not None:
+        # the common case: the device of the last allocation (no Device.__hash__)
+        idx = last[2]
+    else:
+        idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
+        if idx is not None:
+            last[:] = (device, drv, idx)
     if idx is None:
         from . import _lazy_init
         _lazy_init()          # (the driver may have changed since the hook was installed)
@@ -105,6 +118,16 @@ def _is_cuda(t):
 
 
 def _same_device(*tensors):
+    first = None
+    for t in tensors:       # (the core's Device objects: usually one object, compared by identity)
+        if isinstance(t, _C.TensorBase):
+            d = t.device
+            if first is None:
+                first = d
+            elif d is not first:
+                break
+    else:
+        return
     devs = {t.device for t in tensors if isinstance(t, _C.TensorBase)}
     if len(devs) > 1:
         a, b = sorted(str(d) for d in devs)[-2:]
@@ -194,12 +217,6 @@ def _suffix_or_raise(primitive, dtype):
     return sfx
 
 
-def _device_op(kind, name, out, a, b, ct):
-    """The core's hook for elementwise ops and fills whose output is a CUDA tensor."""
-    from .ops.elementwise import device_op
-    device_op(kind, name, out, a, b, ct)
-
-
 def threshold_backward(grad, y, threshold):
     """``grad`` where ``y > threshold``, else 0 (relu's backward), in a new tensor.
 
@@ -279,6 +296,16 @@ def matmul_into(a, b, result):
     sfx = _suffix_or_raise("matmul_into", result.dtype)
     if a.dtype is not result.dtype or b.dtype is not result.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
+    if a.dim() == 2 and result.dim() == b.dim():
+        # the common cases (Linear layers forward and back): no views, batch steps 0
+        if b.dim() == 2:
+            _matmul_launch(a, b, result, 1, result.shape[0], result.shape[1], a.shape[1],
+                           (0, *a.stride()), (0, *b.stride()), (0, *result.stride()), sfx)
+            return result
+        if b.dim() == 1:        # matrix @ vector: the vector as one column
+            _matmul_launch(a, b, result, 1, result.shape[0], 1, a.shape[1], (0, *a.stride()),
+                           (0, b.stride(0), 0), (0, result.stride(0), 0), sfx)
+            return result
     res = result
     if a.dim() == 1 and b.dim() == 1:       # a dot product: (1, k) @ (k, 1) into a 1x1 view
         a, b, res = a.unsqueeze(0), b.unsqueeze(-1), res.view(1, 1)
@@ -312,8 +339,13 @@ def matmul_into(a, b, result):
 
 def _matmul3(a, b, c, sfx):
     batch, m, n = c.shape
-    k = a.shape[-1]
-    strides = _k.mm_strides(a.stride(), b.stride(), c.stride())
+    _matmul_launch(a, b, c, batch, m, n, a.shape[-1], a.stride(), b.stride(), c.stride(), sfx)
+
+
+def _matmul_launch(a, b, c, batch, m, n, k, a_steps, b_steps, c_steps, sfx):
+    """One launch of matmul.cu's blocked kernel: ``c = a @ b`` over ``batch`` products
+    of (m, k) @ (k, n), each operand read through its (batch, row, col) steps."""
+    strides = _k.mm_strides(a_steps, b_steps, c_steps)
     grid = (-(-n // _k.MM_BLOCK_TILE), -(-m // _k.MM_BLOCK_TILE), max(1, min(batch, 65535)))
     _k.launch(c.device.index, "matmul.cu", f"cg_matmul_{sfx}", grid, (_k.TILE, _k.TILE, 1),
               (batch, m, n, k, c.data_ptr(), a.data_ptr(), b.data_ptr(), strides))
@@ -488,5 +520,6 @@ def install():
     _register()
     _C._set_cuda_empty_hook(_empty_storage)
     _C._set_device_copy_hook(_copy)
-    _C._set_device_op_hook(_device_op)
+    from .ops.elementwise import device_op
+    _C._set_device_op_hook(device_op)       # (straight to it: this runs on every op)
     _installed = True

@@ -189,3 +189,13 @@ class Driver(ABC):
         ``args`` are Python ints/floats/bools and device pointers, one per entry
         of ``kernel.param_types``; a count or type mismatch raises TypeError
         naming the kernel and parameter before anything runs."""
+
+    def launcher(self, kernel, grid, block, shared_mem=0):
+        """A callable ``run(args, stream)`` that does :meth:`launch` of ``kernel``
+        with this ``grid``, ``block`` and ``shared_mem``: a launch plan, kept by the
+        caller for repeated launches of one configuration. A driver may check the
+        arguments' types once per plan instead of on every call; this default
+        checks every call."""
+        def run(args, stream=None):
+            self.launch(kernel, grid, block, args, shared_mem, stream)
+        return run

@@ -203,6 +203,9 @@ class PyCudaDriver(Driver):
         self._external_bases = []
         self._modules = {}
         self._arch = {}
+        # [first, last] pointer of the allocation a launch argument was last found in:
+        # launch plans check a pointer against it before searching (see _LaunchPlan)
+        self._hot = (1, 0)
         # PyCUDA complains at exit about contexts left on the stack: pop ours
         atexit.register(self._release)
 
@@ -291,6 +294,7 @@ class PyCudaDriver(Driver):
                 raise DriverError(f"pycuda driver: mem_free of {ptr!r}, which is not a pointer returned "
                                   "by mem_alloc (or was already freed)")
             self._bases.pop(bisect.bisect_left(self._bases, ptr))
+            self._hot = (1, 0)
         self._call("mem_free", entry[0].free)
 
     def register_external(self, ptr, nbytes):
@@ -310,6 +314,7 @@ class PyCudaDriver(Driver):
             elif count == 1:
                 del self._external[ptr]
                 self._external_bases.pop(bisect.bisect_left(self._external_bases, ptr))
+                self._hot = (1, 0)
 
     def mem_get_info(self):
         self._ensure()
@@ -480,11 +485,35 @@ class PyCudaDriver(Driver):
         with self._lock:
             i = bisect.bisect_right(self._bases, ptr) - 1
             if i >= 0 and ptr <= self._bases[i] + self._allocations[self._bases[i]][1]:
+                self._hot = (self._bases[i], self._bases[i] + self._allocations[self._bases[i]][1])
                 return ptr
             i = bisect.bisect_right(self._external_bases, ptr) - 1
             if i >= 0 and ptr <= self._external_bases[i] + self._external[self._external_bases[i]][0]:
                 return ptr
         return None
+
+    def _in_allocation(self, ptr):
+        """Is the int ``ptr`` a pointer :meth:`_device_pointer` accepts? Allocations
+        are searched without the lock (a launch plan asks on every launch); a list
+        changed meanwhile by another thread, NULL and imported memory take the
+        locked search."""
+        bases = self._bases
+        i = bisect.bisect_right(bases, ptr) - 1
+        if i >= 0:
+            try:
+                base = bases[i]
+                end = base + self._allocations[base][1]
+            except (IndexError, KeyError):
+                return self._device_pointer(ptr) is not None
+            if ptr <= end:
+                self._hot = (base, end)
+                return True
+        return self._device_pointer(ptr) is not None
+
+    def launcher(self, kernel, grid, block, shared_mem=0):
+        if not isinstance(kernel, PyCudaKernel) or kernel.launch_kernel is None:
+            return super().launcher(kernel, grid, block, shared_mem)
+        return _LaunchPlan(self, kernel, grid, block, shared_mem)
 
     def launch(self, kernel, grid, block, args, shared_mem=0, stream=None):
         import numpy as np
@@ -510,3 +539,74 @@ class PyCudaDriver(Driver):
         self._ensure()
         self._call(f"launching {kernel.name}", lambda: kernel.function(
             *packed, block=block, grid=grid, shared=int(shared_mem), stream=stream))
+
+
+class _LaunchPlan:
+    """A launch plan of the PyCUDA driver (:meth:`PyCudaDriver.launcher`): one kernel,
+    grid, block and shared memory size.
+
+    Its first launch goes through :meth:`PyCudaDriver.launch`, which checks every
+    argument against the kernel's signature; that fixes the plan's argument types
+    (their Python types and struct parameters' byte sizes) and its parameter buffer
+    layout. A later launch whose arguments have the same types is packed straight
+    into the buffer: integer ranges are checked by the packing, each pointer against
+    the allocation the last pointer was found in (else by the driver's search), so
+    only a call with other types, a pointer outside device memory or an
+    out-of-range value takes the full check again, which raises its TypeError.
+    """
+    __slots__ = ("driver", "kernel", "grid", "block", "shared", "types", "pointers", "structs",
+                 "packer")
+
+    def __init__(self, driver, kernel, grid, block, shared_mem):
+        self.driver, self.kernel = driver, kernel
+        self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(tuple(grid)))
+        self.block = tuple(int(b) for b in block) + (1,) * (3 - len(tuple(block)))
+        self.shared = int(shared_mem)
+        self.types = None           # argument types once a launch has checked them
+        self.pointers = tuple(i for i, p in enumerate(kernel.params) if p.kind == "pointer")
+        self.structs = ()           # (index, byte size) of each struct parameter
+        self.packer = None
+
+    def _canonical(self, args):
+        """Do ``args`` have the one Python type per parameter kind that packing
+        checks as fully as :func:`signature.check_args` does?"""
+        want = {"pointer": (int,), "int": (int,), "float": (float, int), "bool": (bool,),
+                "struct": (bytes,)}
+        return all(type(a) in want[p.kind] for p, a in zip(self.kernel.params, args))
+
+    def __call__(self, args, stream=None):
+        d = self.driver
+        types = tuple(map(type, args))
+        if types == self.types:
+            lo, hi = d._hot
+            for i in self.pointers:
+                p = args[i]
+                if not lo <= p <= hi and not d._in_allocation(p):
+                    break
+            else:
+                for i, size in self.structs:
+                    if len(args[i]) != size:
+                        break
+                else:
+                    try:
+                        buf = self.packer.pack(*args)
+                    except struct.error:
+                        pass
+                    else:
+                        d._ensure()
+                        try:
+                            self.kernel.launch_kernel(self.grid, self.block, buf, self.shared,
+                                                      stream)
+                        except d._cuda.Error as e:
+                            raise DriverError(f"pycuda driver: launching {self.kernel.name} failed: "
+                                              f"{e}") from e
+                        return
+        # the first launch, or arguments the fast path cannot vouch for: the full check
+        d.launch(self.kernel, self.grid, self.block, args, self.shared, stream)
+        if self.types is None and self._canonical(args):
+            structs = tuple((i, len(args[i])) for i, p in enumerate(self.kernel.params)
+                            if p.kind == "struct")
+            self.packer = struct.Struct(param_buffer_format(self.kernel.params,
+                                                            [n for _, n in structs]))
+            self.structs = structs
+            self.types = types

@@ -125,18 +125,37 @@ def _collapse(shape, strides):
             [tuple(m[1][i] for m in merged) for i in range(len(strides))])
 
 
+_geometries = {}        # (out shape, out strides, (shape, strides) of each operand) -> (n, geometry, grid)
+_MAX_GEOMETRIES = 4096
+_BLOCK = (_k.BLOCK, 1, 1)
+
+
+def _geometry(out, operands):
+    """``(n, geometry bytes, grid)`` of a launch over ``out`` with ``operands``
+    broadcast to its shape; kept per shapes and strides, so a repeated op skips
+    the collapsing and packing."""
+    shape = out.shape
+    key = (shape, out.stride(), *[(t.shape, t.stride()) for t in operands])
+    hit = _geometries.get(key)
+    if hit is None:
+        n = out.numel()
+        shape = tuple(shape)
+        strides = [tuple(out.stride())] + [_expanded_strides(t, shape) for t in operands]
+        shape, strides = _collapse(shape, strides)
+        if len(_geometries) >= _MAX_GEOMETRIES:
+            _geometries.clear()
+        hit = _geometries[key] = (n, _k.geometry(shape, *strides), _k.grid_1d(n))
+    return hit
+
+
 def _launch(kernel, out, operands, extra=(), file=FILE):
     """Run ``kernel`` of ``cuda_src/<file>`` over ``out``'s elements:
     ``(n, geometry, out, *operands, *extra)``, the operands (at most two tensors)
     broadcast to ``out``'s shape."""
-    n = out.numel()
+    n, geo, grid = _geometry(out, operands)
     if n == 0:
         return out
-    shape = tuple(out.shape)
-    strides = [tuple(out.stride())] + [_expanded_strides(t, shape) for t in operands]
-    shape, strides = _collapse(shape, strides)
-    geo = _k.geometry(shape, *strides)
-    _k.launch(out.device.index, file, kernel, _k.grid_1d(n), (_k.BLOCK, 1, 1),
+    _k.launch(out.device.index, file, kernel, grid, _BLOCK,
               (n, geo, out.data_ptr(), *[t.data_ptr() for t in operands], *extra))
     return out
 
