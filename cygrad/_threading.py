@@ -9,8 +9,12 @@ another process holds. So:
 
 - ``set_num_threads(n)`` sets both cygrad's pool and the BLAS to ``n`` threads.
 - Each kernel family uses more than one thread only above a size measured to pay
-  (``bench/thresholds.py``); products below :data:`BLAS_PARALLEL_MIN`
-  multiply-adds run in BLAS with one thread.
+  (``bench/thresholds.py``). Matrix products (``cygrad/_core/gemm.pyx``) call BLAS
+  on one thread and do their parallel work on cygrad's pool: a product from
+  :data:`PRODUCT_SPLIT_MIN` multiply-adds is cut into blocks of rows or columns,
+  a batch of smaller products from :data:`BLAS_PARALLEL_MIN` in all is split by
+  products. Only the products NumPy computes (complex, integer) use BLAS's
+  threads, from :data:`BLAS_PARALLEL_MIN` multiply-adds.
 - cygrad's idle workers sleep after a few microseconds instead of spinning.
 - A worker process (``multiprocessing``, a DataLoader worker) starts with one
   thread; :func:`worker_init` is the hook such a worker calls at start.
@@ -44,6 +48,12 @@ __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads",
 # for a core); from 256x256x256 (16.8M) on, a product is long enough that two
 # threads win even then.
 BLAS_PARALLEL_MIN = 1 << 24
+# A float product of this many multiply-adds or more is cut into blocks that
+# cygrad's pool computes, BLAS on one thread in each: the pool's caller takes the
+# blocks a late worker has not started, where BLAS's fork-join would wait for it.
+# The LSTM's per-step 32x128x512 product (2M) took 57 us on one thread, 31 us on
+# two; from 2^19 per block a split pays on the 2-core development machine.
+PRODUCT_SPLIT_MIN = 1 << 20
 
 
 class _OpenBLAS:
@@ -276,6 +286,7 @@ def policy():
         "num_interop_threads": get_num_interop_threads(),
         "blas": None if _blas is None else f"OpenBLAS, {_blas.get()} threads ({_blas.path})",
         "blas_parallel_min": BLAS_PARALLEL_MIN,
+        "product_split_min": PRODUCT_SPLIT_MIN,
         "parallel_min": _C._get_parallel_min(),
         "worker_process": _in_worker_process(),
     }

@@ -206,7 +206,7 @@ def test_disconnected_falls_back_to_numpy(rng):
 @pytest.mark.parametrize("shapes", [((64, 64, 64), (64, 64, 64)),     # small slices: the pool
                                     ((8, 128, 128), (8, 128, 128)),    # the pool, BLAS lowered
                                     ((3, 100, 100), (100, 100)),       # mid size: BLAS on 1 thread
-                                    ((260, 260), (260, 260))])         # large: BLAS's threads
+                                    ((260, 260), (260, 260))])         # large: cut into blocks
 def test_thread_policy_paths(shapes, rng):
     a = _t(rng.standard_normal(shapes[0]).astype(np.float32))
     b = _t(rng.standard_normal(shapes[1]).astype(np.float32))
@@ -230,8 +230,8 @@ def test_thread_policy_paths(shapes, rng):
                                    (40, 300, 100)])     # ragged blocks (not multiples of 16)
 @pytest.mark.parametrize("layout", ["nn", "tn", "nt", "tt", "out_t"])
 def test_mid_size_product_split_across_the_pool(dt, m, k, n, layout, rng):
-    # from 2^20 multiply-adds up to BLAS_PARALLEL_MIN one product is cut into blocks
-    # that cygrad's pool computes (two threads), with every operand layout
+    # from 2^20 multiply-adds one product is cut into blocks that cygrad's pool
+    # computes (two threads), with every operand layout
     def operand(r, c, transposed):
         x = rng.standard_normal((c, r) if transposed else (r, c)).astype(dt)
         return _t(x).t() if transposed else _t(x)
@@ -255,6 +255,26 @@ def test_mid_size_product_split_across_the_pool(dt, m, k, n, layout, rng):
         before = gemm.counters()
         np.testing.assert_allclose((a @ b).numpy(), ref, **_tol(dt))
         assert _delta(before)["split"] == 0
+    finally:
+        cygrad.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_a_few_large_products_are_each_cut_into_blocks(dt, rng):
+    # fewer products than threads (3 < 4): each product is cut across the pool,
+    # batch element by batch element, also when the batch dims do not merge
+    base = rng.standard_normal((3, 2, 110, 100)).astype(dt)
+    a = _t(base).permute(1, 0, 2, 3)[:, :2]                  # (2, 2, 110, 100), dims unmerged
+    b = _t(rng.standard_normal((2, 2, 100, 150)).astype(dt))
+    ref = np.matmul(a.numpy().astype(np.float64), b.numpy().astype(np.float64))
+    old = cygrad.get_num_threads()
+    try:
+        cygrad.set_num_threads(8)
+        before = gemm.counters()
+        got = (a @ b).numpy()
+        d = _delta(before)
+        assert d["products"] == 1 and d["split"] == 4 and d["copies"] == 0, d
+        np.testing.assert_allclose(got, ref, **_tol(dt))
     finally:
         cygrad.set_num_threads(old)
 

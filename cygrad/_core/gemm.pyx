@@ -15,12 +15,14 @@ calls on the operands' own memory:
   not batched (``x (B, T, C) @ w (C, N)``), it is one GEMM of
   ``(B*T, C) @ (C, N)``; otherwise a C loop over the batch, broadcast dims
   having stride 0, with the GIL released.
-- threads follow ``cygrad/_threading.py``'s policy: a product below
-  ``BLAS_PARALLEL_MIN`` multiply-adds runs in BLAS on one thread; a batch of
-  such small products whose total reaches that size is split across cygrad's
-  pool instead (BLAS on one thread in each worker), never both at once; and a
-  single product from ``SPLIT_MIN`` (2^20) multiply-adds up to that size is cut
-  into blocks of rows or columns that the pool computes the same way.
+- threads follow ``cygrad/_threading.py``'s policy: BLAS always runs on one
+  thread, and cygrad's pool does the parallel work. A product from
+  ``PRODUCT_SPLIT_MIN`` (2^20) multiply-adds is cut into blocks of rows or
+  columns of C that the pool computes (one BLAS call per block); a batch of
+  smaller products whose total reaches ``BLAS_PARALLEL_MIN`` (2^24), or of
+  more products than threads, is split across the pool by products. BLAS's own
+  threads would fork and join: beside a busy process the join waits for a
+  core, and after a product they spin, taking the core the pool needs next.
 
 The checks (dtypes, shapes, layouts, overlap) happen with the GIL held; any
 case it does not take (another dtype, an ``out`` that is neither row- nor
@@ -64,13 +66,9 @@ cdef enum:
     # worker has started, and on a busy machine that worker may lose its core.
     CHUNK_WORK = 1 << 16
     INT32_MAX_CHUNKS = 1 << 30
-    # One product from SPLIT_MIN multiply-adds up to _parallel_min is cut into
-    # blocks of rows or columns of C (at least SPLIT_CHUNK_MIN each, edges on
-    # multiples of SPLIT_ALIGN) that cygrad's pool computes, BLAS on one thread in
-    # each. The pool's caller claims blocks too, so a worker that is late (asleep,
-    # or without a core beside a busy process) leaves its block to the caller
-    # instead of holding the product up, unlike BLAS's own fork-join threads.
-    SPLIT_MIN = 1 << 20
+    # A product of _split_min multiply-adds or more is cut into blocks of rows or
+    # columns of C (at least SPLIT_CHUNK_MIN each, edges on multiples of
+    # SPLIT_ALIGN) that cygrad's pool computes, BLAS on one thread in each.
     SPLIT_CHUNK_MIN = 1 << 19
     SPLIT_ALIGN = 16
 
@@ -85,20 +83,20 @@ ctypedef void (*set_threads_fn)(int n) noexcept nogil
 cdef sgemm_fn _sgemm = NULL
 cdef dgemm_fn _dgemm = NULL
 cdef set_threads_fn _set_threads = NULL
-cdef int64_t _parallel_min = 1 << 24      # _threading.BLAS_PARALLEL_MIN
-cdef int64_t _batch_pool_min = 1 << 24    # the same, for a batch's total
+cdef int64_t _split_min = 1 << 20         # _threading.PRODUCT_SPLIT_MIN
+cdef int64_t _batch_pool_min = 1 << 24    # _threading.BLAS_PARALLEL_MIN
 # What counters() reports: products taken, BLAS calls made, operands copied,
 # products cut into blocks across the pool.
 cdef int64_t _n_products = 0, _n_calls = 0, _n_copies = 0, _n_split = 0
 
 
 def set_blas(uintptr_t sgemm, uintptr_t dgemm, uintptr_t set_threads,
-             int64_t parallel_min, int64_t batch_pool_min):
+             int64_t split_min, int64_t batch_pool_min):
     """Connect the BLAS: addresses of ILP64 ``cblas_sgemm``, ``cblas_dgemm`` (64-bit
-    integer arguments) and ``openblas_set_num_threads``; ``parallel_min``: the
-    multiply-adds from which one product uses the BLAS's threads
-    (``_threading.BLAS_PARALLEL_MIN``); ``batch_pool_min``: the total multiply-adds
-    from which a batch of smaller products is split across cygrad's pool.
+    integer arguments) and ``openblas_set_num_threads``; ``split_min``: the
+    multiply-adds from which one product is cut into blocks that cygrad's pool
+    computes (``_threading.PRODUCT_SPLIT_MIN``); ``batch_pool_min``: the total
+    multiply-adds from which a batch of smaller products is split across the pool.
     Addresses of 0 disconnect it (every call then returns False).
 
     Examples
@@ -111,8 +109,8 @@ def set_blas(uintptr_t sgemm, uintptr_t dgemm, uintptr_t set_threads,
     >>> gemm.connect() == was
     True
     """
-    global _sgemm, _dgemm, _set_threads, _parallel_min, _batch_pool_min
-    if parallel_min < 1 or batch_pool_min < 1:
+    global _sgemm, _dgemm, _set_threads, _split_min, _batch_pool_min
+    if split_min < 1 or batch_pool_min < 1:
         raise ValueError("set_blas: the thresholds must be positive")
     if sgemm == 0 or dgemm == 0 or set_threads == 0:
         _sgemm, _dgemm, _set_threads = NULL, NULL, NULL
@@ -120,7 +118,7 @@ def set_blas(uintptr_t sgemm, uintptr_t dgemm, uintptr_t set_threads,
     _sgemm = <sgemm_fn>sgemm
     _dgemm = <dgemm_fn>dgemm
     _set_threads = <set_threads_fn>set_threads
-    _parallel_min = parallel_min
+    _split_min = split_min
     _batch_pool_min = batch_pool_min
 
 
@@ -143,11 +141,10 @@ def connect():
     dgemm = blas.address("scipy_cblas_dgemm64_", "cblas_dgemm64_")
     if not (sgemm and dgemm):
         return False
-    # A batch of small products is split across the pool from the size at which one
-    # product uses the BLAS's threads: the same rule for the total work. (On a busy
-    # 2-core machine a split batch of 2M multiply-adds took 1.5-2x as long as one
-    # thread, like BLAS's own threads below that size.)
-    set_blas(sgemm, dgemm, blas.set_threads_address(), _threading.BLAS_PARALLEL_MIN,
+    # A batch of small products is split across the pool from BLAS_PARALLEL_MIN in
+    # all. (On a busy 2-core machine a split batch of 2M multiply-adds took 1.5-2x
+    # as long as one thread, like BLAS's own threads below that size.)
+    set_blas(sgemm, dgemm, blas.set_threads_address(), _threading.PRODUCT_SPLIT_MIN,
              _threading.BLAS_PARALLEL_MIN)
     return True
 
@@ -243,8 +240,8 @@ cdef void _split_chunk(void* ctx, int chunk) noexcept nogil:
 
 
 cdef bint _run_split(const Plan* p, int threads, int64_t work) noexcept nogil:
-    """One product cut into blocks across the pool (SPLIT_MIN); False if it is too
-    narrow to cut in two."""
+    """One product (``p.nbatch == 1``) cut into blocks across the pool; False if it
+    is too narrow to cut in two."""
     cdef Split s
     cdef int64_t nchunks = work // SPLIT_CHUNK_MIN
     cdef int64_t total
@@ -299,26 +296,46 @@ cdef void _gemm_chunk(void* ctx, int chunk) noexcept nogil:
     _gemm_range(p, lo, hi if hi < p.nbatch else p.nbatch)
 
 
+cdef void _element(const Plan* p, int64_t i, Plan* q) noexcept nogil:
+    """``q``: the plan of batch element ``i`` alone (C order over the batch dims)."""
+    cdef int d
+    q[0] = p[0]
+    q.nd, q.nbatch = 0, 1
+    for d in range(p.nd - 1, -1, -1):
+        q.a += (i % p.size[d]) * p.sa[d]
+        q.b += (i % p.size[d]) * p.sb[d]
+        q.c += (i % p.size[d]) * p.sc[d]
+        i //= p.size[d]
+
+
 cdef void _run(Plan* p, int threads) noexcept nogil:
-    """Run the plan with ``threads`` (the budget BLAS is set to): one product of
-    ``_parallel_min`` multiply-adds or more uses all of them inside BLAS; smaller
-    ones run in BLAS on one thread, and a large enough batch of them is split
-    across cygrad's pool."""
+    """Run the plan with ``threads`` (the budget), BLAS always on one thread, so
+    that its own threads never spin against the pool's: with a budget above one,
+    each product of ``_split_min`` multiply-adds or more is cut into blocks across
+    cygrad's pool when the batch has fewer products than threads, and otherwise a
+    batch whose total reaches ``_batch_pool_min`` (or of products that large) is
+    split across the pool by products."""
     cdef int64_t work = p.m * p.n * p.k
-    cdef bint small = work < _parallel_min
-    cdef bint lower = threads > 1 and small and work > BLAS_ONE_THREAD_MAX
-    cdef int64_t nchunks
+    cdef bint lower = threads > 1 and work > BLAS_ONE_THREAD_MAX
+    cdef int64_t nchunks, i
+    cdef Plan q
     if lower:
         _set_threads(1)
-    if threads > 1 and small and p.nbatch > 1 and work * p.nbatch >= _batch_pool_min:
+    if threads <= 1:
+        _gemm_range(p, 0, p.nbatch)
+    elif work >= _split_min and p.nbatch < threads:
+        for i in range(p.nbatch):
+            _element(p, i, &q)
+            if not _run_split(&q, threads, work):
+                _gemm_range(&q, 0, 1)
+    elif p.nbatch > 1 and (work * p.nbatch >= _batch_pool_min or work >= _split_min):
         p.per_chunk = (CHUNK_WORK + work - 1) // work
         nchunks = (p.nbatch + p.per_chunk - 1) // p.per_chunk
         if nchunks > INT32_MAX_CHUNKS:
             p.per_chunk = (p.nbatch + INT32_MAX_CHUNKS - 1) // INT32_MAX_CHUNKS
             nchunks = (p.nbatch + p.per_chunk - 1) // p.per_chunk
         pool_run(<int>nchunks, _gemm_chunk, p)
-    elif not (threads > 1 and small and p.nbatch == 1 and work >= SPLIT_MIN
-              and _run_split(p, threads, work)):
+    else:
         _gemm_range(p, 0, p.nbatch)
     if lower:
         _set_threads(threads)
