@@ -100,3 +100,34 @@ def work(k):
     np.testing.assert_allclose(w.detach().numpy(), w_np, rtol=1e-8, atol=1e-12)
 in_threads(work)
 """, timeout=300)
+
+
+def test_products_cut_across_the_pool_from_several_threads():
+    # Products from 2^20 multiply-adds are cut into blocks that the pool computes
+    # (cygrad/_core/gemm.pyx); with four Python threads only one holds the pool at a
+    # time and the others compute their blocks themselves. Thousands of products,
+    # every result checked.
+    run_in_subprocess(PRELUDE + """
+from cygrad._core import gemm
+cygrad.set_num_threads(2)
+rng = np.random.default_rng(5)
+shapes = [(32, 128, 512), (300, 70, 60), (96, 64, 200)]     # 2.1M, 1.3M, 1.2M multiply-adds
+mats = [(rng.standard_normal((m, k)), rng.standard_normal((k, n))) for m, k, n in shapes]
+refs = [a @ b for a, b in mats]
+before = gemm.counters()["split"]
+
+def work(k):
+    ts = [(cygrad.tensor(a), cygrad.tensor(b)) for a, b in mats]
+    for it in range(300):
+        j = (it + k) % len(ts)
+        a, b = ts[j]
+        out = a @ b
+        np.testing.assert_allclose(out.numpy(), refs[j], rtol=1e-10, atol=1e-10)
+        if it % 50 == 0:        # a transposed operand and a column-major result
+            o = cygrad.empty(b.shape[1], a.shape[0], dtype=a.dtype).t()
+            cygrad.matmul(a.t().contiguous().t(), b, out=o)
+            np.testing.assert_allclose(o.numpy(), refs[j], rtol=1e-10, atol=1e-10)
+
+in_threads(work)
+assert gemm.counters()["split"] > before
+""", timeout=600)
