@@ -118,7 +118,7 @@ def local_includes(path):
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "a.cuh").write_text('#include "b.cuh"')
     >>> _ = (d / "b.cuh").write_text("typedef long long cg_index;")
-    >>> _ = (d / "k.cu").write_text('#include "a.cuh"\n#include <cuda_fp16.h>')
+    >>> _ = (d / "k.cu").write_text('#include "a.cuh"\\n#include <cuda_fp16.h>')
     >>> [p.name for p in local_includes(d / "k.cu")]
     ['a.cuh', 'b.cuh']
     """
