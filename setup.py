@@ -107,6 +107,7 @@ extensions = [
     ext("fused_kernels", ["cygrad/_core/cpu/fused.c"]),
     ext("alloc_stats"),
     ext("alloc_fast"),
+    ext("launch_fast"),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.
