@@ -84,3 +84,55 @@ cdef class PlanBase:
         except d._cuda.Error as e:
             raise self._failed(e) from e
         return True
+
+
+# -- cygrad.cuda.kernels.launch's common case --------------------------------------
+
+cdef object _driver = None          # cygrad.cuda._runtime.driver
+cdef object _current = None         # cygrad.cuda._runtime._current
+cdef object _current_stream = None  # cygrad.cuda.streams._current_stream
+cdef object _new_plan = None        # kernels._new_plan(key): make, keep and return a plan
+cdef object _elsewhere = None       # kernels._launch_elsewhere: a device not current
+cdef dict _plans = None             # kernels._plans
+
+
+def bind(driver, current, current_stream, plans, new_plan, elsewhere):
+    """Give :func:`launch` what it calls (``cygrad/cuda/kernels.py`` does, once).
+
+    Examples
+    --------
+    >>> from cygrad._core import launch_fast
+    >>> callable(launch_fast.bind)
+    True
+    """
+    global _driver, _current, _current_stream, _plans, _new_plan, _elsewhere
+    _driver, _current, _current_stream = driver, current, current_stream
+    _plans, _new_plan, _elsewhere = plans, new_plan, elsewhere
+
+
+def launch(device_index, file, name, grid, block, args):
+    """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
+
+    Each (kernel, grid, block) keeps the driver's launch plan
+    (:meth:`cygrad.cuda._driver.Driver.launcher`), so a repeated launch skips the
+    kernel lookup and, on a driver that allows it, the per-call argument checks.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import launch
+    >>> callable(launch)
+    True
+    """
+    d = _driver()
+    stream = _current_stream(device_index).handle
+    if _current() != device_index:
+        _elsewhere(device_index, file, name, grid, block, args, stream)
+        return
+    # the common case, on every op: the device is already current
+    if type(grid) is not tuple or type(block) is not tuple:
+        grid, block = tuple(grid), tuple(block)
+    key = (d, device_index, file, name, grid, block)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _new_plan(key)
+    plan(args, stream)
