@@ -377,3 +377,58 @@ def free_block(alloc, Block block):
     if _is_split(block):
         st.add(p, INACTIVE_SPLIT, 1)
         st.add(p, INACTIVE_SPLIT_BYTES, block.size)
+
+
+# -- the owner of a CUDA storage's block (cygrad/cuda/tensors.py) --------------------
+
+cdef bint _exiting = False
+
+
+def interpreter_exiting():
+    """Stop giving blocks back: at interpreter exit the driver goes away with the
+    process (``cygrad/cuda/tensors.py`` calls this from ``atexit``).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import interpreter_exiting
+    >>> callable(interpreter_exiting)
+    True
+    """
+    global _exiting
+    _exiting = True
+
+
+# (no freelist: an object reused from one keeps its "finalized" mark, and its next
+# owner's __del__ would never run)
+@cython.no_gc_clear         # (the finalizer needs the block, also inside a garbage cycle)
+cdef class DeviceAllocation:
+    """Owner of a CUDA storage's block: gives it back to the allocator with the storage.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import DeviceAllocation
+    >>> DeviceAllocation(None).exclusive_device_memory
+    True
+    """
+    cdef public object block
+
+    def __init__(self, block):
+        self.block = block
+
+    @property
+    def exclusive_device_memory(self):
+        """True: the memory is this storage's alone (not imported from another
+        library), so the autograd engine may keep a leaf's first gradient as
+        ``.grad`` without copying it."""
+        return True
+
+    def __del__(self):
+        # a finalizer (not __dealloc__): it runs, as a Python __del__ would, before
+        # the collector clears anything of a garbage cycle
+        if _exiting:
+            return
+        block = self.block
+        if block is not None:
+            owner = (<Block?>block)._owner
+            if owner is not None:
+                owner.free(block)
