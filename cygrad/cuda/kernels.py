@@ -142,5 +142,6 @@ def _launch_elsewhere(device_index, file, name, grid, block, args, stream):
 
 # kernels.launch: compiled (cygrad/_core/launch_fast.pyx), as it runs on every op
 launch = _launch_fast.launch
+launch.__module__ = __name__        # (documented, and pickled by name, as this module's)
 _launch_fast.bind(_runtime.driver, _runtime._current, _current_stream, _plans, _new_plan,
                   _launch_elsewhere)
