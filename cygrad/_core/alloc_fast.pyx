@@ -6,8 +6,10 @@ interpreted Python, ``malloc`` and ``free`` of a cached block were about 5 us of
 small op's 13 us on the host. Here are the pieces that run on every op: the
 allocator's blocks (:class:`Block`, C structs whose links the per-op path follows
 without attribute lookups), the pools' free lists (:class:`FreeList`),
-:func:`malloc`, :func:`free` and the freeing and merging of a block. ``cygrad/cuda/allocator.py`` installs them as
-``CachingAllocator``'s methods and stays the one place of everything else: the
+:func:`malloc`, :func:`free`, the freeing and merging of a block, and the owner of
+a CUDA storage's block (:class:`DeviceAllocation`). ``cygrad/cuda/allocator.py``
+installs them as ``CachingAllocator``'s methods and ``Block``, and stays the one
+place of everything else: the
 size check and its errors, new segments and the out-of-memory retry, events of
 ``record_stream``, ``empty_cache`` and the statistics' reading. The objects are the
 allocator's own (its dicts, lock, statistics), so the rules and the statistics are
