@@ -106,6 +106,8 @@ extensions = [
     ext("scatter_kernels", ["cygrad/_core/cpu/scatter.c"]),
     ext("fused_kernels", ["cygrad/_core/cpu/fused.c"]),
     ext("alloc_stats"),
+    ext("alloc_fast"),
+    ext("launch_fast"),
 ]
 
 # Record how the extensions were built so `python -m cygrad.info` can report it.

@@ -16,8 +16,6 @@ Examples
 """
 from libc.string cimport memcpy, memset
 
-DEF MAX_STATS = 16
-
 
 cdef class AllocStats:
     """``n`` statistics, each for the pools ``all`` (0), small (1) and large (2):
@@ -32,11 +30,7 @@ cdef class AllocStats:
     >>> s.current(0), s.fields()[0]
     (7, [7, 0, 7])
     """
-    cdef long long cur[3 * MAX_STATS]
-    cdef long long peak[3 * MAX_STATS]
-    cdef long long inc[3 * MAX_STATS]
-    cdef long long dec[3 * MAX_STATS]
-    cdef int n
+    # (the fields are declared in alloc_stats.pxd)
 
     def __cinit__(self, int n):
         if not 0 < n <= MAX_STATS:
@@ -51,26 +45,30 @@ cdef class AllocStats:
         """Apply ``(stat, delta)`` changes, in order, to the pool ``small`` chooses
         (small or large) and to ``all``."""
         cdef int pool = 1 if small else 2
-        cdef int stat, a, b
+        cdef int stat
         cdef long long delta
         for change in changes:
             stat, delta = change
             if not 0 <= stat < self.n:
                 raise IndexError(f"AllocStats: no statistic {stat}")
-            a = 3 * stat
-            b = a + pool
-            self.cur[a] += delta
-            self.cur[b] += delta
-            if delta > 0:
-                self.inc[a] += delta
-                self.inc[b] += delta
-                if self.cur[a] > self.peak[a]:
-                    self.peak[a] = self.cur[a]
-                if self.cur[b] > self.peak[b]:
-                    self.peak[b] = self.cur[b]
-            else:
-                self.dec[a] -= delta
-                self.dec[b] -= delta
+            self.add(pool, stat, delta)
+
+    cdef void add(self, int pool, int stat, long long delta) noexcept:
+        # one change of statistic ``stat`` (checked by the caller) in ``pool`` and "all"
+        cdef int a = 3 * stat
+        cdef int b = a + pool
+        self.cur[a] += delta
+        self.cur[b] += delta
+        if delta > 0:
+            self.inc[a] += delta
+            self.inc[b] += delta
+            if self.cur[a] > self.peak[a]:
+                self.peak[a] = self.cur[a]
+            if self.cur[b] > self.peak[b]:
+                self.peak[b] = self.cur[b]
+        else:
+            self.dec[a] -= delta
+            self.dec[b] -= delta
 
     def current(self, int index):
         """The current value of entry ``index`` (``3 * stat + pool``)."""

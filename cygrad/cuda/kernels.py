@@ -15,6 +15,7 @@ Examples
 import pathlib
 import struct
 
+from .._core import launch_fast as _launch_fast
 from . import _runtime
 from .streams import _current_stream
 
@@ -123,32 +124,24 @@ _plans = {}     # (driver, device index, file, name, grid, block) -> the driver'
 _MAX_PLANS = 4096
 
 
-def launch(device_index, file, name, grid, block, args):
-    """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
+def _new_plan(key):
+    """The driver's launch plan of ``key`` = (driver, device index, file, kernel
+    name, grid, block), made and kept in :data:`_plans`."""
+    d, _, file, name, grid, block = key
+    if len(_plans) >= _MAX_PLANS:       # (grids follow sizes: keep the table bounded)
+        _plans.clear()
+    plan = _plans[key] = d.launcher(function(file, name), grid, block)
+    return plan
 
-    Each (kernel, grid, block) keeps the driver's launch plan
-    (:meth:`cygrad.cuda._driver.Driver.launcher`), so a repeated launch skips the
-    kernel lookup and, on a driver that allows it, the per-call argument checks.
 
-    Examples
-    --------
-    >>> from cygrad.cuda.kernels import launch
-    >>> callable(launch)
-    True
-    """
-    d = _runtime.driver()
-    stream = _current_stream(device_index).handle
-    if _runtime._current() != device_index:
-        with _runtime.on_device(device_index) as d:
-            d.launch(function(file, name), grid, block, args, stream=stream)
-        return
-    # the common case, on every op: the device is already current
-    if type(grid) is not tuple or type(block) is not tuple:
-        grid, block = tuple(grid), tuple(block)
-    key = (d, device_index, file, name, grid, block)
-    plan = _plans.get(key)
-    if plan is None:
-        if len(_plans) >= _MAX_PLANS:       # (grids follow sizes: keep the table bounded)
-            _plans.clear()
-        plan = _plans[key] = d.launcher(function(file, name), grid, block)
-    plan(args, stream)
+def _launch_elsewhere(device_index, file, name, grid, block, args, stream):
+    # a launch on a device other than the thread's current one (no plan kept)
+    with _runtime.on_device(device_index) as d:
+        d.launch(function(file, name), grid, block, args, stream=stream)
+
+
+# kernels.launch: compiled (cygrad/_core/launch_fast.pyx), as it runs on every op
+launch = _launch_fast.launch
+launch.__module__ = __name__        # (documented, and pickled by name, as this module's)
+_launch_fast.bind(_runtime.driver, _runtime._current, _current_stream, _plans, _new_plan,
+                  _launch_elsewhere)

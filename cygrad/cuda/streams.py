@@ -276,7 +276,11 @@ def _current_stream(idx):
     streams = tls.streams if d is not None and getattr(tls, "driver", None) is d \
         else _runtime.thread_streams()
     s = streams.get(idx)
-    return s if s is not None else Stream._default(idx)
+    if s is None:
+        s = _DEFAULT_STREAMS.get(idx)       # (Stream._default without its call)
+        if s is None:
+            s = Stream._default(idx)
+    return s
 
 
 def set_stream(stream):

@@ -34,6 +34,7 @@ import threading
 import numpy as np
 
 from .._device import device as Device
+from .._core import alloc_fast as _alloc_fast
 from .._core import dispatch
 from .._core import storage as _storage
 from .._core import tensor as _C
@@ -55,23 +56,9 @@ def _device(index):
     return dev
 
 
-class _Allocation:
-    """Owner of a CUDA storage's block: gives it back to the allocator with the storage."""
-    __slots__ = ("block",)
-    # the memory is this storage's alone (not imported from another library), so the
-    # autograd engine may keep a leaf's first gradient as .grad without copying it
-    exclusive_device_memory = True
-
-    def __init__(self, block):
-        self.block = block
-
-    def __del__(self):
-        # (cheaper than weakref.finalize on every tensor.) At interpreter exit the
-        # driver goes away with the process: nothing to give back.
-        if not _exiting:
-            block = self.block
-            if block._owner is not None:        # (Block.free without its frame)
-                block._owner.free(block)
+# Owner of a CUDA storage's block: gives it back to the allocator with the storage
+# (compiled, as it runs on every op: cygrad/_core/alloc_fast.pyx).
+_Allocation = _alloc_fast.DeviceAllocation
 
 
 _exiting = False
@@ -81,6 +68,7 @@ _exiting = False
 def _at_exit():
     global _exiting
     _exiting = True
+    _alloc_fast.interpreter_exiting()
 
 
 _checked = {}           # Device -> its index, checked against _checked_for[0]'s device count

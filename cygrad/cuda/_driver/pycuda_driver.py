@@ -35,6 +35,7 @@ import subprocess
 import tempfile
 import threading
 
+from ..._core.launch_fast import PlanBase
 from .base import Driver, DriverError, Kernel, Module
 from . import signature
 
@@ -541,7 +542,7 @@ class PyCudaDriver(Driver):
             *packed, block=block, grid=grid, shared=int(shared_mem), stream=stream))
 
 
-class _LaunchPlan:
+class _LaunchPlan(PlanBase):
     """A launch plan of the PyCUDA driver (:meth:`PyCudaDriver.launcher`): one kernel,
     grid, block and shared memory size.
 
@@ -549,23 +550,21 @@ class _LaunchPlan:
     argument against the kernel's signature; that fixes the plan's argument types
     (their Python types and struct parameters' byte sizes) and its parameter buffer
     layout. A later launch whose arguments have the same types is packed straight
-    into the buffer: integer ranges are checked by the packing, each pointer against
-    the allocation the last pointer was found in (else by the driver's search), so
-    only a call with other types, a pointer outside device memory or an
-    out-of-range value takes the full check again, which raises its TypeError.
+    into the buffer (compiled: ``cygrad/_core/launch_fast.pyx``): integer ranges are
+    checked by the packing, each pointer against the allocation the last pointer was
+    found in (else by the driver's search), so only a call with other types, a
+    pointer outside device memory or an out-of-range value takes the full check
+    again (:meth:`_full`), which raises its TypeError.
     """
-    __slots__ = ("driver", "kernel", "grid", "block", "shared", "types", "pointers", "structs",
-                 "packer")
+    __slots__ = ()
 
     def __init__(self, driver, kernel, grid, block, shared_mem):
+        super().__init__()
         self.driver, self.kernel = driver, kernel
         self.grid = tuple(int(g) for g in grid) + (1,) * (3 - len(tuple(grid)))
         self.block = tuple(int(b) for b in block) + (1,) * (3 - len(tuple(block)))
         self.shared = int(shared_mem)
-        self.types = None           # argument types once a launch has checked them
         self.pointers = tuple(i for i, p in enumerate(kernel.params) if p.kind == "pointer")
-        self.structs = ()           # (index, byte size) of each struct parameter
-        self.packer = None
 
     def _canonical(self, args):
         """Do ``args`` have the one Python type per parameter kind that packing
@@ -574,35 +573,13 @@ class _LaunchPlan:
                 "struct": (bytes,)}
         return all(type(a) in want[p.kind] for p, a in zip(self.kernel.params, args))
 
-    def __call__(self, args, stream=None):
-        d = self.driver
+    def _failed(self, error):
+        return DriverError(f"pycuda driver: launching {self.kernel.name} failed: {error}")
+
+    def _full(self, args, stream):
         types = tuple(map(type, args))
-        if types == self.types:
-            lo, hi = d._hot
-            for i in self.pointers:
-                p = args[i]
-                if not lo <= p <= hi and not d._in_allocation(p):
-                    break
-            else:
-                for i, size in self.structs:
-                    if len(args[i]) != size:
-                        break
-                else:
-                    try:
-                        buf = self.packer.pack(*args)
-                    except struct.error:
-                        pass
-                    else:
-                        d._ensure()
-                        try:
-                            self.kernel.launch_kernel(self.grid, self.block, buf, self.shared,
-                                                      stream)
-                        except d._cuda.Error as e:
-                            raise DriverError(f"pycuda driver: launching {self.kernel.name} failed: "
-                                              f"{e}") from e
-                        return
         # the first launch, or arguments the fast path cannot vouch for: the full check
-        d.launch(self.kernel, self.grid, self.block, args, self.shared, stream)
+        self.driver.launch(self.kernel, self.grid, self.block, args, self.shared, stream)
         if self.types is None and self._canonical(args):
             structs = tuple((i, len(args[i])) for i, p in enumerate(self.kernel.params)
                             if p.kind == "struct")

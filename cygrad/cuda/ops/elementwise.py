@@ -135,7 +135,9 @@ def _geometry(out, operands):
     broadcast to its shape; kept per shapes and strides, so a repeated op skips
     the collapsing and packing."""
     shape = out.shape
-    key = (shape, out.stride(), *[(t.shape, t.stride()) for t in operands])
+    key = (shape, out.stride())
+    for t in operands:          # (no list comprehension's frame on every op)
+        key += ((t.shape, t.stride()),)
     hit = _geometries.get(key)
     if hit is None:
         n = out.numel()

@@ -1,0 +1,436 @@
+# cython: language_level=3
+"""The CUDA caching allocator's per-op path, compiled (``cygrad/cuda/allocator.py``).
+
+Every CUDA op allocates its output and gives a dead tensor's block back. Done in
+interpreted Python, ``malloc`` and ``free`` of a cached block were about 5 us of a
+small op's 13 us on the host. Here are the pieces that run on every op: the
+allocator's blocks (:class:`Block`, C structs whose links the per-op path follows
+without attribute lookups), the pools' free lists (:class:`FreeList`),
+:func:`malloc`, :func:`free`, the freeing and merging of a block, and the owner of
+a CUDA storage's block (:class:`DeviceAllocation`). ``cygrad/cuda/allocator.py``
+installs them as ``CachingAllocator``'s methods and ``Block``, and stays the one
+place of everything else: the
+size check and its errors, new segments and the out-of-memory retry, events of
+``record_stream``, ``empty_cache`` and the statistics' reading. The objects are the
+allocator's own (its dicts, lock, statistics), so the rules and the statistics are
+exactly those the module docstring of ``cygrad.cuda.allocator`` states.
+
+Examples
+--------
+>>> from cygrad._core.alloc_fast import FreeList
+>>> class B:
+...     def __init__(self, size, ptr):
+...         self.size, self.ptr = size, ptr
+>>> pool = FreeList()
+>>> for size, ptr in ((2048, 0x1000), (512, 0x3000), (1024, 0x2000)):
+...     pool.add(B(size, ptr))
+>>> hex(pool.best_fit(600).ptr), pool.best_fit(4096)
+('0x2000', None)
+"""
+cimport cython
+from _bisect import bisect_left, insort_right as insort
+
+from cygrad._core.alloc_stats cimport AllocStats
+
+# the statistics' indices (cygrad/cuda/allocator.py's _STAT_NAMES)
+cdef enum:
+    ALLOCATION = 0
+    SEGMENT = 1
+    ACTIVE = 2
+    INACTIVE_SPLIT = 3
+    ALLOCATED_BYTES = 4
+    RESERVED_BYTES = 5
+    ACTIVE_BYTES = 6
+    INACTIVE_SPLIT_BYTES = 7
+    REQUESTED_BYTES = 8
+
+cdef long long MIN_BLOCK = 512
+cdef long long SMALL_SIZE = 1 << 20
+
+
+@cython.freelist(64)
+cdef class Block:
+    """A piece of device memory handed out by a
+    :class:`cygrad.cuda.allocator.CachingAllocator`.
+
+    ``ptr`` is the device pointer (an ``int``), ``size`` the bytes it spans
+    (the request rounded up, or more when the remainder was too small to split
+    off), ``requested`` the bytes asked for, ``stream`` the stream it was
+    allocated on and ``device`` its device index. :meth:`free` gives it back to
+    its allocator, which caches it. (The attributes with a leading underscore
+    are the allocator's: its owner, pool, neighbours in the segment and state.)
+
+    Examples
+    --------
+    >>> from cygrad.cuda.allocator import Block
+    >>> b = Block(None, 0, 0, None, True)
+    >>> b.ptr, b.size, b.is_split
+    (0, 0, False)
+    """
+    cdef public object ptr, size, requested, stream, device
+    cdef public object _owner, _small, _prev, _next, _stream_uses, _events
+    cdef public bint _allocated
+
+    def __init__(self, owner, ptr, size, stream, small, prev=None, next=None):
+        self.ptr, self.size, self.requested, self.stream = ptr, size, 0, stream
+        self.device = owner.device if owner is not None else None
+        self._owner, self._small = owner, small
+        self._prev, self._next = prev, next
+        self._allocated = False
+        self._stream_uses = None    # a set once record_stream names another stream
+        self._events = 0            # events still to complete before reuse
+
+    @property
+    def is_split(self):
+        """True when this block shares its segment with other blocks."""
+        return self._prev is not None or self._next is not None
+
+    def free(self):
+        """Give the block back to its allocator (see
+        :meth:`cygrad.cuda.allocator.CachingAllocator.free`)."""
+        if self._owner is not None:
+            self._owner.free(self)
+
+    def __repr__(self):
+        state = "allocated" if self._allocated else "free"
+        return f"Block(ptr={self.ptr:#x}, size={self.size}, device={self.device}, {state})"
+
+
+cdef Block _new_block(owner, device, ptr, size, stream, small, prev, nxt):
+    # Block(owner, ...) without the call's argument parsing
+    cdef Block b = Block.__new__(Block)
+    b.ptr, b.size, b.requested, b.stream, b.device = ptr, size, 0, stream, device
+    b._owner, b._small, b._prev, b._next = owner, small, prev, nxt
+    b._allocated = False
+    b._stream_uses = None
+    b._events = 0
+    return b
+
+
+cdef class FreeList:
+    """One pool's cached blocks of one stream, ordered by (size, ptr) for best fit.
+
+    ``keys`` is the sorted list of ``(size, ptr)``, ``blocks`` maps each key to
+    its block.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import FreeList
+    >>> FreeList().keys
+    []
+    """
+    cdef public list keys
+    cdef public dict blocks
+
+    def __init__(self):
+        self.keys, self.blocks = [], {}
+
+    cpdef add(self, block):
+        """Cache ``block``."""
+        key = (block.size, block.ptr)
+        insort(self.keys, key)
+        self.blocks[key] = block
+
+    cpdef remove(self, block):
+        """Take ``block`` out (KeyError/IndexError when it is not cached)."""
+        key = (block.size, block.ptr)
+        del self.keys[bisect_left(self.keys, key)]
+        del self.blocks[key]
+
+    cpdef best_fit(self, size):
+        """The smallest cached block of at least ``size`` bytes, or None."""
+        cdef Py_ssize_t i = bisect_left(self.keys, (size, -1))
+        return self.blocks[self.keys[i]] if i < len(self.keys) else None
+
+
+# -- the allocator's lock, held for one call (allocator.py's _Critical) -------------
+
+cdef inline int _enter(alloc) except -1:
+    alloc._lock.acquire()
+    alloc._depth += 1
+    return 0
+
+
+cdef int _leave(alloc) except -1:
+    # the outermost call frees what finalizers freed in the middle of the call
+    try:
+        if alloc._depth == 1:
+            deferred = alloc._deferred
+            while deferred:
+                free_now(alloc, deferred.pop())
+    finally:
+        alloc._depth -= 1
+        alloc._lock.release()
+    return 0
+
+
+cdef FreeList _pool(alloc, small, stream):
+    key = (small, stream)
+    pools = alloc._pools
+    pool = pools.get(key)
+    if pool is None:
+        pool = pools[key] = FreeList()
+    return <FreeList?>pool
+
+
+cdef inline bint _is_split(Block block):
+    return block._prev is not None or block._next is not None
+
+
+def cache(alloc, Block block):
+    """``alloc._cache``: put a free block into its pool (counting it if it is an
+    inactive split).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import cache
+    >>> callable(cache)
+    True
+    """
+    small = block._small
+    _pool(alloc, small, block.stream).add(block)
+    if _is_split(block):
+        _split_changed(alloc, small, 1, block.size)
+
+
+def uncache(alloc, Block block):
+    """``alloc._uncache``: take a free block out of its pool.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import uncache
+    >>> callable(uncache)
+    True
+    """
+    small = block._small
+    _pool(alloc, small, block.stream).remove(block)
+    if _is_split(block):
+        _split_changed(alloc, small, -1, -block.size)
+
+
+cdef inline void _split_changed(alloc, bint small, long long count, long long nbytes):
+    cdef AllocStats st = <AllocStats?>alloc._stats
+    cdef int pool = 1 if small else 2
+    st.add(pool, INACTIVE_SPLIT, count)
+    st.add(pool, INACTIVE_SPLIT_BYTES, nbytes)
+
+
+def malloc(alloc, nbytes, stream):
+    """A block of at least ``nbytes`` bytes for use on ``stream``
+    (:meth:`cygrad.cuda.allocator.CachingAllocator.malloc`).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import malloc
+    >>> callable(malloc)
+    True
+    """
+    if type(nbytes) is not int or nbytes <= 0:
+        nbytes = alloc._check_size(nbytes)      # TypeError/ValueError, or an int >= 0
+        if nbytes == 0:
+            return Block(None, 0, 0, stream, True)
+    size = -(-nbytes // MIN_BLOCK) * MIN_BLOCK      # round_size (nbytes > 0)
+    cdef bint small = size <= SMALL_SIZE
+    cdef int p = 1 if small else 2
+    cdef AllocStats st = <AllocStats?>alloc._stats
+    cdef FreeList pool
+    cdef Block block, rest, nxt
+    _enter(alloc)
+    try:
+        if alloc._pending:
+            alloc._process_events()
+        found = alloc._pools.get((small, stream))
+        cached = (<FreeList?>found).best_fit(size) if found is not None else None
+        if cached is not None:
+            pool = <FreeList>found
+            block = <Block?>cached
+            pool.remove(block)
+            if _is_split(block):
+                st.add(p, INACTIVE_SPLIT, -1)
+                st.add(p, INACTIVE_SPLIT_BYTES, -block.size)
+            block = _reissue(block)
+        else:
+            block = <Block?>alloc._new_segment(size, small, stream, nbytes)
+            pool = _pool(alloc, small, stream)  # (after: a cache release drops empty pools)
+        remaining = block.size - size
+        if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
+            rest = _new_block(alloc, block.device, block.ptr + size, remaining, stream, small,
+                              block, block._next)
+            if block._next is not None:
+                nxt = <Block?>block._next
+                nxt._prev = rest
+            block._next = rest
+            block.size = size
+            pool.add(rest)                      # a split block: counted as inactive split
+            st.add(p, INACTIVE_SPLIT, 1)
+            st.add(p, INACTIVE_SPLIT_BYTES, remaining)
+        block._allocated = True
+        block.requested = nbytes
+        alloc._live[block.ptr] = block
+        size = block.size
+        st.add(p, ALLOCATION, 1)
+        st.add(p, ALLOCATED_BYTES, size)
+        st.add(p, ACTIVE, 1)
+        st.add(p, ACTIVE_BYTES, size)
+        st.add(p, REQUESTED_BYTES, nbytes)
+        return block
+    finally:
+        _leave(alloc)
+
+
+cdef Block _reissue(Block old):
+    # a new Block object in old's place, so a stale handle to old (a double free) is
+    # refused instead of freeing its new owner's memory
+    cdef Block block = _new_block(old._owner, old.device, old.ptr, old.size, old.stream,
+                                  old._small, old._prev, old._next)
+    if old._prev is not None:
+        (<Block?>old._prev)._next = block
+    if old._next is not None:
+        (<Block?>old._next)._prev = block
+    old._prev = old._next = None
+    return block
+
+
+def free(alloc, block):
+    """Give ``block`` back (:meth:`cygrad.cuda.allocator.CachingAllocator.free`).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import free
+    >>> callable(free)
+    True
+    """
+    _enter(alloc)
+    try:
+        if alloc._depth > 1:
+            # a finalizer the garbage collector ran in the middle of this thread's own
+            # allocator call: changing the pools now would corrupt them
+            alloc._deferred.append(block)
+            return
+        free_now(alloc, block)
+    finally:
+        _leave(alloc)
+
+
+def free_now(alloc, obj):
+    """``alloc._free_now``: free a block with the lock held and no call under way.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import free_now
+    >>> callable(free_now)
+    True
+    """
+    cdef Block block
+    if not isinstance(obj, Block):
+        alloc._check_live(obj)                  # raises TypeError
+    block = <Block>obj
+    if block._owner is not alloc or alloc._live.get(block.ptr) is not block:
+        alloc._check_live(block)                # raises, unless the zero-size block
+        if block._owner is None:
+            return
+    del alloc._live[block.ptr]
+    block._allocated = False
+    if block._stream_uses:
+        alloc._free_later(block)
+        return
+    cdef AllocStats st = <AllocStats?>alloc._stats
+    cdef int p = 1 if block._small else 2
+    st.add(p, ALLOCATION, -1)
+    st.add(p, ALLOCATED_BYTES, -block.size)
+    st.add(p, REQUESTED_BYTES, -block.requested)
+    free_block(alloc, block)
+
+
+def free_block(alloc, Block block):
+    """``alloc._free_block``: return a no-longer-active block to its pool, merged
+    with its free neighbours.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import free_block
+    >>> callable(free_block)
+    True
+    """
+    cdef Block neighbour
+    small = block._small
+    cdef long long active = block.size
+    for other in (block._prev, block._next):
+        if other is None:
+            continue
+        neighbour = <Block?>other
+        if neighbour._allocated or neighbour._events:
+            continue
+        alloc._uncache(neighbour)
+        if neighbour is block._prev:
+            block.ptr, block._prev = neighbour.ptr, neighbour._prev
+            if neighbour._prev is not None:
+                (<Block?>neighbour._prev)._next = block
+        else:
+            block._next = neighbour._next
+            if neighbour._next is not None:
+                (<Block?>neighbour._next)._prev = block
+        block.size += neighbour.size
+    _pool(alloc, small, block.stream).add(block)
+    cdef AllocStats st = <AllocStats?>alloc._stats
+    cdef int p = 1 if small else 2
+    st.add(p, ACTIVE, -1)
+    st.add(p, ACTIVE_BYTES, -active)
+    if _is_split(block):
+        st.add(p, INACTIVE_SPLIT, 1)
+        st.add(p, INACTIVE_SPLIT_BYTES, block.size)
+
+
+# -- the owner of a CUDA storage's block (cygrad/cuda/tensors.py) --------------------
+
+cdef bint _exiting = False
+
+
+def interpreter_exiting():
+    """Stop giving blocks back: at interpreter exit the driver goes away with the
+    process (``cygrad/cuda/tensors.py`` calls this from ``atexit``).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import interpreter_exiting
+    >>> callable(interpreter_exiting)
+    True
+    """
+    global _exiting
+    _exiting = True
+
+
+# (no freelist: an object reused from one keeps its "finalized" mark, and its next
+# owner's __del__ would never run)
+@cython.no_gc_clear         # (the finalizer needs the block, also inside a garbage cycle)
+cdef class DeviceAllocation:
+    """Owner of a CUDA storage's block: gives it back to the allocator with the storage.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import DeviceAllocation
+    >>> DeviceAllocation(None).exclusive_device_memory
+    True
+    """
+    cdef public object block
+
+    def __init__(self, block):
+        self.block = block
+
+    @property
+    def exclusive_device_memory(self):
+        """True: the memory is this storage's alone (not imported from another
+        library), so the autograd engine may keep a leaf's first gradient as
+        ``.grad`` without copying it."""
+        return True
+
+    def __del__(self):
+        # a finalizer (not __dealloc__): it runs, as a Python __del__ would, before
+        # the collector clears anything of a garbage cycle
+        if _exiting:
+            return
+        block = self.block
+        if block is not None:
+            owner = (<Block?>block)._owner
+            if owner is not None:
+                owner.free(block)

@@ -1,0 +1,138 @@
+# cython: language_level=3
+"""A CUDA launch plan's repeated launch, compiled (``cygrad/cuda/_driver/pycuda_driver.py``).
+
+The PyCUDA driver's launch plan (one kernel, grid, block and shared memory size)
+checks its first launch against the kernel's signature and then packs later
+launches with the same argument types straight into the parameter buffer. That
+repeated launch runs once per CUDA op, so its checks are here in C: the argument
+types against the plan's, each pointer against the allocation the last pointer was
+found in, each struct argument's byte size, then the packing and
+``cuLaunchKernel``. Anything it cannot vouch for goes to the plan's ``_full``
+method (Python, the driver's full check), exactly as before.
+
+Examples
+--------
+>>> from cygrad._core.launch_fast import PlanBase
+>>> class Plan(PlanBase):
+...     def _full(self, args, stream):
+...         return "checked"
+>>> Plan()((1, 2), None)             # no types fixed yet: the full check
+'checked'
+"""
+import struct as _struct
+
+cdef object _StructError = _struct.error
+
+
+cdef class PlanBase:
+    """The compiled part of a launch plan: ``__call__(args, stream)``.
+
+    A subclass sets ``driver`` (with ``_hot``, ``_in_allocation``, ``_ensure`` and
+    ``_cuda.Error``), ``kernel`` (with ``launch_kernel``), ``grid``, ``block``,
+    ``shared``; once a launch was checked, ``types`` (the arguments' Python types),
+    ``pointers`` (indices of pointer arguments), ``structs`` (``(index, byte
+    size)`` of struct arguments) and ``packer`` (a ``struct.Struct``); and defines
+    ``_full(args, stream)`` (the checked launch) and ``_failed(error)`` (the
+    exception to raise for the driver's error).
+
+    Examples
+    --------
+    >>> from cygrad._core.launch_fast import PlanBase
+    >>> PlanBase().types is None
+    True
+    """
+    cdef public object driver, kernel, grid, block, shared, types, packer
+    cdef public tuple pointers, structs
+
+    def __init__(self):
+        self.types = None
+        self.pointers = ()
+        self.structs = ()
+
+    def __call__(self, args, stream=None):
+        cdef tuple a = args if type(args) is tuple else tuple(args)
+        cdef tuple types = self.types if type(self.types) is tuple else None
+        cdef Py_ssize_t i, n
+        if types is not None and len(a) == len(types):
+            n = len(types)
+            for i in range(n):
+                if type(a[i]) is not types[i]:
+                    break
+            else:
+                if self._packed_launch(a, stream):
+                    return
+        return self._full(args, stream)
+
+    cdef bint _packed_launch(self, tuple args, stream) except -1:
+        # False: the arguments need the full check (nothing was launched)
+        d = self.driver
+        lo, hi = d._hot
+        for i in self.pointers:
+            p = args[i]
+            if not lo <= p <= hi and not d._in_allocation(p):
+                return False
+        for i, size in self.structs:
+            if len(args[i]) != size:
+                return False
+        try:
+            buf = self.packer.pack(*args)
+        except _StructError:
+            return False
+        d._ensure()
+        try:
+            self.kernel.launch_kernel(self.grid, self.block, buf, self.shared, stream)
+        except d._cuda.Error as e:
+            raise self._failed(e) from e
+        return True
+
+
+# -- cygrad.cuda.kernels.launch's common case --------------------------------------
+
+cdef object _driver = None          # cygrad.cuda._runtime.driver
+cdef object _current = None         # cygrad.cuda._runtime._current
+cdef object _current_stream = None  # cygrad.cuda.streams._current_stream
+cdef object _new_plan = None        # kernels._new_plan(key): make, keep and return a plan
+cdef object _elsewhere = None       # kernels._launch_elsewhere: a device not current
+cdef dict _plans = None             # kernels._plans
+
+
+def bind(driver, current, current_stream, plans, new_plan, elsewhere):
+    """Give :func:`launch` what it calls (``cygrad/cuda/kernels.py`` does, once).
+
+    Examples
+    --------
+    >>> from cygrad._core import launch_fast
+    >>> callable(launch_fast.bind)
+    True
+    """
+    global _driver, _current, _current_stream, _plans, _new_plan, _elsewhere
+    _driver, _current, _current_stream = driver, current, current_stream
+    _plans, _new_plan, _elsewhere = plans, new_plan, elsewhere
+
+
+def launch(device_index, file, name, grid, block, args):
+    """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
+
+    Each (kernel, grid, block) keeps the driver's launch plan
+    (:meth:`cygrad.cuda._driver.Driver.launcher`), so a repeated launch skips the
+    kernel lookup and, on a driver that allows it, the per-call argument checks.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import launch
+    >>> callable(launch)
+    True
+    """
+    d = _driver()
+    stream = _current_stream(device_index).handle
+    if _current() != device_index:
+        _elsewhere(device_index, file, name, grid, block, args, stream)
+        return
+    # the common case, on every op: the device is already current
+    if type(grid) is not tuple or type(block) is not tuple:
+        grid, block = tuple(grid), tuple(block)
+    key = (d, device_index, file, name, grid, block)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _new_plan(key)
+    plan(args, stream)
