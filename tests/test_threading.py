@@ -91,8 +91,9 @@ def test_kernels_use_the_set_number_of_threads():
         "def count():\n"
         "    return sum(open(f'/proc/self/task/{t}/comm').read().strip() == 'cygrad-pool'\n"
         "               for t in os.listdir('/proc/self/task'))\n"
+        "cygrad.set_num_threads(1)\n"
         "a = cygrad.rand(1 << 16)\n"
-        "cygrad.set_num_threads(1); before = count(); a.exp(); one = count()\n"
+        "before = count(); a.exp(); one = count()\n"
         "cygrad.set_num_threads(3); a.exp(); three = count()\n"
         "print(one - before, three - before)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -258,3 +259,75 @@ def test_info_reports_the_policy():
     assert set(policy["parallel_min"]) == {"binary", "unary_cheap", "unary_math", "reduce"}
     from cygrad.info import collect, format_report
     assert "intra-op (cygrad's kernels and BLAS together)" in format_report(collect())
+
+
+# ---- contention: mid-sized jobs take the pool only while no worker stalled lately
+
+def test_pool_contention_state_round_trips():
+    try:
+        C._set_pool_contended(True)
+        contended, stalls = C._pool_contention()
+        assert contended is True and stalls >= 0
+        C._set_pool_contended(False)
+        assert C._pool_contention()[0] is False
+    finally:
+        C._set_pool_contended(False)
+
+
+_COUNT_WORKERS = (
+    "import os, numpy as np, cygrad\n"
+    "from cygrad._core import tensor as C\n"
+    "def workers():\n"
+    "    return sum(open(f'/proc/self/task/{t}/comm').read().strip() == 'cygrad-pool'\n"
+    "               for t in os.listdir('/proc/self/task'))\n")
+
+
+@pytest.mark.parametrize("op", [
+    # a GELU of 2^16 elements: a fused row kernel between the quiet (2^15) and the
+    # contended (2^19) thresholds
+    "cygrad.nn.functional.gelu(x)",
+    # 128 products of 32x16x32 (2M multiply-adds in all): between the quiet (2^20)
+    # and the contended (2^24) batch thresholds
+    "x.view(128, 32, 16) @ x.view(128, 16, 32)",
+])
+def test_mid_size_jobs_use_the_pool_only_while_it_is_not_contended(op):
+    # Pool workers start on first use (x is made on one thread), so the count of
+    # threads named cygrad-pool says whether the op took the pool.
+    code = _COUNT_WORKERS + (
+        "cygrad.set_num_threads(1)\n"
+        "x = cygrad.randn(1 << 16)\n"
+        "cygrad.set_num_threads(2)\n"
+        "C._set_pool_contended(True)\n"
+        f"a = {op}\n"
+        "contended = workers()\n"
+        "C._set_pool_contended(False)\n"
+        f"b = {op}\n"
+        "print(contended, workers(), bool((a == b).all()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "1", "True"]
+
+
+def test_fused_rows_identical_quiet_contended_and_one_thread(restore_threads):
+    # 300 x 333 (about 2^16.6 elements): split over the pool only when quiet.
+    rng = np.random.default_rng(4)
+    x = cygrad.tensor(rng.standard_normal((300, 333)).astype(np.float32))
+    F = cygrad.nn.functional
+
+    def run():
+        return [F.softmax(x, -1).numpy().copy(), F.gelu(x).numpy().copy(),
+                F.layer_norm(x, (333,)).numpy().copy(), F.log_softmax(x, -1).numpy().copy()]
+
+    results = []
+    try:
+        for threads, contended in ((1, False), (2, False), (2, True)):
+            cygrad.set_num_threads(threads)
+            C._set_pool_contended(contended)
+            results.append(run())
+    finally:
+        C._set_pool_contended(False)
+    for one, other in zip(results[0], results[1] + results[2]):
+        np.testing.assert_array_equal(one, other)
+    ref = np.exp(x.numpy() - x.numpy().max(-1, keepdims=True))
+    np.testing.assert_allclose(results[1][0], ref / ref.sum(-1, keepdims=True), rtol=1e-5)

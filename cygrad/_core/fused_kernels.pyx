@@ -16,7 +16,7 @@ Examples
 from libc.stdint cimport int64_t
 from libc.stdlib cimport malloc, free
 from .dtype cimport dtype as DType, DT_FLOAT32, DT_FLOAT64, DT_INT64
-from .tensor cimport TensorBase, new_empty, pool_run, cg_chunk_fn
+from .tensor cimport TensorBase, new_empty, pool_run, pool_contended, cg_chunk_fn
 from .._device import CPU as _CPU_DEVICE
 
 cdef object _CPU = _CPU_DEVICE
@@ -68,23 +68,51 @@ cdef extern from "fused.h" nogil:
                        const double* scale, cg_index scale_step, double* dx)
 
 # The GIL is released from GIL_RELEASE_MIN elements (it costs a mutex round trip).
-# From PARALLEL_MIN elements the rows are split over cygrad's pool. Each element
-# costs an exp, tanh or erf, like the pool's transcendental-unary family (2^16 in
-# parallel.c), but on the loaded 2-core development machine two threads were
-# slower than one for the transformer's sizes (softmax of 131K and GELU of 262K
-# elements: 115 -> 190-228 us and 460 -> 520-570 us), and beside one busy process
-# a split GELU of 2^18 elements (a 4-layer 64-wide transformer's MLP, batch 32 x 32)
-# waits for the busy core: that model's step went from 59 to 129 ms in
-# bench/models.py's busy row. So the split starts above 2^19 elements.
+# From PARALLEL_MIN elements the rows are split over cygrad's pool: each element
+# costs an exp, tanh or erf, so on a quiet 2-core machine two threads halve a
+# softmax of 131K or a GELU of 262K elements (a 4-layer 64-wide transformer at
+# batch 32 x 32). Beside a busy process, though, a split GELU of 2^18 elements
+# waited for the busy core (that model's step went from 59 to 129 ms in
+# bench/models.py's busy row). So while the pool reports contention (a worker
+# lost its core mid-chunk in the last quarter second, cpu/parallel.c), the split
+# starts above 2^19 elements instead.
 # Layer norm's backward sums its weight gradient over row blocks of LN_BLOCK
 # rows whatever the thread count, then adds the blocks in order, so the result
 # does not depend on how many threads ran.
 cdef enum:
     GIL_RELEASE_MIN = 2048
-    PARALLEL_MIN = 524289
     CHUNKS_PER_THREAD = 4
     ROW_ALIGN = 64        # = RBLOCK of cpu/fused.c
     LN_BLOCK = 64
+
+cdef Py_ssize_t PARALLEL_MIN = 1 << 15
+cdef Py_ssize_t PARALLEL_MIN_CONTENDED = 524289
+
+
+def _get_parallel_min():
+    """The element count from which the fused kernels split rows over the pool
+    (while it reports no contention).
+
+    Examples
+    --------
+    >>> from cygrad._core.fused_kernels import _get_parallel_min
+    >>> _get_parallel_min() > 0
+    True
+    """
+    return PARALLEL_MIN
+
+
+def _set_parallel_min(Py_ssize_t n):
+    """Change :func:`_get_parallel_min` (bench/thresholds.py, tests).
+
+    Examples
+    --------
+    >>> from cygrad._core.fused_kernels import _get_parallel_min, _set_parallel_min
+    >>> old = _get_parallel_min(); _set_parallel_min(1); _set_parallel_min(old)
+    """
+    global PARALLEL_MIN
+    PARALLEL_MIN = max(n, 1)
+
 
 cdef enum Kind:
     SM_FWD, SM_BWD, ATTN, LN_FWD, LN_BWD, GELU_FWD, GELU_BWD, XE_FWD, XE_BWD
@@ -203,7 +231,8 @@ cdef void _run(Job* j, Py_ssize_t work, bint fixed_chunks=False):
     the summation order); they run on the pool only from PARALLEL_MIN too."""
     if j.rows == 0:
         return
-    cdef bint parallel = work >= PARALLEL_MIN
+    cdef bint parallel = work >= PARALLEL_MIN and (work >= PARALLEL_MIN_CONTENDED
+                                                   or not pool_contended())
     # Chunks of whole ROW_ALIGN-row blocks: the row kernels take the logs of up to
     # 64 rows together (RBLOCK in cpu/fused.c), and a block cut differently by a
     # chunk boundary gave different last bits for some rows with 1 and 2 threads.

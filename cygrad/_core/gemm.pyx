@@ -43,7 +43,7 @@ True
 from libc.stdint cimport int64_t, uintptr_t
 
 from .dtype cimport DT_FLOAT32, DT_FLOAT64
-from .tensor cimport TensorBase, new_empty, pool_run, cg_chunk_fn, MAX_DIMS
+from .tensor cimport TensorBase, new_empty, pool_run, pool_contended, cg_chunk_fn, MAX_DIMS
 
 from .._device import CPU as _CPU_DEVICE
 from .tensor import _copy_into
@@ -85,6 +85,10 @@ cdef dgemm_fn _dgemm = NULL
 cdef set_threads_fn _set_threads = NULL
 cdef int64_t _split_min = 1 << 20         # _threading.PRODUCT_SPLIT_MIN
 cdef int64_t _batch_pool_min = 1 << 24    # _threading.BLAS_PARALLEL_MIN
+# While no pool worker has stalled lately (cpu/parallel.c), a batch of small
+# products is split from this total already: two threads then halve, for
+# example, attention's (32x16)@(16x32) products over 128 heads (2M in all).
+cdef int64_t _batch_pool_min_quiet = 1 << 20
 # What counters() reports: products taken, BLAS calls made, operands copied,
 # products cut into blocks across the pool.
 cdef int64_t _n_products = 0, _n_calls = 0, _n_copies = 0, _n_split = 0
@@ -328,7 +332,9 @@ cdef void _run(Plan* p, int threads) noexcept nogil:
             _element(p, i, &q)
             if not _run_split(&q, threads, work):
                 _gemm_range(&q, 0, 1)
-    elif p.nbatch > 1 and (work * p.nbatch >= _batch_pool_min or work >= _split_min):
+    elif p.nbatch > 1 and (work >= _split_min or work * p.nbatch >= _batch_pool_min
+                           or (work * p.nbatch >= _batch_pool_min_quiet
+                               and not pool_contended())):
         p.per_chunk = (CHUNK_WORK + work - 1) // work
         nchunks = (p.nbatch + p.per_chunk - 1) // p.per_chunk
         if nchunks > INT32_MAX_CHUNKS:

@@ -44,6 +44,7 @@ cdef extern from "kernels.h" nogil:
 # The intra-op thread pool (cpu/parallel.c, linked into this extension), for the
 # kernels of other extension modules: one pool per process, one set_num_threads.
 cdef void pool_run(int nchunks, cg_chunk_fn fn, void* ctx) noexcept nogil
+cdef bint pool_contended() noexcept nogil
 
 ctypedef object (*apply_fn_t)(object cls, tuple args, dict kwargs)
 cdef void set_apply_hook(apply_fn_t fn) noexcept

@@ -87,8 +87,12 @@ cdef extern from "kernels.h" nogil:
     int cg_isa_variant()
     int cg_num_threads()
     void cg_set_num_threads(int n)
+    int cg_pool_contended()
+    long cg_pool_stalls()
+    void cg_pool_set_contended(int on)
     enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
     cg_index cg_parallel_min[4]
+    cg_index cg_parallel_min_contended[4]
     enum: CG_ADD, CG_SUB, CG_MUL, CG_DIV, CG_MAXIMUM, CG_MINIMUM
     enum: CG_EQ, CG_NE, CG_LT, CG_LE, CG_GT, CG_GE, CG_LOGICAL_AND, CG_LOGICAL_OR, CG_LOGICAL_XOR
     enum:
@@ -167,6 +171,9 @@ cdef extern from *:
 cdef void pool_run(int nchunks, cg_chunk_fn fn, void* ctx) noexcept nogil:
     cg_parallel_chunks(nchunks, fn, ctx)
 
+cdef bint pool_contended() noexcept nogil:
+    return cg_pool_contended() != 0
+
 
 cdef bint grad_enabled() noexcept nogil:
     return cg_grad_mode_enabled != 0
@@ -220,15 +227,30 @@ def set_num_threads(int n):
 
 _PARALLEL_FAMILIES = ("binary", "unary_cheap", "unary_math", "reduce")
 
-def _get_parallel_min():
-    """{kernel family: element count from which it uses more than one thread}."""
-    return {name: cg_parallel_min[i] for i, name in enumerate(_PARALLEL_FAMILIES)}
+def _get_parallel_min(contended=False):
+    """{kernel family: element count from which it uses more than one thread} on a
+    quiet machine, or (``contended=True``) while the pool reports contention; the
+    larger of the two applies then (cpu/parallel.c)."""
+    cdef cg_index* table = &cg_parallel_min_contended[0] if contended else &cg_parallel_min[0]
+    return {name: table[i] for i, name in enumerate(_PARALLEL_FAMILIES)}
 
-def _set_parallel_min(family, Py_ssize_t n):
-    """Set one family's threshold (tests and bench/thresholds.py use this)."""
+def _set_parallel_min(family, Py_ssize_t n, contended=False):
+    """Set one family's quiet (or contended) threshold (tests and
+    bench/thresholds.py use this)."""
     if n < 1:
         raise ValueError(f"threshold must be positive, got {n}")
-    cg_parallel_min[_PARALLEL_FAMILIES.index(family)] = n
+    cdef cg_index* table = &cg_parallel_min_contended[0] if contended else &cg_parallel_min[0]
+    table[_PARALLEL_FAMILIES.index(family)] = n
+
+def _pool_contention():
+    """``(contended, stalls)``: whether a pool worker stalled (lost its core
+    mid-chunk) in the last quarter second, so that mid-sized jobs now stay on one
+    thread, and how many stalls the pool has seen (cpu/parallel.c)."""
+    return bool(cg_pool_contended()), cg_pool_stalls()
+
+def _set_pool_contended(bint on):
+    """Mark the pool contended for a quarter second, or clear it (tests, bench)."""
+    cg_pool_set_contended(on)
 
 _ISA_VARIANTS = {0: None, 1: "x86-64 baseline", 3: "x86-64-v3 (AVX2, FMA)",
                  4: "x86-64-v4 (AVX-512)"}

@@ -131,3 +131,29 @@ def work(k):
 in_threads(work)
 assert gemm.counters()["split"] > before
 """, timeout=600)
+
+
+def test_mid_size_jobs_with_both_threads_on_one_core():
+    # Both pool threads pinned to one core: a worker is descheduled mid-chunk
+    # whenever the caller runs, the situation the pool's stall detection is for
+    # (cpu/parallel.c). Thousands of fused rows and batched products of the sizes
+    # that split only while the pool is not contended; every result checked.
+    run_in_subprocess(PRELUDE + """
+import os
+from cygrad._core import tensor as C
+os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+cygrad.set_num_threads(2)
+F = cygrad.nn.functional
+rng = np.random.default_rng(6)
+x = rng.standard_normal((256, 300)).astype(np.float32)
+q = rng.standard_normal((128, 32, 16)).astype(np.float32)
+sm = np.exp(x - x.max(-1, keepdims=True)); sm /= sm.sum(-1, keepdims=True)
+qq = q @ q.transpose(0, 2, 1)
+tx, tq = cygrad.tensor(x), cygrad.tensor(q)
+for it in range(1500):
+    C._set_pool_contended(it % 3 == 0)      # both paths, whatever the detector says
+    np.testing.assert_allclose(F.softmax(tx, -1).numpy(), sm, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose((tq @ tq.transpose(1, 2)).numpy(), qq, rtol=1e-4, atol=1e-4)
+C._set_pool_contended(False)
+print("stalls", C._pool_contention()[1])
+""", timeout=600)

@@ -154,7 +154,7 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
     cg_index outer = 1;
     for (int d = 0; d < it.ndim - 1; d++) outer *= it.shape[d];
     int nt = cg_num_threads();
-    if (nt <= 1 || outer * n < cg_parallel_min[family]) {
+    if (!cg_parallel_worth(family, outer * n)) {
         cg_iter_range(&it, base, fn, op, 0, outer);
         return;
     }

@@ -61,10 +61,21 @@ int cg_num_threads(void);
 void cg_set_num_threads(int n);
 typedef void (*cg_chunk_fn)(void* ctx, int chunk);
 void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx);
+/* Whether a worker stalled (lost its core mid-chunk) in the last quarter second:
+ * kernels then keep mid-sized jobs on one thread. cg_pool_stalls counts stalls;
+ * cg_pool_set_contended sets or clears the state (tests, bench). */
+int cg_pool_contended(void);
+long cg_pool_stalls(void);
+void cg_pool_set_contended(int on);
 
-/* Kernel families, each with the element count from which it uses threads. */
+/* Kernel families, each with the element count from which it uses threads on a
+ * quiet machine, and the count from which it does while the pool is contended;
+ * cg_parallel_worth says whether a family's job of `work` elements takes the pool
+ * now (more than one thread, and above the threshold in force). */
 enum { CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES };
 extern cg_index cg_parallel_min[CG_PAR_NUM_FAMILIES];
+extern cg_index cg_parallel_min_contended[CG_PAR_NUM_FAMILIES];
+int cg_parallel_worth(int family, cg_index work);
 
 
 /* Sliding windows (conv.c) over the nsp spatial dims of an (n, c, *size) tensor:

@@ -14,6 +14,14 @@
  * catch the next op of a training step) and then sleep on a condition
  * variable, so they hold no core between ops.
  *
+ * Contention. The caller still waits for a chunk a worker has started, and a
+ * worker whose core another process takes can be descheduled mid-chunk for a
+ * whole time slice (milliseconds). Mid-sized jobs (tens of microseconds) gain
+ * from a second thread only while that does not happen, so the pool notes it:
+ * a wait for a worker's last chunk much longer than the caller's own chunks took
+ * marks the pool contended for CG_CONTENDED_NS, and kernels with a mid-size
+ * threshold (cg_pool_contended) keep such jobs on one thread meanwhile.
+ *
  * The counter packs a generation (high 32 bits) with the number of chunks not
  * yet claimed (low 32 bits): a compare-and-swap on it can only claim a chunk of
  * the job it read, never one of a job published later (no ABA). */
@@ -30,16 +38,32 @@
 /* How long an idle worker polls for the next job before sleeping. */
 #define CG_SPIN_NS 50000
 
-/* Element counts from which a kernel family uses more than one thread, from
- * bench/thresholds.py on the 2-core development machine (min of 3-21 repeats;
- * the machine was loaded, load average 11-17, so these lean high):
- * - binary ops and copies are memory-bound: two threads never beat one by more
- *   than a few percent up to 4M elements, so they split only from 1M, where an
- *   op takes ~100 us and waking a worker cannot cost much relative to it;
- * - exp and friends: 0.47-0.58x of one thread from 16K-64K in the quieter run;
- * - sums: 0.41-0.50x from 256K to 1M in the quieter run.
+/* A wait for a worker this much longer than the caller's chunks took is a stall:
+ * the worker lost its core mid-chunk. */
+#define CG_STALL_NS 100000
+/* After a stall, mid-sized jobs stay on one thread this long. */
+#define CG_CONTENDED_NS 250000000
+static _Atomic int64_t contended_until = 0;
+static atomic_long stalls = 0;
+
+/* Element counts from which a kernel family uses more than one thread.
+ * cg_parallel_min holds them for a quiet machine: on the 2-core development
+ * machine, two threads nearly halve a 65K- to 262K-element add, scalar multiply
+ * or transposing copy (8.2 -> 5.3 us, 34 -> 20 us, 201 -> 105 us at 262K),
+ * whose operands sit in cache, and transcendental ops from fewer elements still.
+ * While the pool is contended (a worker stalled lately, see above) a family
+ * splits only from the larger of its two counts: cg_parallel_min_contended holds
+ * the counts measured with bench/thresholds.py on a loaded machine (load average
+ * 11-17), where binary ops and copies never gained more than a few percent up to
+ * 4M elements, exp and friends gained from 16K-64K and sums from 256K-1M.
  * Changeable at run time (cygrad._core.tensor._set_parallel_min). */
 cg_index cg_parallel_min[CG_PAR_NUM_FAMILIES] = {
+    [CG_PAR_BINARY] = 1 << 15,
+    [CG_PAR_UNARY_CHEAP] = 1 << 15,
+    [CG_PAR_UNARY_MATH] = 1 << 14,
+    [CG_PAR_REDUCE] = 1 << 15,
+};
+cg_index cg_parallel_min_contended[CG_PAR_NUM_FAMILIES] = {
     [CG_PAR_BINARY] = 1 << 20,
     [CG_PAR_UNARY_CHEAP] = 1 << 20,
     [CG_PAR_UNARY_MATH] = 1 << 16,
@@ -96,8 +120,10 @@ static inline int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Claim and run chunks of the current job until none is left. */
-static void run_chunks(void) {
+/* Claim and run chunks of the current job until none is left; returns how many
+ * this thread ran. */
+static int run_chunks(void) {
+    int ran = 0;
     uint64_t v = atomic_load_explicit(&job_counter, memory_order_acquire);
     while ((uint32_t)v != 0) {
         if (atomic_compare_exchange_weak_explicit(&job_counter, &v, v - 1,
@@ -106,9 +132,29 @@ static void run_chunks(void) {
             int chunk = job_nchunks - (int)(uint32_t)v;
             job_fn(job_ctx, chunk);
             atomic_fetch_add_explicit(&job_done, 1, memory_order_release);
+            ran++;
             v = atomic_load_explicit(&job_counter, memory_order_acquire);
         }
     }
+    return ran;
+}
+
+int cg_pool_contended(void) {
+    return now_ns() < atomic_load_explicit(&contended_until, memory_order_relaxed);
+}
+
+long cg_pool_stalls(void) {
+    return atomic_load_explicit(&stalls, memory_order_relaxed);
+}
+
+int cg_parallel_worth(int family, cg_index work) {
+    if (work < cg_parallel_min[family] || cg_num_threads() <= 1) return 0;
+    return work >= cg_parallel_min_contended[family] || !cg_pool_contended();
+}
+
+void cg_pool_set_contended(int on) {
+    atomic_store_explicit(&contended_until, on ? now_ns() + CG_CONTENDED_NS : 0,
+                          memory_order_relaxed);
 }
 
 static int has_work(void) {
@@ -181,12 +227,24 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx) {
         pthread_cond_broadcast(&sleep_cv);
         pthread_mutex_unlock(&sleep_mu);
     }
-    run_chunks();
+    int64_t t0 = now_ns();
+    int mine = run_chunks();
     /* Only chunks a worker already started are left: wait for them, giving the
      * core away now and then in case that worker shares ours. */
-    for (int i = 1; atomic_load_explicit(&job_done, memory_order_acquire) != nchunks; i++) {
-        if ((i & 1023) == 0) sched_yield();
-        else cpu_relax();
+    if (atomic_load_explicit(&job_done, memory_order_acquire) != nchunks) {
+        int64_t t1 = now_ns();
+        for (int i = 1; atomic_load_explicit(&job_done, memory_order_acquire) != nchunks; i++) {
+            if ((i & 1023) == 0) sched_yield();
+            else cpu_relax();
+        }
+        /* A worker's chunk normally ends within about one of ours (with none of
+         * ours to compare, the wait says nothing). */
+        int64_t waited = now_ns() - t1;
+        if (mine > 0 && waited > 2 * (t1 - t0) / mine + CG_STALL_NS) {
+            atomic_store_explicit(&contended_until, t1 + waited + CG_CONTENDED_NS,
+                                  memory_order_relaxed);
+            atomic_fetch_add_explicit(&stalls, 1, memory_order_relaxed);
+        }
     }
     pthread_mutex_unlock(&job_mu);
 }

@@ -157,7 +157,10 @@ static void piece_chunk(void* arg, int c) {
 
 void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out) {
     cg_index isz = dtype == CG_FLOAT32 ? 4 : 8;
-    if (rows * n < cg_parallel_min[CG_PAR_REDUCE] || n == 0) {
+    /* Whether a few long rows are cut into pieces depends on the sizes and the
+     * (quiet) threshold only; whether threads run the pieces may vary. */
+    int threaded = cg_parallel_worth(CG_PAR_REDUCE, rows * n);
+    if (n == 0 || rows * n < cg_parallel_min[CG_PAR_REDUCE] || (rows >= CG_FEW_ROWS && !threaded)) {
         for (cg_index r = 0; r < rows; r++) store(dtype, out, r, reduce_one(op, dtype, a + r * n * isz, n));
         return;
     }
@@ -176,7 +179,8 @@ void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a,
     j.parts = parts;
     for (cg_index r = 0; r < rows; r++) {
         j.a = a + r * n * isz;
-        cg_parallel_chunks((int)npieces, piece_chunk, &j);
+        if (threaded) cg_parallel_chunks((int)npieces, piece_chunk, &j);
+        else for (int c = 0; c < (int)npieces; c++) piece_chunk(&j, c);
         double v = parts[0];
         int nan = v != v;
         for (cg_index t = 1; t < npieces; t++) {
