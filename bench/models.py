@@ -383,8 +383,9 @@ def _round(work, steps):
     return (time.perf_counter() - t0) / steps
 
 
-def time_pair(cy, th, rounds=7, warmup=3):
-    """Median seconds per step of each workload, their rounds interleaved.
+def time_pair(cy, th, rounds=7, warmup=3, extra=None):
+    """Median seconds per step of each workload, their rounds interleaved
+    (``extra``: more named workloads to time in the same rounds).
 
     Examples
     --------
@@ -393,7 +394,7 @@ def time_pair(cy, th, rounds=7, warmup=3):
     >>> t["cygrad"] > 0
     True
     """
-    works = {"cygrad": cy}
+    works = {"cygrad": cy, **(extra or {})}
     if th is not None:
         works["torch"] = th
     for w in works.values():
@@ -416,23 +417,60 @@ def _fmt_ms(seconds):
     return f"{seconds * 1e3:9.3f}"
 
 
-def run(names, busy_levels, rounds, write=print):
+def hold_pool_contended(work):
+    """Make each of ``work``'s steps start with cygrad's thread pool marked
+    contended, so that mid-sized jobs stay on one thread as they do after a worker
+    stalled (the thresholds in force before the quiet ones existed; see the Threads
+    section of docs/architecture.md). For comparing the two policies in one run.
+
+    Examples
+    --------
+    >>> cy, _ = build_pair("mlp_lm", small=True)
+    >>> hold_pool_contended(cy).step() is not None
+    True
+    """
+    from cygrad._core import tensor as C
+    step = work._step
+
+    def contended_step(*args):
+        C._set_pool_contended(True)
+        return step(*args)
+
+    work._step = contended_step
+    return work
+
+
+def run(names, busy_levels, rounds, write=print, pool="auto"):
     """Time every model at every busy level; returns rows of
-    ``(model, busy, cygrad_s, torch_s or None)``."""
+    ``(model, busy, cygrad_s, torch_s or None)``. ``pool="contended"`` times
+    cygrad with its pool held contended (:func:`hold_pool_contended`);
+    ``pool="compare"`` times both in the same rounds and prints the held one's
+    time and ratio in two more columns."""
     rows = []
+    compare = pool == "compare"
     for busy in busy_levels:
         label = "quiet" if busy == 0 else f"{busy} busy process" + ("es" if busy > 1 else "")
         write(f"\n{label}: median ms per step ({rounds} interleaved rounds)")
-        write(f"{'model':<14}{'cygrad':>10}{'torch':>10}{'ratio':>8}")
+        write(f"{'model':<14}{'cygrad':>10}{'torch':>10}{'ratio':>8}"
+              + (f"{'held':>10}{'ratio':>8}" if compare else ""))
         ctx = busy_processes(busy) if busy else contextlib.nullcontext()
         with ctx:
             for name in names:
                 cy, th = build_pair(name)
-                t = time_pair(cy, th, rounds=rounds)
+                extra = None
+                if pool == "contended":
+                    hold_pool_contended(cy)
+                elif compare:
+                    extra = {"held": hold_pool_contended(build_pair(name)[0])}
+                t = time_pair(cy, th, rounds=rounds, extra=extra)
                 tt = t.get("torch")
                 ratio = f"{t['cygrad'] / tt:7.2f}x" if tt else "      -"
-                write(f"{name:<14}{_fmt_ms(t['cygrad'])}{_fmt_ms(tt) if tt else '         -'}"
-                      f"{ratio:>8}")
+                line = (f"{name:<14}{_fmt_ms(t['cygrad'])}{_fmt_ms(tt) if tt else '         -'}"
+                        f"{ratio:>8}")
+                if compare:
+                    held = f"{t['held'] / tt:7.2f}x" if tt else "      -"
+                    line += f"{_fmt_ms(t['held'])}{held:>8}"
+                write(line)
                 rows.append((name, busy, t["cygrad"], tt))
     return rows
 
@@ -467,6 +505,10 @@ def main(argv=None):
     ap.add_argument("--no-busy", action="store_true", help="skip the one-busy-process run")
     ap.add_argument("--profile", choices=MODELS, help="print cygrad's top ops for one model")
     ap.add_argument("--threads", type=int, help="threads for both libraries (default: cygrad's)")
+    ap.add_argument("--pool", choices=("auto", "contended", "compare"), default="auto",
+                    help="'contended': hold cygrad's pool contended, so mid-sized jobs stay "
+                         "on one thread; 'compare': time both in the same rounds (default "
+                         "'auto': the pool decides)")
     args = ap.parse_args(argv)
 
     import cygrad
@@ -487,7 +529,11 @@ def main(argv=None):
     if args.profile:
         profile(args.profile)
         return 0
-    run(args.models, [0] if args.no_busy else [0, 1], args.rounds)
+    if args.pool == "contended":
+        print("cygrad's pool held contended")
+    elif args.pool == "compare":
+        print("held: cygrad with its pool held contended (mid-sized jobs on one thread)")
+    run(args.models, [0] if args.no_busy else [0, 1], args.rounds, pool=args.pool)
     return 0
 
 
