@@ -36,6 +36,7 @@ typedef struct {
     cg_index shape[CG_MAX_DIMS];
     cg_index strides[3][CG_MAX_DIMS];   /* elements */
     cg_index itemsize[3];
+    int copy;                           /* the op only moves items (cg_unary's copies) */
 } cg_iter;
 
 /* Drop size-1 dims and merge dims that are contiguous with their inner neighbour
@@ -84,25 +85,45 @@ static int cg_iter_init(cg_iter* it, int nops, int ndim, const cg_index* shape,
 /* Run outer indices [begin, end) of the iterator; the innermost dim is the inner loop. */
 static void cg_iter_range(const cg_iter* it, char** base, cg_inner_fn fn, int op,
                           cg_index begin, cg_index end) {
-    int nd = it->ndim, k, d;
+    int nd = it->ndim, nops = it->nops, k, d;
     cg_index idx[CG_MAX_DIMS];
+    cg_index step[3][CG_MAX_DIMS];    /* bytes per step along each outer dim */
     char* p[3];
+    char* q[3];
     cg_index inner_s[3];
     cg_index n = it->shape[nd - 1];
-    for (k = 0; k < it->nops; k++) inner_s[k] = it->strides[k][nd - 1];
-    /* multi-index of `begin` over the outer dims */
+    for (k = 0; k < nops; k++) {
+        inner_s[k] = it->strides[k][nd - 1];
+        for (d = 0; d < nd - 1; d++) step[k][d] = it->strides[k][d] * it->itemsize[k];
+    }
+    /* multi-index and pointers of `begin` over the outer dims */
     cg_index rem = begin;
     for (d = nd - 2; d >= 0; d--) { idx[d] = rem % it->shape[d]; rem /= it->shape[d]; }
+    for (k = 0; k < nops; k++) {
+        p[k] = base[k];
+        for (d = 0; d < nd - 1; d++) p[k] += idx[d] * step[k][d];
+    }
+    /* A copy of contiguous rows is a memcpy per row, without the inner loop's
+     * dispatch: rows are often short (a transposing copy of attention heads moves
+     * rows of 16 values), where that dispatch cost more than the copy. */
+    size_t row_bytes = it->copy && nops == 2 && inner_s[0] == 1 && inner_s[1] == 1
+                       ? (size_t)(n * it->itemsize[0]) : 0;
+    /* Then each row's pointers follow from the last one's: one add per operand,
+     * and a carry into the next dim out when a dim wraps. */
     for (cg_index o = begin; o < end; o++) {
-        for (k = 0; k < it->nops; k++) {
-            cg_index off = 0;
-            for (d = 0; d < nd - 1; d++) off += idx[d] * it->strides[k][d];
-            p[k] = base[k] + off * it->itemsize[k];
+        if (row_bytes) {
+            memcpy(p[0], p[1], row_bytes);
+        } else {
+            for (k = 0; k < nops; k++) q[k] = p[k];
+            fn(q, inner_s, n, op);
         }
-        fn(p, inner_s, n, op);
         for (d = nd - 2; d >= 0; d--) {
-            if (++idx[d] < it->shape[d]) break;
+            if (++idx[d] < it->shape[d]) {
+                for (k = 0; k < nops; k++) p[k] += step[k][d];
+                break;
+            }
             idx[d] = 0;
+            for (k = 0; k < nops; k++) p[k] -= (it->shape[d] - 1) * step[k][d];
         }
     }
 }
@@ -146,10 +167,11 @@ static void cg_run_chunk(void* arg, int c) {
 
 static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
                    const cg_index* shape, const cg_index* const* strides,
-                   cg_inner_fn fn, int op, int family) {
+                   cg_inner_fn fn, int op, int family, int copy) {
     cg_iter it;
     if (!cg_iter_init(&it, nops, ndim, shape, strides)) return;
     for (int k = 0; k < nops; k++) it.itemsize[k] = itemsize[k];
+    it.copy = copy;
     cg_index n = it.shape[it.ndim - 1];
     cg_index outer = 1;
     for (int d = 0; d < it.ndim - 1; d++) outer *= it.shape[d];
@@ -263,7 +285,7 @@ void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
         default: return;
         }
         cg_index itemsize[3] = {1, isz, isz};
-        cg_run(3, base, itemsize, ndim, shape, strides, fn, op, CG_PAR_BINARY);
+        cg_run(3, base, itemsize, ndim, shape, strides, fn, op, CG_PAR_BINARY, 0);
         return;
     }
     switch (dtype) {
@@ -274,7 +296,7 @@ void cg_binary(int op, int dtype, int ndim, const cg_index* shape,
     default: return;
     }
     cg_index itemsize[3] = {isz, isz, isz};
-    cg_run(3, base, itemsize, ndim, shape, strides, fn, op, CG_PAR_BINARY);
+    cg_run(3, base, itemsize, ndim, shape, strides, fn, op, CG_PAR_BINARY, 0);
 }
 
 /* ------------------------------------------------------------- unary loops */
@@ -392,5 +414,5 @@ void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
     } else {
         return;
     }
-    cg_run(2, base, itemsize, ndim, shape, strides, fn, op, cg_unary_family(op));
+    cg_run(2, base, itemsize, ndim, shape, strides, fn, op, cg_unary_family(op), op == CG_COPY);
 }
