@@ -328,7 +328,11 @@ class Relu(UnaryFunction):
             # a device kernel in one pass (no bool mask, no cast); create_graph keeps
             # the differentiable form below
             return kernel("threshold_backward", grad.device.type)(grad, y, 0)
-        return grad * (y > 0)
+        # where, not grad * (y > 0): one select pass instead of a multiply that
+        # first widens the bool mask to grad's dtype (a (64,16,28,28) gradient:
+        # 190 against 280 us); still differentiable in grad for create_graph
+        from ..indexing.where_nonzero import where
+        return where(y > 0, grad, 0.0)
 
 
 class Erf(UnaryFunction):
