@@ -71,3 +71,34 @@ def test_copy_of_a_sliced_view_keeps_its_offset():
     base = cygrad.tensor(_values((6, 8, 10), "float64", 3))
     view = base[1:5, ::2, 3:9]                   # inner rows of 6 from offset 3
     np.testing.assert_array_equal(view.contiguous().numpy(), base.numpy()[1:5, ::2, 3:9])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(37, 45), (16, 16), (3, 70, 33)])
+def test_transposing_copy_matches_numpy(dtype, shape):
+    # The two innermost dims swap (destination rows contiguous, source columns
+    # contiguous): the tiled path, with 8 x 8 blocks for 4-byte items and edges
+    # that fit neither a tile nor a block.
+    t = cygrad.tensor(_values(shape, "float64", 4), dtype=getattr(cygrad, dtype))
+    ref = np.swapaxes(np.asarray(t.numpy()), -1, -2)
+    out = t.transpose(-1, -2).contiguous()
+    np.testing.assert_array_equal(np.asarray(out.numpy()), ref)
+
+
+def test_transposing_copies_of_views_and_across_the_pool():
+    saved = C._get_parallel_min()
+    old_threads = cygrad.get_num_threads()
+    base = cygrad.tensor(_values((5, 300, 260), "float32", 5), dtype=cygrad.float32)
+    view = base[1:4, 7:290:1, 3:250]               # offsets inside every dim
+    ref = np.ascontiguousarray(view.numpy().transpose(0, 2, 1))
+    try:
+        C._set_parallel_min("unary_cheap", 1)
+        for threads in (1, 2, 3):
+            cygrad.set_num_threads(threads)
+            np.testing.assert_array_equal(view.transpose(1, 2).contiguous().numpy(), ref)
+            dst = cygrad.zeros(3, 247, 283)
+            dst.copy_(view.transpose(1, 2))
+            np.testing.assert_array_equal(dst.numpy(), ref)
+    finally:
+        C._set_parallel_min("unary_cheap", saved["unary_cheap"])
+        cygrad.set_num_threads(old_threads)

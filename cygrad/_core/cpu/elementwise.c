@@ -29,6 +29,8 @@ float erfcf(float) CG_SIMD; double erfc(double) CG_SIMD;
 
 /* ---------------------------------------------------------------- n-d driver */
 
+typedef struct { uint64_t w[2]; } cg_bytes16_t;     /* a complex128 item */
+
 typedef void (*cg_inner_fn)(char** p, const cg_index* s, cg_index n, int op);
 
 typedef struct {
@@ -165,6 +167,124 @@ static void cg_run_chunk(void* arg, int c) {
 #define CG_CHUNKS_PER_THREAD 4
 #define CG_MIN_CHUNK 8192
 
+/* A copy that transposes its two innermost dims (the destination's rows are
+ * contiguous, the source's columns are: x.t().contiguous(), a permuted copy)
+ * walks the plane in TILE x TILE tiles: each tile's reads and writes stay in L1,
+ * where the row-by-row walk read every element from a different cache line. A
+ * unit of work is one TILE-row band of one plane. */
+#define CG_TILE 32
+
+typedef struct {
+    const cg_iter* it;
+    char* dst;
+    const char* src;
+    cg_index bands, units;       /* row bands per plane; bands * planes */
+    int nchunks;
+} cg_tile_job;
+
+#define TILE_LOOP(T)                                                              \
+    for (cg_index c0 = 0; c0 < cols; c0 += CG_TILE) {                             \
+        cg_index c1 = c0 + CG_TILE < cols ? c0 + CG_TILE : cols;                  \
+        for (cg_index r = r0; r < r1; r++) {                                      \
+            T* o = (T*)(d + r * dr);                                              \
+            const T* a = (const T*)(sp + r * sr);                                 \
+            for (cg_index c = c0; c < c1; c++) o[c] = a[c * sc];                  \
+        }                                                                         \
+    }
+
+/* 4-byte items (float32, int32) go through 8 x 8 blocks: eight contiguous
+ * 8-item reads down the source's columns, transposed in a local block, eight
+ * contiguous 8-item writes along the destination's rows; gcc turns the fixed-size
+ * loops into vector loads, shuffles and stores. Edges take TILE_LOOP's way. */
+#define BLOCK8_LOOP(T)                                                            \
+    for (cg_index c0 = 0; c0 < cols; c0 += CG_TILE) {                             \
+        cg_index c1 = c0 + CG_TILE < cols ? c0 + CG_TILE : cols;                  \
+        cg_index r = r0;                                                          \
+        for (; r + 8 <= r1; r += 8) {                                             \
+            cg_index c = c0;                                                      \
+            for (; c + 8 <= c1; c += 8) {                                         \
+                T blk[8][8];                                                      \
+                for (int u = 0; u < 8; u++) {                                     \
+                    const T* col = (const T*)(sp + r * sr) + (c + u) * sc;        \
+                    for (int v = 0; v < 8; v++) blk[v][u] = col[v];              \
+                }                                                                 \
+                for (int v = 0; v < 8; v++) {                                     \
+                    T* o = (T*)(d + (r + v) * dr) + c;                            \
+                    for (int u = 0; u < 8; u++) o[u] = blk[v][u];                 \
+                }                                                                 \
+            }                                                                     \
+            for (cg_index v = r; v < r + 8; v++) {                                \
+                T* o = (T*)(d + v * dr);                                          \
+                const T* a = (const T*)(sp + v * sr);                             \
+                for (cg_index cc = c; cc < c1; cc++) o[cc] = a[cc * sc];          \
+            }                                                                     \
+        }                                                                         \
+        for (; r < r1; r++) {                                                     \
+            T* o = (T*)(d + r * dr);                                              \
+            const T* a = (const T*)(sp + r * sr);                                 \
+            for (cg_index c = c0; c < c1; c++) o[c] = a[c * sc];                  \
+        }                                                                         \
+    }
+
+CG_HOT static void cg_tile_units(const cg_tile_job* j, cg_index u0, cg_index u1) {
+    const cg_iter* it = j->it;
+    int nd = it->ndim;
+    cg_index isz = it->itemsize[0];
+    cg_index rows = it->shape[nd - 2], cols = it->shape[nd - 1];
+    cg_index dr = it->strides[0][nd - 2] * isz, sr = it->strides[1][nd - 2] * isz;
+    cg_index sc = it->strides[1][nd - 1];            /* elements */
+    for (cg_index u = u0; u < u1; u++) {
+        cg_index plane = u / j->bands, band = u % j->bands;
+        char* d = j->dst;
+        const char* sp = j->src;
+        cg_index rem = plane;
+        for (int k = nd - 3; k >= 0; k--) {          /* the plane's offset */
+            cg_index i = rem % it->shape[k];
+            rem /= it->shape[k];
+            d += i * it->strides[0][k] * isz;
+            sp += i * it->strides[1][k] * isz;
+        }
+        cg_index r0 = band * CG_TILE, r1 = r0 + CG_TILE < rows ? r0 + CG_TILE : rows;
+        switch (isz) {
+        case 1: TILE_LOOP(uint8_t) break;
+        case 2: TILE_LOOP(uint16_t) break;
+        case 4: BLOCK8_LOOP(uint32_t) break;
+        case 8: TILE_LOOP(uint64_t) break;
+        default: TILE_LOOP(cg_bytes16_t) break;
+        }
+    }
+}
+
+static void cg_tile_chunk(void* arg, int c) {
+    const cg_tile_job* j = (const cg_tile_job*)arg;
+    cg_tile_units(j, j->units * c / j->nchunks, j->units * (c + 1) / j->nchunks);
+}
+
+/* Whether the copy is a transposing one that cg_tile_units takes. */
+static int cg_tiles_pay(const cg_iter* it) {
+    int nd = it->ndim;
+    return it->copy && it->nops == 2 && nd >= 2 && it->strides[0][nd - 1] == 1
+           && it->strides[1][nd - 1] != 1 && it->strides[1][nd - 2] == 1
+           && it->shape[nd - 1] >= CG_TILE / 2 && it->shape[nd - 2] >= CG_TILE / 2;
+}
+
+static void cg_run_tiles(const cg_iter* it, char** base, int family) {
+    int nd = it->ndim;
+    cg_tile_job j = {it, base[0], base[1], 0, 0, 1};
+    cg_index planes = 1;
+    for (int k = 0; k < nd - 2; k++) planes *= it->shape[k];
+    j.bands = (it->shape[nd - 2] + CG_TILE - 1) / CG_TILE;
+    j.units = planes * j.bands;
+    cg_index total = planes * it->shape[nd - 2] * it->shape[nd - 1];
+    if (cg_parallel_worth(family, total) && j.units > 1) {
+        cg_index want = (cg_index)cg_num_threads() * CG_CHUNKS_PER_THREAD;
+        j.nchunks = (int)(want < j.units ? want : j.units);
+        cg_parallel_chunks(j.nchunks, cg_tile_chunk, &j);
+    } else {
+        cg_tile_units(&j, 0, j.units);
+    }
+}
+
 static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
                    const cg_index* shape, const cg_index* const* strides,
                    cg_inner_fn fn, int op, int family, int copy) {
@@ -172,6 +292,10 @@ static void cg_run(int nops, char** base, const cg_index* itemsize, int ndim,
     if (!cg_iter_init(&it, nops, ndim, shape, strides)) return;
     for (int k = 0; k < nops; k++) it.itemsize[k] = itemsize[k];
     it.copy = copy;
+    if (cg_tiles_pay(&it)) {
+        cg_run_tiles(&it, base, family);
+        return;
+    }
     cg_index n = it.shape[it.ndim - 1];
     cg_index outer = 1;
     for (int d = 0; d < it.ndim - 1; d++) outer *= it.shape[d];
@@ -365,10 +489,9 @@ DEF_COPY(16)
 DEF_COPY(32)
 DEF_COPY(64)
 
-/* complex128 items: 16 bytes, moved as a pair of words */
-typedef struct { uint64_t w[2]; } cg_bytes16;
+/* complex128 items: 16 bytes, moved as a pair of words (cg_bytes16_t) */
 CG_HOT static void copy_128(char** p, const cg_index* s, cg_index n, int op) {
-    (void)op; UN_BODY(cg_bytes16, x)
+    (void)op; UN_BODY(cg_bytes16_t, x)
 }
 
 /* Ops whose cost is mostly moving memory use threads later than ops that
