@@ -615,6 +615,9 @@ cdef object _binary_general(ElementwiseOp op, object a, object b, object out):
             elif (op is POW and tb is None and type(b) is float and (b == 0.5 or b == -0.5)
                     and ct._category == KIND_FLOAT):
                 _pow_half(_np_operand(a, ct), b, as_ndarray(to), to._dtype.code == DT_FLOAT16)
+            elif (op is POW and tb is None and (type(b) is int or type(b) is float)
+                    and (b == 2 or b == 3 or b == -1 or b == -2) and ct._category == KIND_FLOAT):
+                _pow_small_int(_np_operand(a, ct), <int>b, as_ndarray(to))
             else:
                 _call_ufunc_raw(op, (_np_operand(a, ct), _np_operand(b, ct)), as_ndarray(to), ct)
         finally:
@@ -988,6 +991,25 @@ def _pow_ufunc(a, b, out=None, casting="unsafe"):
     if special is not None:
         np.copyto(out, special.astype(out.dtype), where=np.broadcast_to(negative, out.shape))
     return result
+
+def _pow_small_int(x, int e, out):
+    """``x ** e`` for a number ``e`` of 2, 3, -1 or -2 as PyTorch computes it: by
+    products (``x * x * x``), not C's pow, which for a negative base and an integral
+    exponent takes a slow path (a 1M-element float32 ``x ** 3``: 90 ms in NumPy's
+    power, 2 ms in PyTorch). ``out`` may be ``x`` itself (``x.pow_(3)``)."""
+    if e == -1:
+        np.divide(1, x, out=out)
+        return
+    if e == 2:
+        np.multiply(x, x, out=out)
+        return
+    sq = np.multiply(x, x)        # in x's dtype (float32 for half types), apart from out
+    if out.dtype.name == "bfloat16":
+        sq = sq.astype(out.dtype).astype(x.dtype)    # PyTorch rounds x * x to bfloat16 first
+    if e == 3:
+        np.multiply(sq, x, out=out)
+    else:
+        np.divide(1, sq, out=out)
 
 def _pow_half(x, double b, out, bint half):
     """``x ** b`` for a number ``b`` of +-0.5 as PyTorch computes it.  NumPy's power
