@@ -158,6 +158,61 @@ def _weight_grad(image, patches, weight_shape, g, cols=None):
     return matmul(p, c.transpose(2, 3)).sum(0).reshape(weight_shape)
 
 
+# ----------------------------------------------------------------------- fused kernels
+
+# A 1-d or 2-d convolution can run as the device's fused kernels instead:
+# ``conv2d_gemm`` unfolds each image's windows block by block into a cache-sized
+# buffer and multiplies it there (cygrad/_core/cpu/conv_gemm.c), ``conv2d_gemm_weight``
+# does the same for the weight gradient, accumulating over the batch. Neither keeps
+# the whole batch's columns: the backward unfolds the input again, which costs less
+# than streaming 19 MB of saved columns back from memory (conv2d N32 16->32 32x32).
+# They are not differentiable themselves, so a backward under create_graph takes the
+# im2col route. A device or dtype without them (lookup gives None) takes it too.
+
+def _fused(name, g, t):
+    """The device's fused 2-d kernel ``name`` for ``g`` and tensors like ``t``, or None."""
+    if len(g.kernel) > 2:
+        return None
+    return dispatch.lookup(name, t.device, t.dtype)
+
+
+def _as_2d(t, g):
+    """A 1-d convolution's ``(N, C, L)`` tensor as ``(N, C, 1, L)``; 2-d ones as they are."""
+    return t.unsqueeze(2) if len(g.kernel) == 1 else t
+
+
+def _geometry_2d(g):
+    """``(stride, pads before, dilation)`` with a leading height dim for 1-d."""
+    pads = tuple(b for b, _ in g.pads)
+    if len(g.kernel) == 1:
+        return (1,) + g.stride, (0,) + pads, (1,) + g.dilation
+    return g.stride, pads, g.dilation
+
+
+def _fused_conv(image, weight, bias, g):
+    """``conv(image, weight) + bias`` by the fused kernel, or None without one."""
+    fast = _fused("conv2d_gemm", g, image)
+    if fast is None:
+        return None
+    stride, pads, dilation = _geometry_2d(g)
+    out = g.patches if len(g.kernel) == 2 else (1,) + g.patches
+    res = fast(_as_2d(image, g), _as_2d(weight, g).contiguous(),
+               None if bias is None else bias.contiguous(), stride, pads, dilation, g.groups, out)
+    return res.squeeze(2) if len(g.kernel) == 1 else res
+
+
+def _fused_weight_grad(image, patches, weight_shape, g):
+    """:func:`_weight_grad` by the fused kernel (``patches`` contiguous), or None."""
+    fast = _fused("conv2d_gemm_weight", g, image)
+    if fast is None:
+        return None
+    stride, pads, dilation = _geometry_2d(g)
+    shape = tuple(weight_shape) if len(g.kernel) == 2 else \
+        tuple(weight_shape[:2]) + (1,) + tuple(weight_shape[2:])
+    gw = fast(_as_2d(image, g), _as_2d(patches, g), shape, stride, pads, dilation, g.groups)
+    return gw.reshape(weight_shape)
+
+
 def _bias_shape(bias, ndim):
     return bias.reshape((bias.shape[0],) + (1,) * ndim)
 
@@ -180,6 +235,9 @@ class Convolution(Function):
         ctx.cols = None
         if g.transposed:
             out = _to_image(input, weight, g, True)
+        elif (out := _fused_conv(input, weight, bias, g)) is not None:
+            ctx.out_shape = tuple(out.shape)
+            return out
         else:
             cols = g.im2col(input)
             if ctx.needs_input_grad[1]:
@@ -205,19 +263,27 @@ class Convolution(Function):
         # contiguous: an expanded gradient (zero strides, from .sum()) is not a
         # layout BLAS can take
         grad = grad.contiguous()
+        # Under create_graph the gradients must be recorded tensor ops, differentiable
+        # in the saved tensors: no fused kernels, and no columns saved without a graph.
+        graph = is_grad_enabled()
         if g.transposed:
             if need_x:
-                gx = _to_patches(grad, weight, g)
+                gx = None if graph else _fused_conv(grad, weight, None, g)
+                if gx is None:
+                    gx = _to_patches(grad, weight, g)
             if need_w:
-                gw = _weight_grad(grad, input, weight.shape, g)
+                gw = None if graph else _fused_weight_grad(grad, input.contiguous(),
+                                                           weight.shape, g)
+                if gw is None:
+                    gw = _weight_grad(grad, input, weight.shape, g)
         else:
             if need_x:
                 gx = _to_image(grad, weight, g, False)
             if need_w:
-                # Under create_graph the columns must come from a recorded im2col of
-                # the input, so that the weight gradient is differentiable in it.
-                cols = None if is_grad_enabled() else ctx.cols
-                gw = _weight_grad(input, grad, weight.shape, g, cols)
+                gw = None if graph or ctx.cols is not None else \
+                    _fused_weight_grad(input, grad, weight.shape, g)
+                if gw is None:
+                    gw = _weight_grad(input, grad, weight.shape, g, None if graph else ctx.cols)
         ctx.cols = None
         if need_b and ctx.has_bias:
             gb = grad.sum([0] + list(range(2, grad.dim())))
