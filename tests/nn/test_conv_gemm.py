@@ -1,0 +1,144 @@
+"""The fused convolution kernels ``conv2d_gemm``/``conv2d_gemm_weight``
+(``cygrad/_core/cpu/conv_gemm.c``) against PyTorch: the layer size of the
+benchmark, images split into several row blocks, stride/dilation/groups on a
+strided input, several threads, their argument checks, and which route
+``F.conv2d`` takes (the fused kernels, or the im2col route under create_graph).
+"""
+import numpy as np
+import pytest
+
+import cygrad
+import cygrad.nn.functional as F
+from cygrad._core import dispatch
+
+torch = pytest.importorskip("torch", reason="the kernels are compared with PyTorch's conv2d")
+
+
+def _kernels():
+    fwd = dispatch.lookup("conv2d_gemm", "cpu", cygrad.float32)
+    wgt = dispatch.lookup("conv2d_gemm_weight", "cpu", cygrad.float32)
+    if fwd is None or wgt is None:
+        pytest.skip("no ILP64 OpenBLAS connected: the fused kernels are not registered")
+    return fwd, wgt
+
+
+def _torch_pair(x, w, b, dy, **kw):
+    """PyTorch's output and weight gradient for output gradient ``dy``."""
+    tw = torch.tensor(w, requires_grad=True)
+    out = torch.nn.functional.conv2d(torch.tensor(x), tw, None if b is None else torch.tensor(b),
+                                     **kw)
+    out.backward(torch.tensor(dy))
+    return out.detach().numpy(), tw.grad.numpy()
+
+
+def _check(x, w, b, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, cx=None,
+           atol=1e-10, rtol=1e-7):
+    fwd, wgt = _kernels()
+    rng = np.random.default_rng(1)
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    ref = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **kw)
+    dy = rng.standard_normal(tuple(ref.shape)).astype(x.dtype)
+    want_y, want_gw = _torch_pair(x, w, b, dy, **kw)
+    cx = cygrad.tensor(x) if cx is None else cx
+    y = fwd(cx, cygrad.tensor(w), None if b is None else cygrad.tensor(b), stride, padding,
+            dilation, groups, tuple(ref.shape[2:]))
+    gw = wgt(cx, cygrad.tensor(dy), w.shape, stride, padding, dilation, groups)
+    assert y.is_contiguous() and gw.is_contiguous()
+    np.testing.assert_allclose(y.numpy(), want_y, atol=atol, rtol=rtol)
+    np.testing.assert_allclose(gw.numpy(), want_gw, atol=atol * 100, rtol=rtol * 10)
+
+
+def test_benchmark_layer_float32():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 16, 32, 32)).astype(np.float32)
+    w = (rng.standard_normal((32, 16, 3, 3)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(32).astype(np.float32)
+    _check(x, w, b, padding=(1, 1), atol=2e-5, rtol=1e-4)
+
+
+def test_row_blocks_and_threads():
+    # 8 channels x 9 offsets x 90 columns x 8 bytes per output row: the image's columns
+    # (4.6 MB) go through the buffer in several row blocks, split over 2 threads
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 8, 90, 90))
+    w = rng.standard_normal((5, 8, 3, 3))
+    old = cygrad.get_num_threads()
+    try:
+        for threads in (1, 2):
+            cygrad.set_num_threads(threads)
+            _check(x, w, rng.standard_normal(5), padding=(1, 1))
+    finally:
+        cygrad.set_num_threads(old)
+
+
+def test_stride_dilation_groups_on_a_strided_input():
+    rng = np.random.default_rng(0)
+    big = rng.standard_normal((2, 7, 6, 22))
+    view = cygrad.tensor(big).transpose(2, 3)[:, 1:, ::2, :]       # (2, 6, 11, 6), strided
+    x = np.ascontiguousarray(big.transpose(0, 1, 3, 2)[:, 1:, ::2, :])
+    assert not view.is_contiguous()
+    _check(x, rng.standard_normal((4, 3, 2, 3)), None, stride=(2, 1), padding=(1, 2),
+           dilation=(2, 1), groups=2, cx=view)
+
+
+def test_argument_errors():
+    fwd, wgt = _kernels()
+    x, w = cygrad.ones(1, 2, 4, 4), cygrad.ones(3, 2, 3, 3)
+    with pytest.raises(RuntimeError, match="contiguous"):
+        fwd(x, w.transpose(2, 3), None, (1, 1), (0, 0), (1, 1), 1, (2, 2))
+    with pytest.raises(RuntimeError, match="groups"):
+        fwd(x, w, None, (1, 1), (0, 0), (1, 1), 2, (2, 2))
+    with pytest.raises(RuntimeError, match="bias"):
+        fwd(x, w, cygrad.ones(2), (1, 1), (0, 0), (1, 1), 1, (2, 2))
+    with pytest.raises(RuntimeError, match="at least 1"):
+        fwd(x, w, None, (0, 1), (0, 0), (1, 1), 1, (2, 2))
+    with pytest.raises(TypeError, match="float32 and float64"):
+        fwd(x.long(), w.long(), None, (1, 1), (0, 0), (1, 1), 1, (2, 2))
+    with pytest.raises(RuntimeError, match="gradient"):       # 2 channels for 3 filters
+        wgt(x, cygrad.ones(1, 2, 2, 2), (3, 2, 3, 3), (1, 1), (0, 0), (1, 1), 1)
+    with pytest.raises(RuntimeError, match="gradient"):
+        wgt(x, cygrad.ones(1, 3, 2, 2).transpose(2, 3), (3, 2, 3, 3), (1, 1), (0, 0), (1, 1),
+            1)
+
+
+class _Spy:
+    """Counts the calls of the 'cpu' kernels of the fused primitives."""
+
+    def __init__(self):
+        self.calls = {}
+        self.saved = {}
+
+    def __enter__(self):
+        for name in ("conv2d_gemm", "conv2d_gemm_weight"):
+            fn, dts = dispatch._TABLE[(name, "cpu")], dispatch._DTYPES.get((name, "cpu"))
+            self.saved[name] = (fn, dts)
+            self.calls[name] = 0
+
+            def wrapper(*a, _fn=fn, _name=name, **k):
+                self.calls[_name] += 1
+                return _fn(*a, **k)
+            dispatch.register(name, "cpu", dtypes=dts)(wrapper)
+        return self.calls
+
+    def __exit__(self, *exc):
+        for name, (fn, dts) in self.saved.items():
+            dispatch.register(name, "cpu", dtypes=dts)(fn)
+
+
+def test_conv2d_routes():
+    _kernels()
+    x = cygrad.randn(2, 3, 6, 6, dtype=cygrad.float64)
+    w = cygrad.randn(4, 3, 3, 3, dtype=cygrad.float64, requires_grad=True)
+    with _Spy() as calls:
+        F.conv2d(x, w, padding=1).sum().backward()
+    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 1}
+    # double backward needs a recorded weight gradient: the im2col route
+    with _Spy() as calls:
+        (gw,) = cygrad.autograd.grad(F.conv2d(x, w, padding=1).pow(2).sum(), w,
+                                     create_graph=True)
+    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 0}
+    assert gw.requires_grad
+    # 3-d convolutions have no fused kernel
+    with _Spy() as calls:
+        F.conv3d(x.unsqueeze(2), w.unsqueeze(2))
+    assert calls == {"conv2d_gemm": 0, "conv2d_gemm_weight": 0}
