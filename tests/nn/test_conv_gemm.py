@@ -10,6 +10,8 @@ import pytest
 import cygrad
 import cygrad.nn.functional as F
 from cygrad._core import dispatch
+from cygrad.autograd import gradcheck, gradgradcheck
+from cygrad.nn._ops import conv as conv_ops
 
 torch = pytest.importorskip("torch", reason="the kernels are compared with PyTorch's conv2d")
 
@@ -127,8 +129,8 @@ class _Spy:
 
 def test_conv2d_routes():
     _kernels()
-    x = cygrad.randn(2, 3, 6, 6, dtype=cygrad.float64)
-    w = cygrad.randn(4, 3, 3, 3, dtype=cygrad.float64, requires_grad=True)
+    x = cygrad.randn(2, 8, 6, 6, dtype=cygrad.float64)
+    w = cygrad.randn(4, 8, 3, 3, dtype=cygrad.float64, requires_grad=True)
     with _Spy() as calls:
         F.conv2d(x, w, padding=1).sum().backward()
     assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 1}
@@ -142,3 +144,47 @@ def test_conv2d_routes():
     with _Spy() as calls:
         F.conv3d(x.unsqueeze(2), w.unsqueeze(2))
     assert calls == {"conv2d_gemm": 0, "conv2d_gemm_weight": 0}
+    # few columns per product (3 channels x 9 offsets) and groups: the im2col route
+    for shape, groups in (((4, 3, 3, 3), 1), ((4, 4, 3, 3), 2)):
+        with _Spy() as calls:
+            F.conv2d(x[:, :shape[1] * groups], cygrad.randn(shape, dtype=cygrad.float64),
+                     groups=groups)
+        assert calls == {"conv2d_gemm": 0, "conv2d_gemm_weight": 0}
+
+
+# (conv, input shape, weight shape, kwargs): small enough for gradcheck, with the
+# fused route forced on (the ops take it only for 64 columns or more, groups=1)
+FORCED = [
+    ("conv2d", (2, 4, 5, 4), (4, 2, 3, 2), dict(stride=(2, 1), padding=(1, 0),
+                                                 dilation=(1, 2), groups=2)),
+    ("conv2d", (1, 2, 5, 5), (2, 2, 2, 2), dict(padding="same")),
+    ("conv1d", (2, 3, 7), (2, 3, 3), dict(stride=2, padding=1)),
+    ("conv_transpose2d", (1, 2, 3, 3), (2, 3, 2, 2), dict(stride=2, padding=1,
+                                                          output_padding=1)),
+]
+
+
+@pytest.mark.parametrize("name, xs, ws, kw", FORCED)
+def test_forced_fused_route_matches_torch_and_gradchecks(monkeypatch, name, xs, ws, kw):
+    _kernels()
+    monkeypatch.setattr(conv_ops, "_fused_pays", lambda g, weight_shape: True)
+    rng = np.random.default_rng(3)
+    xn, wn = rng.standard_normal(xs), rng.standard_normal(ws)
+    bn = rng.standard_normal(ws[1] * kw.get("groups", 1) if "transpose" in name else ws[0])
+    x, w, b = (cygrad.tensor(a, requires_grad=True) for a in (xn, wn, bn))
+    tx, tw, tb = (torch.tensor(a, requires_grad=True) for a in (xn, wn, bn))
+    fn, tfn = getattr(F, name), getattr(torch.nn.functional, name)
+    with _Spy() as calls, __import__("warnings").catch_warnings():
+        __import__("warnings").simplefilter("ignore")     # torch's 'same' + even kernel note
+        out, want = fn(x, w, b, **kw), tfn(tx, tw, tb, **kw)
+        g = rng.standard_normal(tuple(want.shape))
+        out.backward(cygrad.tensor(g))
+        want.backward(torch.tensor(g))
+    assert calls["conv2d_gemm"] + calls["conv2d_gemm_weight"] >= 2, calls
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), atol=1e-10)
+    for c, t in ((x, tx), (w, tw), (b, tb)):
+        np.testing.assert_allclose(c.grad.numpy(), t.grad.numpy(), atol=1e-10)
+    f = lambda *a: fn(*a, **kw)     # noqa: E731
+    x, w, b = (t.detach().requires_grad_() for t in (x, w, b))
+    assert gradcheck(f, (x, w, b), check_forward_ad=True)
+    assert gradgradcheck(f, (x, w, b))
