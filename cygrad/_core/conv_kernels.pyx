@@ -69,6 +69,8 @@ cdef extern from "conv_gemm.h" nogil:
                                const char* bias, char* out, int threads)
     int cg_conv2d_gemm_weight(const cg_conv_geom* g, int f64, const char* x, const char* dy,
                               char* out, int threads)
+    int cg_conv2d_gemm_input(const cg_conv_geom* g, int f64, const char* dy, const char* w,
+                             char* out, int threads)
 
 cg_conv_set_pool(pool_run)
 
@@ -387,15 +389,14 @@ def gemm_ready():
     return bool(cg_conv_gemm_ready())
 
 
-cdef int _geom(cg_conv_geom* g, TensorBase x, tuple wshape, stride, pads, dilation,
-               Py_ssize_t groups, out, str what) except -1:
-    """Fill ``g`` for input ``x`` and a weight of shape ``wshape``, checking both."""
-    _cpu(x, what)
-    _float_dtype(x, what)
-    if x._ndim != 4 or len(wshape) != 4:
-        raise RuntimeError(f"{what}: expected a 4-d input and weight, got {x._ndim}-d and "
+cdef int _geom(cg_conv_geom* g, tuple xshape, tuple xstrides, tuple wshape, stride, pads,
+               dilation, Py_ssize_t groups, out, str what) except -1:
+    """Fill ``g`` for an input of shape ``xshape`` (element strides ``xstrides``) and
+    a weight of shape ``wshape``, checking both."""
+    if len(xshape) != 4 or len(wshape) != 4:
+        raise RuntimeError(f"{what}: expected a 4-d input and weight, got {len(xshape)}-d and "
                            f"{len(wshape)}-d")
-    xshape = tuple(x.shape)
+    _ints(xshape, 4, "input shape", what, 0)
     k = _ints(wshape[2:], 2, "kernel", what, 1)
     s = _ints(stride, 2, "stride", what, 1)
     p = _ints(pads, 2, "pads", what, 0)
@@ -418,8 +419,12 @@ cdef int _geom(cg_conv_geom* g, TensorBase x, tuple wshape, stride, pads, dilati
     g.dh, g.dw = dl
     g.ph, g.pw = p
     for d in range(4):
-        g.xs[d] = x._strides[d]
+        g.xs[d] = xstrides[d]
     return 0
+
+
+cdef tuple _strides(TensorBase t):
+    return tuple(t._strides[d] for d in range(t._ndim))
 
 
 cdef int _threads():
@@ -450,7 +455,10 @@ def conv2d_gemm(TensorBase x not None, TensorBase weight not None, bias, stride,
     cdef str what = "conv2d_gemm"
     if not cg_conv_gemm_ready():
         raise RuntimeError(f"{what}: no BLAS connected")
-    _geom(&g, x, tuple(weight.shape), stride, pads, dilation, groups, out, what)
+    _cpu(x, what)
+    _float_dtype(x, what)
+    _geom(&g, tuple(x.shape), _strides(x), tuple(weight.shape), stride, pads, dilation, groups,
+          out, what)
     _cpu(weight, what)
     if weight._dtype is not x._dtype or not weight.is_contiguous():
         raise RuntimeError(f"{what}: the weight must be contiguous, of the input's dtype")
@@ -499,8 +507,11 @@ def conv2d_gemm_weight(TensorBase x not None, TensorBase grad not None, weight_s
     wshape = tuple(int(v) for v in weight_shape)
     if len(wshape) != 4 or grad._ndim != 4:
         raise RuntimeError(f"{what}: expected a 4-d weight shape and gradient")
+    _cpu(x, what)
     _cpu(grad, what)
-    _geom(&g, x, wshape, stride, pads, dilation, groups, tuple(grad.shape)[2:], what)
+    _float_dtype(x, what)
+    _geom(&g, tuple(x.shape), _strides(x), wshape, stride, pads, dilation, groups,
+          tuple(grad.shape)[2:], what)
     if grad._dtype is not x._dtype or not grad.is_contiguous() \
             or tuple(grad.shape) != (g.n, g.cout, g.oh, g.ow):
         raise RuntimeError(f"{what}: the gradient must be a contiguous "
@@ -513,6 +524,53 @@ def conv2d_gemm_weight(TensorBase x not None, TensorBase grad not None, weight_s
     cdef int f64 = x._dtype.code == DT_FLOAT64, threads = _threads(), rc
     with nogil:
         rc = cg_conv2d_gemm_weight(&g, f64, xp, gp, rp, threads)
+    if rc:
+        raise MemoryError(f"{what}: out of memory for the column buffer")
+    return res
+
+
+def conv2d_gemm_input(TensorBase grad not None, TensorBase weight not None, size, stride, pads,
+                      dilation, Py_ssize_t groups):
+    """The input gradient of :func:`conv2d_gemm`: for the contiguous output gradient
+    ``grad`` (``(N, Cout, oH, oW)``) and the contiguous weight, the contiguous
+    ``(N, C, *size)`` tensor ``col2im(W^T @ grad)`` (also ``conv_transpose2d``'s
+    forward). Each block of output rows multiplies in a cache-sized buffer and is
+    added onto the image's gradient at once.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import conv2d_gemm_input
+    >>> gx = conv2d_gemm_input(cygrad.ones(1, 1, 2, 2), cygrad.ones(1, 1, 2, 2), (3, 3),
+    ...                        (1, 1), (0, 0), (1, 1), 1)
+    >>> gx.tolist()
+    [[[[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]]]
+    """
+    cdef cg_conv_geom g
+    cdef str what = "conv2d_gemm_input"
+    if not cg_conv_gemm_ready():
+        raise RuntimeError(f"{what}: no BLAS connected")
+    _cpu(grad, what)
+    _cpu(weight, what)
+    cdef DType dt = _float_dtype(grad, what)
+    size = tuple(int(v) for v in size)
+    if grad._ndim != 4 or weight._ndim != 4 or len(size) != 2:
+        raise RuntimeError(f"{what}: expected a 4-d gradient and weight and 2 sizes")
+    xshape = (grad.shape[0], weight.shape[1] * groups) + size
+    _geom(&g, xshape, (0, 0, 0, 0), tuple(weight.shape), stride, pads, dilation, groups,
+          tuple(grad.shape)[2:], what)
+    if weight._dtype is not dt or not weight.is_contiguous() or not grad.is_contiguous() \
+            or grad.shape[1] != g.cout:
+        raise RuntimeError(f"{what}: the gradient and weight must be contiguous, of one "
+                           f"dtype, the gradient with {g.cout} channels")
+    cdef TensorBase res = _empty(dt, xshape, grad.device)
+    cdef Storage keep_g = grad._storage, keep_w = weight._storage, keep_r = res._storage
+    cdef const char* gp = grad.ptr()
+    cdef const char* wp = weight.ptr()
+    cdef char* rp = res.ptr()
+    cdef int f64 = dt.code == DT_FLOAT64, threads = _threads(), rc
+    with nogil:
+        rc = cg_conv2d_gemm_input(&g, f64, gp, wp, rp, threads)
     if rc:
         raise MemoryError(f"{what}: out of memory for the column buffer")
     return res

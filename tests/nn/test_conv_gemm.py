@@ -1,5 +1,5 @@
-"""The fused convolution kernels ``conv2d_gemm``/``conv2d_gemm_weight``
-(``cygrad/_core/cpu/conv_gemm.c``) against PyTorch: the layer size of the
+"""The fused convolution kernels ``conv2d_gemm``, ``conv2d_gemm_weight`` and
+``conv2d_gemm_input`` (``cygrad/_core/cpu/conv_gemm.c``) against PyTorch: the layer size of the
 benchmark, images split into several row blocks, stride/dilation/groups on a
 strided input, several threads, their argument checks, and which route
 ``F.conv2d`` takes (the fused kernels, or the im2col route under create_graph).
@@ -16,38 +16,41 @@ from cygrad.nn._ops import conv as conv_ops
 torch = pytest.importorskip("torch", reason="the kernels are compared with PyTorch's conv2d")
 
 
+NAMES = ("conv2d_gemm", "conv2d_gemm_weight", "conv2d_gemm_input")
+
+
 def _kernels():
-    fwd = dispatch.lookup("conv2d_gemm", "cpu", cygrad.float32)
-    wgt = dispatch.lookup("conv2d_gemm_weight", "cpu", cygrad.float32)
-    if fwd is None or wgt is None:
+    found = [dispatch.lookup(name, "cpu", cygrad.float32) for name in NAMES]
+    if any(k is None for k in found):
         pytest.skip("no ILP64 OpenBLAS connected: the fused kernels are not registered")
-    return fwd, wgt
+    return found
 
 
-def _torch_pair(x, w, b, dy, **kw):
-    """PyTorch's output and weight gradient for output gradient ``dy``."""
-    tw = torch.tensor(w, requires_grad=True)
-    out = torch.nn.functional.conv2d(torch.tensor(x), tw, None if b is None else torch.tensor(b),
-                                     **kw)
+def _torch_grads(x, w, b, dy, **kw):
+    """PyTorch's output, weight gradient and input gradient for output gradient ``dy``."""
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    out = torch.nn.functional.conv2d(tx, tw, None if b is None else torch.tensor(b), **kw)
     out.backward(torch.tensor(dy))
-    return out.detach().numpy(), tw.grad.numpy()
+    return out.detach().numpy(), tw.grad.numpy(), tx.grad.numpy()
 
 
 def _check(x, w, b, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1, cx=None,
            atol=1e-10, rtol=1e-7):
-    fwd, wgt = _kernels()
+    fwd, wgt, inp = _kernels()
     rng = np.random.default_rng(1)
     kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     ref = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **kw)
     dy = rng.standard_normal(tuple(ref.shape)).astype(x.dtype)
-    want_y, want_gw = _torch_pair(x, w, b, dy, **kw)
+    want_y, want_gw, want_gx = _torch_grads(x, w, b, dy, **kw)
     cx = cygrad.tensor(x) if cx is None else cx
     y = fwd(cx, cygrad.tensor(w), None if b is None else cygrad.tensor(b), stride, padding,
             dilation, groups, tuple(ref.shape[2:]))
     gw = wgt(cx, cygrad.tensor(dy), w.shape, stride, padding, dilation, groups)
-    assert y.is_contiguous() and gw.is_contiguous()
+    gx = inp(cygrad.tensor(dy), cygrad.tensor(w), x.shape[2:], stride, padding, dilation, groups)
+    assert y.is_contiguous() and gw.is_contiguous() and gx.is_contiguous()
     np.testing.assert_allclose(y.numpy(), want_y, atol=atol, rtol=rtol)
     np.testing.assert_allclose(gw.numpy(), want_gw, atol=atol * 100, rtol=rtol * 10)
+    np.testing.assert_allclose(gx.numpy(), want_gx, atol=atol, rtol=rtol)
 
 
 def test_benchmark_layer_float32():
@@ -84,7 +87,7 @@ def test_stride_dilation_groups_on_a_strided_input():
 
 
 def test_argument_errors():
-    fwd, wgt = _kernels()
+    fwd, wgt, inp = _kernels()
     x, w = cygrad.ones(1, 2, 4, 4), cygrad.ones(3, 2, 3, 3)
     with pytest.raises(RuntimeError, match="contiguous"):
         fwd(x, w.transpose(2, 3), None, (1, 1), (0, 0), (1, 1), 1, (2, 2))
@@ -101,6 +104,10 @@ def test_argument_errors():
     with pytest.raises(RuntimeError, match="gradient"):
         wgt(x, cygrad.ones(1, 3, 2, 2).transpose(2, 3), (3, 2, 3, 3), (1, 1), (0, 0), (1, 1),
             1)
+    with pytest.raises(RuntimeError, match="3 channels"):
+        inp(cygrad.ones(1, 2, 2, 2), w, (4, 4), (1, 1), (0, 0), (1, 1), 1)
+    with pytest.raises(RuntimeError, match="contiguous"):
+        inp(cygrad.ones(1, 3, 2, 2), w.transpose(2, 3), (4, 4), (1, 1), (0, 0), (1, 1), 1)
 
 
 class _Spy:
@@ -111,7 +118,7 @@ class _Spy:
         self.saved = {}
 
     def __enter__(self):
-        for name in ("conv2d_gemm", "conv2d_gemm_weight"):
+        for name in NAMES:
             fn, dts = dispatch._TABLE[(name, "cpu")], dispatch._DTYPES.get((name, "cpu"))
             self.saved[name] = (fn, dts)
             self.calls[name] = 0
@@ -133,23 +140,31 @@ def test_conv2d_routes():
     w = cygrad.randn(4, 8, 3, 3, dtype=cygrad.float64, requires_grad=True)
     with _Spy() as calls:
         F.conv2d(x, w, padding=1).sum().backward()
-    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 1}
-    # double backward needs a recorded weight gradient: the im2col route
+    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 1, "conv2d_gemm_input": 0}
+    x.requires_grad_()
     with _Spy() as calls:
-        (gw,) = cygrad.autograd.grad(F.conv2d(x, w, padding=1).pow(2).sum(), w,
-                                     create_graph=True)
-    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 0}
-    assert gw.requires_grad
+        F.conv2d(x, w, padding=1).sum().backward()
+    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 1, "conv2d_gemm_input": 1}
+    # double backward needs recorded gradients: the im2col route
+    with _Spy() as calls:
+        gx, gw = cygrad.autograd.grad(F.conv2d(x, w, padding=1).pow(2).sum(), (x, w),
+                                      create_graph=True)
+    assert calls == {"conv2d_gemm": 1, "conv2d_gemm_weight": 0, "conv2d_gemm_input": 0}
+    assert gx.requires_grad and gw.requires_grad
+    # conv_transpose2d runs forwards on the input gradient's kernel
+    with _Spy() as calls:
+        F.conv_transpose2d(x.detach(), cygrad.randn(8, 8, 3, 3, dtype=cygrad.float64))
+    assert calls == {"conv2d_gemm": 0, "conv2d_gemm_weight": 0, "conv2d_gemm_input": 1}
     # 3-d convolutions have no fused kernel
     with _Spy() as calls:
         F.conv3d(x.unsqueeze(2), w.unsqueeze(2))
-    assert calls == {"conv2d_gemm": 0, "conv2d_gemm_weight": 0}
+    assert sum(calls.values()) == 0
     # few columns per product (3 channels x 9 offsets) and groups: the im2col route
     for shape, groups in (((4, 3, 3, 3), 1), ((4, 4, 3, 3), 2)):
         with _Spy() as calls:
             F.conv2d(x[:, :shape[1] * groups], cygrad.randn(shape, dtype=cygrad.float64),
                      groups=groups)
-        assert calls == {"conv2d_gemm": 0, "conv2d_gemm_weight": 0}
+        assert sum(calls.values()) == 0
 
 
 # (conv, input shape, weight shape, kwargs): small enough for gradcheck, with the
@@ -180,7 +195,7 @@ def test_forced_fused_route_matches_torch_and_gradchecks(monkeypatch, name, xs, 
         g = rng.standard_normal(tuple(want.shape))
         out.backward(cygrad.tensor(g))
         want.backward(torch.tensor(g))
-    assert calls["conv2d_gemm"] + calls["conv2d_gemm_weight"] >= 2, calls
+    assert all(calls.values()), calls
     np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), atol=1e-10)
     for c, t in ((x, tx), (w, tw), (b, tb)):
         np.testing.assert_allclose(c.grad.numpy(), t.grad.numpy(), atol=1e-10)

@@ -34,9 +34,11 @@ register("col2im", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.col2im)
 register("max_pool_nd", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool)
 register("max_pool_nd_backward", "cpu",
          dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool_backward)
-# 2-d convolution and its weight gradient by blocks unfolded in cache and BLAS
+# 2-d convolution and its weight and input gradients by blocks unfolded in cache and BLAS
 # (cpu/conv_gemm.c); only where an ILP64 OpenBLAS is connected.
 if conv_kernels.gemm_ready():
     register("conv2d_gemm", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.conv2d_gemm)
     register("conv2d_gemm_weight", "cpu",
              dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.conv2d_gemm_weight)
+    register("conv2d_gemm_input", "cpu",
+             dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.conv2d_gemm_input)

@@ -32,4 +32,8 @@ int cg_conv2d_gemm_forward(const cg_conv_geom* g, int f64, const char* x, const 
  * output gradient dy (contiguous (n, cout, oh * ow)). 0, or -1 when out of memory. */
 int cg_conv2d_gemm_weight(const cg_conv_geom* g, int f64, const char* x, const char* dy,
                           char* out, int threads);
+/* out (contiguous (n, c, h, w)) = the input gradient for the output gradient dy
+ * (contiguous (n, cout, oh * ow)); w as for the forward. 0, or -1 when out of memory. */
+int cg_conv2d_gemm_input(const cg_conv_geom* g, int f64, const char* dy, const char* w,
+                         char* out, int threads);
 #endif

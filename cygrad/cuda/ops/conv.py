@@ -1,9 +1,11 @@
-"""The 'cuda' kernels of the fused convolution primitives ``conv2d_gemm`` and
-``conv2d_gemm_weight`` (the CPU ones are ``cygrad/_core/cpu/conv_gemm.c``).
+"""The 'cuda' kernels of the fused convolution primitives ``conv2d_gemm``,
+``conv2d_gemm_weight`` and ``conv2d_gemm_input`` (the CPU ones are
+``cygrad/_core/cpu/conv_gemm.c``).
 
 On the GPU there is no cache-sized buffer to keep the window columns in, so each
 is the CUDA ``im2col`` kernel followed by one batched product on the tiled
-``matmul_into`` kernel (``cuda/ops/nn.py``, ``cuda/tensors.py``), the bias added
+``matmul_into`` kernel (``cuda/ops/nn.py``, ``cuda/tensors.py``), or that product
+followed by ``col2im`` for the input gradient, the bias added
 and the weight gradient summed over the batch by the CUDA elementwise and
 reduction kernels: the same arithmetic as the ops' im2col route, behind the
 signatures of the CPU kernels.
@@ -12,7 +14,7 @@ Examples
 --------
 >>> from cygrad.cuda.ops import conv
 >>> conv.PRIMITIVES
-('conv2d_gemm', 'conv2d_gemm_weight')
+('conv2d_gemm', 'conv2d_gemm_weight', 'conv2d_gemm_input')
 """
 import math
 
@@ -21,7 +23,7 @@ from ..._core import tensor as _C
 from ..tensors import _same_device
 
 #: the primitives this module gives a 'cuda' kernel
-PRIMITIVES = ("conv2d_gemm", "conv2d_gemm_weight")
+PRIMITIVES = ("conv2d_gemm", "conv2d_gemm_weight", "conv2d_gemm_input")
 
 _FLOATS = ("float32", "float64")
 
@@ -91,8 +93,35 @@ def conv2d_gemm_weight(x, grad, weight_shape, stride, pads, dilation, groups):
     return prods.sum(0).reshape(weight_shape)
 
 
+def conv2d_gemm_input(grad, weight, size, stride, pads, dilation, groups):
+    """The input gradient of :func:`conv2d_gemm` for the output gradient ``grad``
+    (``(N, Cout, oH, oW)``): a contiguous ``(N, C, *size)`` tensor.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.conv import conv2d_gemm_input
+    >>> callable(conv2d_gemm_input)
+    True
+    """
+    _same_device(grad, weight)
+    if weight.dtype is not grad.dtype or grad.dim() != 4 or weight.dim() != 4 \
+            or groups < 1 or weight.shape[0] % groups or grad.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"conv2d_gemm_input: gradient {list(grad.shape)} and weight "
+                           f"{list(weight.shape)} (groups={groups}) do not fit")
+    n, cout, cg = grad.shape[0], weight.shape[0], weight.shape[1]
+    kernel, L = tuple(weight.shape[2:]), math.prod(grad.shape[2:])
+    ckg = cg * math.prod(kernel)
+    cols = _C._empty((n, groups, ckg, L), grad.dtype, grad.device)
+    if cols.numel():
+        _kernel("matmul_into")(
+            weight.contiguous().reshape(groups, cout // groups, ckg).transpose(1, 2),
+            grad.contiguous().reshape(n, groups, cout // groups, L), cols)
+    return _kernel("col2im")(cols.reshape(n, groups * ckg, L), cg * groups, size, kernel,
+                             dilation, pads, stride, tuple(grad.shape[2:]))
+
+
 def register():
-    """Register the two kernels as 'cuda' entries of the kernel table (float32,
+    """Register the three kernels as 'cuda' entries of the kernel table (float32,
     float64, as on the CPU).
 
     Examples

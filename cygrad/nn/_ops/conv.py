@@ -163,7 +163,9 @@ def _weight_grad(image, patches, weight_shape, g, cols=None):
 # A 1-d or 2-d convolution can run as the device's fused kernels instead:
 # ``conv2d_gemm`` unfolds each image's windows block by block into a cache-sized
 # buffer and multiplies it there (cygrad/_core/cpu/conv_gemm.c), ``conv2d_gemm_weight``
-# does the same for the weight gradient, accumulating over the batch. Neither keeps
+# does the same for the weight gradient, accumulating over the batch, and
+# ``conv2d_gemm_input`` multiplies the output gradient block by block and folds the
+# result onto the image (the input gradient, and conv_transpose's forward). None keeps
 # the whole batch's columns: the backward unfolds the input again, which costs less
 # than streaming 19 MB of saved columns back from memory (conv2d N32 16->32 32x32).
 # They are not differentiable themselves, so a backward under create_graph takes the
@@ -229,6 +231,18 @@ def _fused_weight_grad(image, patches, weight_shape, g):
     return gw.reshape(weight_shape)
 
 
+def _fused_image(patches, weight, g):
+    """:func:`_to_image` by the fused kernel (contiguous), or None without one."""
+    fast = _fused("conv2d_gemm_input", g, patches, weight.shape)
+    if fast is None:
+        return None
+    stride, pads, dilation = _geometry_2d(g)
+    size = g.image if len(g.kernel) == 2 else (1,) + g.image
+    res = fast(_as_2d(patches, g).contiguous(), _as_2d(weight, g).contiguous(), size, stride,
+               pads, dilation, g.groups)
+    return res.squeeze(2) if len(g.kernel) == 1 else res
+
+
 def _bias_shape(bias, ndim):
     return bias.reshape((bias.shape[0],) + (1,) * ndim)
 
@@ -250,7 +264,9 @@ class Convolution(Function):
         ctx.save_for_backward(input, weight)
         ctx.cols = None
         if g.transposed:
-            out = _to_image(input, weight, g, True)
+            out = _fused_image(input, weight, g)
+            if out is None:
+                out = _to_image(input, weight, g, True)
         elif (out := _fused_conv(input, weight, bias, g)) is not None:
             ctx.out_shape = tuple(out.shape)
             return out
@@ -294,7 +310,9 @@ class Convolution(Function):
                     gw = _weight_grad(grad, input, weight.shape, g)
         else:
             if need_x:
-                gx = _to_image(grad, weight, g, False)
+                gx = None if graph else _fused_image(grad, weight, g)
+                if gx is None:
+                    gx = _to_image(grad, weight, g, False)
             if need_w:
                 gw = None if graph or ctx.cols is not None else \
                     _fused_weight_grad(input, grad, weight.shape, g)
