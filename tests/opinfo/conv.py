@@ -129,6 +129,9 @@ def _conv2d_errors(op_info, rng):
                    RuntimeError),
         ErrorInput(SampleInput(x, (rng.standard_normal((2, 4, 7, 7)),)), RuntimeError,
                    match="Kernel size"),
+        # wider than int64 (found by tests/test_fuzz_seeded.py): PyTorch's ValueError
+        ErrorInput(SampleInput(x, (rng.standard_normal((2, 4, 3, 3)),), {"groups": 2 ** 64}),
+                   ValueError, match="Overflow"),
     ]
 
 

@@ -355,6 +355,9 @@ def _check_tensor(x, name, opname):
 def _check_int(value, name, opname):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{opname}(): argument '{name}' must be int, not {type(value).__name__}")
+    if not -2 ** 63 <= int(value) < 2 ** 63:
+        # PyTorch's argument parser reads an int64 and raises this for anything wider
+        raise ValueError("Overflow when unpacking long long")
     return int(value)
 
 
