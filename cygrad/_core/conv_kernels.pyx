@@ -1,5 +1,7 @@
 """CPU sliding-window kernels (cpu/conv.c): im2col, col2im, max pooling and its
-gradient, for any number of spatial dims.
+gradient, for any number of spatial dims; and the fused 2-d convolution kernels
+(cpu/conv_gemm.c, through the BLAS of ``gemm.pyx``): :func:`conv2d_gemm`,
+:func:`conv2d_gemm_weight` and :func:`conv2d_gemm_input`.
 
 Each function checks its arguments with the GIL held (shapes, dtypes, devices,
 geometry that fits in 64-bit offsets), raising a Python exception, then runs the

@@ -110,6 +110,23 @@ def test_argument_errors():
         inp(cygrad.ones(1, 3, 2, 2), w.transpose(2, 3), (4, 4), (1, 1), (0, 0), (1, 1), 1)
 
 
+def test_empty_sizes():
+    fwd, wgt, inp = _kernels()
+    geo = ((1, 1), (1, 1), (1, 1), 1)
+    # no window positions, no images, no input channels
+    assert fwd(cygrad.ones(2, 3, 2, 2), cygrad.ones(4, 3, 3, 3), None, *geo, (0, 2)).shape \
+        == (2, 4, 0, 2)
+    assert fwd(cygrad.ones(0, 3, 2, 2), cygrad.ones(4, 3, 3, 3), None, *geo, (2, 2)).shape \
+        == (0, 4, 2, 2)
+    y = fwd(cygrad.ones(1, 0, 2, 2), cygrad.ones(2, 0, 3, 3), cygrad.tensor([1.0, 2.0]), *geo,
+            (2, 2))
+    assert y[0, :, 0, 0].tolist() == [1.0, 2.0] and y[0, 1].tolist() == [[2.0, 2.0]] * 2
+    gw = wgt(cygrad.ones(2, 3, 2, 2), cygrad.ones(2, 4, 0, 2), (4, 3, 3, 3), *geo)
+    assert gw.abs().sum().item() == 0.0 and gw.shape == (4, 3, 3, 3)
+    gx = inp(cygrad.ones(2, 4, 0, 2), cygrad.ones(4, 3, 3, 3), (2, 2), *geo)
+    assert gx.abs().sum().item() == 0.0 and gx.shape == (2, 3, 2, 2)
+
+
 class _Spy:
     """Counts the calls of the 'cpu' kernels of the fused primitives."""
 

@@ -8,7 +8,11 @@ GIL released and large sizes split over the thread pool:
 * ``col2im(cols, channels, size, kernel, dilation, pads, stride, out)``: its adjoint;
 * ``max_pool_nd(x, kernel, dilation, pads, stride, out)``: ``(values, indices)``,
   indices into the flattened spatial plane;
-* ``max_pool_nd_backward(grad, indices, size)``: the gradient scatter.
+* ``max_pool_nd_backward(grad, indices, size)``: the gradient scatter;
+* ``conv2d_gemm``, ``conv2d_gemm_weight``, ``conv2d_gemm_input``: a 2-d
+  convolution, its weight gradient and its input gradient, im2col and BLAS per
+  cache-sized block of output rows (``cpu/conv_gemm.c``; float32/float64, and only
+  where an ILP64 OpenBLAS is connected).
 
 The last three cover float32 and float64 (``dispatch.lookup`` finds them only for
 those); the ops compute other dtypes with tensor ops.

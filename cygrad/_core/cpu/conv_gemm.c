@@ -341,6 +341,7 @@ static void run_chunk(void* p, int chunk) {
 
 /* Output rows per unit so that a unit's columns take about BUF_BYTES. */
 static cg_index rows_per_unit(const cg_conv_geom* g, int f64) {
+    if (g->oh < 1) return 1;
     const cg_index row = g->ow * g->c * g->kh * g->kw * (f64 ? 8 : 4);
     cg_index blocks = (g->oh * row + BUF_BYTES - 1) / BUF_BYTES;
     if (blocks < 1) blocks = 1;
@@ -393,7 +394,15 @@ int cg_conv2d_gemm_forward(const cg_conv_geom* g, int f64, const char* x, const 
     job j;
     memset(&j, 0, sizeof j);
     setup(&j, g, f64, threads);
-    if (j.units == 0 || g->cout == 0) return 0;
+    if (j.units == 0 || g->cout == 0 || j.L == 0) return 0;
+    if (j.CK == 0) {         /* no input channels: the output is the bias */
+        for (cg_index i = 0; i < g->n * g->cout * j.L; i++) {
+            const cg_index co = i / j.L % g->cout;
+            if (f64) ((double*)out)[i] = bias ? ((const double*)bias)[co] : 0.0;
+            else ((float*)out)[i] = bias ? ((const float*)bias)[co] : 0.0f;
+        }
+        return 0;
+    }
     char* wc = weight_as_cols(&j, w);
     if (!wc) return -1;
     j.x = x;
@@ -412,7 +421,7 @@ int cg_conv2d_gemm_weight(const cg_conv_geom* g, int f64, const char* x, const c
     setup(&j, g, f64, threads);
     const cg_index isz = j.isz, size = j.wsize;
     if (size == 0) return 0;
-    if (j.units == 0) {
+    if (j.units == 0 || j.L == 0) {
         memset(out, 0, (size_t)(size * isz));
         return 0;
     }
@@ -451,7 +460,7 @@ int cg_conv2d_gemm_input(const cg_conv_geom* g, int f64, const char* dy, const c
     memset(&j, 0, sizeof j);
     setup(&j, g, f64, threads);
     if (g->n * g->c * g->h * g->w == 0) return 0;
-    if (j.units == 0 || j.wsize == 0) {
+    if (j.units == 0 || j.wsize == 0 || j.L == 0) {
         memset(out, 0, (size_t)(g->n * g->c * g->h * g->w * j.isz));
         return 0;
     }

@@ -12,7 +12,11 @@ position); the weight always has shape ``(Cp, Ci / groups, *kernel)``:
 
 ``conv_transpose`` is the adjoint map used forwards, so a convolution and its
 transpose share these three pieces, only swapping which is forward and which is
-backward (as PyTorch's ``ConvolutionBackward0`` node does).  ``Im2Col`` and
+backward (as PyTorch's ``ConvolutionBackward0`` node does). For 1-d and 2-d
+convolutions of one group with enough columns, the three maps run as the device's
+fused kernels instead (``conv2d_gemm``, ``conv2d_gemm_weight``,
+``conv2d_gemm_input``: im2col and product per cache-sized block, see "fused
+kernels" below) whenever no graph of the backward is recorded.  ``Im2Col`` and
 ``Col2Im`` are Functions (each the other's gradient), so the backward pass is built
 from differentiable ops and double backward works. They run the device's
 ``im2col``/``col2im`` kernels (:mod:`cygrad._core.dispatch`) when it has them for the
@@ -542,8 +546,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
     ``weight`` is ``(C_out, C_in / groups, kH, kW)`` and ``bias`` ``(C_out,)``.
     ``stride``, ``padding`` and ``dilation`` are ints or pairs; ``padding`` may also
-    be ``'valid'`` or ``'same'``. Computed as one ``im2col`` copy and one matrix
-    product per group; the gradient node is ``ConvolutionBackward0``.
+    be ``'valid'`` or ``'same'``. Computed as ``im2col`` copies and matrix products
+    (per block of output rows in cache on the CPU, or one batched product per group);
+    the gradient node is ``ConvolutionBackward0``.
 
     Examples
     --------
