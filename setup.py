@@ -97,7 +97,7 @@ extensions = [
     ext("tensor", CPU_SOURCES),
     ext("engine"),
     ext("dlpack"),
-    ext("conv_kernels", ["cygrad/_core/cpu/conv.c"]),
+    ext("conv_kernels", ["cygrad/_core/cpu/conv.c", "cygrad/_core/cpu/conv_gemm.c"]),
     ext("fastpath", ["cygrad/_core/cpu/fastpath.c"]),
     ext("special_kernels", ["cygrad/_core/cpu/special.c"]),
     ext("gemm"),

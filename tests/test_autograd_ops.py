@@ -57,6 +57,7 @@ FAMILY_MODULES = {
     "fused": ("cygrad.ops.reduction", "cygrad.nn._ops"),
     # the layers' Functions (cygrad.nn._ops.rnn); the cells are composed (last node Mul/Tanh/Add)
     "rnn": ("cygrad.nn._ops", "cygrad.ops"),
+    "conv": ("cygrad.nn._ops",),
 }
 
 

@@ -1,5 +1,7 @@
 """CPU sliding-window kernels (cpu/conv.c): im2col, col2im, max pooling and its
-gradient, for any number of spatial dims.
+gradient, for any number of spatial dims; and the fused 2-d convolution kernels
+(cpu/conv_gemm.c, through the BLAS of ``gemm.pyx``): :func:`conv2d_gemm`,
+:func:`conv2d_gemm_weight` and :func:`conv2d_gemm_input`.
 
 Each function checks its arguments with the GIL held (shapes, dtypes, devices,
 geometry that fits in 64-bit offsets), raising a Python exception, then runs the
@@ -19,7 +21,7 @@ Examples
 >>> K.im2col(x, (2,), (1,), (0,), (2,), (2,)).tolist()
 [[[0.0, 2.0], [1.0, 3.0]]]
 """
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uintptr_t
 from libc.string cimport memcpy
 
 from .dtype cimport dtype as DType, DT_FLOAT32, DT_FLOAT64, DT_INT64, dtype_from_code
@@ -50,7 +52,40 @@ cdef extern from "kernels.h" nogil:
                              const cg_index* gs, const int64_t* idx, const cg_index* is_,
                              char* out)
 
+cdef extern from "conv_gemm.h" nogil:
+    ctypedef void (*cg_sgemm_fn)(int order, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                 float alpha, const float* a, int64_t lda, const float* b,
+                                 int64_t ldb, float beta, float* c, int64_t ldc)
+    ctypedef void (*cg_dgemm_fn)(int order, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                 double alpha, const double* a, int64_t lda, const double* b,
+                                 int64_t ldb, double beta, double* c, int64_t ldc)
+    ctypedef void (*cg_set_threads_fn)(int n)
+    ctypedef struct cg_conv_geom:
+        cg_index n, c, h, w, cout, groups, kh, kw, oh, ow
+        cg_index sh, sw, dh, dw, ph, pw
+        cg_index xs[4]
+    void cg_conv_gemm_set(cg_conv_pool_fn run, cg_sgemm_fn s, cg_dgemm_fn d,
+                          cg_set_threads_fn t)
+    int cg_conv_gemm_ready()
+    int cg_conv2d_gemm_forward(const cg_conv_geom* g, int f64, const char* x, const char* w,
+                               const char* bias, char* out, int threads)
+    int cg_conv2d_gemm_weight(const cg_conv_geom* g, int f64, const char* x, const char* dy,
+                              char* out, int threads)
+    int cg_conv2d_gemm_input(const cg_conv_geom* g, int f64, const char* dy, const char* w,
+                             char* out, int threads)
+
 cg_conv_set_pool(pool_run)
+
+
+def _connect_blas():
+    from .gemm import blas_pointers
+    cdef uintptr_t s, d, t
+    s, d, t = blas_pointers()
+    if s and d:
+        cg_conv_gemm_set(pool_run, <cg_sgemm_fn>s, <cg_dgemm_fn>d, <cg_set_threads_fn>t)
+
+
+_connect_blas()
 
 # Releasing the GIL costs a mutex round trip: only worth it for real work.
 cdef enum:
@@ -341,3 +376,203 @@ def _set_parallel_min(Py_ssize_t n):
     """
     global cg_conv_parallel_min
     cg_conv_parallel_min = max(n, 1)
+
+
+def gemm_ready():
+    """True when the BLAS-backed convolution kernels (:func:`conv2d_gemm`,
+    :func:`conv2d_gemm_weight`) are connected (an ILP64 OpenBLAS was found).
+
+    Examples
+    --------
+    >>> from cygrad._core import conv_kernels, gemm
+    >>> conv_kernels.gemm_ready() == gemm.available()
+    True
+    """
+    return bool(cg_conv_gemm_ready())
+
+
+cdef int _geom(cg_conv_geom* g, tuple xshape, tuple xstrides, tuple wshape, stride, pads,
+               dilation, Py_ssize_t groups, out, str what) except -1:
+    """Fill ``g`` for an input of shape ``xshape`` (element strides ``xstrides``) and
+    a weight of shape ``wshape``, checking both."""
+    if len(xshape) != 4 or len(wshape) != 4:
+        raise RuntimeError(f"{what}: expected a 4-d input and weight, got {len(xshape)}-d and "
+                           f"{len(wshape)}-d")
+    _ints(xshape, 4, "input shape", what, 0)
+    k = _ints(wshape[2:], 2, "kernel", what, 1)
+    s = _ints(stride, 2, "stride", what, 1)
+    p = _ints(pads, 2, "pads", what, 0)
+    dl = _ints(dilation, 2, "dilation", what, 1)
+    o = _ints(out, 2, "out", what, 0)
+    if groups < 1 or xshape[1] % groups or wshape[0] % groups \
+            or wshape[1] * groups != xshape[1]:
+        raise RuntimeError(f"{what}: weight {list(wshape)} and groups={groups} do not fit "
+                           f"an input of {xshape[1]} channels")
+    for d in range(2):
+        if (o[d] * s[d] + k[d] * dl[d] + p[d] + xshape[2 + d]) >= _LIMIT:
+            raise RuntimeError(f"{what}: window geometry too large")
+    if xshape[0] * xshape[1] * _prod(tuple(k)) * _prod(tuple(o)) >= _LIMIT:
+        raise RuntimeError(f"{what}: window geometry too large")
+    g.n, g.c, g.h, g.w = xshape
+    g.cout, g.groups = wshape[0], groups
+    g.kh, g.kw = k
+    g.oh, g.ow = o
+    g.sh, g.sw = s
+    g.dh, g.dw = dl
+    g.ph, g.pw = p
+    for d in range(4):
+        g.xs[d] = xstrides[d]
+    return 0
+
+
+cdef tuple _strides(TensorBase t):
+    return tuple(t._strides[d] for d in range(t._ndim))
+
+
+cdef int _threads():
+    from .. import _threading
+    return max(int(_threading._blas_threads), 1)
+
+
+def conv2d_gemm(TensorBase x not None, TensorBase weight not None, bias, stride, pads, dilation,
+                Py_ssize_t groups, out):
+    """``conv2d(x, weight, bias)`` of an ``(N, C, H, W)`` float32/float64 input (any
+    strides) with a contiguous ``(Cout, C / groups, kH, kW)`` weight and an optional
+    contiguous ``(Cout,)`` bias: the contiguous ``(N, Cout, *out)`` result. ``pads``
+    is the padding before each spatial dim (after it is implied by ``out``).
+
+    Each block of output rows of an image is unfolded into a cache-sized buffer
+    and multiplied there by BLAS (``cpu/conv_gemm.c``).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import conv2d_gemm
+    >>> y = conv2d_gemm(cygrad.ones(1, 1, 3, 3), cygrad.ones(1, 1, 2, 2), None,
+    ...                 (1, 1), (0, 0), (1, 1), 1, (2, 2))
+    >>> y.tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """
+    cdef cg_conv_geom g
+    cdef str what = "conv2d_gemm"
+    if not cg_conv_gemm_ready():
+        raise RuntimeError(f"{what}: no BLAS connected")
+    _cpu(x, what)
+    _float_dtype(x, what)
+    _geom(&g, tuple(x.shape), _strides(x), tuple(weight.shape), stride, pads, dilation, groups,
+          out, what)
+    _cpu(weight, what)
+    if weight._dtype is not x._dtype or not weight.is_contiguous():
+        raise RuntimeError(f"{what}: the weight must be contiguous, of the input's dtype")
+    cdef TensorBase b = None
+    if bias is not None:
+        b = bias
+        _cpu(b, what)
+        if b._dtype is not x._dtype or b._ndim != 1 or b.shape[0] != g.cout \
+                or not b.is_contiguous():
+            raise RuntimeError(f"{what}: the bias must be a contiguous ({g.cout},) tensor "
+                               f"of the input's dtype")
+    cdef TensorBase res = _empty(x._dtype, (g.n, g.cout, g.oh, g.ow), x.device)
+    cdef Storage keep_x = x._storage, keep_w = weight._storage, keep_r = res._storage
+    cdef Storage keep_b = b._storage if b is not None else None
+    cdef const char* xp = x.ptr()
+    cdef const char* wp = weight.ptr()
+    cdef const char* bp = b.ptr() if b is not None else NULL
+    cdef char* rp = res.ptr()
+    cdef int f64 = x._dtype.code == DT_FLOAT64, threads = _threads(), rc
+    with nogil:
+        rc = cg_conv2d_gemm_forward(&g, f64, xp, wp, bp, rp, threads)
+    if rc:
+        raise MemoryError(f"{what}: out of memory for the column buffer")
+    return res
+
+
+def conv2d_gemm_weight(TensorBase x not None, TensorBase grad not None, weight_shape, stride,
+                       pads, dilation, Py_ssize_t groups):
+    """The weight gradient of :func:`conv2d_gemm`: for the input ``x`` and the
+    contiguous output gradient ``grad`` (``(N, Cout, oH, oW)``), the contiguous
+    ``weight_shape`` tensor ``sum_n grad[n] @ im2col(x[n])^T``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import conv2d_gemm_weight
+    >>> gw = conv2d_gemm_weight(cygrad.ones(1, 1, 3, 3), cygrad.ones(1, 1, 2, 2),
+    ...                         (1, 1, 2, 2), (1, 1), (0, 0), (1, 1), 1)
+    >>> gw.tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """
+    cdef cg_conv_geom g
+    cdef str what = "conv2d_gemm_weight"
+    if not cg_conv_gemm_ready():
+        raise RuntimeError(f"{what}: no BLAS connected")
+    wshape = tuple(int(v) for v in weight_shape)
+    if len(wshape) != 4 or grad._ndim != 4:
+        raise RuntimeError(f"{what}: expected a 4-d weight shape and gradient")
+    _cpu(x, what)
+    _cpu(grad, what)
+    _float_dtype(x, what)
+    _geom(&g, tuple(x.shape), _strides(x), wshape, stride, pads, dilation, groups,
+          tuple(grad.shape)[2:], what)
+    if grad._dtype is not x._dtype or not grad.is_contiguous() \
+            or tuple(grad.shape) != (g.n, g.cout, g.oh, g.ow):
+        raise RuntimeError(f"{what}: the gradient must be a contiguous "
+                           f"{[g.n, g.cout, g.oh, g.ow]} tensor of the input's dtype")
+    cdef TensorBase res = _empty(x._dtype, wshape, x.device)
+    cdef Storage keep_x = x._storage, keep_g = grad._storage, keep_r = res._storage
+    cdef const char* xp = x.ptr()
+    cdef const char* gp = grad.ptr()
+    cdef char* rp = res.ptr()
+    cdef int f64 = x._dtype.code == DT_FLOAT64, threads = _threads(), rc
+    with nogil:
+        rc = cg_conv2d_gemm_weight(&g, f64, xp, gp, rp, threads)
+    if rc:
+        raise MemoryError(f"{what}: out of memory for the column buffer")
+    return res
+
+
+def conv2d_gemm_input(TensorBase grad not None, TensorBase weight not None, size, stride, pads,
+                      dilation, Py_ssize_t groups):
+    """The input gradient of :func:`conv2d_gemm`: for the contiguous output gradient
+    ``grad`` (``(N, Cout, oH, oW)``) and the contiguous weight, the contiguous
+    ``(N, C, *size)`` tensor ``col2im(W^T @ grad)`` (also ``conv_transpose2d``'s
+    forward). Each block of output rows multiplies in a cache-sized buffer and is
+    added onto the image's gradient at once.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.conv_kernels import conv2d_gemm_input
+    >>> gx = conv2d_gemm_input(cygrad.ones(1, 1, 2, 2), cygrad.ones(1, 1, 2, 2), (3, 3),
+    ...                        (1, 1), (0, 0), (1, 1), 1)
+    >>> gx.tolist()
+    [[[[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]]]
+    """
+    cdef cg_conv_geom g
+    cdef str what = "conv2d_gemm_input"
+    if not cg_conv_gemm_ready():
+        raise RuntimeError(f"{what}: no BLAS connected")
+    _cpu(grad, what)
+    _cpu(weight, what)
+    cdef DType dt = _float_dtype(grad, what)
+    size = tuple(int(v) for v in size)
+    if grad._ndim != 4 or weight._ndim != 4 or len(size) != 2:
+        raise RuntimeError(f"{what}: expected a 4-d gradient and weight and 2 sizes")
+    xshape = (grad.shape[0], weight.shape[1] * groups) + size
+    _geom(&g, xshape, (0, 0, 0, 0), tuple(weight.shape), stride, pads, dilation, groups,
+          tuple(grad.shape)[2:], what)
+    if weight._dtype is not dt or not weight.is_contiguous() or not grad.is_contiguous() \
+            or grad.shape[1] != g.cout:
+        raise RuntimeError(f"{what}: the gradient and weight must be contiguous, of one "
+                           f"dtype, the gradient with {g.cout} channels")
+    cdef TensorBase res = _empty(dt, xshape, grad.device)
+    cdef Storage keep_g = grad._storage, keep_w = weight._storage, keep_r = res._storage
+    cdef const char* gp = grad.ptr()
+    cdef const char* wp = weight.ptr()
+    cdef char* rp = res.ptr()
+    cdef int f64 = dt.code == DT_FLOAT64, threads = _threads(), rc
+    with nogil:
+        rc = cg_conv2d_gemm_input(&g, f64, gp, wp, rp, threads)
+    if rc:
+        raise MemoryError(f"{what}: out of memory for the column buffer")
+    return res

@@ -165,6 +165,20 @@ def available():
     return _sgemm != NULL
 
 
+def blas_pointers():
+    """``(sgemm, dgemm, set_threads)``: the addresses :func:`set_blas` connected
+    (zeros when none is), for other kernels that call BLAS from C
+    (``conv_kernels``'s convolution).
+
+    Examples
+    --------
+    >>> from cygrad._core import gemm
+    >>> all(gemm.blas_pointers()) == gemm.available()
+    True
+    """
+    return (<uintptr_t>_sgemm, <uintptr_t>_dgemm, <uintptr_t>_set_threads)
+
+
 def counters():
     """``{"products", "blas_calls", "copies", "split"}`` since the process started:
     products this module computed, the ``cblas_?gemm`` calls they made (a split

@@ -8,7 +8,11 @@ GIL released and large sizes split over the thread pool:
 * ``col2im(cols, channels, size, kernel, dilation, pads, stride, out)``: its adjoint;
 * ``max_pool_nd(x, kernel, dilation, pads, stride, out)``: ``(values, indices)``,
   indices into the flattened spatial plane;
-* ``max_pool_nd_backward(grad, indices, size)``: the gradient scatter.
+* ``max_pool_nd_backward(grad, indices, size)``: the gradient scatter;
+* ``conv2d_gemm``, ``conv2d_gemm_weight``, ``conv2d_gemm_input``: a 2-d
+  convolution, its weight gradient and its input gradient, im2col and BLAS per
+  cache-sized block of output rows (``cpu/conv_gemm.c``; float32/float64, and only
+  where an ILP64 OpenBLAS is connected).
 
 The last three cover float32 and float64 (``dispatch.lookup`` finds them only for
 those); the ops compute other dtypes with tensor ops.
@@ -34,3 +38,11 @@ register("col2im", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.col2im)
 register("max_pool_nd", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool)
 register("max_pool_nd_backward", "cpu",
          dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.max_pool_backward)
+# 2-d convolution and its weight and input gradients by blocks unfolded in cache and BLAS
+# (cpu/conv_gemm.c); only where an ILP64 OpenBLAS is connected.
+if conv_kernels.gemm_ready():
+    register("conv2d_gemm", "cpu", dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.conv2d_gemm)
+    register("conv2d_gemm_weight", "cpu",
+             dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.conv2d_gemm_weight)
+    register("conv2d_gemm_input", "cpu",
+             dtypes=conv_kernels.FLOAT_DTYPES)(conv_kernels.conv2d_gemm_input)
