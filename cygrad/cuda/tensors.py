@@ -256,13 +256,19 @@ def reduce_sum(x, axes, keepdim, dt):
     cols = math.prod(shape[d] for d in axes)
     out_shape = tuple(1 if d in axes else shape[d] for d in range(nd)) if keepdim \
         else tuple(shape[d] for d in kept)
-    out = _C._empty((rows,), dt, x.device)
+    xp = x.permute(*kept, *axes) if nd else x
+    if not xp.is_contiguous():
+        # reduction.cu's fold reads the input through its strides: no copy first
+        from .ops.reduction import sum_other_dtypes
+        return sum_other_dtypes(x, axes, keepdim, dt)
+    # made in its final shape (not a view of a flat result): the engine keeps a
+    # leaf's gradient made here as its .grad without copying it
+    out = _C._empty(out_shape, dt, x.device)
     if rows:
-        xp = x.permute(*kept, *axes).contiguous() if nd else x.contiguous()
         grid = (min(rows, _k.MAX_BLOCKS), 1, 1)
         _k.launch(x.device.index, "reduce.cu", f"cg_sum_rows_{sfx}", grid, (_k.BLOCK, 1, 1),
                   (rows, cols, out.data_ptr(), xp.data_ptr()))
-    return out.reshape(out_shape)
+    return out
 
 
 # ---------------------------------------------------------------- products
@@ -307,7 +313,15 @@ def matmul_into(a, b, result):
     n = b.shape[-1]
     batch_shape = tuple(res.shape[:-2])
     if len(batch_shape) > 1:
-        # fold the batch dims into one: operands expanded and made contiguous
+        steps = _batch_steps(batch_shape, a, b, res)
+        if steps is not None:
+            # the batch dims walk each operand with one step (size-1 dims, broadcast
+            # dims, dense batches): one launch reads them in place, no copies
+            _matmul_launch(a, b, res, math.prod(batch_shape), m, n, k,
+                           (steps[0], *a.stride()[-2:]), (steps[1], *b.stride()[-2:]),
+                           (steps[2], *res.stride()[-2:]), sfx)
+            return result
+        # else fold the batch dims into one: operands expanded and made contiguous
         bsz = math.prod(batch_shape)
         a = a.expand(*batch_shape, m, k).contiguous().reshape(bsz, m, k)
         b = b.expand(*batch_shape, k, n).contiguous().reshape(bsz, k, n)
@@ -323,6 +337,27 @@ def matmul_into(a, b, result):
         b = b.expand(*batch_shape, k, n)
     _matmul3(a, b, res, sfx)
     return result
+
+
+def _batch_steps(batch_shape, *operands):
+    """Each operand's one step over ``batch_shape`` read row-major (the operand
+    broadcast to it), or None where some operand's batch dims need more than one."""
+    steps = []
+    nb = len(batch_shape)
+    for t in operands:
+        lead = nb - (t.dim() - 2)
+        strides = t.stride()
+        step = None
+        for i, size in enumerate(batch_shape):
+            if size == 1:
+                continue
+            j = i - lead
+            st = strides[j] if j >= 0 and t.shape[j] != 1 else 0
+            if step is not None and step != st * size:
+                return None
+            step = st
+        steps.append(0 if step is None else step)
+    return steps
 
 
 def _matmul3(a, b, c, sfx):

@@ -163,11 +163,13 @@ def _fold(op, x, axes, keepdim, out_dtype, param=0.0, allowed=ALL, primitive=Non
     trailing arguments are ``extra``, else the one double ``param``."""
     sfx = _suffix(primitive or op, x.dtype, allowed)
     plan = _Plan(x, axes, keepdim)
-    out = _C._empty((plan.rows,), out_dtype, x.device)
+    # made in its final shape, not as a view of a flat result: a gradient made
+    # here becomes a leaf's .grad without a copy (the engine keeps no views)
+    out = _C._empty(plan.out_shape, out_dtype, x.device)
     plan.launch(x, "reduction.cu", f"cg_{op}_{sfx}", (out.data_ptr(),),
                 (float(param),) if extra is None else extra,
                 columns=op not in _ROW_ONLY)
-    return out.reshape(plan.out_shape)
+    return out
 
 
 def reduce_mean(x, axes, keepdim, dt, n):

@@ -1,0 +1,149 @@
+"""Fewer launches per training step (docs/cuda.md, "Host cost per op"): batched
+products read size-1 and broadcast batch dims in place, sums over non-leading
+dims read their input through its strides, gradients made by a reduction become
+a leaf's ``.grad`` without a copy, and ``Linear``'s bias gradient is one
+reduction. Each case checks the kernels launched and the values against the
+same computation on CPU tensors.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import cygrad
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emulated_gpu import emulated, needs_cxx  # noqa: E402,F401  (the fixture)
+from .test_host_path import _launched  # noqa: E402
+
+pytestmark = needs_cxx
+
+
+@pytest.fixture
+def launched(emulated, monkeypatch):
+    """The names of the kernels the emulated driver launches from now on."""
+    return _launched(emulated, monkeypatch)
+
+
+def _copies(names):
+    return [n for n in names if n.startswith(("cg_copy", "cg_cast"))]
+
+
+def _rand(rng, *shape, dtype=np.float64):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+# ---- batched products: one launch, operands read in place
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((1, 4, 3), (5, 1, 3, 6)),          # conv's forward: weight broadcast, a size-1 group dim
+    ((5, 1, 4, 3), (5, 1, 3, 6)),
+    ((2, 3, 4, 3), (3, 6)),             # two dense batch dims and a broadcast matrix
+    ((2, 1, 4, 3), (1, 3, 3, 6)),       # broadcast on both sides: no single step, copies
+])
+def test_batched_matmul_reads_foldable_batch_dims_in_place(launched, dtype, a_shape, b_shape):
+    rng = np.random.default_rng(0)
+    a, b = _rand(rng, *a_shape, dtype=dtype), _rand(rng, *b_shape, dtype=dtype)
+    ca, cb = cygrad.tensor(a, device="cuda"), cygrad.tensor(b, device="cuda")
+    del launched[:]
+    got = (ca @ cb).cpu().numpy()
+    ref = (cygrad.tensor(a) @ cygrad.tensor(b)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+    np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-4, atol=1e-4)
+    foldable = a_shape != (2, 1, 4, 3)
+    assert launched.count("cg_matmul_" + ("f32" if dtype == np.float32 else "f64")) == 1
+    assert bool(_copies(launched)) is not foldable, launched
+
+
+def test_batched_matmul_of_transposed_batches(launched):
+    rng = np.random.default_rng(1)
+    a = _rand(rng, 3, 2, 4, 5)
+    b = _rand(rng, 2, 3, 5, 4)
+    ca = cygrad.tensor(a, device="cuda")
+    cb = cygrad.tensor(b, device="cuda").transpose(0, 1)       # batch dims out of order
+    del launched[:]
+    got = (ca @ cb).cpu().numpy()
+    np.testing.assert_allclose(got, np.matmul(a, b.transpose(1, 0, 2, 3)), rtol=1e-12)
+    assert _copies(launched)        # (3, 2) batches of b have no single step: made dense first
+
+
+# ---- sums through strides, results as fresh tensors
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,dims", [
+    ((6, 5, 4), (0,)), ((6, 5, 4), (0, 2)), ((3, 4), (0,)), ((7, 2, 3, 3), (0, 2, 3)),
+    ((6, 5, 4), (2,)), ((6, 5, 4), None),
+])
+def test_sums_read_their_input_in_place(launched, dtype, shape, dims):
+    rng = np.random.default_rng(2)
+    x = _rand(rng, *shape, dtype=dtype)
+    cx = cygrad.tensor(x, device="cuda")
+    del launched[:]
+    res = cx.sum() if dims is None else cx.sum(list(dims))
+    assert not _copies(launched), launched
+    assert res._base is None and res.is_contiguous()
+    ref = x.sum() if dims is None else x.sum(axis=dims)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(res.cpu().numpy(), ref, rtol=tol, atol=tol)
+    keep = cx.sum(list(dims or range(len(shape))), keepdim=True)
+    assert tuple(keep.shape) == np.sum(x, axis=dims, keepdims=True).shape
+
+
+def test_a_sum_of_a_transposed_input(launched):
+    rng = np.random.default_rng(3)
+    x = _rand(rng, 40, 300)
+    cx = cygrad.tensor(x, device="cuda").t()         # (300, 40), row r strided by 1
+    del launched[:]
+    np.testing.assert_allclose(cx.sum(1).cpu().numpy(), x.sum(0), rtol=1e-12)
+    np.testing.assert_allclose(cx.sum(0).cpu().numpy(), x.sum(1), rtol=1e-12)
+    assert not _copies(launched), launched
+
+
+# ---- training steps: the parameters' gradients kept without copies
+
+def _step(device, params, model, x, y):
+    model.zero_grad()
+    loss = cygrad.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+    loss.backward()
+    return [p.grad.cpu().numpy() for p in params]
+
+
+def test_conv_and_linear_gradients_launch_no_copies(launched):
+    nn = cygrad.nn
+    cygrad.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(4, 3, 3), nn.Flatten(), nn.Linear(3 * 2 * 2, 5))
+    rng = np.random.default_rng(4)
+    x = cygrad.tensor(_rand(rng, 6, 2, 8, 8))
+    y = cygrad.tensor(rng.integers(0, 5, size=6))
+    model.double()
+    ref = _step("cpu", list(model.parameters()), model, x, y)
+    model.to("cuda")
+    _step("cuda", list(model.parameters()), model, x, y)       # (plans and caches made)
+    del launched[:]
+    got = _step("cuda", list(model.parameters()), model, x, y)
+    assert not _copies(launched), launched
+    for g, r in zip(got, ref):
+        np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
+
+
+def test_linear_bias_gradient_is_one_reduction(launched):
+    rng = np.random.default_rng(5)
+    w = _rand(rng, 7, 3)
+    b = _rand(rng, 7)
+    x = _rand(rng, 9, 3)
+    g = _rand(rng, 9, 7)
+    grads = []
+    for device in ("cpu", "cuda"):
+        cw = cygrad.tensor(w, device=device, requires_grad=True)
+        cb = cygrad.tensor(b, device=device, requires_grad=True)
+        out = cygrad.nn.functional.linear(cygrad.tensor(x, device=device), cw, cb)
+        del launched[:]
+        out.backward(cygrad.tensor(g, device=device))
+        grads.append((cw.grad.cpu().numpy(), cb.grad.cpu().numpy()))
+    assert not [n for n in launched if n.startswith(("cg_fill", "cg_copy"))], launched
+    np.testing.assert_allclose(grads[1][1], g.sum(0), rtol=1e-12)
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-12)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-12)
