@@ -1,8 +1,9 @@
 """Fewer launches per training step (docs/cuda.md, "Host cost per op"): batched
 products read size-1 and broadcast batch dims in place, sums over non-leading
 dims read their input through its strides, gradients made by a reduction become
-a leaf's ``.grad`` without a copy, and ``Linear``'s bias gradient is one
-reduction. Each case checks the kernels launched and the values against the
+a leaf's ``.grad`` without a copy, ``Linear``'s bias gradient is one
+reduction, max pooling's indices get no zero gradient, and zeroed outputs are
+the driver's memsets. Each case checks the kernels launched and the values against the
 same computation on CPU tensors.
 """
 import os
@@ -125,6 +126,9 @@ def test_conv_and_linear_gradients_launch_no_copies(launched):
     del launched[:]
     got = _step("cuda", list(model.parameters()), model, x, y)
     assert not _copies(launched), launched
+    # one fill: the loss's seed gradient; the pooling indices get no zeros, and the
+    # pooling and cross-entropy kernels' zeroed outputs and flags are memsets
+    assert [n for n in launched if n.startswith("cg_fill")] == ["cg_fill_f64_strided"], launched
     for g, r in zip(got, ref):
         np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
 
@@ -147,3 +151,26 @@ def test_linear_bias_gradient_is_one_reduction(launched):
     np.testing.assert_allclose(grads[1][1], g.sum(0), rtol=1e-12)
     np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-12)
     np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-12)
+
+
+def test_zero_fill_is_a_memset_on_the_current_stream(emulated, launched, monkeypatch):
+    from cygrad.cuda import kernels
+    seen = []
+    original = emulated.memset_d8
+
+    def recorded(ptr, value, nbytes, stream=None):
+        seen.append((value, nbytes, stream))
+        return original(ptr, value, nbytes, stream)
+    monkeypatch.setattr(emulated, "memset_d8", recorded)
+    junk = cygrad.full((5, 3), 7.0, dtype=cygrad.float64, device="cuda")
+    del junk                        # (the next block of this size may hold the 7s)
+    del launched[:]
+    s = cygrad.cuda.Stream()
+    with cygrad.cuda.stream(s):
+        t = kernels.zero_fill(cygrad.empty((5, 3), dtype=cygrad.float64, device="cuda"))
+    np.testing.assert_array_equal(t.cpu().numpy(), np.zeros((5, 3)))
+    assert seen == [(0, 5 * 3 * 8, s.handle)]
+    assert not [n for n in launched if n.startswith("cg_fill")], launched
+    i = kernels.zero_fill(cygrad.empty(4, dtype=cygrad.int32, device="cuda"))
+    assert i.cpu().tolist() == [0, 0, 0, 0]
+    assert kernels.zero_fill(cygrad.empty(0, device="cuda")).numel() == 0 and len(seen) == 2
