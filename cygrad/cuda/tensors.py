@@ -230,9 +230,35 @@ def threshold_backward(grad, y, threshold):
 
 # ---------------------------------------------------------------- reductions
 
+_sum_plans = {}         # (shape, strides, axes, keepdim) -> (dense, rows, cols, out shape, grid)
+_MAX_SUM_PLANS = 4096
+
+
+def _sum_plan(x, axes, keepdim):
+    """How ``reduce_sum`` runs over ``x``'s shape and strides: ``dense`` when the
+    reduced dims moved last leave ``x`` contiguous (one row sum over its memory)."""
+    key = (x.shape, x.stride(), axes, keepdim)
+    plan = _sum_plans.get(key)
+    if plan is None:
+        nd = x.dim()
+        red = tuple(range(nd)) if axes is None else tuple(a % nd if nd else a for a in axes)
+        kept = [d for d in range(nd) if d not in red]
+        shape = tuple(x.shape)
+        rows = math.prod(shape[d] for d in kept)
+        out_shape = tuple(1 if d in red else shape[d] for d in range(nd)) if keepdim \
+            else tuple(shape[d] for d in kept)
+        dense = (x.permute(*kept, *red) if nd else x).is_contiguous()
+        if len(_sum_plans) >= _MAX_SUM_PLANS:
+            _sum_plans.clear()
+        plan = _sum_plans[key] = (dense, rows, math.prod(shape[d] for d in red), out_shape,
+                                  (min(rows, _k.MAX_BLOCKS), 1, 1))
+    return plan
+
+
 def reduce_sum(x, axes, keepdim, dt):
-    """Sum over ``axes`` (None: all) into dtype ``dt``: the reduced dims are moved
-    last and made contiguous, then ``reduce.cu``'s row sum runs once.
+    """Sum over ``axes`` (None: all) into dtype ``dt``: where moving the reduced
+    dims last leaves the input contiguous, ``reduce.cu``'s row sum runs once over
+    its memory; otherwise ``reduction.cu``'s fold reads it through its strides.
 
     Examples
     --------
@@ -242,22 +268,16 @@ def reduce_sum(x, axes, keepdim, dt):
     >>> dispatch.kernel("reduce_sum", "cuda") is tensors.reduce_sum
     True
     """
-    if _k.suffix(dt.name) is None or _k.suffix(x.dtype.name) is None:
+    sfx = _k.suffix(dt.name)
+    if sfx is None or _k.suffix(x.dtype.name) is None:
         from .ops.reduction import sum_other_dtypes     # integer, bool and half sums
         return sum_other_dtypes(x, axes, keepdim, dt)
     if x.dtype is not dt:
         x = x.to(dt)
-    sfx = _suffix_or_raise("reduce_sum", dt)
-    nd = x.dim()
-    axes = tuple(range(nd)) if axes is None else tuple(a % nd if nd else a for a in axes)
-    kept = [d for d in range(nd) if d not in axes]
-    shape = tuple(x.shape)
-    rows = math.prod(shape[d] for d in kept)
-    cols = math.prod(shape[d] for d in axes)
-    out_shape = tuple(1 if d in axes else shape[d] for d in range(nd)) if keepdim \
-        else tuple(shape[d] for d in kept)
-    xp = x.permute(*kept, *axes) if nd else x
-    if not xp.is_contiguous():
+    if axes is not None and type(axes) is not tuple:
+        axes = tuple(axes)
+    dense, rows, cols, out_shape, grid = _sum_plan(x, axes, keepdim)
+    if not dense:
         # reduction.cu's fold reads the input through its strides: no copy first
         from .ops.reduction import sum_other_dtypes
         return sum_other_dtypes(x, axes, keepdim, dt)
@@ -265,9 +285,9 @@ def reduce_sum(x, axes, keepdim, dt):
     # leaf's gradient made here as its .grad without copying it
     out = _C._empty(out_shape, dt, x.device)
     if rows:
-        grid = (min(rows, _k.MAX_BLOCKS), 1, 1)
+        # (the permuted view is x's memory from its first element)
         _k.launch(x.device.index, "reduce.cu", f"cg_sum_rows_{sfx}", grid, (_k.BLOCK, 1, 1),
-                  (rows, cols, out.data_ptr(), xp.data_ptr()))
+                  (rows, cols, out.data_ptr(), x.data_ptr()))
     return out
 
 

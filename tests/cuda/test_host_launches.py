@@ -174,3 +174,77 @@ def test_zero_fill_is_a_memset_on_the_current_stream(emulated, launched, monkeyp
     i = kernels.zero_fill(cygrad.empty(4, dtype=cygrad.int32, device="cuda"))
     assert i.cpu().tolist() == [0, 0, 0, 0]
     assert kernels.zero_fill(cygrad.empty(0, device="cuda")).numel() == 0 and len(seen) == 2
+
+
+# ---- the fused optimizer steps: several parameters per launch
+
+def _state(rng, shapes, dtypes, device):
+    return [cygrad.tensor(rng.standard_normal(s), dtype=dt, device=device)
+            for s, dt in zip(shapes, dtypes)]
+
+
+SHAPES = [(3, 4), (1000,), (0,), (2, 3, 5), (7,), (1,), (300,), (4, 4), (5,), (2, 2), (9,)]
+DTYPES = [cygrad.float32 if i % 3 else cygrad.float64 for i in range(len(SHAPES))]
+
+
+def _copies_of(ts, device):
+    return [None if t is None else t.to(device, copy=True) for t in ts]
+
+
+@pytest.mark.parametrize("amsgrad,decoupled", [(False, False), (True, True)])
+def test_adam_steps_several_parameters_per_launch(launched, amsgrad, decoupled):
+    rng = np.random.default_rng(6)
+    ps, gs, ms = (_state(rng, SHAPES, DTYPES, "cpu") for _ in range(3))
+    vs = [v.abs() for v in _state(rng, SHAPES, DTYPES, "cpu")]
+    xs = [v * 2 for v in vs] if amsgrad else [None] * len(SHAPES)
+    # each parameter its own step count: its own bias corrections
+    steps = [cygrad.tensor(float(i % 4), dtype=cygrad.float32) for i in range(len(SHAPES))]
+    args = (1e-2, 0.9, 0.99, 1e-8, 0.1, amsgrad, True, decoupled)
+    state = {dev: [_copies_of(ts, dev) for ts in (ps, gs, ms, vs, xs)] +
+             [[s.clone() for s in steps]] for dev in ("cpu", "cuda")}
+    for dev in ("cpu", "cuda"):
+        del launched[:]
+        cygrad._core.dispatch.kernel("fused_adam_", dev)(*state[dev], *args)
+    # float32 and float64 parameters (one launch each): 7 and 3 nonempty, at most 8 a launch
+    assert sorted(launched) == ["cg_adam_multi_f32", "cg_adam_multi_f64"], launched
+    for got, want in zip(state["cuda"][:5], state["cpu"][:5]):
+        for g, w in zip(got, want):
+            if w is not None:
+                tol = 1e-6 if w.dtype is cygrad.float32 else 1e-14
+                np.testing.assert_allclose(g.cpu().numpy(), w.numpy(), rtol=tol, atol=tol)
+    assert [s.item() for s in state["cuda"][5]] == [s.item() for s in state["cpu"][5]]
+
+
+@pytest.mark.parametrize("momentum,nesterov", [(0.0, False), (0.9, True)])
+def test_sgd_steps_several_parameters_per_launch(launched, momentum, nesterov):
+    rng = np.random.default_rng(7)
+    shapes = SHAPES + [(3,)] * 8                    # 18 float32 params: runs of 8, 8 and 2
+    dtypes = [cygrad.float32] * len(shapes)
+    ps, gs, bs = (_state(rng, shapes, dtypes, "cpu") for _ in range(3))
+    first = [i % 2 == 0 for i in range(len(shapes))]
+    args = (0.1, 0.01, momentum, 0.2, nesterov, False)
+    state = {dev: [_copies_of(ts, dev) for ts in (ps, gs, bs)] for dev in ("cpu", "cuda")}
+    for dev in ("cpu", "cuda"):
+        del launched[:]
+        cygrad._core.dispatch.kernel("fused_sgd_", dev)(*state[dev], first, *args)
+    assert launched == ["cg_sgd_multi_f32"] * 3, launched
+    for got, want in zip(state["cuda"], state["cpu"]):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.cpu().numpy(), w.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_a_parameter_named_twice_is_updated_twice_in_order(launched):
+    p = cygrad.tensor([1.0, 2.0, 3.0], dtype=cygrad.float64)
+    g = cygrad.tensor([0.5, -1.0, 2.0], dtype=cygrad.float64)
+    b = cygrad.zeros(3, dtype=cygrad.float64)
+    res = {}
+    for dev in ("cpu", "cuda"):
+        pd, gd, bd = p.to(dev, copy=True), g.to(dev, copy=True), b.to(dev, copy=True)
+        del launched[:]
+        cygrad._core.dispatch.kernel("fused_sgd_", dev)([pd, pd], [gd, gd], [bd, bd],
+                                                        [True, False], 0.1, 0.0, 0.9, 0.0,
+                                                        False, False)
+        res[dev] = (pd.cpu().numpy(), bd.cpu().numpy())
+    assert launched == ["cg_sgd_f64"] * 2, launched       # one after the other, not one launch
+    np.testing.assert_allclose(res["cuda"][0], res["cpu"][0], rtol=1e-14)
+    np.testing.assert_allclose(res["cuda"][1], res["cpu"][1], rtol=1e-14)
