@@ -186,6 +186,13 @@ def _copy(dst, src):
         host = np.broadcast_to(_C._ndarray(src), shape).astype(dst.dtype.np_dtype, copy=False)
         _upload(dst, host)
     elif not _is_cuda(dst):                                 # device -> host
+        if (src.dtype is dst.dtype and src.shape == dst.shape and src.is_contiguous()
+                and dst.is_contiguous()):
+            # the common read (.item(), .cpu(), a flag): straight into dst's memory
+            if dst.numel():
+                with _runtime.on_device(src.device.index) as d:
+                    d.memcpy_dtoh(_C._ndarray(dst), src.data_ptr())
+            return
         host = _host_array(src)
         np.copyto(_C._ndarray(dst), np.broadcast_to(host, shape), casting="unsafe")
     elif src.device == dst.device:

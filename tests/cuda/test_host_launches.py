@@ -248,3 +248,20 @@ def test_a_parameter_named_twice_is_updated_twice_in_order(launched):
     assert launched == ["cg_sgd_f64"] * 2, launched       # one after the other, not one launch
     np.testing.assert_allclose(res["cuda"][0], res["cpu"][0], rtol=1e-14)
     np.testing.assert_allclose(res["cuda"][1], res["cpu"][1], rtol=1e-14)
+
+
+# ---- reads to the host: straight into the host tensor's memory where layouts agree
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int32, np.bool_])
+def test_reads_to_the_host(dtype):
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((5, 7)) * 10).astype(dtype)
+    cx = cygrad.tensor(x, device="cuda")
+    np.testing.assert_array_equal(cx.cpu().numpy(), x)                 # dense: one copy
+    np.testing.assert_array_equal(cx.t().cpu().numpy(), x.T)           # strided: the general way
+    np.testing.assert_array_equal(cx[1:3, 2].cpu().numpy(), x[1:3, 2])
+    assert cx[2, 3].item() == x[2, 3].item()
+    assert cx[:0].cpu().numpy().shape == (0, 7)
+    host = cygrad.zeros((5, 7), dtype=cygrad.float64)
+    host.copy_(cx)                                                     # with a cast
+    np.testing.assert_array_equal(host.numpy(), x.astype(np.float64))
