@@ -265,3 +265,20 @@ def test_reads_to_the_host(dtype):
     host = cygrad.zeros((5, 7), dtype=cygrad.float64)
     host.copy_(cx)                                                     # with a cast
     np.testing.assert_array_equal(host.numpy(), x.astype(np.float64))
+
+
+def test_sub_negates_only_for_an_operand_that_wants_a_gradient(launched):
+    rng = np.random.default_rng(9)
+    x, y = _rand(rng, 4, 3), _rand(rng, 4, 3)
+    for x_grad, y_grad in [(True, False), (False, True), (True, True)]:
+        cx = cygrad.tensor(x, device="cuda", requires_grad=x_grad)
+        cy = cygrad.tensor(y, device="cuda", requires_grad=y_grad)
+        loss = cygrad.nn.functional.mse_loss(cx, cy)
+        del launched[:]
+        loss.backward()
+        assert launched.count("cg_neg_f64_strided") == int(y_grad), launched
+        d = 2 * (x - y) / x.size
+        if x_grad:
+            np.testing.assert_allclose(cx.grad.cpu().numpy(), d, rtol=1e-12)
+        if y_grad:
+            np.testing.assert_allclose(cy.grad.cpu().numpy(), -d, rtol=1e-12)
