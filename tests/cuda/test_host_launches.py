@@ -282,3 +282,24 @@ def test_sub_negates_only_for_an_operand_that_wants_a_gradient(launched):
             np.testing.assert_allclose(cx.grad.cpu().numpy(), d, rtol=1e-12)
         if y_grad:
             np.testing.assert_allclose(cy.grad.cpu().numpy(), -d, rtol=1e-12)
+
+
+def test_window_geometries_are_kept_and_bad_ones_refused_every_time():
+    from cygrad.cuda.ops import nn as cnn
+    x = cygrad.arange(2 * 3 * 5 * 5, dtype=cygrad.float64, device="cuda").reshape(2, 3, 5, 5)
+    ref = cygrad.arange(2 * 3 * 5 * 5, dtype=cygrad.float64).reshape(2, 3, 5, 5)
+    cnn._windows.clear()
+    for _ in range(2):
+        got = cnn.im2col(x, (2, 2), (1, 1), (0, 0), (1, 1), (4, 4))
+        want = cygrad.nn.functional.unfold(ref, 2)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    assert len(cnn._windows) == 1
+    # the transposed input: other strides, another geometry
+    got = cnn.im2col(x.transpose(2, 3), (2, 2), (1, 1), (0, 0), (1, 1), (4, 4))
+    np.testing.assert_array_equal(got.cpu().numpy(),
+                                  cygrad.nn.functional.unfold(ref.transpose(2, 3), 2).numpy())
+    assert len(cnn._windows) == 2
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="kernel must be 2 values of at least 1"):
+            cnn.im2col(x, (0, 2), (1, 1), (0, 0), (1, 1), (4, 4))
+    assert len(cnn._windows) == 2
