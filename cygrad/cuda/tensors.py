@@ -73,30 +73,42 @@ def _at_exit():
 
 _checked = {}           # Device -> its index, checked against _checked_for[0]'s device count
 _checked_for = [None]
-_last_checked = [None, None, None]      # (device, driver, index) of the last call
+_last_checked = [None, None, None, None]    # (device, driver, index, Device) of the last call
+_drv = _runtime._drv
+_allocators, _runtime_state = _runtime._allocators, _runtime._state     # (cleared, never replaced)
+_device_storage = _storage._device_storage
 
 
 def _empty_storage(nbytes, device):
-    drv = _runtime._drv._driver
+    drv = _drv._driver
     last = _last_checked
     if device is last[0] and drv is last[1] and drv is not None:
         # the common case: the device of the last allocation (no Device.__hash__)
-        idx = last[2]
+        idx, dev = last[2], last[3]
     else:
         idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
-        if idx is not None:
-            last[:] = (device, drv, idx)
-    if idx is None:
-        from . import _lazy_init
-        _lazy_init()          # (the driver may have changed since the hook was installed)
-        idx = _runtime.checked_index(device)
-        if device.index is not None:        # plain "cuda" follows the current device
-            if _checked_for[0] is not _runtime._drv._driver:
-                _checked.clear()
-                _checked_for[0] = _runtime._drv._driver
-            _checked[device] = idx
-    block = _runtime.allocator(idx).malloc(max(int(nbytes), 1), _current_stream(idx))
-    return _storage._device_storage(block.ptr, int(nbytes), _Allocation(block), _device(idx))
+        if idx is None:
+            from . import _lazy_init
+            _lazy_init()          # (the driver may have changed since the hook was installed)
+            idx = _runtime.checked_index(device)
+            if device.index is not None:        # plain "cuda" follows the current device
+                if _checked_for[0] is not _drv._driver:
+                    _checked.clear()
+                    _checked_for[0] = _drv._driver
+                _checked[device] = idx
+            dev = _device(idx)
+        else:
+            dev = _device(idx)
+            last[:] = (device, drv, idx, dev)
+    # the device's allocator while it belongs to the driver now (_runtime.allocator's
+    # test, inline: this runs for every op), else made by _runtime.allocator
+    alloc = _allocators.get(idx)
+    if alloc is None or _runtime_state["driver"] is not _drv._driver:
+        alloc = _runtime.allocator(idx)
+    if type(nbytes) is not int:
+        nbytes = int(nbytes)
+    block = alloc.malloc(nbytes if nbytes > 1 else 1, _current_stream(idx))
+    return _device_storage(block.ptr, nbytes, _Allocation(block), dev)
 
 
 # ---------------------------------------------------------------- copies
