@@ -1,5 +1,6 @@
 /* Fused optimizer updates of cygrad (SGD, Adam, AdamW): one launch per parameter
- * reads and writes the parameter, its gradient and its buffers once, in a
+ * (cg_sgd_*, cg_adam_*) or per up to 8 parameters (the _multi_ kernels at the end)
+ * reads and writes each parameter, its gradient and its buffers once, in a
  * grid-stride loop over 64-bit indices.
  *
  * The arithmetic is the CPU kernel's (cygrad/_core/cpu/optim.c), itself PyTorch's
@@ -90,3 +91,65 @@ __device__ void cg_adam(cg_index n, T* p, const T* g, T* m, T* v, T* mx, T sign,
 
 CG_OPTIM_KERNELS(f32, float)
 CG_OPTIM_KERNELS(f64, double)
+
+/* Several parameters in one launch (the host's lists of up to CG_MULTI_MAX
+ * parameters of one dtype): blockIdx.y picks the parameter, and the blocks along x
+ * run the single-parameter update above over its elements in their grid-stride
+ * loop (blocks past a small parameter's end find no element and return). Each
+ * parameter's tensors are pointer arguments of their own (unused slots NULL), so
+ * drivers see and check every device address; its element count, the bias
+ * corrections of its own step count (s0: sqrt of the second, s1: the negated step
+ * size, as above) and SGD's "first step" flag travel in one struct by value. The
+ * host passes distinct parameters only: their updates run concurrently. */
+#define CG_MULTI_MAX 8
+
+struct cg_multi_list {
+    cg_index n[CG_MULTI_MAX];
+    double s0[CG_MULTI_MAX], s1[CG_MULTI_MAX];
+    long long flag[CG_MULTI_MAX];
+};
+
+#define CG_PARAMS8(TYPE, NAME)                                                                  \
+    TYPE NAME##0, TYPE NAME##1, TYPE NAME##2, TYPE NAME##3, TYPE NAME##4, TYPE NAME##5,        \
+        TYPE NAME##6, TYPE NAME##7
+#define CG_PICK8(TYPE, NAME, J)                                                                 \
+    TYPE const NAME##_all[CG_MULTI_MAX] = {NAME##0, NAME##1, NAME##2, NAME##3,                 \
+                                           NAME##4, NAME##5, NAME##6, NAME##7};                \
+    TYPE const NAME = NAME##_all[J]
+
+/* this block's parameter j (blocks past count return), its p and g */
+#define CG_MULTI_SLOT(T)                                                                        \
+    const int j = blockIdx.y;                                                                   \
+    if (j >= count || j >= CG_MULTI_MAX)                                                        \
+        return;                                                                                 \
+    CG_PICK8(T*, p, j);                                                                         \
+    CG_PICK8(const T*, g, j)
+
+#define CG_OPTIM_MULTI_KERNELS(SFX, T)                                                          \
+    extern "C" __global__ void cg_sgd_multi_##SFX(int count, cg_multi_list L, CG_PARAMS8(T*, p), \
+                                                  CG_PARAMS8(const T*, g), CG_PARAMS8(T*, a),  \
+                                                  T sign, T wd, T mom, T damp, T nlr,          \
+                                                  int has_wd, int has_mom, int nesterov)       \
+    {                                                                                           \
+        CG_MULTI_SLOT(T);                                                                       \
+        CG_PICK8(T*, a, j);                                                                     \
+        cg_sgd<T>(L.n[j], p, g, a, sign, wd, mom, damp, nlr, has_wd, has_mom, (int)L.flag[j],   \
+                  nesterov);                                                                    \
+    }                                                                                           \
+    extern "C" __global__ void cg_adam_multi_##SFX(int count, cg_multi_list L,                 \
+                                                   CG_PARAMS8(T*, p), CG_PARAMS8(const T*, g), \
+                                                   CG_PARAMS8(T*, m), CG_PARAMS8(T*, v),       \
+                                                   CG_PARAMS8(T*, x), T sign, T wd, T decay,   \
+                                                   T w1, T w1c, T b2, T c2, T eps, int has_wd, \
+                                                   int decoupled, int amsgrad, int low_w)      \
+    {                                                                                           \
+        CG_MULTI_SLOT(T);                                                                       \
+        CG_PICK8(T*, m, j);                                                                     \
+        CG_PICK8(T*, v, j);                                                                     \
+        CG_PICK8(T*, x, j);                                                                     \
+        cg_adam<T>(L.n[j], p, g, m, v, x, sign, wd, decay, w1, w1c, b2, c2, eps, (T)L.s0[j],    \
+                   (T)L.s1[j], has_wd, decoupled, amsgrad, low_w);                              \
+    }
+
+CG_OPTIM_MULTI_KERNELS(f32, float)
+CG_OPTIM_MULTI_KERNELS(f64, double)

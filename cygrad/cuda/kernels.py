@@ -145,3 +145,25 @@ launch = _launch_fast.launch
 launch.__module__ = __name__        # (documented, and pickled by name, as this module's)
 _launch_fast.bind(_runtime.driver, _runtime._current, _current_stream, _plans, _new_plan,
                   _launch_elsewhere)
+
+
+def zero_fill(t):
+    """Set the bytes of a new, dense CUDA tensor ``t`` to zero on its device's
+    current stream with the driver's memset (no kernel launch); returns ``t``.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import zero_fill
+    >>> callable(zero_fill)
+    True
+    """
+    nbytes = t.numel() * t.element_size()
+    if nbytes:
+        idx = t.device.index
+        stream = _current_stream(idx).handle
+        if _runtime._current() == idx:
+            _runtime.driver().memset_d8(t.data_ptr(), 0, nbytes, stream)
+        else:
+            with _runtime.on_device(idx) as d:
+                d.memset_d8(t.data_ptr(), 0, nbytes, stream)
+    return t

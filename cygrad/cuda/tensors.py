@@ -73,30 +73,42 @@ def _at_exit():
 
 _checked = {}           # Device -> its index, checked against _checked_for[0]'s device count
 _checked_for = [None]
-_last_checked = [None, None, None]      # (device, driver, index) of the last call
+_last_checked = [None, None, None, None]    # (device, driver, index, Device) of the last call
+_drv = _runtime._drv
+_allocators, _runtime_state = _runtime._allocators, _runtime._state     # (cleared, never replaced)
+_device_storage = _storage._device_storage
 
 
 def _empty_storage(nbytes, device):
-    drv = _runtime._drv._driver
+    drv = _drv._driver
     last = _last_checked
     if device is last[0] and drv is last[1] and drv is not None:
         # the common case: the device of the last allocation (no Device.__hash__)
-        idx = last[2]
+        idx, dev = last[2], last[3]
     else:
         idx = _checked.get(device) if drv is not None and drv is _checked_for[0] else None
-        if idx is not None:
-            last[:] = (device, drv, idx)
-    if idx is None:
-        from . import _lazy_init
-        _lazy_init()          # (the driver may have changed since the hook was installed)
-        idx = _runtime.checked_index(device)
-        if device.index is not None:        # plain "cuda" follows the current device
-            if _checked_for[0] is not _runtime._drv._driver:
-                _checked.clear()
-                _checked_for[0] = _runtime._drv._driver
-            _checked[device] = idx
-    block = _runtime.allocator(idx).malloc(max(int(nbytes), 1), _current_stream(idx))
-    return _storage._device_storage(block.ptr, int(nbytes), _Allocation(block), _device(idx))
+        if idx is None:
+            from . import _lazy_init
+            _lazy_init()          # (the driver may have changed since the hook was installed)
+            idx = _runtime.checked_index(device)
+            if device.index is not None:        # plain "cuda" follows the current device
+                if _checked_for[0] is not _drv._driver:
+                    _checked.clear()
+                    _checked_for[0] = _drv._driver
+                _checked[device] = idx
+            dev = _device(idx)
+        else:
+            dev = _device(idx)
+            last[:] = (device, drv, idx, dev)
+    # the device's allocator while it belongs to the driver now (_runtime.allocator's
+    # test, inline: this runs for every op), else made by _runtime.allocator
+    alloc = _allocators.get(idx)
+    if alloc is None or _runtime_state["driver"] is not _drv._driver:
+        alloc = _runtime.allocator(idx)
+    if type(nbytes) is not int:
+        nbytes = int(nbytes)
+    block = alloc.malloc(nbytes if nbytes > 1 else 1, _current_stream(idx))
+    return _device_storage(block.ptr, nbytes, _Allocation(block), dev)
 
 
 # ---------------------------------------------------------------- copies
@@ -186,6 +198,13 @@ def _copy(dst, src):
         host = np.broadcast_to(_C._ndarray(src), shape).astype(dst.dtype.np_dtype, copy=False)
         _upload(dst, host)
     elif not _is_cuda(dst):                                 # device -> host
+        if (src.dtype is dst.dtype and src.shape == dst.shape and src.is_contiguous()
+                and dst.is_contiguous()):
+            # the common read (.item(), .cpu(), a flag): straight into dst's memory
+            if dst.numel():
+                with _runtime.on_device(src.device.index) as d:
+                    d.memcpy_dtoh(_C._ndarray(dst), src.data_ptr())
+            return
         host = _host_array(src)
         np.copyto(_C._ndarray(dst), np.broadcast_to(host, shape), casting="unsafe")
     elif src.device == dst.device:
@@ -230,9 +249,35 @@ def threshold_backward(grad, y, threshold):
 
 # ---------------------------------------------------------------- reductions
 
+_sum_plans = {}         # (shape, strides, axes, keepdim) -> (dense, rows, cols, out shape, grid)
+_MAX_SUM_PLANS = 4096
+
+
+def _sum_plan(x, axes, keepdim):
+    """How ``reduce_sum`` runs over ``x``'s shape and strides: ``dense`` when the
+    reduced dims moved last leave ``x`` contiguous (one row sum over its memory)."""
+    key = (x.shape, x.stride(), axes, keepdim)
+    plan = _sum_plans.get(key)
+    if plan is None:
+        nd = x.dim()
+        red = tuple(range(nd)) if axes is None else tuple(a % nd if nd else a for a in axes)
+        kept = [d for d in range(nd) if d not in red]
+        shape = tuple(x.shape)
+        rows = math.prod(shape[d] for d in kept)
+        out_shape = tuple(1 if d in red else shape[d] for d in range(nd)) if keepdim \
+            else tuple(shape[d] for d in kept)
+        dense = (x.permute(*kept, *red) if nd else x).is_contiguous()
+        if len(_sum_plans) >= _MAX_SUM_PLANS:
+            _sum_plans.clear()
+        plan = _sum_plans[key] = (dense, rows, math.prod(shape[d] for d in red), out_shape,
+                                  (min(rows, _k.MAX_BLOCKS), 1, 1))
+    return plan
+
+
 def reduce_sum(x, axes, keepdim, dt):
-    """Sum over ``axes`` (None: all) into dtype ``dt``: the reduced dims are moved
-    last and made contiguous, then ``reduce.cu``'s row sum runs once.
+    """Sum over ``axes`` (None: all) into dtype ``dt``: where moving the reduced
+    dims last leaves the input contiguous, ``reduce.cu``'s row sum runs once over
+    its memory; otherwise ``reduction.cu``'s fold reads it through its strides.
 
     Examples
     --------
@@ -242,27 +287,27 @@ def reduce_sum(x, axes, keepdim, dt):
     >>> dispatch.kernel("reduce_sum", "cuda") is tensors.reduce_sum
     True
     """
-    if _k.suffix(dt.name) is None or _k.suffix(x.dtype.name) is None:
+    sfx = _k.suffix(dt.name)
+    if sfx is None or _k.suffix(x.dtype.name) is None:
         from .ops.reduction import sum_other_dtypes     # integer, bool and half sums
         return sum_other_dtypes(x, axes, keepdim, dt)
     if x.dtype is not dt:
         x = x.to(dt)
-    sfx = _suffix_or_raise("reduce_sum", dt)
-    nd = x.dim()
-    axes = tuple(range(nd)) if axes is None else tuple(a % nd if nd else a for a in axes)
-    kept = [d for d in range(nd) if d not in axes]
-    shape = tuple(x.shape)
-    rows = math.prod(shape[d] for d in kept)
-    cols = math.prod(shape[d] for d in axes)
-    out_shape = tuple(1 if d in axes else shape[d] for d in range(nd)) if keepdim \
-        else tuple(shape[d] for d in kept)
-    out = _C._empty((rows,), dt, x.device)
+    if axes is not None and type(axes) is not tuple:
+        axes = tuple(axes)
+    dense, rows, cols, out_shape, grid = _sum_plan(x, axes, keepdim)
+    if not dense:
+        # reduction.cu's fold reads the input through its strides: no copy first
+        from .ops.reduction import sum_other_dtypes
+        return sum_other_dtypes(x, axes, keepdim, dt)
+    # made in its final shape (not a view of a flat result): the engine keeps a
+    # leaf's gradient made here as its .grad without copying it
+    out = _C._empty(out_shape, dt, x.device)
     if rows:
-        xp = x.permute(*kept, *axes).contiguous() if nd else x.contiguous()
-        grid = (min(rows, _k.MAX_BLOCKS), 1, 1)
+        # (the permuted view is x's memory from its first element)
         _k.launch(x.device.index, "reduce.cu", f"cg_sum_rows_{sfx}", grid, (_k.BLOCK, 1, 1),
-                  (rows, cols, out.data_ptr(), xp.data_ptr()))
-    return out.reshape(out_shape)
+                  (rows, cols, out.data_ptr(), x.data_ptr()))
+    return out
 
 
 # ---------------------------------------------------------------- products
@@ -307,7 +352,15 @@ def matmul_into(a, b, result):
     n = b.shape[-1]
     batch_shape = tuple(res.shape[:-2])
     if len(batch_shape) > 1:
-        # fold the batch dims into one: operands expanded and made contiguous
+        steps = _batch_steps(batch_shape, a, b, res)
+        if steps is not None:
+            # the batch dims walk each operand with one step (size-1 dims, broadcast
+            # dims, dense batches): one launch reads them in place, no copies
+            _matmul_launch(a, b, res, math.prod(batch_shape), m, n, k,
+                           (steps[0], *a.stride()[-2:]), (steps[1], *b.stride()[-2:]),
+                           (steps[2], *res.stride()[-2:]), sfx)
+            return result
+        # else fold the batch dims into one: operands expanded and made contiguous
         bsz = math.prod(batch_shape)
         a = a.expand(*batch_shape, m, k).contiguous().reshape(bsz, m, k)
         b = b.expand(*batch_shape, k, n).contiguous().reshape(bsz, k, n)
@@ -323,6 +376,27 @@ def matmul_into(a, b, result):
         b = b.expand(*batch_shape, k, n)
     _matmul3(a, b, res, sfx)
     return result
+
+
+def _batch_steps(batch_shape, *operands):
+    """Each operand's one step over ``batch_shape`` read row-major (the operand
+    broadcast to it), or None where some operand's batch dims need more than one."""
+    steps = []
+    nb = len(batch_shape)
+    for t in operands:
+        lead = nb - (t.dim() - 2)
+        strides = t.stride()
+        step = None
+        for i, size in enumerate(batch_shape):
+            if size == 1:
+                continue
+            j = i - lead
+            st = strides[j] if j >= 0 and t.shape[j] != 1 else 0
+            if step is not None and step != st * size:
+                return None
+            step = st
+        steps.append(0 if step is None else step)
+    return steps
 
 
 def _matmul3(a, b, c, sfx):

@@ -81,9 +81,8 @@ def _same(x, other, what):
 
 
 def _zeros(shape, dt, device):
-    t = _C._empty(tuple(shape), dt, device)
-    dispatch.kernel("fill", "cuda")(t, 0)
-    return t
+    # (the driver's memset: no fill kernel to launch)
+    return _k.zero_fill(_C._empty(tuple(shape), dt, device))
 
 
 # ----------------------------------------------------------------------- softmax
@@ -365,8 +364,29 @@ def _ints(values, n, name, what, low):
     return vals
 
 
+_windows = {}           # the arguments of _window -> its bytes (a layer's every step)
+_MAX_WINDOWS = 1024
+
+
 def _window(n, c, size, kernel, dilation, pads, stride, out, strides, what):
-    """The bytes of conv.cu's cg_window."""
+    """The bytes of conv.cu's cg_window, kept per arguments (checked once)."""
+    try:
+        key = (n, c, tuple(size), tuple(kernel), tuple(dilation), tuple(pads), tuple(stride),
+               tuple(out), tuple(strides), what)
+        hit = _windows.get(key)
+    except TypeError:           # (an argument that does not hash: not kept)
+        return _pack_window(n, c, size, kernel, dilation, pads, stride, out, strides, what)
+    if hit is None:
+        hit = _pack_window(n, c, size, kernel, dilation, pads, stride, out, strides, what)
+        # kept for plain ints only (a number-like object could change its value)
+        if all(type(v) is int for part in key[2:-1] for v in part) and type(n) is type(c) is int:
+            if len(_windows) >= _MAX_WINDOWS:
+                _windows.clear()
+            _windows[key] = hit
+    return hit
+
+
+def _pack_window(n, c, size, kernel, dilation, pads, stride, out, strides, what):
     nsp = len(size)
     if not 1 <= nsp <= _MAX_SP:
         raise RuntimeError(f"{what}: expected 1 to {_MAX_SP} spatial dims, got {nsp}")

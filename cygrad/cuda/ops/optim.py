@@ -9,7 +9,10 @@ signatures and conventions of the CPU entries (``cygrad/_core/backend_cpu/optim.
   this parameter: all CUDA tensors on one device, float32 or float64,
   C-contiguous, one dtype and shape.
 
-One launch per parameter updates it and its buffers in place. The ``step``
+One launch updates up to :data:`MULTI_MAX` parameters of one dtype and their
+buffers in place (``cg_sgd_multi`` / ``cg_adam_multi``: the parameter is the
+grid's y index); a single parameter, or a list naming one parameter twice, takes
+one launch per parameter. The ``step``
 counters of Adam may live on the host (as the optimizers make them) or on the
 device; each is advanced by one before the step, and the bias corrections are
 computed on the host from the new count, in double precision, as the CPU kernel
@@ -21,6 +24,8 @@ Examples
 >>> optim.PRIMITIVES
 ('fused_sgd_', 'fused_adam_', 'fused_optim_fusable')
 """
+import struct
+
 from ..._core import dispatch
 from ..._core.tensor import TensorBase
 from .. import kernels as _k
@@ -32,8 +37,10 @@ _FLOATS = ("float32", "float64")
 
 
 def _ok(t, like):
-    return (isinstance(t, TensorBase) and t.device == like.device and t.is_contiguous()
-            and t.dtype is like.dtype and tuple(t.shape) == tuple(like.shape))
+    # (runs four times per parameter and step: the cheap tests first, and the
+    # device compared by identity before Device.__eq__)
+    return (isinstance(t, TensorBase) and t.dtype is like.dtype and t.shape == like.shape
+            and t.is_contiguous() and (t.device is like.device or t.device == like.device))
 
 
 def fusable(param, *others):
@@ -76,6 +83,46 @@ def _launch(p, name, args):
                   (_k.BLOCK, 1, 1), (n,) + tuple(args))
 
 
+#: parameters per launch of the ``_multi`` kernels (optim.cu's CG_MULTI_MAX)
+MULTI_MAX = 8
+_MULTI_LIST = struct.Struct(f"<{MULTI_MAX}q{2 * MULTI_MAX}d{MULTI_MAX}q")
+
+
+def _batches(items):
+    """``items`` (tuples starting with the parameter) in runs for one ``_multi``
+    launch each (one dtype and device, at most :data:`MULTI_MAX`), or None when some
+    parameter appears twice (their updates would run concurrently: one launch each
+    instead)."""
+    if len({it[0].data_ptr() for it in items}) != len(items):
+        return None
+    runs = {}
+    for it in items:
+        p = it[0]
+        if p.numel():
+            lists = runs.setdefault((p.dtype, p.device.index), [[]])
+            if len(lists[-1]) == MULTI_MAX:
+                lists.append([])
+            lists[-1].append(it)
+    return [run for lists in runs.values() for run in lists]
+
+
+def _launch_multi(name, run, tensors, scalars, args):
+    """One launch of ``cg_<name>_multi_<dtype>`` over the parameters of ``run``:
+    ``tensors(item)`` gives a parameter's tensors (None: none), one pointer argument
+    each per slot, ``scalars(item)`` its (s0, s1, flag)."""
+    p0 = run[0][0]
+    pad = [0] * (MULTI_MAX - len(run))
+    sizes = [it[0].numel() for it in run]
+    sc = [list(c) + pad for c in zip(*[scalars(it) for it in run])]
+    ptrs = []
+    for col in zip(*[tensors(it) for it in run]):
+        ptrs += [0 if t is None else t.data_ptr() for t in col] + pad
+    grid = (_k.grid_1d(max(sizes))[0], len(run), 1)
+    _k.launch(p0.device.index, "optim.cu", f"cg_{name}_multi_{_k.suffix(p0.dtype.name)}", grid,
+              (_k.BLOCK, 1, 1),
+              (len(run), _MULTI_LIST.pack(*sizes, *pad, *sc[0], *sc[1], *sc[2]), *ptrs) + args)
+
+
 def sgd_(params, grads, momentum_buffers, first, lr, weight_decay, momentum, dampening,
          nesterov, maximize):
     """One SGD step of every parameter in ``params``, in place; ``first[i]`` says
@@ -97,11 +144,16 @@ def sgd_(params, grads, momentum_buffers, first, lr, weight_decay, momentum, dam
         g = _checked(grads[i], p, "a gradient")
         b = _checked(momentum_buffers[i], p, "a momentum buffer") if has_mom else None
         items.append((p, g, b, bool(first[i])))
+    shared = (-1.0 if maximize else 1.0, weight_decay, momentum, 1.0 - dampening, -lr)
+    flags = (int(weight_decay != 0), int(has_mom), int(has_mom and bool(nesterov)))
+    runs = _batches(items) if len(items) > 1 else None
+    for run in runs or ():
+        _launch_multi("sgd", run, lambda it: it[:3], lambda it: (0.0, 0.0, int(has_mom and it[3])),
+                      shared + flags)
     for p, g, b, fst in items:
-        _launch(p, "sgd", (p.data_ptr(), g.data_ptr(), 0 if b is None else b.data_ptr(),
-                           -1.0 if maximize else 1.0, weight_decay, momentum, 1.0 - dampening,
-                           -lr, int(weight_decay != 0), int(has_mom), int(has_mom and fst),
-                           int(has_mom and bool(nesterov))))
+        if runs is None:
+            _launch(p, "sgd", (p.data_ptr(), g.data_ptr(), 0 if b is None else b.data_ptr(),
+                               *shared, flags[0], flags[1], int(has_mom and fst), flags[2]))
         p._bump_version()
         if b is not None:
             b._bump_version()
@@ -141,16 +193,22 @@ def adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta
                                "float64 tensor")
         items.append((p, g, m, v, x, s))
     low_w = abs(1.0 - beta1) < 0.5
-    for p, g, m, v, x, s in items:
-        t = _advance(s)
-        step_size = lr / (1.0 - beta1 ** t)
-        bc2_sqrt = (1.0 - beta2 ** t) ** 0.5
-        _launch(p, "adam", (p.data_ptr(), g.data_ptr(), m.data_ptr(), v.data_ptr(),
-                            0 if x is None else x.data_ptr(), -1.0 if maximize else 1.0,
-                            weight_decay, 1.0 - lr * weight_decay, 1.0 - beta1,
-                            1.0 - (1.0 - beta1), beta2, 1.0 - beta2, eps, bc2_sqrt, -step_size,
-                            int(weight_decay != 0), int(bool(decoupled)), int(bool(amsgrad)),
-                            int(low_w)))
+    shared = (-1.0 if maximize else 1.0, weight_decay, 1.0 - lr * weight_decay, 1.0 - beta1,
+              1.0 - (1.0 - beta1), beta2, 1.0 - beta2, eps)
+    flags = (int(weight_decay != 0), int(bool(decoupled)), int(bool(amsgrad)), int(low_w))
+    corrections = []            # (sqrt of the second bias correction, -step size) of each
+    for it in items:
+        t = _advance(it[5])
+        corrections.append(((1.0 - beta2 ** t) ** 0.5, -(lr / (1.0 - beta1 ** t))))
+    runs = _batches([it + (c,) for it, c in zip(items, corrections)]) if len(items) > 1 \
+        else None
+    for run in runs or ():
+        _launch_multi("adam", run, lambda it: it[:5], lambda it: (it[6][0], it[6][1], 0),
+                      shared + flags)
+    for (p, g, m, v, x, s), c in zip(items, corrections):
+        if runs is None:
+            _launch(p, "adam", (p.data_ptr(), g.data_ptr(), m.data_ptr(), v.data_ptr(),
+                                0 if x is None else x.data_ptr(), *shared, *c, *flags))
         for t_ in (p, m, v, x):
             if t_ is not None:
                 t_._bump_version()

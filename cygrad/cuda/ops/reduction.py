@@ -155,6 +155,25 @@ class _Plan:
                   (self.rows, self.cols, self.nk, self.geo, *outs, x.data_ptr(), *extra))
 
 
+_plans = {}             # (shape, strides, axes, keepdim) -> _Plan
+_MAX_PLANS = 4096
+
+
+def _plan(x, axes, keepdim):
+    """The :class:`_Plan` of ``x``'s shape and strides, kept: a repeated fold
+    (a bias gradient every step) skips collapsing the dims and packing them."""
+    key = (x.shape, x.stride(), axes if type(axes) is not list else tuple(axes), keepdim)
+    try:
+        plan = _plans.get(key)
+    except TypeError:           # (axes of a type that does not hash: not kept)
+        return _Plan(x, axes, keepdim)
+    if plan is None:
+        if len(_plans) >= _MAX_PLANS:
+            _plans.clear()
+        plan = _plans[key] = _Plan(x, axes, keepdim)
+    return plan
+
+
 _ROW_ONLY = ("nanmean", "logsumexp")     # two-pass kernels: no column form
 
 
@@ -162,12 +181,14 @@ def _fold(op, x, axes, keepdim, out_dtype, param=0.0, allowed=ALL, primitive=Non
     """One launch of ``cg_<op>_<dtype>``: ``out[r] = fold(row r)``; the kernel's
     trailing arguments are ``extra``, else the one double ``param``."""
     sfx = _suffix(primitive or op, x.dtype, allowed)
-    plan = _Plan(x, axes, keepdim)
-    out = _C._empty((plan.rows,), out_dtype, x.device)
+    plan = _plan(x, axes, keepdim)
+    # made in its final shape, not as a view of a flat result: a gradient made
+    # here becomes a leaf's .grad without a copy (the engine keeps no views)
+    out = _C._empty(plan.out_shape, out_dtype, x.device)
     plan.launch(x, "reduction.cu", f"cg_{op}_{sfx}", (out.data_ptr(),),
                 (float(param),) if extra is None else extra,
                 columns=op not in _ROW_ONLY)
-    return out.reshape(plan.out_shape)
+    return out
 
 
 def reduce_mean(x, axes, keepdim, dt, n):

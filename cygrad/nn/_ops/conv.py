@@ -159,7 +159,9 @@ def _weight_grad(image, patches, weight_shape, g, cols=None):
     # (N, Cp, Ci*K) result: no transposing copy of the large columns.
     p = patches.reshape(n, g.groups, cp // g.groups, positions)
     c = cols.reshape(n, g.groups, cols.shape[1] // g.groups, positions)
-    return matmul(p, c.transpose(2, 3)).sum(0).reshape(weight_shape)
+    # (reshaped before the sum, so that the sum makes the gradient in the weight's
+    # shape: a fresh tensor the engine keeps as .grad, where a view would be copied)
+    return matmul(p, c.transpose(2, 3)).reshape((n, *weight_shape)).sum(0)
 
 
 # ----------------------------------------------------------------------- fused kernels

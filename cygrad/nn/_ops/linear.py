@@ -51,7 +51,11 @@ class Linear(Function):
 
 
 def _column_sums(g):
-    """``g.sum(0)`` as one BLAS matrix-vector product."""
+    """``g.sum(0)``: on the CPU as one BLAS matrix-vector product; elsewhere as
+    the sum itself, one reduction kernel where the vector of ones would cost a
+    fill kernel more."""
+    if g.device.type != "cpu":
+        return g.sum(0)
     return g.t().mv(ones(g.shape[0], dtype=g.dtype, device=g.device))
 
 

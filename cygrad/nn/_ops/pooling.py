@@ -160,10 +160,15 @@ class MaxPool(Function):
             idx = _plane_indices(arg, w)
         ctx.idx, ctx.size = idx, w.size
         ctx.mark_non_differentiable(idx)
+        # the indices never get a gradient: no zeros made for them (a fill kernel
+        # per pooling layer and step on a GPU)
+        ctx.set_materialize_grads(False)
         return values, idx
 
     @staticmethod
     def backward(ctx, grad, _unused):
+        if grad is None:            # only the indices were used
+            return None, None
         return _MaxSpread.apply(grad, ctx.idx, ctx.size), None
 
     @staticmethod

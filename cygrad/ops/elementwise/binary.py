@@ -106,7 +106,8 @@ class Sub(BinaryFunction):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, -grad
+        # (no negation for a b that wants no gradient: mse_loss's target)
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
 
     @staticmethod
     def jvp(ctx, ta, tb):
