@@ -339,3 +339,72 @@ def test_linear_and_matmul_backward_copy_nothing(rng):
     want = run(torch, x, w, bias, qkv)
     for g, r in zip(got, want):
         np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-3)
+
+
+# ---- the bias inside the product's blocks (nn.Linear's forward)
+
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("m,k,n,threads", [(5, 7, 3, 1),           # one block
+                                           (1000, 64, 192, 2),     # blocks of rows
+                                           (32, 128, 512, 2),      # blocks of columns
+                                           (40, 300, 100, 2),      # ragged blocks
+                                           (300, 260, 270, 1)])    # dims above 256, one thread
+def test_bias_is_added_inside_the_blocks(dt, m, k, n, threads, rng):
+    x = rng.standard_normal((m, k)).astype(dt)
+    w = rng.standard_normal((n, k)).astype(dt)
+    bias = rng.standard_normal(n).astype(dt)
+    ref = x.astype(np.float64) @ w.T.astype(np.float64) + bias
+    out = cygrad.empty(m, n, dtype=_t(x).dtype)
+    out.fill_(float("nan"))                 # whatever was there is overwritten
+    old = cygrad.get_num_threads()
+    try:
+        cygrad.set_num_threads(threads)
+        before = gemm.counters()
+        assert gemm.matmul_into(_t(x), _t(w).t(), out, threads, _t(bias))
+        assert _delta(before)["split"] == (1 if threads > 1 else 0)
+    finally:
+        cygrad.set_num_threads(old)
+    np.testing.assert_allclose(out.numpy(), ref, **_tol(dt))
+
+
+def test_bias_declined_where_it_is_not_one_row_major_gemm(rng):
+    """A batch that does not fold, a column-major result, a strided, wrongly sized,
+    other-dtype or overlapping bias: False, and nothing written."""
+    a = _t(rng.standard_normal((3, 4, 5)).astype(np.float32))
+    b = _t(rng.standard_normal((3, 5, 6)).astype(np.float32))
+    bias = _t(rng.standard_normal(12).astype(np.float32))
+    cases = [(a, b, cygrad.zeros(3, 4, 6), bias[:6]),                     # a real batch
+             (a[0], b[0], cygrad.zeros(6, 4).t(), bias[:6]),               # column-major result
+             (a[0], b[0], cygrad.zeros(4, 6), bias[::2]),                  # strided bias
+             (a[0], b[0], cygrad.zeros(4, 6), bias[:5]),                   # wrong size
+             (a[0], b[0], cygrad.zeros(4, 6), bias[:6].double())]          # another dtype
+    for x, y, out, bb in cases:
+        assert not gemm.matmul_into(x, y, out, 1, bb)
+        assert not out.numpy().any()
+    out = cygrad.zeros(4, 6)
+    assert not gemm.matmul_into(a[0], b[0], out, 1, out[0])               # overlaps the result
+    assert not out.numpy().any()
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_linear_forward_matches_pytorch_with_the_fused_bias(dt, rng):
+    """F.linear on 2-D and 3-D inputs (the batch folds into one GEMM) against
+    PyTorch, values and gradients; the forward makes one product and no copy."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
+    x = rng.standard_normal((4, 300, 64)).astype(dt)
+    w = rng.standard_normal((257, 64)).astype(dt)
+    bias = rng.standard_normal(257).astype(dt)
+    for xs in (x, x[0]):
+        cx, cw, cb = (cygrad.tensor(v, requires_grad=True) for v in (xs, w, bias))
+        tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (xs, w, bias))
+        before = gemm.counters()
+        y = F.linear(cx, cw, cb)
+        d = _delta(before)
+        assert d["products"] == 1 and d["copies"] == 0, d
+        ty = torch.nn.functional.linear(tx, tw, tb)
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), **_tol(dt))
+        (y * y).sum().backward()
+        (ty * ty).sum().backward()
+        for g, r in ((cx, tx), (cw, tw), (cb, tb)):
+            np.testing.assert_allclose(g.grad.numpy(), r.grad.numpy(), rtol=1e-4,
+                                       atol=1e-2 if dt == np.float32 else 1e-9)

@@ -41,6 +41,7 @@ True
 [[20.0, 26.0], [26.0, 35.0]]
 """
 from libc.stdint cimport int64_t, uintptr_t
+from libc.string cimport memcpy
 
 from .dtype cimport DT_FLOAT32, DT_FLOAT64
 from .tensor cimport TensorBase, new_empty, pool_run, pool_contended, cg_chunk_fn, MAX_DIMS
@@ -216,21 +217,34 @@ cdef struct Plan:
     int64_t sc[MAX_DIMS]
     int64_t nbatch
     int64_t per_chunk
+    char* bias                           # NULL, or n elements added to every row of C
 
 
 cdef inline void _gemm_block(const Plan* p, int64_t m, int64_t n, char* a, char* b,
-                             char* c) noexcept nogil:
-    """An ``m x n`` block of the plan's product, its operands at ``a``, ``b``, ``c``."""
+                             char* c, char* bias) noexcept nogil:
+    """An ``m x n`` block of the plan's product, its operands at ``a``, ``b``, ``c``,
+    plus the ``n`` elements at ``bias`` on every row (unless NULL).
+
+    The bias is copied into the block's rows and BLAS adds the product to them
+    (``beta = 1``): the block is then still in cache, where adding the bias after
+    the whole product would take one more pass over memory."""
+    cdef int64_t isz = 8 if p.f64 else 4
+    cdef int64_t i
+    cdef double beta = 0.0
+    if bias != NULL:
+        for i in range(m):
+            memcpy(c + i * p.ldc * isz, bias, <size_t>(n * isz))
+        beta = 1.0
     if p.f64:
         _dgemm(ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const double*>a, p.lda,
-               <const double*>b, p.ldb, 0.0, <double*>c, p.ldc)
+               <const double*>b, p.ldb, beta, <double*>c, p.ldc)
     else:
         _sgemm(ROW_MAJOR, p.ta, p.tb, m, n, p.k, 1.0, <const float*>a, p.lda,
-               <const float*>b, p.ldb, 0.0, <float*>c, p.ldc)
+               <const float*>b, p.ldb, <float>beta, <float*>c, p.ldc)
 
 
 cdef inline void _gemm_one(const Plan* p, char* a, char* b, char* c) noexcept nogil:
-    _gemm_block(p, p.m, p.n, a, b, c)
+    _gemm_block(p, p.m, p.n, a, b, c, p.bias)
 
 
 cdef struct Split:
@@ -251,10 +265,10 @@ cdef void _split_chunk(void* ctx, int chunk) noexcept nogil:
         hi = total
     if s.rows:      # row i of op(A): a + i*lda, or a + i when A is read transposed
         _gemm_block(p, hi - lo, p.n, p.a + lo * (p.lda if p.ta == NO_TRANS else 1) * isz,
-                    p.b, p.c + lo * p.ldc * isz)
+                    p.b, p.c + lo * p.ldc * isz, p.bias)
     else:           # column j of op(B): b + j, or b + j*ldb when read transposed
         _gemm_block(p, p.m, hi - lo, p.a, p.b + lo * (1 if p.tb == NO_TRANS else p.ldb) * isz,
-                    p.c + lo * isz)
+                    p.c + lo * isz, p.bias + lo * isz if p.bias != NULL else NULL)
 
 
 cdef bint _run_split(const Plan* p, int threads, int64_t work) noexcept nogil:
@@ -414,12 +428,17 @@ cdef inline bint _aligned(TensorBase t) noexcept:
 
 
 def matmul_into(TensorBase a not None, TensorBase b not None, TensorBase out not None,
-                int threads):
-    """``out[...] = a @ b`` (NumPy's matmul rules) by BLAS, if it applies.
+                int threads, TensorBase bias=None):
+    """``out[...] = a @ b`` (NumPy's matmul rules) by BLAS, if it applies; with
+    ``bias``, ``out[...] = a @ b + bias``.
 
     ``a``, ``b`` and ``out`` are CPU tensors of one dtype, float32 or float64, with
     ``m``, ``n``, ``k`` > 0; ``out`` already has the broadcast result shape.
     ``threads`` is the thread budget (``cygrad._threading``: what BLAS is set to).
+    ``bias`` (of the same dtype, ``n`` contiguous elements) is taken only where the
+    product is one row-major GEMM (no batch left after folding ``a``'s batch dims
+    into its rows): it is written into each block of ``out`` just before BLAS adds
+    that block's product to it, so ``nn.Linear`` pays no separate pass for it.
     Returns False, having written nothing, for any case it does not take.
 
     Examples
@@ -432,6 +451,8 @@ def matmul_into(TensorBase a not None, TensorBase b not None, TensorBase out not
     (True, [4.0, 4.0, 4.0, 4.0, 4.0])
     >>> gemm.matmul_into(x.int(), w.int().t(), out.int(), 1)     # not a float product
     False
+    >>> gemm.matmul_into(x, w.t(), out, 1, cygrad.arange(5.0)), out[1, 2].tolist()
+    (True, [4.0, 5.0, 6.0, 7.0, 8.0])
     """
     cdef Plan p
     cdef int code = a._dtype.code
@@ -552,6 +573,13 @@ def matmul_into(TensorBase a not None, TensorBase b not None, TensorBase out not
     p.f64 = code == DT_FLOAT64
     p.m, p.n, p.k = m, n, k
     p.a, p.b, p.c = a.ptr(), b.ptr(), out.ptr()
+    p.bias = NULL
+    if bias is not None:
+        if (p.nd != 0 or swap or bias._dtype is not a._dtype or bias._storage.device is not _CPU
+                or bias._ndim != 1 or bias._shape[0] != n or (n > 1 and bias._strides[0] != 1)
+                or not _aligned(bias) or _overlap(out, bias)):
+            return False
+        p.bias = bias.ptr()
     if swap:     # C^T (n x m) = B^T (n x k) @ A^T (k x m): the operands trade places
         p.m, p.n = n, m
         p.a, p.b = b.ptr(), a.ptr()

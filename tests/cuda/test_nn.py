@@ -487,3 +487,27 @@ def test_cross_entropy_reductions_and_spatial_targets_on_cuda_match_cpu(reductio
     for g, w_ in zip(got, run("cpu")):
         assert g.is_cuda
         np.testing.assert_allclose(host(g), host(w_), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_linear_with_bias_on_the_device_matches_the_cpu(dtype):
+    """``linear_bias`` (the product, then the bias) through nn.Linear on 2-D and 3-D
+    inputs, forward and backward, against the same layer on the CPU."""
+    rng = np.random.default_rng(3)
+    lin = nn.Linear(24, 40).to(dtype)
+    x = cygrad.tensor(rng.standard_normal((2, 7, 24)), dtype=dtype)
+    for inp in (x, x[0]):
+        outs = []
+        for dev in ("cpu", "cuda"):
+            layer = nn.Linear(24, 40).to(dtype)
+            layer.load_state_dict(lin.state_dict())
+            layer = layer.to(dev)
+            xi = inp.detach().to(dev).clone().requires_grad_()
+            y = layer(xi)
+            (y * y).sum().backward()
+            outs.append([host(t) for t in (y, xi.grad, layer.weight.grad, layer.bias.grad)])
+        tol = dict(rtol=1e-5, atol=1e-4) if dtype is cygrad.float32 else dict(rtol=1e-10, atol=1e-10)
+        for got, want in zip(outs[1], outs[0]):
+            np.testing.assert_allclose(got, want, **tol)
+    cx = cygrad.zeros(3, 24, dtype=dtype, device="cuda")
+    assert dispatch.kernel("linear_bias", "cuda")(cx, lin.weight.cuda(), lin.bias.cuda()).device.type == "cuda"

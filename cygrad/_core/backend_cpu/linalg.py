@@ -76,6 +76,27 @@ def matmul_into(a, b, result):
     return result
 
 
+@register("linear_bias", "cpu")
+def linear_bias(x, weight, bias):
+    """``x @ weight.T + bias`` of a 2-D ``x``, a 2-D ``weight`` and a 1-D ``bias`` of
+    one float dtype (checked by the caller, ``nn.Linear``) in a new tensor, the bias
+    added inside the product's BLAS blocks (``gemm.matmul_into``); None where that
+    does not apply (the caller then adds the bias to the product).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> linear_bias(cygrad.ones(2, 3), cygrad.ones(4, 3), cygrad.arange(4.0)).tolist()
+    [[3.0, 4.0, 5.0, 6.0], [3.0, 4.0, 5.0, 6.0]]
+    """
+    out = _C._empty((x.shape[0], weight.shape[0]), x.dtype, x.device)
+    if out.numel() == 0 or x.shape[1] == 0:
+        return None
+    if _gemm.matmul_into(x, weight.t(), out, _threading._blas_threads, bias):
+        return out
+    return None
+
+
 def _broadcast_labels(view, labels, sizes):
     """Expand size-1 dims to their label's size (a stride-0 view): NumPy's einsum
     does not broadcast named labels, PyTorch's does."""
