@@ -83,6 +83,29 @@ def test_softmax_of_masked_and_widely_spread_rows(dtype):
             assert (c[np.isneginf(x)] == 0).all()        # masked keys: exactly 0
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_softmax_of_long_rows_with_one_far_value(dtype, rows):
+    # the clamp check scans whole rows 16 elements at a time (two accumulators)
+    # then a tail: a value far below the max in either accumulator's lanes or in
+    # the tail must send its row to the clamped path, and every row must be right
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
+    rng = np.random.default_rng(5)
+    n = 50_003
+    low = -100.0 if dtype == np.float32 else -720.0
+    for where in (3, 8 + 5, n - 2):            # first accumulator, second, tail
+        x = rng.standard_normal((rows, n)).astype(dtype)
+        x[rows - 1, where] = low
+        x[0, where // 2] = -np.inf
+        for cf, tf in ((cygrad.softmax, torch.softmax), (cygrad.log_softmax, torch.log_softmax)):
+            c, r = cf(cygrad.tensor(x), -1).numpy(), tf(torch.tensor(x), -1).numpy()
+            rtol = 1e-5 if dtype == np.float32 else 1e-12
+            atol = np.finfo(dtype).tiny * 1.5 if cf is cygrad.softmax else rtol
+            np.testing.assert_allclose(c, r, rtol=rtol, atol=atol)
+            if cf is cygrad.softmax:
+                assert c[0, where // 2] == 0 and c[rows - 1, where] == 0
+
+
 def test_attention_with_a_minus_inf_mask_at_realistic_size():
     rng = np.random.default_rng(3)
     q, k, v = (rng.standard_normal((4, 4, 128, 32)).astype(np.float32) for _ in range(3))
