@@ -52,6 +52,14 @@ def _cygrad_is_the_checkout():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "needs_checkout: reads the repository's own source files")
+    # The thread pool marks itself contended when the calling thread is preempted
+    # (cpu/parallel.c): on a loaded CI machine that would switch tests between the
+    # pool's quiet and contended paths at random. Results are the same on both (the
+    # threading tests check that), but tests that count which path ran need one;
+    # the detector itself is tested with it switched back on
+    # (tests/test_threading.py).
+    from cygrad._core import tensor as C
+    C._set_preemption_check(False)
 
 
 def pytest_collection_modifyitems(config, items):

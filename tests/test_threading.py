@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -274,6 +275,34 @@ def test_pool_contention_state_round_trips():
         C._set_pool_contended(False)
 
 
+_BUSY = "import time\nt = time.time() + 20\nwhile time.time() < t: pass\n"
+
+
+def test_a_preempted_caller_marks_the_pool_contended():
+    # With two spinning processes on each core, the thread calling the kernels is
+    # preempted every few milliseconds: the pool then keeps mid-sized jobs on one
+    # thread (cpu/parallel.c), with no stall needed. Results do not change.
+    ncores = os.cpu_count() or 1
+    busy = [subprocess.Popen([sys.executable, "-c", _BUSY]) for _ in range(2 * ncores)]
+    x = cygrad.randn(1 << 16)
+    ref = (x * 2.0).numpy()
+    try:
+        C._set_preemption_check(True)
+        C._set_pool_contended(False)
+        before = C._pool_preemptions()
+        deadline = time.monotonic() + 10
+        while C._pool_preemptions() == before and time.monotonic() < deadline:
+            np.testing.assert_array_equal((x * 2.0).numpy(), ref)
+        assert C._pool_preemptions() > before
+        assert C._pool_contention()[0] is True
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+        C._set_preemption_check(False)
+        C._set_pool_contended(False)
+
+
 _COUNT_WORKERS = (
     "import os, numpy as np, cygrad\n"
     "from cygrad._core import tensor as C\n"
@@ -297,6 +326,7 @@ def test_mid_size_jobs_use_the_pool_only_while_it_is_not_contended(op):
         "cygrad.set_num_threads(1)\n"
         "x = cygrad.randn(1 << 16)\n"
         "cygrad.set_num_threads(2)\n"
+        "C._set_preemption_check(False)\n"      # only the state set here decides
         "C._set_pool_contended(True)\n"
         f"a = {op}\n"
         "contended = workers()\n"

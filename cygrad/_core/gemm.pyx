@@ -90,6 +90,10 @@ cdef int64_t _batch_pool_min = 1 << 24    # _threading.BLAS_PARALLEL_MIN
 # products is split from this total already: two threads then halve, for
 # example, attention's (32x16)@(16x32) products over 128 heads (2M in all).
 cdef int64_t _batch_pool_min_quiet = 1 << 20
+# While the pool is contended, one product is cut into blocks only from this size:
+# with another program on the cores, a (64 x 1000) @ (1000 x 100) product split in
+# two waited for a worker that got no core.
+cdef int64_t _split_min_contended = 1 << 24
 # What counters() reports: products taken, BLAS calls made, operands copied,
 # products cut into blocks across the pool.
 cdef int64_t _n_products = 0, _n_calls = 0, _n_copies = 0, _n_split = 0
@@ -343,8 +347,9 @@ cdef void _element(const Plan* p, int64_t i, Plan* q) noexcept nogil:
 cdef void _run(Plan* p, int threads) noexcept nogil:
     """Run the plan with ``threads`` (the budget), BLAS always on one thread, so
     that its own threads never spin against the pool's: with a budget above one,
-    each product of ``_split_min`` multiply-adds or more is cut into blocks across
-    cygrad's pool when the batch has fewer products than threads, and otherwise a
+    each product of ``_split_min`` multiply-adds or more (``_split_min_contended``
+    while the pool is contended) is cut into blocks across cygrad's pool when the
+    batch has fewer products than threads, and otherwise a
     batch whose total reaches ``_batch_pool_min`` (or of products that large) is
     split across the pool by products."""
     cdef int64_t work = p.m * p.n * p.k
@@ -355,7 +360,8 @@ cdef void _run(Plan* p, int threads) noexcept nogil:
         _set_threads(1)
     if threads <= 1:
         _gemm_range(p, 0, p.nbatch)
-    elif work >= _split_min and p.nbatch < threads:
+    elif (work >= _split_min and p.nbatch < threads
+          and (work >= _split_min_contended or not pool_contended())):
         for i in range(p.nbatch):
             _element(p, i, &q)
             if not _run_split(&q, threads, work):

@@ -89,6 +89,8 @@ cdef extern from "kernels.h" nogil:
     void cg_set_num_threads(int n)
     int cg_pool_contended()
     long cg_pool_stalls()
+    long cg_pool_preemptions()
+    void cg_pool_set_preemption_check(int on)
     void cg_pool_set_contended(int on)
     enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
     cg_index cg_parallel_min[4]
@@ -247,6 +249,16 @@ def _pool_contention():
     mid-chunk) in the last quarter second, so that mid-sized jobs now stay on one
     thread, and how many stalls the pool has seen (cpu/parallel.c)."""
     return bool(cg_pool_contended()), cg_pool_stalls()
+
+def _pool_preemptions():
+    """How many times the calling threads' preemptions marked the pool contended
+    (the machine oversubscribed; cpu/parallel.c)."""
+    return cg_pool_preemptions()
+
+def _set_preemption_check(bint on):
+    """Let the pool read its callers' preemptions (on, the default), or not, so
+    that only stalls and :func:`_set_pool_contended` decide (tests)."""
+    cg_pool_set_preemption_check(on)
 
 def _set_pool_contended(bint on):
     """Mark the pool contended for a quarter second, or clear it (tests, bench)."""

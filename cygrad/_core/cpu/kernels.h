@@ -65,6 +65,8 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx);
  * kernels then keep mid-sized jobs on one thread. cg_pool_stalls counts stalls;
  * cg_pool_set_contended sets or clears the state (tests, bench). */
 int cg_pool_contended(void);
+long cg_pool_preemptions(void);
+void cg_pool_set_preemption_check(int on);
 long cg_pool_stalls(void);
 void cg_pool_set_contended(int on);
 
