@@ -1,6 +1,7 @@
 """Op-table rows for the ops that run as fused kernels (``cygrad/_core/cpu/fused.c``):
 softmax and log_softmax along any dim, ``F.cross_entropy`` with class indices,
-``F.layer_norm``, ``F.gelu`` and ``F.scaled_dot_product_attention``.
+``F.layer_norm``, ``F.gelu``, ``F.scaled_dot_product_attention`` and ``F.linear`` (its
+bias added inside the product's BLAS blocks).
 
 The references are PyTorch's functions on the same arrays (float32 runs through
 the float32 kernels, float64 through the float64 ones). Samples with more than 100
@@ -132,6 +133,25 @@ def _sdpa_errors(op_info, rng):
                        RuntimeError)]
 
 
+def _linear_samples(op_info, dtype, rng):
+    w = make_array((5, 4), dtype, rng, -1, 1)
+    b = make_array((5,), dtype, rng, -1, 1)
+    big_x = make_array((40, 24), dtype, rng, -1, 1)
+    return [SampleInput(make_array((3, 4), dtype, rng, -2, 2), (w, b), name="2d"),
+            SampleInput(make_array((2, 3, 4), dtype, rng, -2, 2), (w, b), name="3d"),
+            SampleInput(make_array((3, 4), dtype, rng, -2, 2), (w,), name="no_bias"),
+            SampleInput(make_array((4,), dtype, rng, -2, 2), (w, b), name="vector"),
+            # the product BLAS takes with the bias in its blocks (float32/float64)
+            SampleInput(big_x, (make_array((33, 24), dtype, rng, -1, 1),
+                                make_array((33,), dtype, rng, -1, 1)), name="blas_bias")]
+
+
+def _linear_errors(op_info, rng):
+    return [ErrorInput(SampleInput(rng.standard_normal((3, 4)), (rng.standard_normal((5, 4)),
+                                                                 rng.standard_normal(6)),
+                                   name="bias_size"), RuntimeError)]
+
+
 OPS = [
     # (through nn.functional: cygrad.softmax has its rows in reduction.py, and a second
     # row of the same function would reshuffle the seeded fuzz run's cases)
@@ -146,6 +166,8 @@ OPS = [
            _ln_samples, torch_name="nn.functional.layer_norm", error_inputs=_ln_errors),
     OpInfo("gelu", F.gelu, _torch_ref("nn.functional.gelu"), FLOATS, _gelu_samples,
            torch_name="nn.functional.gelu", error_inputs=_gelu_errors),
+    OpInfo("linear", F.linear, _torch_ref("nn.functional.linear"), FLOATS, _linear_samples,
+           torch_name="nn.functional.linear", error_inputs=_linear_errors),
     OpInfo("scaled_dot_product_attention", F.scaled_dot_product_attention,
            _torch_ref("nn.functional.scaled_dot_product_attention"), FLOATS, _sdpa_samples,
            torch_name="nn.functional.scaled_dot_product_attention", error_inputs=_sdpa_errors),
