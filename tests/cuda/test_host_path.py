@@ -16,6 +16,7 @@ from cygrad.cuda._driver import signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_driver import installed  # noqa: E402
+from emulated_gpu import launched  # noqa: E402  (a helper, not the fixture)
 from .test_pycuda_driver import TEST_KERNELS, TypedArgs, env, make  # noqa: E402,F401
 
 needs_cxx = pytest.mark.skipif(signature.find_cxx() is None,
@@ -126,16 +127,7 @@ def emulated():
         yield d
 
 
-def _launched(emulated, monkeypatch):
-    """The names of the kernels the emulated driver launches from now on."""
-    names = []
-    original = emulated.launch
-
-    def counted(kernel, *args, **kwargs):
-        names.append(kernel.name)
-        return original(kernel, *args, **kwargs)
-    monkeypatch.setattr(emulated, "launch", counted)
-    return names
+_launched = launched          # (the names of the kernels the emulated driver launches)
 
 
 def test_kernels_launch_keeps_one_plan_per_kernel_grid_and_block(emulated, monkeypatch):
@@ -149,8 +141,11 @@ def test_kernels_launch_keeps_one_plan_per_kernel_grid_and_block(emulated, monke
     assert _k._plans == plans                       # the same plans, reused
     (cygrad.arange(5000, dtype=cygrad.float32, device="cuda") + 1).cpu()   # another grid
     assert len(_k._plans) > len(plans)
-    # the emulator's plans check every launch (its strict mode sees each one)
-    assert launches.count("cg_add_f32_strided") == 3
+    # the emulator's plans check every launch (its strict mode sees each one); the
+    # number 1 is the kernel's argument (no fill of a 0-d tensor)
+    assert launches.count("cg_add_f32_strided") == 2
+    assert launches.count("cg_add_f32_number") == 1
+    assert launches.count("cg_fill_f32_strided") == 1           # (ones)
 
 
 CASES = [
@@ -192,8 +187,9 @@ def test_a_geometry_is_not_reused_for_other_strides(emulated):
     out2 = base.t() + 0.0
     np.testing.assert_array_equal(out1.cpu().numpy(), np.arange(16, dtype=np.float32).reshape(4, 4))
     np.testing.assert_array_equal(out2.cpu().numpy(), np.arange(16, dtype=np.float32).reshape(4, 4).T)
-    k1 = ((4, 4), (4, 1), ((4, 4), (4, 1)), ((), ()))
-    k2 = ((4, 4), (4, 1), ((4, 4), (1, 4)), ((), ()))
+    # (the number 0.0 is the kernel's argument, not an operand of the geometry)
+    k1 = ((4, 4), (4, 1), ((4, 4), (4, 1)))
+    k2 = ((4, 4), (4, 1), ((4, 4), (1, 4)))
     assert k1 in elementwise._geometries and k2 in elementwise._geometries
     assert elementwise._geometries[k1][1] != elementwise._geometries[k2][1]
 
