@@ -370,14 +370,15 @@ __device__ void cg_gelu_bwd(cg_index count, const T* g, const T* x, T* dx, int t
 /* ---- cross entropy -------------------------------------------------------------
  * (R, C) logits, R int64 targets. A target that is neither ignore_index nor in
  * [0, C) is treated as ignored and reported: *bad becomes the largest R - r over
- * such rows r (so the host finds the first bad row; 0: none). */
+ * such rows r (so the host finds the first bad row; 0: none); bad is null for
+ * targets the host has checked and nothing has written since. */
 __device__ inline int cg_target_ok(long long t, long long ignore_index, cg_index C, cg_index r,
                                    cg_index R, long long* bad)
 {
     if (t == ignore_index)
         return 0;
     if (t < 0 || t >= C) {
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0 && bad != nullptr)
             atomicMax(bad, (long long)(R - r));
         return 0;
     }
