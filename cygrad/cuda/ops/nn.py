@@ -34,7 +34,8 @@ from ..tensors import _same_device
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("softmax", "softmax_backward", "attention_softmax", "layer_norm",
               "layer_norm_backward", "gelu", "gelu_backward", "cross_entropy",
-              "cross_entropy_backward", "im2col", "col2im", "max_pool_nd", "max_pool_nd_backward")
+              "cross_entropy_backward", "im2col", "col2im", "max_pool_nd", "max_pool_nd_backward",
+              "sum_ratio")
 
 _FLOATS = ("float32", "float64")
 # im2col moves elements by width
@@ -393,6 +394,29 @@ def cross_entropy_backward(x, lse, target, weight, ignore_index, eps, scale):
     return dx
 
 
+def sum_ratio(a, w):
+    """``(sum(a) / sum(w), sum(w))`` as 0-d tensors of two 1-D tensors of one
+    dtype: cross entropy's mean over the counted weight, one launch (it was two
+    sums and a division).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.nn import sum_ratio
+    >>> callable(sum_ratio)
+    True
+    """
+    sfx = _sfx("sum_ratio", a.dtype)
+    w = _same(a, w, "sum_ratio")
+    a = a.contiguous()
+    if a.dim() != 1 or tuple(w.shape) != tuple(a.shape):
+        raise RuntimeError(f"sum_ratio: expected two 1-D tensors of one length, got "
+                           f"{list(a.shape)} and {list(w.shape)}")
+    ratio, denom = _C._empty((), a.dtype, a.device), _C._empty((), a.dtype, a.device)
+    _launch(a, "nn.cu", f"cg_sum_ratio_{sfx}", (1, 1, 1), _row_block(a.shape[0]),
+            (a.shape[0], a.data_ptr(), w.data_ptr(), ratio.data_ptr(), denom.data_ptr()))
+    return ratio, denom
+
+
 # ----------------------------------------------------------------------- windows
 
 def _ints(values, n, name, what, low):
@@ -575,6 +599,6 @@ def register():
     reg("softmax", "cuda")(softmax)
     for name in ("softmax_backward", "attention_softmax", "layer_norm", "layer_norm_backward",
                  "gelu", "gelu_backward", "cross_entropy", "cross_entropy_backward", "col2im",
-                 "max_pool_nd", "max_pool_nd_backward"):
+                 "max_pool_nd", "max_pool_nd_backward", "sum_ratio"):
         reg(name, "cuda", dtypes=_FLOATS)(globals()[name])
     reg("im2col", "cuda")(im2col)
