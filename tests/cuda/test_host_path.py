@@ -96,6 +96,48 @@ def test_a_plan_refuses_what_the_full_check_refuses(monkeypatch, env):
 
 
 @needs_cxx
+def test_a_plan_remembers_several_allocations_and_refuses_the_gaps(monkeypatch, env):
+    from cygrad.cuda._driver import pycuda_driver
+    cuda, d = make(monkeypatch, launch_kernel=True)
+    k = d.load_module(TEST_KERNELS).get_function("typed_args")
+    n = pycuda_driver._HOT_RANGES
+    blocks = [d.mem_alloc(4096) for _ in range(n + 2)]
+    plan = d.launcher(k, (1,), (32,))
+    plan(TYPED + [blocks[0]], None)                 # fixes the plan's types
+    searches = []
+    original = d._in_allocation
+
+    def counted(ptr):
+        searches.append(ptr)
+        return original(ptr)
+    monkeypatch.setattr(d, "_in_allocation", counted)
+    recent = blocks[:n]
+    for _ in range(2):                              # the second round finds every one remembered
+        del searches[:]
+        for b in recent:
+            plan(TYPED + [b + 4096], None)          # (the last byte's address still counts)
+    assert searches == []
+    plan(TYPED + [0], None)                         # NULL: no search either
+    assert searches == []
+    # more allocations than remembered: each is searched, and found
+    for b in blocks:
+        plan(TYPED + [b + 8], None)
+        assert cuda.calls[-1][1][3][-8:] == (b + 8).to_bytes(8, "little")
+    # between two remembered allocations, or past the last one: refused
+    gaps = [b + 4097 for b in blocks if all(not o <= b + 4097 <= o + 4096 for o in blocks)]
+    assert gaps
+    for ptr in gaps:
+        with pytest.raises(TypeError, match="needs a device pointer"):
+            plan(TYPED + [ptr], None)
+    # memory given back is forgotten with the rest of the remembered allocations
+    d.mem_free(blocks[-1])
+    assert d._hot == ()
+    with pytest.raises(TypeError, match="needs a device pointer"):
+        plan(TYPED + [blocks[-1] + 8], None)
+    plan(TYPED + [blocks[0]], None)
+
+
+@needs_cxx
 def test_a_plan_packs_by_value_structs_of_its_size(monkeypatch, env):
     from .test_pycuda_driver import ELEMENTWISE, Geometry
     cuda, d = make(monkeypatch, launch_kernel=True)
