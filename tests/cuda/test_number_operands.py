@@ -1,7 +1,8 @@
 """A Python number in an elementwise op on a CUDA tensor (emulated GPU): ``x * 0.5``,
-``1 - x``, ``2 ** x`` and their in-place forms pass the number to the kernel as an
-argument (``cg_<op>_<dtype>_number``, docs/cuda.md "Host cost per op") instead of
-filling a 0-d tensor first. Values and dtypes against PyTorch on the CPU, for every
+``1 - x``, ``2 ** x``, ``x > 0``, ``x.clamp(0, 1)`` and the in-place forms pass the
+number to the kernel as an argument (``cg_<op>_<dtype>_number``, docs/cuda.md "Host
+cost per op") instead of filling a 0-d tensor first. Values and dtypes against
+PyTorch on the CPU (comparisons of half tensors against the CPU run), for every
 dtype family, the number on either side, and the launches each op makes."""
 import os
 import sys
@@ -98,6 +99,43 @@ def test_number_on_either_side_matches_pytorch(op, dtype):
             _check(got, want, dtype)
 
 
+COMPARE = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+           "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_comparisons_with_a_number_match_the_cpu_and_pytorch(dtype):
+    c, t = _pair(dtype)
+    host = cygrad.tensor(_values(dtype)).to(getattr(cygrad, dtype))
+    numbers = [1, 0.75, True, 1e5, -2] + ([1.5 - 2j, 1 + 0j] if dtype.startswith("complex") else [])
+    ops = {"eq", "ne"} if dtype.startswith("complex") else set(COMPARE)
+    for name in sorted(ops):
+        fn = COMPARE[name]
+        for number in numbers:
+            for first in (False, True):
+                got = fn(number, c) if first else fn(c, number)
+                assert got.dtype is cygrad.bool and got.device.type == "cuda"
+                # the CPU run (a half tensor with a number compares in float32 there too)
+                want = fn(number, host) if first else fn(host, number)
+                np.testing.assert_array_equal(got.cpu().numpy(), want.numpy(),
+                                              err_msg=f"{name} {number!r} first={first}")
+                if dtype not in ("float16", "bfloat16"):
+                    ref = fn(number, t) if first else fn(t, number)
+                    np.testing.assert_array_equal(got.cpu().numpy(), ref.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64", "float16", "bfloat16", "float32",
+                                   "float64"])
+def test_clamp_by_numbers_matches_the_cpu_and_pytorch(dtype):
+    # clamp's bounds reach the maximum and minimum kernels as numbers
+    c, t = _pair(dtype)
+    host = cygrad.tensor(_values(dtype)).to(getattr(cygrad, dtype))
+    for lo, hi in ((1, 3), (0.8, None), (None, 1.25), (2, 1)):
+        got = c.clamp(lo, hi)
+        np.testing.assert_array_equal(_host(got), _host(host.clamp(lo, hi)))
+        _check(got, t.clamp(lo, hi), dtype)
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "int64", "float16", "bfloat16", "float32", "float64",
                                    "complex64"])
 def test_in_place_with_a_number_matches_pytorch(dtype):
@@ -156,8 +194,11 @@ def test_a_number_is_one_launch_without_a_fill(emulated, monkeypatch):
     1 - x
     x.pow_(2)
     h * 0.5             # a half tensor: no casts to and from float32 either
+    x > 0
+    x.clamp(0, 1)
     assert names == ["cg_mul_f32_number", "cg_sub_f32_number", "cg_pow_f32_number",
-                     "cg_mul_f16_number"]
+                     "cg_mul_f16_number", "cg_gt_f32_number", "cg_maximum_f32_number",
+                     "cg_minimum_f32_number"]
 
 
 def test_gradients_through_number_ops_match_the_cpu():

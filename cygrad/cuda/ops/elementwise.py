@@ -324,7 +324,8 @@ def binary(name, out, a, b):
 
 
 #: binary ops with a kernel that takes a Python number as an argument (``cg_<op>_<dtype>_number``)
-_NUMBER_KERNELS = ("add", "sub", "mul", "div", "pow")
+_NUMBER_KERNELS = ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge",
+                   "maximum", "minimum")
 
 
 def _number_args(value, dt):
@@ -336,12 +337,12 @@ def _number_args(value, dt):
     return 0.0, 0.0, int(bool(value)) if dt is _dt.bool_ else int(value)
 
 
-def with_number(name, out, x, value, first=False):
+def with_number(name, out, x, value, first=False, ct=None):
     """``out[...] = name(x, value)``, or ``name(value, x)`` where ``first``: ``x`` a
-    tensor (cast to ``out``'s dtype if it is not of it), ``value`` a Python number
-    passed to the kernel as an argument (one launch: no fill of a 0-d tensor); a
-    float16 or bfloat16 ``x`` computes in float32 with the number unrounded, as
-    PyTorch does.
+    tensor (cast to the computing dtype ``ct``, by default ``out``'s, if it is not
+    of it; ``out`` is bool for a comparison), ``value`` a Python number passed to
+    the kernel as an argument (one launch: no fill of a 0-d tensor); a float16 or
+    bfloat16 ``x`` computes in float32 with the number unrounded, as on the CPU.
 
     Examples
     --------
@@ -349,7 +350,7 @@ def with_number(name, out, x, value, first=False):
     >>> callable(with_number)
     True
     """
-    ct = out.dtype
+    ct = out.dtype if ct is None else ct
     if x.dtype is not ct:
         x = cast(x, ct)
     return _launch(f"cg_{name}_{_SFX[ct.name]}_number", out, (x,),
@@ -409,9 +410,10 @@ def device_op(kind, name, out, a, b, ct):
             root = "sqrt" if b > 0 else "rsqrt"
             _table_kernel(root, ct)(target, _operand(a, ct, dev))
         elif number is not None and name in _NUMBER_KERNELS and ct.name in BINARY_DTYPES[name]:
-            target = out if out.dtype is ct else _empty(out.shape, ct, dev)
+            res_dt = _result_dtype(name, ct)
+            target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
             first = not isinstance(a, _C.TensorBase)
-            with_number(name, target, b if first else a, number, first)
+            with_number(name, target, b if first else a, number, first, ct)
         else:
             if number is not None and ct.name in ("float16", "bfloat16"):
                 # a half tensor with a Python number computes in float32 (0 * 1e10 is 0)
