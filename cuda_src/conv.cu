@@ -160,7 +160,8 @@ __device__ void cg_max_pool(cg_index total, const cg_window& w, const T* x, T* v
 
 /* out (N, C, *size), zeroed by the caller: out[n, c, idx[n, c, o]] += grad[n, c, o].
  * grad and idx are contiguous (N, C, *out) of `total` elements, P = prod(size),
- * L = prod(out). An index outside [0, P) is skipped and sets *bad to 1. */
+ * L = prod(out). An index outside [0, P) is skipped and sets *bad to 1 (bad is null
+ * for indices that max_pool made and nothing has written since). */
 template <typename T>
 __device__ void cg_max_pool_bwd(cg_index total, cg_index L, cg_index P, const T* grad,
                                 const long long* idx, T* out, int* bad)
@@ -168,7 +169,8 @@ __device__ void cg_max_pool_bwd(cg_index total, cg_index L, cg_index P, const T*
     for (cg_index i = cg_first(); i < total; i += cg_step()) {
         const long long j = idx[i];
         if (j < 0 || j >= P) {
-            atomicExch(bad, 1);
+            if (bad != nullptr)
+                atomicExch(bad, 1);
             continue;
         }
         atomicAdd(out + (i / L) * P + j, grad[i]);

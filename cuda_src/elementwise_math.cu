@@ -1079,3 +1079,46 @@ __device__ inline double cg_frexp(double x, int* e) { return frexp(x, e); }
         }                                                                                        \
     }
 CG_FLOATS(CG_NAN_TO_NUM) CG_FLOATS(CG_FREXP)
+
+/* ---- a tensor with a Python number ---------------------------------------------------------- */
+
+/* op(a, number) or, where first != 0, op(number, a) (1 - x, 2 / x, 2 ** x, x > 0): the number comes
+ * by value as the fills take it (re, im for floating and complex dtypes, iv for integers and
+ * bool) and is converted to the compute type once, so x * 0.5 is one launch instead of a fill
+ * of a 0-d tensor and the op. The value is the one the fill would store, except that a half
+ * tensor's number stays a float as PyTorch's opmath keeps it (the host computed half with a
+ * number in float32 before). `first` is the same for every thread: no divergence. */
+template <typename SO, typename S, typename F>
+__device__ inline void cg_map2_number(cg_index n, const cg_geometry& g, SO* out, const S* a,
+                                      typename cg_io<S>::C s, int first, F f)
+{
+    for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
+        cg_index oo, oa, unused;
+        cg_offsets(g, i, &oo, &oa, &unused);
+        const typename cg_io<S>::C x = cg_io<S>::ld(a[oa]);
+        out[oo] = cg_io<SO>::st(first ? f(s, x) : f(x, s));
+    }
+}
+#define CG_B_NUMBER_OUT(OP, SFX, TO, T)                                                          \
+    extern "C" __global__ void cg_##OP##_##SFX##_number(cg_index n, cg_geometry g, TO* out,      \
+                                                        const T* a, double re, double im,        \
+                                                        long long iv, int first)                 \
+    {                                                                                            \
+        cg_map2_number(n, g, out, a, cg_fill_value<typename cg_io<T>::C>(re, im, iv), first,     \
+                       cg_b_##OP());                                                             \
+    }
+#define CG_B_NUMBER(OP, SFX, T) CG_B_NUMBER_OUT(OP, SFX, T, T)
+#define CG_B_NUMBER_BOOL(OP, SFX, T) CG_B_NUMBER_OUT(OP, SFX, cg_bool, T)
+#define CG_ARITH_NUMBER(SFX, T)                                                                  \
+    CG_B_NUMBER(add, SFX, T) CG_B_NUMBER(sub, SFX, T) CG_B_NUMBER(mul, SFX, T)
+#define CG_DIV_POW_NUMBER(SFX, T) CG_B_NUMBER(div, SFX, T) CG_B_NUMBER(pow, SFX, T)
+#define CG_POW_NUMBER(SFX, T) CG_B_NUMBER(pow, SFX, T)
+CG_FLOATS(CG_ARITH_NUMBER) CG_INTS(CG_ARITH_NUMBER) CG_BOOL(CG_ARITH_NUMBER) CG_COMPLEX(CG_ARITH_NUMBER)
+CG_FLOATS(CG_DIV_POW_NUMBER) CG_COMPLEX(CG_DIV_POW_NUMBER) CG_INTS(CG_POW_NUMBER)
+#define CG_EQUALITY_NUMBER(SFX, T) CG_B_NUMBER_BOOL(eq, SFX, T) CG_B_NUMBER_BOOL(ne, SFX, T)
+#define CG_ORDERED_NUMBER(SFX, T)                                                                \
+    CG_B_NUMBER_BOOL(lt, SFX, T) CG_B_NUMBER_BOOL(le, SFX, T) CG_B_NUMBER_BOOL(gt, SFX, T)       \
+    CG_B_NUMBER_BOOL(ge, SFX, T) CG_B_NUMBER(maximum, SFX, T) CG_B_NUMBER(minimum, SFX, T)
+CG_FLOATS(CG_EQUALITY_NUMBER) CG_INTS(CG_EQUALITY_NUMBER) CG_BOOL(CG_EQUALITY_NUMBER)
+CG_COMPLEX(CG_EQUALITY_NUMBER)
+CG_FLOATS(CG_ORDERED_NUMBER) CG_INTS(CG_ORDERED_NUMBER) CG_BOOL(CG_ORDERED_NUMBER)

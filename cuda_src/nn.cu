@@ -1,7 +1,8 @@
 /* Fused nn kernels of cygrad: softmax / log_softmax and their gradient, the
  * attention softmax, layer norm (forward, input gradient, weight and bias
  * gradients), GELU (exact and tanh) and its gradient, and cross entropy with
- * class-index targets (forward and gradient). float (f32) and double (f64).
+ * class-index targets (forward, gradient and the mean's sum ratio). float (f32)
+ * and double (f64).
  *
  * The CPU kernels of the same primitives (cygrad/_core/cpu/fused.c) define the
  * arithmetic; these follow them formula by formula.
@@ -370,14 +371,15 @@ __device__ void cg_gelu_bwd(cg_index count, const T* g, const T* x, T* dx, int t
 /* ---- cross entropy -------------------------------------------------------------
  * (R, C) logits, R int64 targets. A target that is neither ignore_index nor in
  * [0, C) is treated as ignored and reported: *bad becomes the largest R - r over
- * such rows r (so the host finds the first bad row; 0: none). */
+ * such rows r (so the host finds the first bad row; 0: none); bad is null for
+ * targets the host has checked and nothing has written since. */
 __device__ inline int cg_target_ok(long long t, long long ignore_index, cg_index C, cg_index r,
                                    cg_index R, long long* bad)
 {
     if (t == ignore_index)
         return 0;
     if (t < 0 || t >= C) {
-        if (threadIdx.x == 0)
+        if (threadIdx.x == 0 && bad != nullptr)
             atomicMax(bad, (long long)(R - r));
         return 0;
     }
@@ -555,6 +557,36 @@ __device__ void cg_xent_bwd(cg_index R, cg_index C, const T* x, const T* lse,
 
 CG_NN_KERNELS(f32, float)
 CG_NN_KERNELS(f64, double)
+
+/* ---- sum ratio: the mean of cross entropy's per-row losses over the counted weight
+ * *ratio = sum(a) / sum(w) and *denom = sum(w), a and w contiguous of n elements, in
+ * one block (launched with one block: a batch's rows, a few thousand at most in
+ * practice, each thread strides over them); 0 / 0 is NaN, as PyTorch's mean over
+ * all-ignored targets. */
+template <typename T>
+__device__ void cg_sum_ratio(cg_index n, const T* a, const T* w, T* ratio, T* denom)
+{
+    T sa = T(0), sw = T(0);
+    for (cg_index i = threadIdx.x; i < n; i += blockDim.x) {
+        sa += a[i];
+        sw += w[i];
+    }
+    sa = cg_block_sum(sa);
+    sw = cg_block_sum(sw);
+    if (threadIdx.x == 0) {
+        *ratio = sa / sw;
+        *denom = sw;
+    }
+}
+#define CG_SUM_RATIO_KERNEL(SFX, T)                                                             \
+    extern "C" __global__ void cg_sum_ratio_##SFX(cg_index n, const T* a, const T* w,          \
+                                                  T* ratio, T* denom)                          \
+    {                                                                                           \
+        if (blockIdx.x == 0)                                                                    \
+            cg_sum_ratio<T>(n, a, w, ratio, denom);                                             \
+    }
+CG_SUM_RATIO_KERNEL(f32, float)
+CG_SUM_RATIO_KERNEL(f64, double)
 
 /* softmax of half and bfloat16 tensors, computed in float */
 CG_SOFTMAX_FWD_KERNELS(f16, __half, float)

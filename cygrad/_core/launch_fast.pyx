@@ -27,7 +27,8 @@ cdef object _StructError = _struct.error
 cdef class PlanBase:
     """The compiled part of a launch plan: ``__call__(args, stream)``.
 
-    A subclass sets ``driver`` (with ``_hot``, ``_in_allocation``, ``_ensure`` and
+    A subclass sets ``driver`` (with ``_hot``: a tuple of recent allocations' first and
+    last pointers, ``_in_allocation``, ``_ensure`` and
     ``_cuda.Error``), ``kernel`` (with ``launch_kernel``), ``grid``, ``block``,
     ``shared``; once a launch was checked, ``types`` (the arguments' Python types),
     ``pointers`` (indices of pointer arguments), ``structs`` (``(index, byte
@@ -65,12 +66,25 @@ cdef class PlanBase:
 
     cdef bint _packed_launch(self, tuple args, stream) except -1:
         # False: the arguments need the full check (nothing was launched)
+        cdef tuple hot
+        cdef Py_ssize_t j, m
+        cdef bint known
         d = self.driver
-        lo, hi = d._hot
+        hot = d._hot        # (first, last, first, last, ...) of recent allocations
         for i in self.pointers:
             p = args[i]
-            if not lo <= p <= hi and not d._in_allocation(p):
-                return False
+            known = p == 0          # (NULL: an optional argument left out, as the full check)
+            m = 0 if known else len(hot)
+            j = 0
+            while j + 1 < m:
+                if hot[j] <= p <= hot[j + 1]:
+                    known = True
+                    break
+                j += 2
+            if not known:
+                if not d._in_allocation(p):
+                    return False
+                hot = d._hot
         for i, size in self.structs:
             if len(args[i]) != size:
                 return False

@@ -26,3 +26,15 @@ def emulated():
     with installed(EmulatedDriver(memory=256 << 20, strict=True)) as d:
         cygrad.zeros(1, device="cuda")           # installs the 'cuda' entries
         yield d
+
+
+def launched(driver, monkeypatch):
+    """The names of the kernels ``driver`` (an emulated driver) launches from now on."""
+    names = []
+    original = driver.launch
+
+    def counted(kernel, *args, **kwargs):
+        names.append(kernel.name)
+        return original(kernel, *args, **kwargs)
+    monkeypatch.setattr(driver, "launch", counted)
+    return names

@@ -16,6 +16,7 @@ from cygrad.cuda._driver import signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_driver import installed  # noqa: E402
+from emulated_gpu import launched  # noqa: E402  (a helper, not the fixture)
 from .test_pycuda_driver import TEST_KERNELS, TypedArgs, env, make  # noqa: E402,F401
 
 needs_cxx = pytest.mark.skipif(signature.find_cxx() is None,
@@ -95,6 +96,48 @@ def test_a_plan_refuses_what_the_full_check_refuses(monkeypatch, env):
 
 
 @needs_cxx
+def test_a_plan_remembers_several_allocations_and_refuses_the_gaps(monkeypatch, env):
+    from cygrad.cuda._driver import pycuda_driver
+    cuda, d = make(monkeypatch, launch_kernel=True)
+    k = d.load_module(TEST_KERNELS).get_function("typed_args")
+    n = pycuda_driver._HOT_RANGES
+    blocks = [d.mem_alloc(4096) for _ in range(n + 2)]
+    plan = d.launcher(k, (1,), (32,))
+    plan(TYPED + [blocks[0]], None)                 # fixes the plan's types
+    searches = []
+    original = d._in_allocation
+
+    def counted(ptr):
+        searches.append(ptr)
+        return original(ptr)
+    monkeypatch.setattr(d, "_in_allocation", counted)
+    recent = blocks[:n]
+    for _ in range(2):                              # the second round finds every one remembered
+        del searches[:]
+        for b in recent:
+            plan(TYPED + [b + 4096], None)          # (the last byte's address still counts)
+    assert searches == []
+    plan(TYPED + [0], None)                         # NULL: no search either
+    assert searches == []
+    # more allocations than remembered: each is searched, and found
+    for b in blocks:
+        plan(TYPED + [b + 8], None)
+        assert cuda.calls[-1][1][3][-8:] == (b + 8).to_bytes(8, "little")
+    # between two remembered allocations, or past the last one: refused
+    gaps = [b + 4097 for b in blocks if all(not o <= b + 4097 <= o + 4096 for o in blocks)]
+    assert gaps
+    for ptr in gaps:
+        with pytest.raises(TypeError, match="needs a device pointer"):
+            plan(TYPED + [ptr], None)
+    # memory given back is forgotten with the rest of the remembered allocations
+    d.mem_free(blocks[-1])
+    assert d._hot == ()
+    with pytest.raises(TypeError, match="needs a device pointer"):
+        plan(TYPED + [blocks[-1] + 8], None)
+    plan(TYPED + [blocks[0]], None)
+
+
+@needs_cxx
 def test_a_plan_packs_by_value_structs_of_its_size(monkeypatch, env):
     from .test_pycuda_driver import ELEMENTWISE, Geometry
     cuda, d = make(monkeypatch, launch_kernel=True)
@@ -126,16 +169,7 @@ def emulated():
         yield d
 
 
-def _launched(emulated, monkeypatch):
-    """The names of the kernels the emulated driver launches from now on."""
-    names = []
-    original = emulated.launch
-
-    def counted(kernel, *args, **kwargs):
-        names.append(kernel.name)
-        return original(kernel, *args, **kwargs)
-    monkeypatch.setattr(emulated, "launch", counted)
-    return names
+_launched = launched          # (the names of the kernels the emulated driver launches)
 
 
 def test_kernels_launch_keeps_one_plan_per_kernel_grid_and_block(emulated, monkeypatch):
@@ -149,8 +183,11 @@ def test_kernels_launch_keeps_one_plan_per_kernel_grid_and_block(emulated, monke
     assert _k._plans == plans                       # the same plans, reused
     (cygrad.arange(5000, dtype=cygrad.float32, device="cuda") + 1).cpu()   # another grid
     assert len(_k._plans) > len(plans)
-    # the emulator's plans check every launch (its strict mode sees each one)
-    assert launches.count("cg_add_f32_strided") == 3
+    # the emulator's plans check every launch (its strict mode sees each one); the
+    # number 1 is the kernel's argument (no fill of a 0-d tensor)
+    assert launches.count("cg_add_f32_strided") == 2
+    assert launches.count("cg_add_f32_number") == 1
+    assert launches.count("cg_fill_f32_strided") == 1           # (ones)
 
 
 CASES = [
@@ -192,8 +229,9 @@ def test_a_geometry_is_not_reused_for_other_strides(emulated):
     out2 = base.t() + 0.0
     np.testing.assert_array_equal(out1.cpu().numpy(), np.arange(16, dtype=np.float32).reshape(4, 4))
     np.testing.assert_array_equal(out2.cpu().numpy(), np.arange(16, dtype=np.float32).reshape(4, 4).T)
-    k1 = ((4, 4), (4, 1), ((4, 4), (4, 1)), ((), ()))
-    k2 = ((4, 4), (4, 1), ((4, 4), (1, 4)), ((), ()))
+    # (the number 0.0 is the kernel's argument, not an operand of the geometry)
+    k1 = ((4, 4), (4, 1), ((4, 4), (4, 1)))
+    k2 = ((4, 4), (4, 1), ((4, 4), (1, 4)))
     assert k1 in elementwise._geometries and k2 in elementwise._geometries
     assert elementwise._geometries[k1][1] != elementwise._geometries[k2][1]
 

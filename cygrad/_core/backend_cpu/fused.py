@@ -95,6 +95,18 @@ def cross_entropy(x, target, weight, ignore_index, eps):
                                     ignore_index, eps)
 
 
+@register("sum_ratio", "cpu", dtypes=("float32", "float64"))
+def sum_ratio(a, w):
+    """``(sum(a) / sum(w), sum(w))`` as 0-d tensors of two 1-D tensors of one dtype
+    (cross entropy's mean over the counted weight; the sums and division the CPU's
+    reductions and elementwise division do)."""
+    if a.dim() != 1 or tuple(w.shape) != tuple(a.shape) or w.dtype is not a.dtype:
+        raise RuntimeError(f"sum_ratio: expected two 1-D tensors of one length and dtype, got "
+                           f"{list(a.shape)} {a.dtype} and {list(w.shape)} {w.dtype}")
+    denom = w.sum()
+    return a.sum() / denom, denom
+
+
 @register("cross_entropy_backward", "cpu", dtypes=("float32", "float64"))
 def cross_entropy_backward(x, lse, target, weight, ignore_index, eps, scale):
     """Gradient of the per-row losses with respect to the (R, C) logits, each row

@@ -48,6 +48,9 @@ _CODES = {"int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", 
           "int64": "q", "uint64": "Q", "float32": "f", "float64": "d", "bool": "?"}
 #: alignment assumed for a by-value struct parameter: the kernels' structs hold 64-bit fields
 STRUCT_ALIGN = 8
+# allocations a launch plan checks pointers against before searching (a small CNN's
+# training step uses 7)
+_HOT_RANGES = 8
 
 
 def param_buffer_format(params, struct_sizes):
@@ -204,9 +207,11 @@ class PyCudaDriver(Driver):
         self._external_bases = []
         self._modules = {}
         self._arch = {}
-        # [first, last] pointer of the allocation a launch argument was last found in:
-        # launch plans check a pointer against it before searching (see _LaunchPlan)
-        self._hot = (1, 0)
+        # (first, last, first, last, ...) pointers of the allocations launch arguments
+        # were last found in, the latest first, at most _HOT_RANGES of them: launch
+        # plans check a pointer against them before searching (see _LaunchPlan); a
+        # step's tensors live in a few segments of the caching allocator
+        self._hot = ()
         # PyCUDA complains at exit about contexts left on the stack: pop ours
         atexit.register(self._release)
 
@@ -295,7 +300,7 @@ class PyCudaDriver(Driver):
                 raise DriverError(f"pycuda driver: mem_free of {ptr!r}, which is not a pointer returned "
                                   "by mem_alloc (or was already freed)")
             self._bases.pop(bisect.bisect_left(self._bases, ptr))
-            self._hot = (1, 0)
+            self._hot = ()
         self._call("mem_free", entry[0].free)
 
     def register_external(self, ptr, nbytes):
@@ -315,7 +320,7 @@ class PyCudaDriver(Driver):
             elif count == 1:
                 del self._external[ptr]
                 self._external_bases.pop(bisect.bisect_left(self._external_bases, ptr))
-                self._hot = (1, 0)
+                self._hot = ()
 
     def mem_get_info(self):
         self._ensure()
@@ -486,7 +491,7 @@ class PyCudaDriver(Driver):
         with self._lock:
             i = bisect.bisect_right(self._bases, ptr) - 1
             if i >= 0 and ptr <= self._bases[i] + self._allocations[self._bases[i]][1]:
-                self._hot = (self._bases[i], self._bases[i] + self._allocations[self._bases[i]][1])
+                self._remember(self._bases[i], self._bases[i] + self._allocations[self._bases[i]][1])
                 return ptr
             i = bisect.bisect_right(self._external_bases, ptr) - 1
             if i >= 0 and ptr <= self._external_bases[i] + self._external[self._external_bases[i]][0]:
@@ -507,9 +512,19 @@ class PyCudaDriver(Driver):
             except (IndexError, KeyError):
                 return self._device_pointer(ptr) is not None
             if ptr <= end:
-                self._hot = (base, end)
+                self._remember(base, end)
                 return True
         return self._device_pointer(ptr) is not None
+
+    def _remember(self, base, end):
+        """Put allocation [base, end] first in ``_hot`` (a new tuple: launches on other
+        threads read the old one unlocked)."""
+        hot = self._hot
+        for j in range(0, len(hot), 2):
+            if hot[j] == base:
+                hot = hot[:j] + hot[j + 2:]
+                break
+        self._hot = ((base, end) + hot)[:2 * _HOT_RANGES]
 
     def launcher(self, kernel, grid, block, shared_mem=0):
         if not isinstance(kernel, PyCudaKernel) or kernel.launch_kernel is None:

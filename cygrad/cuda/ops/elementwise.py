@@ -248,13 +248,7 @@ def fill(out, value):
     True
     """
     dt = out.dtype
-    if dt.is_complex or dt.is_floating_point:
-        z = complex(value)
-        re, im, iv = z.real, z.imag, 0
-    else:
-        # (the core has already checked and wrapped integer values)
-        re, im, iv = 0.0, 0.0, int(bool(value)) if dt is _dt.bool_ else int(value)
-    return _launch(f"cg_fill_{_SFX[dt.name]}_strided", out, (), (re, im, iv))
+    return _launch(f"cg_fill_{_SFX[dt.name]}_strided", out, (), _number_args(value, dt))
 
 
 def _scalar(value, dtype, device):
@@ -329,6 +323,40 @@ def binary(name, out, a, b):
     return out
 
 
+#: binary ops with a kernel that takes a Python number as an argument (``cg_<op>_<dtype>_number``)
+_NUMBER_KERNELS = ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge",
+                   "maximum", "minimum")
+
+
+def _number_args(value, dt):
+    """A number as the fill kernels and the number kernels take it: ``(re, im, iv)``."""
+    if dt.is_complex or dt.is_floating_point:
+        z = complex(value)
+        return z.real, z.imag, 0
+    # (the core has already checked and wrapped integer values)
+    return 0.0, 0.0, int(bool(value)) if dt is _dt.bool_ else int(value)
+
+
+def with_number(name, out, x, value, first=False, ct=None):
+    """``out[...] = name(x, value)``, or ``name(value, x)`` where ``first``: ``x`` a
+    tensor (cast to the computing dtype ``ct``, by default ``out``'s, if it is not
+    of it; ``out`` is bool for a comparison), ``value`` a Python number passed to
+    the kernel as an argument (one launch: no fill of a 0-d tensor); a float16 or
+    bfloat16 ``x`` computes in float32 with the number unrounded, as on the CPU.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.elementwise import with_number
+    >>> callable(with_number)
+    True
+    """
+    ct = out.dtype if ct is None else ct
+    if x.dtype is not ct:
+        x = cast(x, ct)
+    return _launch(f"cg_{name}_{_SFX[ct.name]}_number", out, (x,),
+                   _number_args(value, ct) + (1 if first else 0,))
+
+
 def _kernel_for(name, arity):
     def run(out, *args):
         return unary(name, out, *args) if arity == 1 else binary(name, out, *args)
@@ -381,6 +409,11 @@ def device_op(kind, name, out, a, b, ct):
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
             root = "sqrt" if b > 0 else "rsqrt"
             _table_kernel(root, ct)(target, _operand(a, ct, dev))
+        elif number is not None and name in _NUMBER_KERNELS and ct.name in BINARY_DTYPES[name]:
+            res_dt = _result_dtype(name, ct)
+            target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
+            first = not isinstance(a, _C.TensorBase)
+            with_number(name, target, b if first else a, number, first, ct)
         else:
             if number is not None and ct.name in ("float16", "bfloat16"):
                 # a half tensor with a Python number computes in float32 (0 * 1e10 is 0)

@@ -22,6 +22,7 @@ True
 """
 import math
 import struct
+import weakref
 
 from ..._core import dispatch
 from ..._core import dtype as _dt
@@ -33,7 +34,8 @@ from ..tensors import _same_device
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("softmax", "softmax_backward", "attention_softmax", "layer_norm",
               "layer_norm_backward", "gelu", "gelu_backward", "cross_entropy",
-              "cross_entropy_backward", "im2col", "col2im", "max_pool_nd", "max_pool_nd_backward")
+              "cross_entropy_backward", "im2col", "col2im", "max_pool_nd", "max_pool_nd_backward",
+              "sum_ratio")
 
 _FLOATS = ("float32", "float64")
 # im2col moves elements by width
@@ -286,6 +288,34 @@ def gelu_backward(g, x, tanh_approx):
     return dx
 
 
+# ----------------------------------------------------------------------- indices known good
+
+# Index tensors whose values a kernel here made or checked, with what they are good
+# for and the version they had: a later kernel reading the same tensor at the same
+# version skips its range check, so it neither fills an error flag nor waits for the
+# device to read it back (max pooling's backward on the forward's indices, cross
+# entropy's backward on the target its forward checked). Keyed by id(), held by weak
+# reference: a tensor's equality is elementwise, so it cannot be a dictionary key.
+_known_good = {}
+
+
+def _vouch(t, what):
+    """Remember that ``t``'s values, at its current version, are good for ``what``."""
+    key = id(t)
+
+    def forget(ref, key=key):
+        if _known_good.get(key, (None,))[0] is ref:
+            _known_good.pop(key, None)
+    _known_good[key] = (weakref.ref(t, forget), t._version, what)
+
+
+def _vouched(t, what):
+    """Are ``t``'s values known good for ``what`` (and unwritten since)?"""
+    entry = _known_good.get(id(t))
+    return (entry is not None and entry[0]() is t and entry[1] == t._version
+            and entry[2] == what)
+
+
 # ----------------------------------------------------------------------- cross entropy
 
 def _xent_operands(x, target, weight, what):
@@ -316,15 +346,20 @@ def cross_entropy(x, target, weight, ignore_index, eps):
     True
     """
     sfx = _sfx("cross_entropy", x.dtype)
+    given = target
     x, target, weight = _xent_operands(x, target, weight, "cross_entropy")
     R, C = x.shape
     loss, lse, wt = (_C._empty((R,), x.dtype, x.device) for _ in range(3))
     if R:
-        bad = _zeros((1,), _dt.int64, x.device)
+        what = ("classes", C, int(ignore_index))
+        checked = not _vouched(given, what)
+        bad = _zeros((1,), _dt.int64, x.device) if checked else None
         _launch(x, "nn.cu", f"cg_xent_fwd_{sfx}", _row_grid(R), _row_block(C),
                 (R, C, x.data_ptr(), target.data_ptr(), _ptr(weight), int(ignore_index),
-                 float(eps), loss.data_ptr(), lse.data_ptr(), wt.data_ptr(), bad.data_ptr()))
-        _raise_bad_target(bad, target)
+                 float(eps), loss.data_ptr(), lse.data_ptr(), wt.data_ptr(), _ptr(bad)))
+        if checked:
+            _raise_bad_target(bad, target)
+            _vouch(given, what)
     return loss, lse, wt
 
 
@@ -339,6 +374,7 @@ def cross_entropy_backward(x, lse, target, weight, ignore_index, eps, scale):
     True
     """
     sfx = _sfx("cross_entropy_backward", x.dtype)
+    given = target
     x, target, weight = _xent_operands(x, target, weight, "cross_entropy_backward")
     lse, scale = _same(x, lse, "cross_entropy_backward"), _same(x, scale, "cross_entropy_backward")
     R, C = x.shape
@@ -346,13 +382,39 @@ def cross_entropy_backward(x, lse, target, weight, ignore_index, eps, scale):
         raise RuntimeError("cross_entropy_backward: scale must have 1 or R elements")
     dx = _C._empty((R, C), x.dtype, x.device)
     if R:
-        bad = _zeros((1,), _dt.int64, x.device)
+        # (the forward's target, unwritten since: checked there, not again)
+        checked = not _vouched(given, ("classes", C, int(ignore_index)))
+        bad = _zeros((1,), _dt.int64, x.device) if checked else None
         _launch(x, "nn.cu", f"cg_xent_bwd_{sfx}", _row_grid(R), _row_block(C),
                 (R, C, x.data_ptr(), lse.data_ptr(), target.data_ptr(), _ptr(weight),
                  int(ignore_index), float(eps), scale.data_ptr(), 0 if scale.numel() == 1 else 1,
-                 dx.data_ptr(), bad.data_ptr()))
-        _raise_bad_target(bad, target)
+                 dx.data_ptr(), _ptr(bad)))
+        if checked:
+            _raise_bad_target(bad, target)
     return dx
+
+
+def sum_ratio(a, w):
+    """``(sum(a) / sum(w), sum(w))`` as 0-d tensors of two 1-D tensors of one
+    dtype: cross entropy's mean over the counted weight, one launch (it was two
+    sums and a division).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.ops.nn import sum_ratio
+    >>> callable(sum_ratio)
+    True
+    """
+    sfx = _sfx("sum_ratio", a.dtype)
+    w = _same(a, w, "sum_ratio")
+    a = a.contiguous()
+    if a.dim() != 1 or tuple(w.shape) != tuple(a.shape):
+        raise RuntimeError(f"sum_ratio: expected two 1-D tensors of one length, got "
+                           f"{list(a.shape)} and {list(w.shape)}")
+    ratio, denom = _C._empty((), a.dtype, a.device), _C._empty((), a.dtype, a.device)
+    _launch(a, "nn.cu", f"cg_sum_ratio_{sfx}", (1, 1, 1), _row_block(a.shape[0]),
+            (a.shape[0], a.data_ptr(), w.data_ptr(), ratio.data_ptr(), denom.data_ptr()))
+    return ratio, denom
 
 
 # ----------------------------------------------------------------------- windows
@@ -483,6 +545,7 @@ def max_pool_nd(x, kernel, dilation, pads, stride, out):
     if total:
         _launch(x, "conv.cu", f"cg_max_pool_{sfx}", _k.grid_1d(total), (_k.BLOCK, 1, 1),
                 (total, w, x.data_ptr(), values.data_ptr(), idx.data_ptr()))
+    _vouch(idx, ("plane", math.prod(shape[2:])))       # (every index lies in [0, P))
     return values, idx
 
 
@@ -504,16 +567,18 @@ def max_pool_nd_backward(grad, idx, size):
         raise RuntimeError(f"max_pool_backward: gradient {list(grad.shape)} and indices "
                            f"{list(idx.shape)} must have one (N, C, *out) shape on one device")
     size = tuple(int(s) for s in size)
+    # (max_pool_nd's indices, unwritten since, lie in the plane: no check)
+    checked = not _vouched(idx, ("plane", math.prod(size)))
     grad, idx = grad.contiguous(), idx.contiguous()
     shape = tuple(grad.shape)
     res = _zeros(shape[:2] + size, grad.dtype, grad.device)
     total = grad.numel()
     if total:
-        bad = _zeros((1,), _dt.int32, grad.device)
+        bad = _zeros((1,), _dt.int32, grad.device) if checked else None
         _launch(grad, "conv.cu", f"cg_max_pool_bwd_{sfx}", _k.grid_1d(total), (_k.BLOCK, 1, 1),
                 (total, math.prod(shape[2:]), math.prod(size), grad.data_ptr(), idx.data_ptr(),
-                 res.data_ptr(), bad.data_ptr()))
-        if int(bad.item()):
+                 res.data_ptr(), _ptr(bad)))
+        if checked and int(bad.item()):
             raise RuntimeError(f"max_pool_backward: an index lies outside the plane of "
                                f"{math.prod(size)} elements")
     return res
@@ -534,6 +599,6 @@ def register():
     reg("softmax", "cuda")(softmax)
     for name in ("softmax_backward", "attention_softmax", "layer_norm", "layer_norm_backward",
                  "gelu", "gelu_backward", "cross_entropy", "cross_entropy_backward", "col2im",
-                 "max_pool_nd", "max_pool_nd_backward"):
+                 "max_pool_nd", "max_pool_nd_backward", "sum_ratio"):
         reg(name, "cuda", dtypes=_FLOATS)(globals()[name])
     reg("im2col", "cuda")(im2col)

@@ -346,8 +346,10 @@ def _fused_xent_forward(ctx, k, input, target, weight, ignore_index):
         return loss.reshape(target.shape)
     if reduction == "sum":
         return loss.sum()
-    ctx.denom = wt.sum()       # 0 when every target is ignored: nan, as PyTorch
-    return loss.sum() / ctx.denom
+    # sum(loss) / sum(wt) in one kernel; the denominator is 0 when every target is
+    # ignored: nan, as PyTorch
+    mean, ctx.denom = kernel("sum_ratio", loss.device.type)(loss, wt)
+    return mean
 
 
 def _fused_xent_backward(ctx, grad):
