@@ -105,6 +105,7 @@ extensions = [
     ext("rnn_kernels", ["cygrad/_core/cpu/rnn.c"]),
     ext("scatter_kernels", ["cygrad/_core/cpu/scatter.c"]),
     ext("fused_kernels", ["cygrad/_core/cpu/fused.c"]),
+    ext("scan_kernels", ["cygrad/_core/cpu/scan.c"]),
     ext("alloc_stats"),
     ext("alloc_fast"),
     ext("launch_fast"),

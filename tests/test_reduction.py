@@ -616,3 +616,22 @@ def test_random_shapes_and_dims_vs_numpy():
         np.testing.assert_allclose(cygrad.cumsum(x, d).numpy(), a.cumsum(axis=d), rtol=1e-12)
 
     check()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_mean_is_the_row_sum_divided(dtype):
+    # a full mean, or one over the last dim, of a contiguous float tensor is the
+    # core's row sum divided by n (backend_cpu/reduction.py); other dims keep NumPy
+    x = np.random.default_rng(7).standard_normal((300, 1000)).astype(dtype)
+    t = cygrad.tensor(x)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    assert t.mean().item() == (t.sum() / x.size).item()
+    np.testing.assert_array_equal(t.mean(1).numpy(), (t.sum(1) / 1000).numpy())
+    np.testing.assert_allclose(t.mean().item(), x.astype(np.float64).mean(), **tol)
+    np.testing.assert_allclose(t.mean(-1, keepdim=True).numpy(),
+                               x.astype(np.float64).mean(-1, keepdims=True), **tol)
+    np.testing.assert_allclose(t.mean(0).numpy(), x.astype(np.float64).mean(0), **tol)
+    np.testing.assert_allclose(t.mean((0, 1), keepdim=True).numpy(),
+                               x.astype(np.float64).mean(keepdims=True), **tol)
+    np.testing.assert_allclose(t[:, ::3].mean(1).numpy(), x[:, ::3].astype(np.float64).mean(1),
+                               **tol)

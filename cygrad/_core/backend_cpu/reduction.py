@@ -120,12 +120,27 @@ def _one_axis(x, axes):
     return None if len(axes) == x.dim() else False
 
 
+_C_ROW_SUMMED = (_dt.float32, _dt.float64)
+
+
 @register("reduce_mean", "cpu")
 def reduce_mean(x, axes, keepdim, dt, n):
     """Mean over ``axes`` (``n`` elements per result; NaN when ``n`` is 0)."""
     if dt is x.dtype:
-        res = _fastpath.reduce(x, _fastpath.MEAN, _one_axis(x, axes), keepdim)
+        axis = _one_axis(x, axes)
+        res = _fastpath.reduce(x, _fastpath.MEAN, axis, keepdim)
         if res is not None:         # small contiguous float: the core's C loop
+            return res
+        if (n and x.dtype in _C_ROW_SUMMED and x.is_contiguous() and axis is not False
+                and (axis is None and not keepdim or axis is not None
+                     and axis % x.dim() == x.dim() - 1)):
+            # A full mean, or one over the last dim, of a contiguous float32/float64
+            # tensor: the core's row sum (8 lanes, threads for large rows; detached,
+            # so Tensor.sum takes it), then the division, as sum() / n. NumPy's
+            # pairwise loop took 3-4x as long (1000 x 1000: 160 us against 42 us).
+            res = _C.TensorBase.sum(x.detach(), axis, keepdim)
+            a = _C._ndarray(res)
+            np.divide(a, a.dtype.type(n), out=a)
             return res
     acc = acc_dtype(dt)
     token = quiet_enter()
@@ -329,7 +344,12 @@ def count_nonzero(x, axes):
 
 @register("scan", "cpu")
 def scan(x, d, dt, product):
-    """Running sum (or product when ``product``) along ``d``, in dtype ``dt``."""
+    """Running sum (or product when ``product``) along ``d``, in dtype ``dt``:
+    float32/float64 by the C kernel (``scan_kernels``, the running value in double
+    as PyTorch keeps it), other dtypes by NumPy's accumulate loops."""
+    if x.dtype is dt and dt in _C_ROW_SUMMED and x.dim():
+        from .. import scan_kernels
+        return scan_kernels.scan(x.contiguous(), d, product)
     acc = acc_dtype(dt)
     fn = np.multiply.accumulate if product else np.add.accumulate    # (np.cumsum's loops)
     token = quiet_enter()
