@@ -18,9 +18,10 @@
  * worker whose core another process takes can be descheduled mid-chunk for a
  * whole time slice (milliseconds). Mid-sized jobs (tens of microseconds) gain
  * from a second thread only while that does not happen, so the pool notes it:
- * a wait for a worker's last chunk much longer than the caller's own chunks took
- * marks the pool contended for CG_CONTENDED_NS, and kernels with a mid-size
- * threshold (cg_pool_contended) keep such jobs on one thread meanwhile.
+ * a worker's last chunk taking much longer, from its claim, than the caller's own
+ * chunks took is a stall, and a second stall within CG_CONTENDED_NS marks the
+ * pool contended for CG_CONTENDED_NS; kernels with a mid-size threshold
+ * (cg_pool_contended) keep such jobs on one thread meanwhile.
  * A worker that never gets a core leaves no such trace (the caller runs every
  * chunk itself and waits for nothing), yet each job still pays the wake-up and
  * the worker's spin takes a core from the other programs: a loaded machine
@@ -48,10 +49,11 @@
 /* How long an idle worker polls for the next job before sleeping. */
 #define CG_SPIN_NS 50000
 
-/* A wait for a worker this much longer than the caller's chunks took is a stall:
- * the worker lost its core mid-chunk. */
+/* A worker's chunk this much longer than twice the caller's average chunk is a
+ * stall: the worker lost its core mid-chunk. */
 #define CG_STALL_NS 100000
-/* After a stall, mid-sized jobs stay on one thread this long. */
+/* After a second stall within this long, mid-sized jobs stay on one thread this
+ * long. */
 #define CG_CONTENDED_NS 250000000
 /* How often the calling thread's preemptions are read, and how many since the
  * last look mean the machine is oversubscribed. Measured on the 2-core machine
@@ -62,6 +64,7 @@
 #define CG_PREEMPT_SWITCHES 8
 static _Atomic int64_t contended_until = 0;
 static atomic_long stalls = 0;
+static _Atomic int64_t last_stall_ns = 0;
 static atomic_long preemptions = 0;     /* times a preemption check marked the pool */
 
 /* Element counts from which a kernel family uses more than one thread.
@@ -138,9 +141,12 @@ static inline int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* When a worker last claimed a chunk: the chunk a caller waits for started then. */
+static _Atomic int64_t worker_claimed_ns = 0;
+
 /* Claim and run chunks of the current job until none is left; returns how many
  * this thread ran. */
-static int run_chunks(void) {
+static int run_chunks(int is_worker) {
     int ran = 0;
     uint64_t v = atomic_load_explicit(&job_counter, memory_order_acquire);
     while ((uint32_t)v != 0) {
@@ -148,6 +154,7 @@ static int run_chunks(void) {
                                                   memory_order_acq_rel, memory_order_acquire)) {
             /* Our chunk is unfinished, so the job's fields cannot change under us. */
             int chunk = job_nchunks - (int)(uint32_t)v;
+            if (is_worker) atomic_store_explicit(&worker_claimed_ns, now_ns(), memory_order_relaxed);
             job_fn(job_ctx, chunk);
             atomic_fetch_add_explicit(&job_done, 1, memory_order_release);
             ran++;
@@ -218,7 +225,7 @@ static int has_work(void) {
 static void* worker_main(void* arg) {
     int id = (int)(intptr_t)arg;
     for (;;) {
-        if (id < atomic_load_explicit(&helpers, memory_order_relaxed)) run_chunks();
+        if (id < atomic_load_explicit(&helpers, memory_order_relaxed)) run_chunks(1);
         int64_t until = now_ns() + CG_SPIN_NS;
         int found = 0;
         for (int i = 1; !found; i++) {
@@ -282,7 +289,7 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx) {
         pthread_mutex_unlock(&sleep_mu);
     }
     int64_t t0 = now_ns();
-    int mine = run_chunks();
+    int mine = run_chunks(0);
     /* Only chunks a worker already started are left: wait for them, giving the
      * core away now and then in case that worker shares ours. */
     if (atomic_load_explicit(&job_done, memory_order_acquire) != nchunks) {
@@ -291,12 +298,22 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx) {
             if ((i & 1023) == 0) sched_yield();
             else cpu_relax();
         }
-        /* A worker's chunk normally ends within about one of ours (with none of
-         * ours to compare, the wait says nothing). */
-        int64_t waited = now_ns() - t1;
-        if (mine > 0 && waited > 2 * (t1 - t0) / mine + CG_STALL_NS) {
-            atomic_store_explicit(&contended_until, t1 + waited + CG_CONTENDED_NS,
-                                  memory_order_relaxed);
+        /* A worker's chunk normally takes about as long as one of ours (with none
+         * of ours to compare, the wait says nothing). Timed from when the worker
+         * claimed it, not from when we began waiting: a worker that woke late and
+         * then ran at full speed did not lose its core (on the quiet 2-core
+         * machine, timing the wait marked half the transformer's rounds). */
+        int64_t end = now_ns();
+        int64_t claimed = atomic_load_explicit(&worker_claimed_ns, memory_order_relaxed);
+        int64_t ran = end - (claimed > t0 ? claimed : t0);
+        if (mine > 0 && ran > 2 * (t1 - t0) / mine + CG_STALL_NS) {
+            /* One stall alone marks nothing: on the quiet machine a worker's chunk
+             * now and then ran long (a page fault, an interrupt) in about one of
+             * three transformer rounds; a lost core stalls again and again. */
+            int64_t prev = atomic_exchange_explicit(&last_stall_ns, end, memory_order_relaxed);
+            if (prev > 0 && end - prev < CG_CONTENDED_NS)
+                atomic_store_explicit(&contended_until, end + CG_CONTENDED_NS,
+                                      memory_order_relaxed);
             atomic_fetch_add_explicit(&stalls, 1, memory_order_relaxed);
         }
     }
