@@ -114,6 +114,9 @@ def make_cases(quick=False):
         Case("max", big, vec, same=lambda a: a.max()),
 
         Case("x.sum(1)", two_d, matrix, same=lambda x: x.sum(1), rtol=1e-3),
+        Case("x.sum(0)", two_d, matrix, same=lambda x: x.sum(0), rtol=1e-3),
+        Case("x.amax(0)", two_d, matrix,
+             ops=per_lib(lambda x: x.amax(0), lambda x: x.max(axis=0), lambda x: x.amax(0))),
         Case(f"({rows},{rows}) + ({rows},)", two_d, matrix_row, same=lambda x, r: x + r),
         Case(f"({rows},{rows}) + ({rows},1)", two_d, matrix_col, same=lambda x, c: x + c),
     ]

@@ -621,7 +621,8 @@ def test_random_shapes_and_dims_vs_numpy():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_large_mean_is_the_row_sum_divided(dtype):
     # a full mean, or one over the last dim, of a contiguous float tensor is the
-    # core's row sum divided by n (backend_cpu/reduction.py); other dims keep NumPy
+    # core's row sum divided by n (backend_cpu/reduction.py; other single dims:
+    # tests/test_column_reductions.py)
     x = np.random.default_rng(7).standard_normal((300, 1000)).astype(dtype)
     t = cygrad.tensor(x)
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)

@@ -84,12 +84,15 @@ cdef extern from "kernels.h" nogil:
     void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
                   char* out, const cg_index* so, const char* a, const cg_index* sa)
     void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out)
+    int cg_reduce_cols(int op, int dtype, cg_index outer, cg_index n, cg_index inner,
+                       double divisor, const char* a, char* out)
     int cg_isa_variant()
     int cg_num_threads()
     void cg_set_num_threads(int n)
     int cg_pool_contended()
     long cg_pool_stalls()
     long cg_pool_preemptions()
+    void cg_pool_counters(long* jobs, long* wakeups, int64_t* wait_ns)
     void cg_pool_set_preemption_check(int on)
     void cg_pool_set_contended(int on)
     enum: CG_PAR_BINARY, CG_PAR_UNARY_CHEAP, CG_PAR_UNARY_MATH, CG_PAR_REDUCE, CG_PAR_NUM_FAMILIES
@@ -249,6 +252,24 @@ def _pool_contention():
     mid-chunk) in the last quarter second, so that mid-sized jobs now stay on one
     thread, and how many stalls the pool has seen (cpu/parallel.c)."""
     return bool(cg_pool_contended()), cg_pool_stalls()
+
+def _pool_counters():
+    """What the thread pool has done so far (cpu/parallel.c), for bench/ and
+    diagnosis: ``jobs`` run across threads, ``wakeups`` (jobs that found every
+    worker asleep and woke them through the kernel), ``wait_ms`` (the callers'
+    total wait for chunks a worker had started), ``stalls`` and ``preemptions``.
+
+    Examples
+    --------
+    >>> from cygrad._core import tensor
+    >>> sorted(tensor._pool_counters())
+    ['jobs', 'preemptions', 'stalls', 'wait_ms', 'wakeups']
+    """
+    cdef long jobs, wakeups
+    cdef int64_t wait_ns
+    cg_pool_counters(&jobs, &wakeups, &wait_ns)
+    return {"jobs": jobs, "wakeups": wakeups, "wait_ms": wait_ns / 1e6,
+            "stalls": cg_pool_stalls(), "preemptions": cg_pool_preemptions()}
 
 def _pool_preemptions():
     """How many times the calling threads' preemptions marked the pool contended
@@ -1109,10 +1130,11 @@ cdef object _numpy_alias(str opname, str name, object value, object default, str
     return alias
 
 
-cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):
-    """C path for a full reduction, or one over the last dim, of a contiguous float
-    tensor; None when it does not apply (the Python implementation then runs)."""
-    cdef Py_ssize_t rows, n, shape[MAX_DIMS]
+cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim, bint mean=False):
+    """C path for a full reduction, or one over a single dim, of a contiguous float
+    tensor (``mean``: the sum divided by the count); None when it does not apply
+    (the Python implementation then runs)."""
+    cdef Py_ssize_t rows, n, inner = 1, shape[MAX_DIMS]
     cdef int d, i
     cdef TensorBase out
     if not (t._is_contig and t._numel > 0 and _on_cpu(t) and not _tracked(t)
@@ -1125,18 +1147,90 @@ cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim):
         out = new_empty(t._dtype, 0, NULL, CPU)
     elif type(dim) is int and t._ndim > 0:
         d = _wrap_dim(dim, t._ndim)
-        if d != t._ndim - 1:
-            return None
         n = t._shape[d]
-        rows = t._numel // n
+        for i in range(d + 1, t._ndim):
+            inner *= t._shape[i]
+        rows = t._numel // (n * inner)
         for i in range(t._ndim):
             shape[i] = t._shape[i]
-        shape[d] = 1
+        if not keepdim:
+            for i in range(d, t._ndim - 1):
+                shape[i] = shape[i + 1]
+        else:
+            shape[d] = 1
         out = new_empty(t._dtype, t._ndim if keepdim else t._ndim - 1, shape, CPU)
     else:
         return None
-    run_reduce_rows(op, t._dtype.code, rows, n, t.ptr(), out.ptr(), t._storage, out._storage)
+    if inner == 1:
+        run_reduce_rows(op, t._dtype.code, rows, n, t.ptr(), out.ptr(), t._storage, out._storage)
+        if mean:
+            _scale_by(out, n)
+    elif run_reduce_cols(op, t._dtype.code, rows, n, inner, <double>n if mean else 0.0,
+                         t.ptr(), out.ptr()) != 0:
+        raise MemoryError(f"reduction over dim {dim} of a tensor of shape {tuple(t.shape)}: "
+                          "out of memory for its partial results")
     return out
+
+
+cdef int run_reduce_cols(int op, int dtype, cg_index outer, cg_index n, cg_index inner,
+                         double divisor, const char* a, char* out) noexcept:
+    # (the caller holds references to both tensors, so their memory outlives the call)
+    cdef int rc
+    if outer * n * inner >= GIL_RELEASE_MIN:
+        with nogil:
+            rc = cg_reduce_cols(op, dtype, outer, n, inner, divisor, a, out)
+    else:
+        rc = cg_reduce_cols(op, dtype, outer, n, inner, divisor, a, out)
+    return rc
+
+
+cdef void _scale_by(TensorBase out, Py_ssize_t n) noexcept:
+    """out /= n in place (a mean from a row sum), in out's dtype, as NumPy divides."""
+    cdef Py_ssize_t i, m = out._numel
+    cdef float* f
+    cdef double* g
+    if out._dtype.code == DT_FLOAT32:
+        f = <float*>out.ptr()
+        for i in range(m):
+            f[i] = f[i] / <float>n
+    else:
+        g = <double*>out.ptr()
+        for i in range(m):
+            g[i] = g[i] / <double>n
+
+
+def _reduce_dim(str name, TensorBase x, dim, bint keepdim):
+    """The core's C reduction (``name``: "sum", "mean", "amax" or "amin") of ``x``
+    over ``dim`` (an int or None for all), without autograd; None where it does not
+    apply (not a contiguous float32/float64 CPU tensor, or empty). The CPU kernels
+    of the reduction ops call it before NumPy.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core import tensor
+    >>> tensor._reduce_dim("mean", cygrad.tensor([[1.0, 2.0], [3.0, 5.0]]), 0, False).tolist()
+    [2.0, 3.5]
+    """
+    cdef int op
+    if name == "sum" or name == "mean":
+        op = CG_RSUM
+    elif name == "amax":
+        op = CG_RMAX
+    elif name == "amin":
+        op = CG_RMIN
+    else:
+        raise ValueError(f"_reduce_dim: unknown reduction {name!r}")
+    if x._numel == 0 or (dim is None and keepdim):
+        return None
+    # autograd is the caller's business: it passes the data, so detach the check
+    return _reduce_fast_data(op, x, dim, keepdim, name == "mean")
+
+
+cdef object _reduce_fast_data(int op, TensorBase x, object dim, bint keepdim, bint mean):
+    if not (x._is_contig and _on_cpu(x) and cg_has_reduce(op, x._dtype.code)):
+        return None
+    return _reduce_fast(op, x.detach() if _tracked(x) else x, dim, keepdim, mean)
 
 
 cdef ElementwiseOp _COPY_OP = ElementwiseOp("copy_", 1, CG_COPY, None)

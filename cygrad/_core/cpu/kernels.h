@@ -52,6 +52,11 @@ void cg_unary(int op, int dtype, int ndim, const cg_index* shape,
 /* Reduce a contiguous (rows x n) block along its last axis: out[r] = OP(a[r, :]).
  * Sums of float32 accumulate in double per block, so long sums stay accurate. */
 void cg_reduce_rows(int op, int dtype, cg_index rows, cg_index n, const char* a, char* out);
+/* out[o, j] = OP over i of a[o, i, j] for a contiguous (outer, n, inner) block,
+ * n >= 1; a sum is divided by `divisor` when it is above 0 (a mean). Returns 0,
+ * or -1 when memory for the partial results of wide rows ran out. */
+int cg_reduce_cols(int op, int dtype, cg_index outer, cg_index n, cg_index inner,
+                    double divisor, const char* a, char* out);
 
 /* The intra-op thread pool (parallel.c): threads the kernels may use, and
  * cg_parallel_chunks(n, fn, ctx), which calls fn(ctx, c) once for each chunk c in
@@ -68,6 +73,10 @@ int cg_pool_contended(void);
 long cg_pool_preemptions(void);
 void cg_pool_set_preemption_check(int on);
 long cg_pool_stalls(void);
+/* What the pool has done (diagnostics for bench/): jobs run across threads, jobs
+ * that had to wake a sleeping worker, and the callers' total wait, in ns, for
+ * chunks a worker had started. */
+void cg_pool_counters(long* jobs, long* wakeups, int64_t* wait_ns);
 void cg_pool_set_contended(int on);
 
 /* Kernel families, each with the element count from which it uses threads on a

@@ -46,7 +46,9 @@
 #include "kernels.h"
 
 #define CG_MAX_THREADS 256
-/* How long an idle worker polls for the next job before sleeping. */
+/* How long an idle worker polls for the next job before sleeping. Longer spins
+ * (200 us, 1 ms) left the LSTM and transformer steps of bench/models.py no faster
+ * on the 2-core machine, though they woke the workers 5-20x less often. */
 #define CG_SPIN_NS 50000
 
 /* A worker's chunk this much longer than twice the caller's average chunk is a
@@ -66,6 +68,9 @@ static _Atomic int64_t contended_until = 0;
 static atomic_long stalls = 0;
 static _Atomic int64_t last_stall_ns = 0;
 static atomic_long preemptions = 0;     /* times a preemption check marked the pool */
+/* cg_pool_counters: written only by the caller holding job_mu. */
+static long n_jobs = 0, n_wakeups = 0;
+static int64_t wait_total_ns = 0;
 
 /* Element counts from which a kernel family uses more than one thread.
  * cg_parallel_min holds them for a quiet machine: on the 2-core development
@@ -208,6 +213,14 @@ long cg_pool_stalls(void) {
     return atomic_load_explicit(&stalls, memory_order_relaxed);
 }
 
+void cg_pool_counters(long* jobs, long* wakeups, int64_t* wait_ns) {
+    pthread_mutex_lock(&job_mu);
+    *jobs = n_jobs;
+    *wakeups = n_wakeups;
+    *wait_ns = wait_total_ns;
+    pthread_mutex_unlock(&job_mu);
+}
+
 int cg_parallel_worth(int family, cg_index work) {
     if (work < cg_parallel_min[family] || cg_num_threads() <= 1) return 0;
     return work >= cg_parallel_min_contended[family] || !cg_pool_contended();
@@ -283,7 +296,9 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx) {
     atomic_store(&helpers, want);
     uint64_t gen = (atomic_load_explicit(&job_counter, memory_order_relaxed) >> 32) + 1;
     atomic_store(&job_counter, (gen << 32) | (uint32_t)nchunks);   /* seq_cst publish */
+    n_jobs++;
     if (atomic_load(&sleepers) > 0) {
+        n_wakeups++;
         pthread_mutex_lock(&sleep_mu);
         pthread_cond_broadcast(&sleep_cv);
         pthread_mutex_unlock(&sleep_mu);
@@ -304,6 +319,7 @@ void cg_parallel_chunks(int nchunks, cg_chunk_fn fn, void* ctx) {
          * then ran at full speed did not lose its core (on the quiet 2-core
          * machine, timing the wait marked half the transformer's rounds). */
         int64_t end = now_ns();
+        wait_total_ns += end - t1;
         int64_t claimed = atomic_load_explicit(&worker_claimed_ns, memory_order_relaxed);
         int64_t ran = end - (claimed > t0 ? claimed : t0);
         if (mine > 0 && ran > 2 * (t1 - t0) / mine + CG_STALL_NS) {
