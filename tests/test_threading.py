@@ -103,6 +103,21 @@ def test_kernels_use_the_set_number_of_threads():
     assert out.stdout.split() == ["0", "2"]
 
 
+def test_pool_counters_count_jobs_run_across_threads(pooled):
+    # a job the pool runs on two threads counts once; on one thread, never
+    a = cygrad.rand(1 << 16)
+    cygrad.set_num_threads(1)
+    before = C._pool_counters()
+    a.exp()
+    assert C._pool_counters()["jobs"] == before["jobs"]
+    cygrad.set_num_threads(2)
+    a.exp()
+    after = C._pool_counters()
+    assert after["jobs"] == before["jobs"] + 1
+    assert after["wakeups"] - before["wakeups"] in (0, 1)
+    assert after["wait_ms"] >= before["wait_ms"]
+
+
 def _both(fn, *arrays):
     """fn on cygrad tensors with 1 and with 2 threads, as NumPy arrays."""
     results = []
