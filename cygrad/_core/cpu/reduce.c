@@ -348,7 +348,8 @@ DEF_COLS(f64, double, v8d, v8l, 8, load8d)
 
 /* The pool's unit. Narrow rows: a span of tiles of one outer slice. Wide rows:
  * a span of columns of one piece of rows of one outer slice, its partial
- * results in parts[(o * pieces + p) * inner + j]. */
+ * results in parts[(o * pieces + p) * inner + j] (with one piece, none: the
+ * results go straight to out). */
 typedef struct {
     int op, dtype, wide;
     cg_index outer, n, inner, span, spans, pieces;
@@ -375,11 +376,19 @@ static void cols_unit(const cols_job* j, cg_index u) {
         return;
     }
     cg_index r0 = j->n * p / j->pieces, r1 = j->n * (p + 1) / j->pieces;
-    double* res = j->parts + (o * j->pieces + p) * j->inner + j0;
+    double local[CG_COL_WIDE];      /* one piece: straight into out, no buffer */
+    double* res = j->parts ? j->parts + (o * j->pieces + p) * j->inner + j0 : local;
     if (j->dtype == CG_FLOAT32)
         wide_f32(j->op, (const float*)a + r0 * j->inner, r1 - r0, j->inner, j0, j1, res);
     else
         wide_f64(j->op, (const double*)a + r0 * j->inner, r1 - r0, j->inner, j0, j1, res);
+    if (!j->parts)
+        for (cg_index c = j0; c < j1; c++) {
+            double v = local[c - j0];
+            if (j->op == CG_RSUM && j->divisor > 0) v /= j->divisor;
+            if (j->dtype == CG_FLOAT32) ((float*)j->out)[o * j->inner + c] = (float)v;
+            else ((double*)j->out)[o * j->inner + c] = v;
+        }
 }
 
 static void cols_chunk(void* arg, int c) {
@@ -425,8 +434,10 @@ int cg_reduce_cols(int op, int dtype, cg_index outer, cg_index n, cg_index inner
         if (outer * j.pieces * spans < threads) spans = (threads + outer * j.pieces - 1) / (outer * j.pieces);
         j.span = ((inner + spans - 1) / spans + lanes - 1) / lanes * lanes;
         if (j.span > CG_COL_WIDE) j.span = CG_COL_WIDE;
-        j.parts = malloc(sizeof(double) * outer * j.pieces * inner);
-        if (!j.parts) return -1;
+        if (j.pieces > 1) {     /* at most 1/256 of the input's bytes */
+            j.parts = malloc(sizeof(double) * outer * j.pieces * inner);
+            if (!j.parts) return -1;
+        }
     }
     j.spans = (inner + j.span - 1) / j.span;
     cg_index units = outer * j.pieces * j.spans;
@@ -437,7 +448,7 @@ int cg_reduce_cols(int op, int dtype, cg_index outer, cg_index n, cg_index inner
     } else {
         for (cg_index u = 0; u < units; u++) cols_unit(&j, u);
     }
-    if (j.wide) {
+    if (j.parts) {
         cols_combine(&j);
         free(j.parts);
     }
