@@ -491,7 +491,7 @@ def test_cross_entropy_reductions_and_spatial_targets_on_cuda_match_cpu(reductio
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_linear_with_bias_on_the_device_matches_the_cpu(dtype):
-    """``linear_bias`` (the product, then the bias) through nn.Linear on 2-D and 3-D
+    """``linear_bias`` (the product with the bias in its epilogue) through nn.Linear on 2-D and 3-D
     inputs, forward and backward, against the same layer on the CPU."""
     rng = np.random.default_rng(3)
     lin = nn.Linear(24, 40).to(dtype)
