@@ -28,7 +28,8 @@ else
     # overwrites), the core's small-operand C loops (_core/fastpath) and tensors of
     # up to 64 dims (every fixed-size geometry array at its limit), the strided select loop,
     # the matrix products cut across the pool, the compiled CUDA allocator and launch
-    # path (alloc_fast.pyx, launch_fast.pyx) on the emulated GPU, the row copies of
+    # path (alloc_fast.pyx with its C-field state and re-entrant frees, launch_fast.pyx)
+    # on the emulated GPU, the row copies of
     # strided views, the pool's quiet/contended thresholds, and the scan kernel
     TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
            tests/test_indexing_inplace.py tests/test_overwrite_autograd.py
@@ -36,7 +37,8 @@ else
            tests/test_profiler.py tests/test_max_dims.py tests/test_select_kernel.py
            tests/test_gemm.py tests/cuda/test_allocator.py tests/cuda/test_host_path.py
            tests/cuda/test_host_path_compiled.py tests/test_strided_copy.py
-           tests/test_threading.py tests/test_scan_kernels.py)
+           tests/test_threading.py tests/test_scan_kernels.py
+           tests/cuda/test_allocator_reentry.py tests/cuda/test_alloc_state.py)
 fi
 
 if [[ -n "${SANITIZE_DIR:-}" ]]; then
