@@ -994,6 +994,24 @@ template <typename C> __device__ inline C cg_fill_value(double re, double im, lo
         }                                                                                        \
     }
 CG_FLOATS(CG_FILL) CG_INTS(CG_FILL) CG_BOOL(CG_FILL) CG_COMPLEX(CG_FILL)
+/* out[i] = value where mask[i] is nonzero (bool or uint8, in the geometry's a strides), out
+ * unchanged elsewhere: masked_fill and where() with a Python number, the value by value as
+ * the fills take it (no 0-d tensor filled first, then assigned) */
+#define CG_MASKED_FILL(SFX, T)                                                                   \
+    extern "C" __global__ void cg_masked_fill_##SFX##_strided(cg_index n, cg_geometry g, T* out, \
+                                                              const unsigned char* mask,        \
+                                                              double re, double im,             \
+                                                              long long iv)                     \
+    {                                                                                            \
+        const T v = cg_io<T>::st(cg_fill_value<typename cg_io<T>::C>(re, im, iv));               \
+        for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {                     \
+            cg_index oo, om, unused;                                                             \
+            cg_offsets(g, i, &oo, &om, &unused);                                                 \
+            if (mask[om]) out[oo] = v;                                                           \
+        }                                                                                        \
+    }
+CG_FLOATS(CG_MASKED_FILL) CG_INTS(CG_MASKED_FILL) CG_BOOL(CG_MASKED_FILL)
+CG_COMPLEX(CG_MASKED_FILL)
 
 /* ---- byte movers: one kernel per element size ------------------------------------------------ */
 

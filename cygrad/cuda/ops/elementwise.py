@@ -427,21 +427,26 @@ def device_op(kind, name, out, a, b, ct):
 
 # ---------------------------------------------------------------- selection
 
-def _value_tensor(value, dtype, device):
-    """A fill value (a number or a 0-d tensor) as a 0-d tensor of ``dtype`` on ``device``."""
-    if isinstance(value, _C.TensorBase):
-        if value.device != device:
-            value = value.item()           # (a CPU 0-d value: one number from the host)
-        else:
-            return value if value.dtype is dtype else cast(value, dtype)
-    return _scalar(value, dtype, device)
-
-
 def _masked_assign(out, mask, src):
+    """``out[mask] = src``: ``src`` a tensor on ``out``'s device or a Python number
+    (the kernel's argument: one launch, no 0-d tensor filled first)."""
     if mask.dtype.itemsize != 1:
         mask = cast(mask, _dt.bool_)
-    kernel = f"cg_masked_assign_{_SIZE_SFX[out.dtype.itemsize]}_strided"
-    return _launch(kernel, out, (mask, src))
+    if isinstance(src, _C.TensorBase):
+        kernel = f"cg_masked_assign_{_SIZE_SFX[out.dtype.itemsize]}_strided"
+        return _launch(kernel, out, (mask, src))
+    return _launch(f"cg_masked_fill_{_SFX[out.dtype.name]}_strided", out, (mask,),
+                   _number_args(src, out.dtype))
+
+
+def _value(value, dtype, device):
+    """A fill value as ``_masked_assign`` takes it: a tensor of ``dtype`` on ``device``,
+    or a Python number (also a 0-d tensor's value from another device)."""
+    if isinstance(value, _C.TensorBase):
+        if value.device != device:
+            return value.item()            # (a CPU 0-d value: one number from the host)
+        return value if value.dtype is dtype else cast(value, dtype)
+    return value
 
 
 def where_select(out, cond, x, y):
@@ -459,7 +464,7 @@ def where_select(out, cond, x, y):
         cast_into(out, y)
     else:
         fill(out, y)
-    return _masked_assign(out, cond, _value_tensor(x, out.dtype, out.device))
+    return _masked_assign(out, cond, _value(x, out.dtype, out.device))
 
 
 def where_small(cond, x, y):
@@ -487,7 +492,7 @@ def masked_fill(out, mask, value, input=None):
     _same_device(out, mask, input)
     if input is not None:
         cast_into(out, input)
-    return _masked_assign(out, mask, _value_tensor(value, out.dtype, out.device))
+    return _masked_assign(out, mask, _value(value, out.dtype, out.device))
 
 
 # ---------------------------------------------------------------- other primitives
