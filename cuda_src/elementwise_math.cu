@@ -1140,3 +1140,19 @@ CG_FLOATS(CG_DIV_POW_NUMBER) CG_COMPLEX(CG_DIV_POW_NUMBER) CG_INTS(CG_POW_NUMBER
 CG_FLOATS(CG_EQUALITY_NUMBER) CG_INTS(CG_EQUALITY_NUMBER) CG_BOOL(CG_EQUALITY_NUMBER)
 CG_COMPLEX(CG_EQUALITY_NUMBER)
 CG_FLOATS(CG_ORDERED_NUMBER) CG_INTS(CG_ORDERED_NUMBER) CG_BOOL(CG_ORDERED_NUMBER)
+/* floor_divide, remainder and fmod of a tensor by a number (x % 2, x // 4): the host takes
+ * this kernel only where no error can arise (first == 0, and a floating dtype or a nonzero
+ * divisor; an integer divisor of 0 goes to the checked kernels above), so the error
+ * report of cg_floor_divide & co. is dropped */
+#define CG_DIVMOD_BY_NUMBER_OP(NAME)                                                             \
+    struct cg_b_##NAME {                                                                         \
+        template <typename T> __device__ T operator()(T a, T b) const                            \
+        {                                                                                        \
+            int unused = 0;                                                                      \
+            return cg_##NAME(a, b, &unused);                                                     \
+        }                                                                                        \
+    };
+CG_DIVMOD_BY_NUMBER_OP(floor_divide) CG_DIVMOD_BY_NUMBER_OP(remainder) CG_DIVMOD_BY_NUMBER_OP(fmod)
+#define CG_DIVMOD_NUMBER(SFX, T)                                                                 \
+    CG_B_NUMBER(floor_divide, SFX, T) CG_B_NUMBER(remainder, SFX, T) CG_B_NUMBER(fmod, SFX, T)
+CG_FLOATS(CG_DIVMOD_NUMBER) CG_INTS(CG_DIVMOD_NUMBER)

@@ -325,7 +325,7 @@ def binary(name, out, a, b):
 
 #: binary ops with a kernel that takes a Python number as an argument (``cg_<op>_<dtype>_number``)
 _NUMBER_KERNELS = ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge",
-                   "maximum", "minimum")
+                   "maximum", "minimum", "floor_divide", "remainder", "fmod")
 
 
 def _number_args(value, dt):
@@ -355,6 +355,14 @@ def with_number(name, out, x, value, first=False, ct=None):
         x = cast(x, ct)
     return _launch(f"cg_{name}_{_SFX[ct.name]}_number", out, (x,),
                    _number_args(value, ct) + (1 if first else 0,))
+
+
+def _divides_safely(a, number, ct):
+    """Can ``floor_divide``/``remainder``/``fmod`` of tensor ``a`` by ``number`` take the
+    number kernel, which has no division-by-zero report? Yes for a number divisor that
+    is nonzero or floating (x / 0 is inf or NaN there); a number dividend divides by
+    the tensor's elements, which the checked kernel reads."""
+    return isinstance(a, _C.TensorBase) and (ct.is_floating_point or number != 0)
 
 
 def _kernel_for(name, arity):
@@ -409,7 +417,8 @@ def device_op(kind, name, out, a, b, ct):
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
             root = "sqrt" if b > 0 else "rsqrt"
             _table_kernel(root, ct)(target, _operand(a, ct, dev))
-        elif number is not None and name in _NUMBER_KERNELS and ct.name in BINARY_DTYPES[name]:
+        elif (number is not None and name in _NUMBER_KERNELS and ct.name in BINARY_DTYPES[name]
+              and (name not in _ZERO_CHECKED or _divides_safely(a, number, ct))):
             res_dt = _result_dtype(name, ct)
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
             first = not isinstance(a, _C.TensorBase)
