@@ -994,6 +994,24 @@ template <typename C> __device__ inline C cg_fill_value(double re, double im, lo
         }                                                                                        \
     }
 CG_FLOATS(CG_FILL) CG_INTS(CG_FILL) CG_BOOL(CG_FILL) CG_COMPLEX(CG_FILL)
+/* out[i] = value where mask[i] is nonzero (bool or uint8, in the geometry's a strides), out
+ * unchanged elsewhere: masked_fill and where() with a Python number, the value by value as
+ * the fills take it (no 0-d tensor filled first, then assigned) */
+#define CG_MASKED_FILL(SFX, T)                                                                   \
+    extern "C" __global__ void cg_masked_fill_##SFX##_strided(cg_index n, cg_geometry g, T* out, \
+                                                              const unsigned char* mask,        \
+                                                              double re, double im,             \
+                                                              long long iv)                     \
+    {                                                                                            \
+        const T v = cg_io<T>::st(cg_fill_value<typename cg_io<T>::C>(re, im, iv));               \
+        for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {                     \
+            cg_index oo, om, unused;                                                             \
+            cg_offsets(g, i, &oo, &om, &unused);                                                 \
+            if (mask[om]) out[oo] = v;                                                           \
+        }                                                                                        \
+    }
+CG_FLOATS(CG_MASKED_FILL) CG_INTS(CG_MASKED_FILL) CG_BOOL(CG_MASKED_FILL)
+CG_COMPLEX(CG_MASKED_FILL)
 
 /* ---- byte movers: one kernel per element size ------------------------------------------------ */
 
@@ -1122,3 +1140,19 @@ CG_FLOATS(CG_DIV_POW_NUMBER) CG_COMPLEX(CG_DIV_POW_NUMBER) CG_INTS(CG_POW_NUMBER
 CG_FLOATS(CG_EQUALITY_NUMBER) CG_INTS(CG_EQUALITY_NUMBER) CG_BOOL(CG_EQUALITY_NUMBER)
 CG_COMPLEX(CG_EQUALITY_NUMBER)
 CG_FLOATS(CG_ORDERED_NUMBER) CG_INTS(CG_ORDERED_NUMBER) CG_BOOL(CG_ORDERED_NUMBER)
+/* floor_divide, remainder and fmod of a tensor by a number (x % 2, x // 4): the host takes
+ * this kernel only where no error can arise (first == 0, and a floating dtype or a nonzero
+ * divisor; an integer divisor of 0 goes to the checked kernels above), so the error
+ * report of cg_floor_divide & co. is dropped */
+#define CG_DIVMOD_BY_NUMBER_OP(NAME)                                                             \
+    struct cg_b_##NAME {                                                                         \
+        template <typename T> __device__ T operator()(T a, T b) const                            \
+        {                                                                                        \
+            int unused = 0;                                                                      \
+            return cg_##NAME(a, b, &unused);                                                     \
+        }                                                                                        \
+    };
+CG_DIVMOD_BY_NUMBER_OP(floor_divide) CG_DIVMOD_BY_NUMBER_OP(remainder) CG_DIVMOD_BY_NUMBER_OP(fmod)
+#define CG_DIVMOD_NUMBER(SFX, T)                                                                 \
+    CG_B_NUMBER(floor_divide, SFX, T) CG_B_NUMBER(remainder, SFX, T) CG_B_NUMBER(fmod, SFX, T)
+CG_FLOATS(CG_DIVMOD_NUMBER) CG_INTS(CG_DIVMOD_NUMBER)

@@ -23,6 +23,12 @@
  * from overwriting panels that other threads still read. A's panel is stored
  * k-major (As[k][row]), so both reads in the inner loop index by k first.
  * Each element is summed in k order, in the operands' precision.
+ *
+ * cg_matmul_bias_<dtype> (nn.Linear's forward, the linear_bias primitive) takes
+ * two more parameters, (bias, bias_step): each element of column j gets
+ * bias[j * bias_step] added to its finished sum before it is stored, the
+ * epilogue of the same launch (the same value as the product followed by a
+ * broadcast add, one launch and one pass over C fewer).
  */
 
 #include "cg_common.cuh"
@@ -40,7 +46,8 @@ struct cg_mm_strides {
 
 template <typename T>
 __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n, cg_index k,
-                                         T* c, const T* a, const T* b, const cg_mm_strides& s)
+                                         T* c, const T* a, const T* b, const cg_mm_strides& s,
+                                         const T* bias, cg_index bias_step)
 {
     __shared__ T panel_a[CG_K][CG_BLOCK_TILE];
     __shared__ T panel_b[CG_K][CG_BLOCK_TILE];
@@ -80,8 +87,9 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
             if (row >= m) continue;
             for (int j = 0; j < CG_PER_THREAD; ++j) {
                 const cg_index col = col0 + tx + CG_THREADS * j;
-                if (col < n)
-                    c[z * s.c_batch + row * s.c_row + col * s.c_col] = acc[i][j];
+                if (col < n)    /* (bias: the same for every thread of the launch) */
+                    c[z * s.c_batch + row * s.c_row + col * s.c_col] =
+                        bias ? acc[i][j] + bias[col * bias_step] : acc[i][j];
             }
         }
     }
@@ -92,7 +100,15 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
                                                   cg_index k, T* c, const T* a,            \
                                                   const T* b, cg_mm_strides s)             \
     {                                                                                      \
-        cg_matmul_blocked<T>(batch, m, n, k, c, a, b, s);                                  \
+        cg_matmul_blocked<T>(batch, m, n, k, c, a, b, s, (const T*)nullptr, 0);           \
+    }                                                                                      \
+    extern "C" __global__ void cg_matmul_bias_##SUFFIX(cg_index batch, cg_index m,         \
+                                                       cg_index n, cg_index k, T* c,       \
+                                                       const T* a, const T* b,             \
+                                                       cg_mm_strides s, const T* bias,     \
+                                                       cg_index bias_step)                 \
+    {                                                                                      \
+        cg_matmul_blocked<T>(batch, m, n, k, c, a, b, s, bias, bias_step);                 \
     }
 
 CG_MATMUL_KERNEL(f32, float)

@@ -8,8 +8,10 @@ allocator's blocks (:class:`Block`, C structs whose links the per-op path follow
 without attribute lookups), the pools' free lists (:class:`FreeList`),
 :func:`malloc`, :func:`free`, the freeing and merging of a block, and the owner of
 a CUDA storage's block (:class:`DeviceAllocation`). ``cygrad/cuda/allocator.py``
-installs them as ``CachingAllocator``'s methods and ``Block``, and stays the one
-place of everything else: the
+installs them as ``CachingAllocator``'s methods and ``Block``, derives
+``CachingAllocator`` from :class:`AllocatorState` (the state these functions read
+on every call, as C fields: the lock, its depth, the pools, the live blocks, the
+statistics), and stays the one place of everything else: the
 size check and its errors, new segments and the out-of-memory retry, events of
 ``record_stream``, ``empty_cache`` and the statistics' reading. The objects are the
 allocator's own (its dicts, lock, statistics), so the rules and the statistics are
@@ -143,41 +145,117 @@ cdef class FreeList:
         return self.blocks[self.keys[i]] if i < len(self.keys) else None
 
 
+# -- the allocator's state (CachingAllocator's base class) ---------------------------
+
+cdef class AllocatorState:
+    """The state of a :class:`cygrad.cuda.allocator.CachingAllocator` that its
+    per-op path reads, as C fields (``CachingAllocator``'s base class).
+
+    ``_lock`` is the allocator's re-entrant lock and ``_depth`` how deeply its
+    holder's calls are nested; ``_deferred`` holds the blocks a finalizer freed in
+    the middle of a call; ``_pools`` maps ``(small, stream)`` to that pool's
+    :class:`FreeList`; ``_live`` maps each allocated block's pointer to it;
+    ``_pending`` holds the freed blocks waiting on other streams' events;
+    ``_stats`` the statistics' counters. As attributes of a Python object they
+    cost a dictionary lookup each, about a dozen per ``malloc`` and ``free``. The
+    pools of the stream last looked up are kept beside ``_pools``, so the per-op
+    path hashes no ``(small, stream)`` key (a ``Stream``'s ``__hash__`` is Python).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import AllocatorState
+    >>> from cygrad.cuda.allocator import CachingAllocator
+    >>> issubclass(CachingAllocator, AllocatorState)
+    True
+    """
+    cdef object _lock_obj, _acquire, _release
+    cdef public int _depth
+    cdef public list _deferred, _pending
+    cdef public dict _pools, _live
+    cdef public AllocStats _stats
+    # the pools of the stream the last lookup named (None: none made yet); forgotten
+    # whenever pools leave _pools (_forget_pools)
+    cdef object _last_stream
+    cdef FreeList _last_small, _last_large
+
+    def __cinit__(self, *args, **kwargs):
+        self._depth = 0
+        self._deferred, self._pending = [], []
+        self._pools, self._live = {}, {}
+
+    @property
+    def _lock(self):
+        """The allocator's re-entrant lock (the per-op path keeps its bound
+        ``acquire`` and ``release``)."""
+        return self._lock_obj
+
+    @_lock.setter
+    def _lock(self, lock):
+        self._lock_obj, self._acquire, self._release = lock, lock.acquire, lock.release
+
+    def _forget_pools(self):
+        """Forget the pools kept beside ``_pools`` (call it after taking pools out
+        of ``_pools``)."""
+        self._last_stream = self._last_small = self._last_large = None
+
+
+cdef FreeList _find_pool(AllocatorState alloc, bint small, stream, bint create):
+    # alloc._pools[(small, stream)]: made when ``create``, else None when there is none
+    cdef FreeList pool
+    if stream is not alloc._last_stream:
+        alloc._last_small = alloc._pools.get((True, stream))
+        alloc._last_large = alloc._pools.get((False, stream))
+        alloc._last_stream = stream
+    pool = alloc._last_small if small else alloc._last_large
+    if pool is None and create:
+        pool = alloc._pools.setdefault((small, stream), FreeList())
+        if small:
+            alloc._last_small = pool
+        else:
+            alloc._last_large = pool
+    return pool
+
+
+def pool(AllocatorState alloc, small, stream):
+    """``alloc._pool``: the pool of ``stream``'s small or large blocks, made if
+    there is none.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import pool
+    >>> callable(pool)
+    True
+    """
+    return _find_pool(alloc, small, stream, True)
+
+
 # -- the allocator's lock, held for one call (allocator.py's _Critical) -------------
 
-cdef inline int _enter(alloc) except -1:
-    alloc._lock.acquire()
+cdef inline int _enter(AllocatorState alloc) except -1:
+    alloc._acquire()
     alloc._depth += 1
     return 0
 
 
-cdef int _leave(alloc) except -1:
+cdef int _leave(AllocatorState alloc) except -1:
     # the outermost call frees what finalizers freed in the middle of the call
+    cdef list deferred
     try:
         if alloc._depth == 1:
             deferred = alloc._deferred
             while deferred:
-                free_now(alloc, deferred.pop())
+                _free_now(alloc, deferred.pop())
     finally:
         alloc._depth -= 1
-        alloc._lock.release()
+        alloc._release()
     return 0
-
-
-cdef FreeList _pool(alloc, small, stream):
-    key = (small, stream)
-    pools = alloc._pools
-    pool = pools.get(key)
-    if pool is None:
-        pool = pools[key] = FreeList()
-    return <FreeList?>pool
 
 
 cdef inline bint _is_split(Block block):
     return block._prev is not None or block._next is not None
 
 
-def cache(alloc, Block block):
+def cache(AllocatorState alloc, Block block):
     """``alloc._cache``: put a free block into its pool (counting it if it is an
     inactive split).
 
@@ -188,12 +266,12 @@ def cache(alloc, Block block):
     True
     """
     small = block._small
-    _pool(alloc, small, block.stream).add(block)
+    _find_pool(alloc, small, block.stream, True).add(block)
     if _is_split(block):
         _split_changed(alloc, small, 1, block.size)
 
 
-def uncache(alloc, Block block):
+def uncache(AllocatorState alloc, Block block):
     """``alloc._uncache``: take a free block out of its pool.
 
     Examples
@@ -203,19 +281,20 @@ def uncache(alloc, Block block):
     True
     """
     small = block._small
-    _pool(alloc, small, block.stream).remove(block)
+    _find_pool(alloc, small, block.stream, True).remove(block)
     if _is_split(block):
         _split_changed(alloc, small, -1, -block.size)
 
 
-cdef inline void _split_changed(alloc, bint small, long long count, long long nbytes):
-    cdef AllocStats st = <AllocStats?>alloc._stats
+cdef inline void _split_changed(AllocatorState alloc, bint small, long long count,
+                                long long nbytes):
+    cdef AllocStats st = alloc._stats
     cdef int pool = 1 if small else 2
     st.add(pool, INACTIVE_SPLIT, count)
     st.add(pool, INACTIVE_SPLIT_BYTES, nbytes)
 
 
-def malloc(alloc, nbytes, stream):
+def malloc(AllocatorState alloc, nbytes, stream):
     """A block of at least ``nbytes`` bytes for use on ``stream``
     (:meth:`cygrad.cuda.allocator.CachingAllocator.malloc`).
 
@@ -232,17 +311,16 @@ def malloc(alloc, nbytes, stream):
     size = -(-nbytes // MIN_BLOCK) * MIN_BLOCK      # round_size (nbytes > 0)
     cdef bint small = size <= SMALL_SIZE
     cdef int p = 1 if small else 2
-    cdef AllocStats st = <AllocStats?>alloc._stats
+    cdef AllocStats st = alloc._stats
     cdef FreeList pool
     cdef Block block, rest, nxt
     _enter(alloc)
     try:
         if alloc._pending:
             alloc._process_events()
-        found = alloc._pools.get((small, stream))
-        cached = (<FreeList?>found).best_fit(size) if found is not None else None
+        pool = _find_pool(alloc, small, stream, False)
+        cached = pool.best_fit(size) if pool is not None else None
         if cached is not None:
-            pool = <FreeList>found
             block = <Block?>cached
             pool.remove(block)
             if _is_split(block):
@@ -251,7 +329,7 @@ def malloc(alloc, nbytes, stream):
             block = _reissue(block)
         else:
             block = <Block?>alloc._new_segment(size, small, stream, nbytes)
-            pool = _pool(alloc, small, stream)  # (after: a cache release drops empty pools)
+            pool = _find_pool(alloc, small, stream, True)  # (after: a cache release drops pools)
         remaining = block.size - size
         if remaining >= MIN_BLOCK if small else remaining > SMALL_SIZE:
             rest = _new_block(alloc, block.device, block.ptr + size, remaining, stream, small,
@@ -291,7 +369,7 @@ cdef Block _reissue(Block old):
     return block
 
 
-def free(alloc, block):
+def free(AllocatorState alloc, block):
     """Give ``block`` back (:meth:`cygrad.cuda.allocator.CachingAllocator.free`).
 
     Examples
@@ -300,19 +378,24 @@ def free(alloc, block):
     >>> callable(free)
     True
     """
+    _free(alloc, block)
+
+
+cdef int _free(AllocatorState alloc, block) except -1:
     _enter(alloc)
     try:
         if alloc._depth > 1:
             # a finalizer the garbage collector ran in the middle of this thread's own
             # allocator call: changing the pools now would corrupt them
             alloc._deferred.append(block)
-            return
-        free_now(alloc, block)
+            return 0
+        _free_now(alloc, block)
     finally:
         _leave(alloc)
+    return 0
 
 
-def free_now(alloc, obj):
+def free_now(AllocatorState alloc, obj):
     """``alloc._free_now``: free a block with the lock held and no call under way.
 
     Examples
@@ -321,6 +404,10 @@ def free_now(alloc, obj):
     >>> callable(free_now)
     True
     """
+    _free_now(alloc, obj)
+
+
+cdef int _free_now(AllocatorState alloc, obj) except -1:
     cdef Block block
     if not isinstance(obj, Block):
         alloc._check_live(obj)                  # raises TypeError
@@ -328,21 +415,22 @@ def free_now(alloc, obj):
     if block._owner is not alloc or alloc._live.get(block.ptr) is not block:
         alloc._check_live(block)                # raises, unless the zero-size block
         if block._owner is None:
-            return
+            return 0
     del alloc._live[block.ptr]
     block._allocated = False
     if block._stream_uses:
         alloc._free_later(block)
-        return
-    cdef AllocStats st = <AllocStats?>alloc._stats
+        return 0
+    cdef AllocStats st = alloc._stats
     cdef int p = 1 if block._small else 2
     st.add(p, ALLOCATION, -1)
     st.add(p, ALLOCATED_BYTES, -block.size)
     st.add(p, REQUESTED_BYTES, -block.requested)
-    free_block(alloc, block)
+    _free_block(alloc, block)
+    return 0
 
 
-def free_block(alloc, Block block):
+def free_block(AllocatorState alloc, Block block):
     """``alloc._free_block``: return a no-longer-active block to its pool, merged
     with its free neighbours.
 
@@ -352,6 +440,10 @@ def free_block(alloc, Block block):
     >>> callable(free_block)
     True
     """
+    _free_block(alloc, block)
+
+
+cdef int _free_block(AllocatorState alloc, Block block) except -1:
     cdef Block neighbour
     small = block._small
     cdef long long active = block.size
@@ -361,7 +453,7 @@ def free_block(alloc, Block block):
         neighbour = <Block?>other
         if neighbour._allocated or neighbour._events:
             continue
-        alloc._uncache(neighbour)
+        alloc._uncache(neighbour)         # (an attribute: tests hook it to re-enter)
         if neighbour is block._prev:
             block.ptr, block._prev = neighbour.ptr, neighbour._prev
             if neighbour._prev is not None:
@@ -371,19 +463,37 @@ def free_block(alloc, Block block):
             if neighbour._next is not None:
                 (<Block?>neighbour._next)._prev = block
         block.size += neighbour.size
-    _pool(alloc, small, block.stream).add(block)
-    cdef AllocStats st = <AllocStats?>alloc._stats
+    _find_pool(alloc, small, block.stream, True).add(block)
+    cdef AllocStats st = alloc._stats
     cdef int p = 1 if small else 2
     st.add(p, ACTIVE, -1)
     st.add(p, ACTIVE_BYTES, -active)
     if _is_split(block):
         st.add(p, INACTIVE_SPLIT, 1)
         st.add(p, INACTIVE_SPLIT_BYTES, block.size)
+    return 0
 
 
 # -- the owner of a CUDA storage's block (cygrad/cuda/tensors.py) --------------------
 
 cdef bint _exiting = False
+cdef object _caching_allocator = None      # cygrad.cuda.allocator.CachingAllocator
+
+
+def set_allocator_class(cls):
+    """Name the allocator class whose ``free`` is this module's :func:`free`, so a
+    storage's finalizer calls it directly (``cygrad/cuda/allocator.py`` calls this).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import set_allocator_class
+    >>> callable(set_allocator_class)
+    True
+    """
+    global _caching_allocator
+    if cls.free is not free:
+        raise ValueError("the class's free must be alloc_fast.free")
+    _caching_allocator = cls
 
 
 def interpreter_exiting():
@@ -432,5 +542,7 @@ cdef class DeviceAllocation:
         block = self.block
         if block is not None:
             owner = (<Block?>block)._owner
-            if owner is not None:
+            if type(owner) is _caching_allocator:
+                _free(<AllocatorState>owner, block)     # (its free, without the method call)
+            elif owner is not None:
                 owner.free(block)

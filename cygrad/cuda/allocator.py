@@ -170,7 +170,7 @@ class _Critical:
             a._lock.release()
 
 
-class CachingAllocator:
+class CachingAllocator(_fast.AllocatorState):
     """The caching allocator of one device (see the module docstring for its rules).
 
     ``driver`` is a :class:`cygrad.cuda._driver.Driver`; ``device`` the device
@@ -190,6 +190,8 @@ class CachingAllocator:
     def __init__(self, driver, device=0, on_device=None):
         self.driver, self.device = driver, device
         self._on_device = on_device or (lambda: nullcontext())
+        # the per-op path's state is C fields of _fast.AllocatorState (compiled:
+        # cygrad/_core/alloc_fast.pyx), set here as before
         self._lock = threading.RLock()
         self._depth = 0                 # nested allocator calls of the lock's holder
         self._deferred = []             # blocks freed by a finalizer that ran inside
@@ -245,12 +247,9 @@ class CachingAllocator:
             self._counters = dict.fromkeys(_COUNTERS, 0)
 
     # -- pools ---------------------------------------------------------------
-    def _pool(self, small, stream):
-        key = (small, stream)
-        pool = self._pools.get(key)
-        if pool is None:
-            pool = self._pools[key] = _FreeList()
-        return pool
+    # the pool of (small, stream), made if there is none (compiled: the per-op path
+    # keeps the last stream's pools beside self._pools)
+    _pool = _fast.pool
 
     # put a free block into its pool (counting it if it is an inactive split), and
     # take it out: compiled (cygrad/_core/alloc_fast.pyx), as the per-op path below
@@ -422,6 +421,7 @@ class CachingAllocator:
                 self._update(small, (SEGMENT, -1), (RESERVED_BYTES, -block.size))
             if not pool.keys:           # forget the pools of streams no longer used
                 del self._pools[key]
+                self._forget_pools()
 
     def empty_cache(self):
         """Give every cached segment with no block in use back to the driver.
@@ -442,6 +442,10 @@ class CachingAllocator:
                                    f"cuda:{self.device}'s caching allocator")
             return block
 
+
+
+# a storage's finalizer frees this class's blocks without the method lookup
+_fast.set_allocator_class(CachingAllocator)
 
 
 def record_stream(block, stream):

@@ -168,6 +168,7 @@ def synchronize(device=None):
     idx = _runtime.checked_index(device)
     with _runtime.on_device(idx) as d:
         d.synchronize()
+    _run_checks()
 
 
 def manual_seed(seed):
@@ -230,3 +231,9 @@ def initial_seed():
     True
     """
     return _runtime.initial_seed()
+
+
+def _run_checks():
+    # device checks read back where the host waits anyway (kernels.check_later)
+    from .kernels import run_checks
+    run_checks()

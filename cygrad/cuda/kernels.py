@@ -4,7 +4,9 @@ argument packing, shared by every CUDA entry of the kernel table
 
 Each ``cuda_src/<family>.cu`` file is loaded once per driver and kept; kernels
 are looked up by their ``extern "C"`` name with the dtype suffix (``f32``,
-``f64``). Launches go on the current stream of the output's device.
+``f64``). Launches go on the current stream of the output's device. A kernel's
+error flag can be read back without making the host wait (:func:`check_later`,
+:func:`run_checks`).
 
 Examples
 --------
@@ -167,3 +169,63 @@ def zero_fill(t):
             with _runtime.on_device(idx) as d:
                 d.memset_d8(t.data_ptr(), 0, nbytes, stream)
     return t
+
+
+# ---------------------------------------------------------------- checks read back later
+
+_LATER_MAX = 1024
+_later = []             # (driver, flag, report) of checks not read back yet, oldest first
+_reading = [False]
+
+
+def check_later(flag, report):
+    """Read the one-element device flag ``flag`` back as an int and pass it to
+    ``report`` (which raises for a bad value), without making the host wait: at
+    once where the driver has already run the kernel (the emulated GPU, whose calls
+    finish before they return), else at the next point where the host waits for
+    the device anyway (:func:`run_checks`: every device-to-host copy, ``.item()``
+    and ``.cpu()`` included, and the ``synchronize`` calls). Past 1024 waiting
+    checks the oldest is read at once (a loop that never reads anything back then
+    waits once per check, on work queued long before).
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import check_later
+    >>> callable(check_later)
+    True
+    """
+    d = _runtime.driver()
+    if d.synchronous:
+        report(int(flag.item()))
+        return
+    _later.append((d, flag, report))
+    if len(_later) > _LATER_MAX:
+        _run(1)
+
+
+def run_checks():
+    """Read back and report the flags :func:`check_later` kept, oldest first (the
+    host waits for the device here anyway); the first bad one raises, the others
+    stay for the next call. Checks of a driver no longer installed are dropped.
+
+    Examples
+    --------
+    >>> from cygrad.cuda.kernels import run_checks
+    >>> run_checks()
+    """
+    if _later and not _reading[0]:
+        _run(len(_later))
+
+
+def _run(count):
+    _reading[0] = True          # (the flag's own read comes back through the copy hook)
+    try:
+        current = _runtime._drv._driver
+        for _ in range(count):
+            if not _later:
+                break
+            d, flag, report = _later.pop(0)
+            if d is current:
+                report(int(flag.item()))
+    finally:
+        _reading[0] = False

@@ -106,6 +106,7 @@ class Stream:
         """Wait until all work queued on this stream has finished."""
         with _runtime.on_device(self.device_index) as d:
             d.stream_synchronize(self.handle)
+        _run_checks()
 
     def wait_event(self, event):
         """Make work queued on this stream from now on wait for ``event``."""
@@ -221,6 +222,7 @@ class Event:
             return
         with _runtime.on_device(self.device_index) as d:
             d.event_synchronize(self.handle)
+        _run_checks()
 
     def elapsed_time(self, end_event):
         """Milliseconds of device time from this event to ``end_event`` (both
@@ -349,3 +351,9 @@ def stream(stream):
     ...     pass
     """
     return StreamContext(stream)
+
+
+def _run_checks():
+    # device checks read back where the host waits anyway (kernels.check_later)
+    from .kernels import run_checks
+    run_checks()

@@ -198,6 +198,8 @@ def _copy(dst, src):
         host = np.broadcast_to(_C._ndarray(src), shape).astype(dst.dtype.np_dtype, copy=False)
         _upload(dst, host)
     elif not _is_cuda(dst):                                 # device -> host
+        if _k._later:
+            _k.run_checks()     # (device checks read back where the host waits anyway)
         if (src.dtype is dst.dtype and src.shape == dst.shape and src.is_contiguous()
                 and dst.is_contiguous()):
             # the common read (.item(), .cpu(), a flag): straight into dst's memory

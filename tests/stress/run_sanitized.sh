@@ -28,9 +28,9 @@ else
     # overwrites), the core's small-operand C loops (_core/fastpath) and tensors of
     # up to 64 dims (every fixed-size geometry array at its limit), the strided select loop,
     # the matrix products cut across the pool, the compiled CUDA allocator and launch
-    # path (alloc_fast.pyx, launch_fast.pyx) on the emulated GPU, the row copies of
-    # strided views, the pool's quiet/contended thresholds, the scan kernel and the
-    # column reductions
+    # path (alloc_fast.pyx with its C-field state and re-entrant frees, launch_fast.pyx)
+    # on the emulated GPU, the row copies of strided views, the pool's quiet/contended
+    # thresholds, the scan kernel and the column reductions
     TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
            tests/test_indexing_inplace.py tests/test_overwrite_autograd.py
            tests/test_elementwise_entry.py tests/test_numpy_fastpaths.py
@@ -38,7 +38,8 @@ else
            tests/test_gemm.py tests/cuda/test_allocator.py tests/cuda/test_host_path.py
            tests/cuda/test_host_path_compiled.py tests/test_strided_copy.py
            tests/test_threading.py tests/test_scan_kernels.py
-           tests/test_column_reductions.py)
+           tests/test_column_reductions.py tests/cuda/test_allocator_reentry.py
+           tests/cuda/test_alloc_state.py)
 fi
 
 if [[ -n "${SANITIZE_DIR:-}" ]]; then

@@ -78,6 +78,9 @@ class Driver(ABC):
     """
     #: ``"pycuda"`` or ``"emulated"``
     name = None
+    #: True where every call has finished when it returns (the emulator): a flag a
+    #: kernel wrote can be read back then without waiting for queued work
+    synchronous = False
 
     # -- devices -------------------------------------------------------------
     @abstractmethod

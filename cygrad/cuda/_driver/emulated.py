@@ -240,6 +240,7 @@ class EmulatedDriver(Driver):
     >>> d.mem_free(p)
     """
     name = "emulated"
+    synchronous = True      # (nothing is ever queued)
 
     def __init__(self, memory=None, strict=None, cxx=None):
         if memory is None:

@@ -325,7 +325,7 @@ def binary(name, out, a, b):
 
 #: binary ops with a kernel that takes a Python number as an argument (``cg_<op>_<dtype>_number``)
 _NUMBER_KERNELS = ("add", "sub", "mul", "div", "pow", "eq", "ne", "lt", "le", "gt", "ge",
-                   "maximum", "minimum")
+                   "maximum", "minimum", "floor_divide", "remainder", "fmod")
 
 
 def _number_args(value, dt):
@@ -355,6 +355,14 @@ def with_number(name, out, x, value, first=False, ct=None):
         x = cast(x, ct)
     return _launch(f"cg_{name}_{_SFX[ct.name]}_number", out, (x,),
                    _number_args(value, ct) + (1 if first else 0,))
+
+
+def _divides_safely(a, number, ct):
+    """Can ``floor_divide``/``remainder``/``fmod`` of tensor ``a`` by ``number`` take the
+    number kernel, which has no division-by-zero report? Yes for a number divisor that
+    is nonzero or floating (x / 0 is inf or NaN there); a number dividend divides by
+    the tensor's elements, which the checked kernel reads."""
+    return isinstance(a, _C.TensorBase) and (ct.is_floating_point or number != 0)
 
 
 def _kernel_for(name, arity):
@@ -409,7 +417,8 @@ def device_op(kind, name, out, a, b, ct):
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
             root = "sqrt" if b > 0 else "rsqrt"
             _table_kernel(root, ct)(target, _operand(a, ct, dev))
-        elif number is not None and name in _NUMBER_KERNELS and ct.name in BINARY_DTYPES[name]:
+        elif (number is not None and name in _NUMBER_KERNELS and ct.name in BINARY_DTYPES[name]
+              and (name not in _ZERO_CHECKED or _divides_safely(a, number, ct))):
             res_dt = _result_dtype(name, ct)
             target = out if out.dtype is res_dt else _empty(out.shape, res_dt, dev)
             first = not isinstance(a, _C.TensorBase)
@@ -427,21 +436,26 @@ def device_op(kind, name, out, a, b, ct):
 
 # ---------------------------------------------------------------- selection
 
-def _value_tensor(value, dtype, device):
-    """A fill value (a number or a 0-d tensor) as a 0-d tensor of ``dtype`` on ``device``."""
-    if isinstance(value, _C.TensorBase):
-        if value.device != device:
-            value = value.item()           # (a CPU 0-d value: one number from the host)
-        else:
-            return value if value.dtype is dtype else cast(value, dtype)
-    return _scalar(value, dtype, device)
-
-
 def _masked_assign(out, mask, src):
+    """``out[mask] = src``: ``src`` a tensor on ``out``'s device or a Python number
+    (the kernel's argument: one launch, no 0-d tensor filled first)."""
     if mask.dtype.itemsize != 1:
         mask = cast(mask, _dt.bool_)
-    kernel = f"cg_masked_assign_{_SIZE_SFX[out.dtype.itemsize]}_strided"
-    return _launch(kernel, out, (mask, src))
+    if isinstance(src, _C.TensorBase):
+        kernel = f"cg_masked_assign_{_SIZE_SFX[out.dtype.itemsize]}_strided"
+        return _launch(kernel, out, (mask, src))
+    return _launch(f"cg_masked_fill_{_SFX[out.dtype.name]}_strided", out, (mask,),
+                   _number_args(src, out.dtype))
+
+
+def _value(value, dtype, device):
+    """A fill value as ``_masked_assign`` takes it: a tensor of ``dtype`` on ``device``,
+    or a Python number (also a 0-d tensor's value from another device)."""
+    if isinstance(value, _C.TensorBase):
+        if value.device != device:
+            return value.item()            # (a CPU 0-d value: one number from the host)
+        return value if value.dtype is dtype else cast(value, dtype)
+    return value
 
 
 def where_select(out, cond, x, y):
@@ -459,7 +473,7 @@ def where_select(out, cond, x, y):
         cast_into(out, y)
     else:
         fill(out, y)
-    return _masked_assign(out, cond, _value_tensor(x, out.dtype, out.device))
+    return _masked_assign(out, cond, _value(x, out.dtype, out.device))
 
 
 def where_small(cond, x, y):
@@ -487,7 +501,7 @@ def masked_fill(out, mask, value, input=None):
     _same_device(out, mask, input)
     if input is not None:
         cast_into(out, input)
-    return _masked_assign(out, mask, _value_tensor(value, out.dtype, out.device))
+    return _masked_assign(out, mask, _value(value, out.dtype, out.device))
 
 
 # ---------------------------------------------------------------- other primitives

@@ -12,7 +12,10 @@ naming the primitive, the dtype and the device.
 
 Row kernels run one block per row with a block sized to the row (32 to 256
 threads); a bad class index or pooling index is reported by the kernel through
-a one-element flag that is read back, as PyTorch's device-side checks are.
+a one-element flag that is read back, as PyTorch's device-side checks are:
+pooling's at once, cross entropy's without making the host wait
+(``kernels.check_later``: at the next copy to the host or ``synchronize``
+where the device may still be working).
 
 Examples
 --------
@@ -309,6 +312,13 @@ def _vouch(t, what):
     _known_good[key] = (weakref.ref(t, forget), t._version, what)
 
 
+def _unvouch(t):
+    """Forget what was vouched for ``t`` (its check found bad values)."""
+    entry = _known_good.get(id(t))
+    if entry is not None and entry[0]() is t:
+        _known_good.pop(id(t), None)
+
+
 def _vouched(t, what):
     """Are ``t``'s values known good for ``what`` (and unwritten since)?"""
     entry = _known_good.get(id(t))
@@ -327,17 +337,25 @@ def _xent_operands(x, target, weight, what):
     return x.contiguous(), target.contiguous(), _same(x, weight, what)
 
 
-def _raise_bad_target(bad, target):
-    """The kernel's report: 0, or R - r for the first row r whose target is out of range."""
-    code = int(bad.item())
-    if code:
-        row = target.shape[0] - code
-        raise IndexError(f"Target {int(target[row].item())} is out of bounds.")
+def _check_targets(bad, target, given=None):
+    """Have the kernel's report read back without waiting (``kernels.check_later``):
+    0, or R - r for the first row r whose target is out of range, which raises
+    IndexError (and unvouches ``given``) where it is read."""
+    def report(code):
+        if code:
+            if given is not None:
+                _unvouch(given)
+            row = target.shape[0] - code
+            raise IndexError(f"Target {int(target[row].item())} is out of bounds.")
+    _k.check_later(bad, report)
 
 
 def cross_entropy(x, target, weight, ignore_index, eps):
     """Per-row cross entropy of (R, C) logits and R class indices: ``(loss, lse,
-    wt)``. An index out of range raises IndexError.
+    wt)``. An index out of range raises IndexError, read back without waiting
+    for the device: at once on a device whose kernels have run when the launch
+    returns (the emulated GPU), else at the next copy to the host or
+    ``synchronize`` (``kernels.check_later``).
 
     Examples
     --------
@@ -358,8 +376,10 @@ def cross_entropy(x, target, weight, ignore_index, eps):
                 (R, C, x.data_ptr(), target.data_ptr(), _ptr(weight), int(ignore_index),
                  float(eps), loss.data_ptr(), lse.data_ptr(), wt.data_ptr(), _ptr(bad)))
         if checked:
-            _raise_bad_target(bad, target)
+            # vouched now, so the backward on this target launches unchecked; a bad
+            # target unvouches it where its flag is read
             _vouch(given, what)
+            _check_targets(bad, target, given)
     return loss, lse, wt
 
 
@@ -390,7 +410,7 @@ def cross_entropy_backward(x, lse, target, weight, ignore_index, eps, scale):
                  int(ignore_index), float(eps), scale.data_ptr(), 0 if scale.numel() == 1 else 1,
                  dx.data_ptr(), _ptr(bad)))
         if checked:
-            _raise_bad_target(bad, target)
+            _check_targets(bad, target)
     return dx
 
 
