@@ -34,11 +34,12 @@ def _x(shape=(3, 4), dtype=F64, seed=0):
     return cygrad.tensor(rng.uniform(-2, 2, size=shape), dtype=dtype)
 
 
-# (id, call, Function whose forward must run once).  Not here: a full sum, or one over
-# the last dim, of a contiguous float tensor without grad, which the core's C row
-# reduction answers by itself (a fast path of the array layer).
+# (id, call, Function whose forward must run once).  Not here: a full sum, or a sum,
+# amax or amin over one dim, of a contiguous float tensor without grad, which the
+# core's C reductions answer by themselves (a fast path of the array layer; the
+# strided cases below take the Function).
 FORWARD_CASES = [
-    ("sum_dim0", lambda x: x.sum(0), R.SumDim),
+    ("sum_dim0_strided", lambda x: x[:, ::2].sum(0), R.SumDim),
     ("sum_last_strided", lambda x: x.t().sum(-1), R.SumDim),
     ("sum_dtype", lambda x: cygrad.sum(x, dtype=F64), R.Sum),
     ("sum_keepdim", lambda x: x.sum(keepdim=True), R.Sum),
@@ -52,7 +53,7 @@ FORWARD_CASES = [
     ("min_dim", lambda x: x.min(0), R.MinDim),
     ("max_all_strided", lambda x: x.t().max(), R.MaxAll),
     ("min_all_strided", lambda x: x.t().min(), R.MinAll),
-    ("amax_dim0", lambda x: x.amax(0), R.Amax),
+    ("amax_dim0_strided", lambda x: x[:, ::2].amax(0), R.Amax),
     ("amin_dims", lambda x: x.amin((0, 1)), R.Amin),
     ("aminmax", lambda x: x.aminmax(dim=1), R.Aminmax),
     ("var", lambda x: x.var(1), R.Var),
