@@ -613,3 +613,34 @@ def test_scatter_reduce_with_tensor_src_warns_once(monkeypatch):
         x.scatter_(0, idx, src, reduce="add")
         x.scatter_(0, idx, 2.0, reduce="multiply")      # a number value never warned
     assert x.tolist() == [16.0, 0.0, 0.0]          # (2 + 2) * 2 * 2
+
+
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+def test_complex_fill_values_into_complex_tensors_match_torch(dt):
+    # a complex number fits a complex tensor (c10's checked_convert refuses it only
+    # for real dtypes)
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
+    a = np.array([[1 + 1j, 2 - 1j], [0.5j, -3]], dtype=dt)
+    mask = np.array([[True, False], [False, True]])
+    idx = np.array([1])
+    x, t = cygrad.tensor(a), torch.from_numpy(a.copy())
+    cases = [
+        (x.masked_fill(cygrad.tensor(mask), 3 + 4j), t.masked_fill(torch.from_numpy(mask), 3 + 4j)),
+        (x.index_fill(1, cygrad.tensor(idx), -2j), t.index_fill(1, torch.from_numpy(idx), -2j)),
+        (x.scatter(0, cygrad.tensor([[1, 0]]), 1 - 1j),
+         t.scatter(0, torch.tensor([[1, 0]]), 1 - 1j)),
+    ]
+    for got, want in cases:
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # a real tensor still refuses a complex value, with PyTorch's error type
+    with pytest.raises(RuntimeError, match="cannot be converted"):
+        cygrad.tensor([1.0]).masked_fill(cygrad.tensor([True]), 1j)
+
+
+def test_complex_scatter_value_into_a_real_tensor_is_refused_like_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference")
+    with pytest.raises(RuntimeError) as theirs:
+        torch.tensor([1.0, 2.0]).scatter(0, torch.tensor([1]), 1j)
+    with pytest.raises(RuntimeError) as ours:
+        cygrad.tensor([1.0, 2.0]).scatter(0, cygrad.tensor([1]), 1j)
+    assert str(ours.value) == str(theirs.value)

@@ -76,7 +76,10 @@ def _number_arg(value, opname, argname, position=None):
 
 def _fits(value, dtype):
     """A number about to be written into a ``dtype`` tensor, refused as c10's
-    ``checked_convert`` refuses it (a complex number fits no real dtype)."""
+    ``checked_convert`` refuses it (a complex number fits no real dtype; complex
+    dtypes take it)."""
+    if dtype.is_complex:
+        return value
     if isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c":
         raise RuntimeError(f"value cannot be converted to type "
                            f"{_C10_NAMES.get(dtype.name, dtype.name)} without overflow")

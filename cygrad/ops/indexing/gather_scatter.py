@@ -211,7 +211,7 @@ def _split_src_value(src, value, opname):
     value = src if value is None else value
     if isinstance(value, TensorBase):
         return value, None
-    if not isinstance(value, NUMBER_TYPES) or isinstance(value, complex):
+    if not isinstance(value, NUMBER_TYPES):
         raise TypeError(f"{opname}(): argument 'value' must be Number, not {type(value).__name__}")
     return None, value
 
