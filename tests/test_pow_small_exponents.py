@@ -39,3 +39,29 @@ def test_cube_of_a_strided_view_and_its_gradient():
     np.testing.assert_allclose(y.detach().numpy(), a.T ** 3, rtol=1e-12)
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3 * a ** 2, rtol=1e-12)
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as e:          # the reference's error is part of the semantics
+        return type(e).__name__, str(e)
+    return str(r.dtype).split(".")[-1], r.tolist()
+
+
+@pytest.mark.parametrize("dtype,values,e", [
+    ("bool", [True, False], True), ("bool", [True, False], False), ("bool", [True, False], 2),
+    ("uint8", [2, 3], -2), ("int8", [2, -3], -1), ("int16", [2, 3], -2), ("int64", [2, 3], -2),
+    ("uint8", [2, 3], 2), ("float16", [2.0, 3.0], 1e5), ("bfloat16", [2.0, 3.0], 1e39),
+    ("float16", [2.0, 3.0], 70000), ("float16", [2.0, 3.0], 2.5)])
+def test_operator_and_inplace_pow_check_a_number_as_pytorch(dtype, values, e):
+    # ``x ** e`` and ``x **= e`` make cygrad.pow's checks (they once wrapped -2 into a
+    # uint8 254, refused bool ** True, and overflowed a float16 exponent to inf)
+    x = lambda: cygrad.tensor(values, dtype=getattr(cygrad, dtype))       # noqa: E731
+    t = lambda: torch.tensor(values, dtype=getattr(torch, dtype))         # noqa: E731
+
+    def inplace(v):
+        v **= e
+        return v
+    assert _outcome(lambda: x() ** e) == _outcome(lambda: t() ** e)
+    assert _outcome(lambda: inplace(x())) == _outcome(lambda: inplace(t()))

@@ -799,6 +799,9 @@ cdef class TensorBase:
     def __pow__(self, other, mod):
         if not _is_operand(other):
             return NotImplemented
+        if _pow_checks_number(self, other):
+            from ..ops.elementwise import pow as pow_function
+            return pow_function(self, other)
         return binary(POW, self, other, None)
 
     def __rpow__(self, other, mod):
@@ -807,6 +810,9 @@ cdef class TensorBase:
         return binary(POW, other, self, None)
 
     def __ipow__(self, other):
+        if _pow_checks_number(self, other):
+            from ..ops.elementwise import pow_ as pow_inplace
+            return pow_inplace(self, other)
         return _augmented(POW, self, other, "**=")
 
     def __and__(self, other):
@@ -1128,6 +1134,21 @@ cdef object _numpy_alias(str opname, str name, object value, object default, str
     if value is not default and not (type(value) is type(default) and value == default):
         raise TypeError(f"{opname}() got both '{name}' and its NumPy spelling '{np_name}'")
     return alias
+
+
+cdef bint _pow_checks_number(TensorBase t, object e):
+    """Whether ``t ** e`` (``e`` a Python number) needs the checks of cygrad.pow that
+    the core's loop does not make, as PyTorch: a bool tensor to a bool power, an
+    integer tensor to a negative power (the number wraps into small integer dtypes
+    first), a half tensor and a number beyond its range."""
+    cdef int code = t._dtype.code
+    if type(e) is bool:
+        return t._dtype._category <= KIND_INT
+    if type(e) is int:
+        return (t._dtype._category <= KIND_INT and e < 0) or code == DT_FLOAT16 or code == DT_BFLOAT16
+    if type(e) is float:
+        return code == DT_FLOAT16 or code == DT_BFLOAT16
+    return False
 
 
 cdef object _reduce_fast(int op, TensorBase t, object dim, bint keepdim, bint mean=False):
