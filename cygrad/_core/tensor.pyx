@@ -1242,16 +1242,10 @@ def _reduce_dim(str name, TensorBase x, dim, bint keepdim):
         op = CG_RMIN
     else:
         raise ValueError(f"_reduce_dim: unknown reduction {name!r}")
-    if x._numel == 0 or (dim is None and keepdim):
+    if not (x._is_contig and x._numel > 0 and _on_cpu(x) and cg_has_reduce(op, x._dtype.code)):
         return None
-    # autograd is the caller's business: it passes the data, so detach the check
-    return _reduce_fast_data(op, x, dim, keepdim, name == "mean")
-
-
-cdef object _reduce_fast_data(int op, TensorBase x, object dim, bint keepdim, bint mean):
-    if not (x._is_contig and _on_cpu(x) and cg_has_reduce(op, x._dtype.code)):
-        return None
-    return _reduce_fast(op, x.detach() if _tracked(x) else x, dim, keepdim, mean)
+    # autograd is the caller's business (the op's Function): only the data is reduced
+    return _reduce_fast(op, x.detach() if _tracked(x) else x, dim, keepdim, name == "mean")
 
 
 cdef ElementwiseOp _COPY_OP = ElementwiseOp("copy_", 1, CG_COPY, None)
