@@ -950,12 +950,12 @@ cdef object _run_tensor_hooks(Node node, int nr, object grad):
 
 
 # References to a gradient that nothing else holds, as _can_steal sees it: the list
-# _incoming returned, the item taken from it for _accumulate, and the two arguments
-# on the way (run_backward drops each node's returned tuple before the next node
-# runs, so the count does not depend on the order nodes ran in).
+# _incoming returned, the item taken from it for _accumulate, and the reference
+# the call holds (run_backward drops each node's returned tuple before the next
+# node runs, so the count does not depend on the order nodes ran in).
 # tests/test_autograd_engine.py checks both directions: a plain leaf's first
 # gradient is kept without a copy, and one a hook or a second leaf also holds is copied.
-DEF _UNSHARED_GRAD_REFS = 4
+DEF _UNSHARED_GRAD_REFS = 3
 
 
 cdef bint _can_steal(object grad):
@@ -966,12 +966,17 @@ cdef bint _can_steal(object grad):
     of memory something else uses) becomes ``.grad`` as it is, saving a copy per
     parameter per step.
     """
+    return Py_REFCNT(grad) == _UNSHARED_GRAD_REFS and _whole_own_memory(grad)
+
+
+cdef bint _whole_own_memory(object grad):
+    """A plain tensor, no view, over all of a storage in cygrad's own memory that
+    no other tensor shares, with no autograd state of its own."""
     cdef TensorBase g
     if type(grad) is not _T._tensor_class():
         return False
     g = <TensorBase>grad
-    return (Py_REFCNT(grad) == _UNSHARED_GRAD_REFS
-            and Py_REFCNT(g._storage) == 2             # this tensor + the argument
+    return (Py_REFCNT(g._storage) == 2                 # this tensor + the argument
             and (g._storage.alloc_bytes > 0            # cygrad's own memory, not an ndarray's,
                  # or a block of cygrad's caching device allocator (cygrad/cuda/tensors.py)
                  or getattr(g._storage.owner, "exclusive_device_memory", False))
@@ -1058,6 +1063,18 @@ def run_backward(tuple roots, tuple root_grads, bint retain_graph, bint create_g
                 continue
             if capture is not None and capture.ends_at(node):
                 in_grads = None             # a captured output with nothing needed beyond it
+            elif (_sum_in_place and not create_graph and type(node) in _region_nodes
+                  and capture is None and not _profiling and _engine_observer is None
+                  and not _anomaly_enabled and not node._hooks and node._pre_hooks is None
+                  and _add_region(<FunctionCtx>node, grads, buffers)):
+                # added into the base's gradient: the node's work is done
+                if not retain_graph:
+                    node.release_saved()
+                child, nr = node.next_functions[0]
+                deps[child] -= 1
+                if deps[child] == 0:
+                    ready.append(child)
+                continue
             else:
                 in_grads = (_profiled_call(node, grads, create_graph) if _profiling
                             else _call_node(node, grads, create_graph))
@@ -1221,8 +1238,95 @@ cdef void _add_to_buffer(dict buffers, Node node, int nr, object grad) except *:
         buffers[node] = buf
     if buf[nr] is None:
         buf[nr] = grad
-    else:
+    elif not (_sum_in_place and not grad_enabled() and _add_in_place(buf[nr], grad)):
         buf[nr] = buf[nr] + grad     # several uses of one output: sum the contributions
+
+
+# ------------------------------------------------- gradients summed into their buffer
+#
+# When an output feeds several ops, its gradients are summed in the engine's
+# buffer. A sum the engine made itself, which nothing else can reach, may take the
+# next contribution in place instead of a new tensor each time (the same values:
+# ``a + b`` and ``a += b`` round alike). And the gradient of a region view
+# (``narrow``, slicing, ``select``, ``diagonal``) is its base's shape, zero outside
+# the region: when the base already has a gradient in its buffer, the region's
+# gradient is added into that part of it, so ``q, k, v = qkv.split(C, -1)`` costs
+# one zero-filled gradient and three slice adds, not three zero-filled gradients
+# summed. Only without ``create_graph`` (a graph of the backward must see the ops),
+# and only where no hook, observer or anomaly check expects the node to run.
+
+cdef bint _sum_in_place = True
+cdef Py_ssize_t _n_in_place = 0, _n_regions = 0     # what _sum_counters reports
+cdef set _region_nodes = set()         # backward node classes of the region views
+cdef object _region_adder = None       # (buffer, grad, view geometry) -> bool
+
+
+def _set_sum_in_place(bint on):
+    """Sum gradients in the engine's buffers in place (the default) or always out of
+    place (tests compare the two). Returns the previous setting."""
+    global _sum_in_place
+    was = _sum_in_place
+    _sum_in_place = on
+    return was
+
+
+def _sum_counters():
+    """``{"in_place", "regions"}``: gradients the engine has summed in place, and
+    region views' gradients it added into their base's buffer (tests read them)."""
+    return {"in_place": _n_in_place, "regions": _n_regions}
+
+
+def _register_region_view(cls, adder):
+    """Let the engine add the gradient of view Function ``cls`` (a region of its
+    base) into its base's buffer with ``adder(buffer, grad, geometry)``, which
+    returns False when it cannot (cygrad/autograd/view_nodes.py)."""
+    global _region_adder
+    _region_nodes.add(cls._backward_cls)
+    _region_adder = adder
+
+
+# References to a buffered gradient that nothing else holds, as _owned sees it: its
+# slot in the buffer list and the caller's ``buf[nr]``
+# (tests/test_engine_sums.py checks both directions, as for _UNSHARED_GRAD_REFS:
+# the engine's own sums are written in place, a gradient the user, a hook or
+# another buffer also holds never is).
+DEF _UNSHARED_BUFFER_REFS = 2
+
+
+cdef bint _owned(object grad):
+    """Whether the engine may write into ``grad``: a plain tensor in cygrad's own
+    memory that no other object (a hook, another buffer, a view) can reach."""
+    return Py_REFCNT(grad) == _UNSHARED_BUFFER_REFS and _whole_own_memory(grad)
+
+
+cdef bint _add_in_place(object cur, object grad) except *:
+    cdef TensorBase c, g
+    if not _owned(cur) or not isinstance(grad, TensorBase):
+        return False
+    c, g = <TensorBase>cur, <TensorBase>grad
+    if (c._dtype is not g._dtype or c._storage.device != g._storage.device
+            or not _has_shape(g, shape_of(c))):
+        return False
+    c.add_(g)
+    global _n_in_place
+    _n_in_place += 1
+    return True
+
+
+cdef bint _add_region(FunctionCtx node, list grads, dict buffers) except *:
+    """A region view's gradient added into its base's buffered gradient; False when
+    the base has none yet (or one the engine may not write to)."""
+    if grads[0] is None or node.next_functions[0][0] is None:
+        return False
+    child, nr = node.next_functions[0]
+    cdef list buf = buffers.get(child)
+    if buf is None or buf[nr] is None or not _owned(buf[nr]):
+        return False
+    if not _region_adder(buf[nr], grads[0], node._view_geometry):
+        return False
+    global _n_regions
+    _n_regions += 1
+    return True
 
 
 cdef object _UNSET = object()

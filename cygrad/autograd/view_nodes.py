@@ -101,6 +101,23 @@ def _place(g, base, view):
     return out
 
 
+def add_into_region(buffer, grad, geometry):
+    """The engine's shortcut for a region view's backward (``engine._add_region``):
+    add ``grad`` into the part of ``buffer`` (a gradient shaped like the base, which
+    the engine owns) that the view covers, instead of placing it in zeros and
+    summing. Returns False, changing nothing, where that is not a plain strided add:
+    a base that was not contiguous, a view whose elements share memory, another
+    dtype or device."""
+    base, view = Geometry(shape=geometry[0], strides=geometry[1], offset=geometry[2]), \
+        Geometry(shape=geometry[3], strides=geometry[4], offset=geometry[5])
+    if (tuple(buffer.shape) != base.shape or buffer.dtype != grad.dtype
+            or buffer.device != grad.device or not base.is_contiguous() or not _no_overlap(view)):
+        return False
+    region = buffer._as_strided_any(view.shape, view.strides, view.offset - base.offset)
+    region.add_(grad)
+    return True
+
+
 def _no_overlap(view):
     """Is every element of ``view`` at its own storage position?  (Sufficient test:
     each stride, in increasing order, steps past everything the smaller ones reach, as

@@ -35,7 +35,7 @@ Examples
 """
 from .._core import engine as _E
 from ..autograd.function import Function
-from ..autograd.view_nodes import AsStrided, _geometries
+from ..autograd.view_nodes import AsStrided, _geometries, add_into_region
 
 __all__ = ["Permute", "Transpose", "T", "View", "Squeeze", "Unsqueeze", "Expand", "Slice",
            "Select", "Narrow", "Diagonal", "AsStrided", "Alias"]
@@ -177,3 +177,5 @@ def register():
     for cls in (Permute, Transpose, T, View, Squeeze, Unsqueeze, Expand, Slice, Select,
                 Narrow, Diagonal, Alias):
         _E._register_view_function(cls)
+    for cls in (Slice, Select, Narrow, Diagonal):
+        _E._register_region_view(cls, add_into_region)

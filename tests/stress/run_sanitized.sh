@@ -30,7 +30,7 @@ else
     # the matrix products cut across the pool, the compiled CUDA allocator and launch
     # path (alloc_fast.pyx with its C-field state and re-entrant frees, launch_fast.pyx)
     # on the emulated GPU, the row copies of strided views, the pool's quiet/contended
-    # thresholds, the scan kernel and the column reductions
+    # thresholds, the scan kernel, the column reductions and the engine's in-place sums
     TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
            tests/test_indexing_inplace.py tests/test_overwrite_autograd.py
            tests/test_elementwise_entry.py tests/test_numpy_fastpaths.py
@@ -39,6 +39,7 @@ else
            tests/cuda/test_host_path_compiled.py tests/test_strided_copy.py
            tests/test_threading.py tests/test_scan_kernels.py
            tests/test_column_reductions.py tests/cuda/test_allocator_reentry.py
+           tests/test_engine_sums.py
            tests/cuda/test_alloc_state.py)
 fi
 
