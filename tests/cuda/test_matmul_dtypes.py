@@ -300,3 +300,16 @@ def test_a_realistic_half_layer(launched):
     got = F.linear(x, w, b)
     assert launched == ["cg_matmul_bias_f16"]
     _assert_half_close(got, _cpu_reference(F.linear, x, w, b), cygrad.float16, 512)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: d.name)
+def test_complex_einsum_and_tensordot(dtype):
+    rng = np.random.default_rng(16)
+    a, b = _complex(rng, (3, 4, 5), dtype), _complex(rng, (5, 6), dtype)
+    ta, tb = cygrad.tensor(a, device="cuda"), cygrad.tensor(b, device="cuda")
+    got = cygrad.einsum("bij,jk->bki", ta, tb)
+    assert got.is_cuda and got.dtype is dtype
+    np.testing.assert_allclose(got.cpu().numpy(), np.einsum("bij,jk->bki", a, b),
+                               **_complex_tol(dtype, 5))
+    got = cygrad.tensordot(ta, tb, dims=1)
+    np.testing.assert_allclose(got.cpu().numpy(), np.tensordot(a, b, axes=1), **_complex_tol(dtype, 5))
