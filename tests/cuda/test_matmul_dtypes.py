@@ -271,22 +271,25 @@ def test_half_linear_layer_forward_and_backward(launched, dtype):
 
 
 @pytest.mark.parametrize("dtype", HALVES, ids=lambda d: d.name)
-@pytest.mark.parametrize("dims", [1, 2])
-def test_half_convolution_forward_and_backward(dtype, dims):
-    rng = np.random.default_rng(14 + dims)
-    spatial = (9,) * dims
-    x, w, b = _half(rng, (2, 3) + spatial, dtype), _half(rng, (4, 3) + (3,) * dims, dtype), \
+@pytest.mark.parametrize("conv", ["conv1d", "conv2d", "conv_transpose2d"])
+def test_half_convolution_forward_and_backward(dtype, conv):
+    rng = np.random.default_rng(len(conv))
+    dims = 1 if conv == "conv1d" else 2
+    w_shape = (3, 4) if conv == "conv_transpose2d" else (4, 3)
+    x, w, b = _half(rng, (2, 3) + (9,) * dims, dtype), _half(rng, w_shape + (3,) * dims, dtype), \
         _half(rng, (4,), dtype)
-    conv = F.conv1d if dims == 1 else F.conv2d
     outs = []
     for dev, dt in (("cuda", dtype), ("cpu", cygrad.float32)):
         args = [t.to(dev).to(dt).detach().requires_grad_() for t in (x, w, b)]
-        y = conv(*args, stride=2, padding=1)
+        y = getattr(F, conv)(*args, stride=2, padding=1)
         y.backward(cygrad.ones_like(y))
         outs.append([y] + [a.grad for a in args])
-    k = 3 * 3 ** dims      # the sum of each output element
-    for got, want, terms in zip(outs[0], outs[1], (k, 2 * 5 ** dims, 2 * 5 ** dims, 2 * 5 ** dims)):
-        assert got.is_cuda
+    # the terms summed into each element: of the output at most input channels x window,
+    # of the input gradient output channels x window, of the weight and bias gradients
+    # every output position of both images
+    positions = 2 * math.prod(outs[1][0].shape[2:])
+    for got, want, terms in zip(*outs, (3 * 3 ** dims, 4 * 3 ** dims, positions, positions)):
+        assert got.is_cuda and got.dtype is dtype
         _assert_half_close(got, _np(want.to(dtype)), dtype, terms)
 
 
