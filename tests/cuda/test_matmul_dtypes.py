@@ -316,3 +316,24 @@ def test_complex_einsum_and_tensordot(dtype):
                                **_complex_tol(dtype, 5))
     got = cygrad.tensordot(ta, tb, dims=1)
     np.testing.assert_allclose(got.cpu().numpy(), np.tensordot(a, b, axes=1), **_complex_tol(dtype, 5))
+
+
+@pytest.mark.parametrize("dtype", HALVES, ids=lambda d: d.name)
+def test_half_linear_and_product_against_pytorch(dtype):
+    """PyTorch's CPU half product also sums in float and its bias epilogue adds in float
+    before the one rounding: the same values but where the float sums (in another
+    order) straddle a rounding of the half dtype, and there one ulp apart."""
+    torch = pytest.importorskip("torch", reason="PyTorch is the reference here")
+    tdt = {"float16": torch.float16, "bfloat16": torch.bfloat16}[dtype.name]
+    gen = torch.Generator().manual_seed(0)
+    x, w, b = (torch.randn(*s, generator=gen).to(tdt) for s in ((70, 300), (66, 300), (66,)))
+    cx, cw, cb = (cygrad.tensor(t.float().numpy()).to(dtype).cuda() for t in (x, w, b))
+    # two float sums of the 300 products in different orders differ by at most about
+    # 2 * 300 * 2^-24 of the sum of their magnitudes (what matters where cancellation
+    # leaves a small result)
+    order = 600 * 2.0 ** -24 * (np.abs(_np(cx)) @ np.abs(_np(cw)).T)
+    for got, want in ((F.linear(cx, cw, cb), torch.nn.functional.linear(x, w, b)),
+                      (cx @ cw.t(), x @ w.t())):
+        got, want = _np(got), want.double().numpy()
+        assert np.mean(got == want) > 0.99
+        assert np.all(np.abs(got - want) <= _ulp(want, dtype) + order)
