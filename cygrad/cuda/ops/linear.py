@@ -2,12 +2,13 @@
 
 One launch of ``matmul.cu``'s tiled product with the bias in its epilogue
 (``cg_matmul_bias_<dtype>``): each element of the product gets its column's bias
-added before it is stored, the same value as the product followed by a broadcast
-add of the bias (the composed ops), one launch and one pass over the output
-fewer. ``x`` and ``weight`` are read through their strides (``weight.t()`` is
-not copied), as by ``matmul_into``, in the same dtypes: float16 and bfloat16
-(summed in float, the bias added in float, the total rounded once, as PyTorch's
-cuBLAS epilogue), float32, float64, complex64 and complex128.
+added before it is stored, one launch and one pass over the output fewer than the
+product followed by a broadcast add of the bias (the composed ops), and the same
+value in float32, float64, complex64 and complex128. In float16 and bfloat16 the
+bias is added in float to the float sum and the total rounded once, as PyTorch's
+cuBLAS epilogue does (the composed ops round the product first). ``x`` and
+``weight`` are read through their strides (``weight.t()`` is not copied), as by
+``matmul_into``.
 
 Examples
 --------
