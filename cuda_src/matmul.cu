@@ -1,4 +1,6 @@
-/* Matrix products of cygrad: C[b] = A[b] @ B[b], float (f32) and double (f64).
+/* Matrix products of cygrad: C[b] = A[b] @ B[b], in float16 (f16, stored as
+ * __half), bfloat16 (bf16, __nv_bfloat16), float (f32), double (f64), complex64
+ * (c64) and complex128 (c128).
  *
  * Naming: cg_matmul_<dtype>. Parameters: (batch, m, n, k, c, a, b, strides),
  * where A[b] is m x k, B[b] is k x n and C[b] is m x n, and strides (in
@@ -22,14 +24,26 @@
  * one element per thread. The second __syncthreads() keeps the next step's copies
  * from overwriting panels that other threads still read. A's panel is stored
  * k-major (As[k][row]), so both reads in the inner loop index by k first.
- * Each element is summed in k order, in the operands' precision.
+ * Each element is summed in k order, in the operands' precision, except the
+ * half types: their elements are converted to float as the panels are loaded
+ * (the panels hold floats), summed in float and rounded to the half type once,
+ * when stored, as PyTorch's cuBLAS products accumulate them. A complex element is
+ * a (re, im) pair of float or double, laid out as NumPy's and the tensors'
+ * complex64/complex128; the panels hold such pairs and each step is a complex
+ * multiply-add.
  *
  * cg_matmul_bias_<dtype> (nn.Linear's forward, the linear_bias primitive) takes
  * two more parameters, (bias, bias_step): each element of column j gets
  * bias[j * bias_step] added to its finished sum before it is stored, the
  * epilogue of the same launch (the same value as the product followed by a
- * broadcast add, one launch and one pass over C fewer).
+ * broadcast add, one launch and one pass over C fewer). For the half types the
+ * bias is added in float to the float sum and the total rounded once, as
+ * cuBLAS's bias epilogue does (so there it can differ in the last bit from the
+ * rounded product followed by the add).
  */
+
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
 #include "cg_common.cuh"
 
@@ -44,13 +58,57 @@ struct cg_mm_strides {
     cg_index c_batch, c_row, c_col;
 };
 
+/* A complex element: the two parts side by side, aligned as the pair. */
+template <typename R> struct alignas(2 * sizeof(R)) cg_mm_complex { R re, im; };
+typedef cg_mm_complex<float> cg_mm_c64;
+typedef cg_mm_complex<double> cg_mm_c128;
+
+/* The type a product accumulates in (Acc) for a storage type, and the
+ * conversions between them: half types go through float, the others are
+ * stored as they are summed. */
+template <typename T> struct cg_mm_io {
+    typedef T Acc;
+    __device__ static Acc load(T v) { return v; }
+    __device__ static T store(Acc v) { return v; }
+};
+template <> struct cg_mm_io<__half> {
+    typedef float Acc;
+    __device__ static float load(__half v) { return __half2float(v); }
+    __device__ static __half store(float v) { return __float2half_rn(v); }
+};
+template <> struct cg_mm_io<__nv_bfloat16> {
+    typedef float Acc;
+    __device__ static float load(__nv_bfloat16 v) { return __bfloat162float(v); }
+    __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
+};
+
+/* acc += x * y, and x + y (the bias epilogue), real and complex. */
+template <typename A> __device__ inline void cg_mm_madd(A& acc, A x, A y) { acc += x * y; }
+template <typename R>
+__device__ inline void cg_mm_madd(cg_mm_complex<R>& acc, cg_mm_complex<R> x, cg_mm_complex<R> y)
+{
+    acc.re += x.re * y.re - x.im * y.im;
+    acc.im += x.re * y.im + x.im * y.re;
+}
+template <typename A> __device__ inline A cg_mm_plus(A x, A y) { return x + y; }
+template <typename R>
+__device__ inline cg_mm_complex<R> cg_mm_plus(cg_mm_complex<R> x, cg_mm_complex<R> y)
+{
+    cg_mm_complex<R> z;
+    z.re = x.re + y.re;
+    z.im = x.im + y.im;
+    return z;
+}
+
 template <typename T>
 __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n, cg_index k,
                                          T* c, const T* a, const T* b, const cg_mm_strides& s,
                                          const T* bias, cg_index bias_step)
 {
-    __shared__ T panel_a[CG_K][CG_BLOCK_TILE];
-    __shared__ T panel_b[CG_K][CG_BLOCK_TILE];
+    typedef cg_mm_io<T> io;
+    typedef typename io::Acc A;     /* the panels and sums hold A (value-initialised: zero) */
+    __shared__ A panel_a[CG_K][CG_BLOCK_TILE];
+    __shared__ A panel_b[CG_K][CG_BLOCK_TILE];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int tid = ty * CG_THREADS + tx;
     const cg_index row0 = (cg_index)blockIdx.y * CG_BLOCK_TILE;
@@ -58,27 +116,29 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
     for (cg_index z = blockIdx.z; z < batch; z += gridDim.z) {
         const T* az = a + z * s.a_batch;
         const T* bz = b + z * s.b_batch;
-        T acc[CG_PER_THREAD][CG_PER_THREAD];
+        A acc[CG_PER_THREAD][CG_PER_THREAD];
         for (int i = 0; i < CG_PER_THREAD; ++i)
             for (int j = 0; j < CG_PER_THREAD; ++j)
-                acc[i][j] = T(0);
+                acc[i][j] = A();
         for (cg_index k0 = 0; k0 < k; k0 += CG_K) {
             for (int e = tid; e < CG_K * CG_BLOCK_TILE; e += CG_THREADS * CG_THREADS) {
                 const int ra = e / CG_K, ka = e % CG_K;              /* A: k fastest */
                 const cg_index gr = row0 + ra, gka = k0 + ka;
-                panel_a[ka][ra] = (gr < m && gka < k) ? az[gr * s.a_row + gka * s.a_col] : T(0);
+                panel_a[ka][ra] = (gr < m && gka < k)
+                                      ? io::load(az[gr * s.a_row + gka * s.a_col]) : A();
                 const int kb = e / CG_BLOCK_TILE, cb = e % CG_BLOCK_TILE;  /* B: columns fastest */
                 const cg_index gkb = k0 + kb, gc = col0 + cb;
-                panel_b[kb][cb] = (gkb < k && gc < n) ? bz[gkb * s.b_row + gc * s.b_col] : T(0);
+                panel_b[kb][cb] = (gkb < k && gc < n)
+                                      ? io::load(bz[gkb * s.b_row + gc * s.b_col]) : A();
             }
             __syncthreads();
             for (int kk = 0; kk < CG_K; ++kk) {
-                T fa[CG_PER_THREAD], fb[CG_PER_THREAD];
+                A fa[CG_PER_THREAD], fb[CG_PER_THREAD];
                 for (int i = 0; i < CG_PER_THREAD; ++i) fa[i] = panel_a[kk][ty + CG_THREADS * i];
                 for (int j = 0; j < CG_PER_THREAD; ++j) fb[j] = panel_b[kk][tx + CG_THREADS * j];
                 for (int i = 0; i < CG_PER_THREAD; ++i)
                     for (int j = 0; j < CG_PER_THREAD; ++j)
-                        acc[i][j] += fa[i] * fb[j];
+                        cg_mm_madd(acc[i][j], fa[i], fb[j]);
             }
             __syncthreads();
         }
@@ -88,8 +148,8 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
             for (int j = 0; j < CG_PER_THREAD; ++j) {
                 const cg_index col = col0 + tx + CG_THREADS * j;
                 if (col < n)    /* (bias: the same for every thread of the launch) */
-                    c[z * s.c_batch + row * s.c_row + col * s.c_col] =
-                        bias ? acc[i][j] + bias[col * bias_step] : acc[i][j];
+                    c[z * s.c_batch + row * s.c_row + col * s.c_col] = io::store(
+                        bias ? cg_mm_plus(acc[i][j], io::load(bias[col * bias_step])) : acc[i][j]);
             }
         }
     }
@@ -111,5 +171,9 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
         cg_matmul_blocked<T>(batch, m, n, k, c, a, b, s, bias, bias_step);                 \
     }
 
+CG_MATMUL_KERNEL(f16, __half)
+CG_MATMUL_KERNEL(bf16, __nv_bfloat16)
 CG_MATMUL_KERNEL(f32, float)
 CG_MATMUL_KERNEL(f64, double)
+CG_MATMUL_KERNEL(c64, cg_mm_c64)
+CG_MATMUL_KERNEL(c128, cg_mm_c128)

@@ -229,3 +229,31 @@ def _run(count):
                 report(int(flag.item()))
     finally:
         _reading[0] = False
+
+
+# matmul.cu's products by dtype: the float types (half ones summed in float) and
+# complex; integer and bool products have no kernel (nor in PyTorch's CUDA)
+_PRODUCT_SUFFIXES = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+                     "complex64": "c64", "complex128": "c128"}
+#: the names of the dtypes matmul.cu's products cover
+PRODUCT_DTYPES = tuple(_PRODUCT_SUFFIXES)
+
+
+def product_suffix(primitive, dtype):
+    """The kernel-name suffix of ``matmul.cu``'s product for ``dtype`` (a cygrad
+    dtype), for the launcher of ``primitive``; ``NotImplementedError`` naming the
+    primitive, the dtype and the device for a dtype it lacks.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad.cuda.kernels import product_suffix
+    >>> product_suffix("matmul_into", cygrad.bfloat16), product_suffix("matmul_into", cygrad.complex64)
+    ('bf16', 'c64')
+    """
+    sfx = _PRODUCT_SUFFIXES.get(dtype.name)
+    if sfx is None:
+        raise NotImplementedError(
+            f"no 'cuda' kernel for primitive '{primitive}' for dtype {dtype} (CUDA matrix "
+            "products cover float16, bfloat16, float32, float64, complex64 and complex128)")
+    return sfx

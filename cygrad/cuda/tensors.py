@@ -18,7 +18,8 @@
   (the core's hook calls its ``device_op``). Kernels here (float32 and float64):
   relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some;
   integer, bool and half dtypes by :mod:`cygrad.cuda.ops.reduction`) and
-  ``matmul_into`` (2-D and batched). Any op without a CUDA kernel raises
+  ``matmul_into`` (2-D and batched; also float16 and bfloat16, summed in float,
+  and complex64/complex128). Any op without a CUDA kernel raises
   ``NotImplementedError`` naming the primitive and the device.
 
 Examples
@@ -315,9 +316,9 @@ def reduce_sum(x, axes, keepdim, dt):
 # ---------------------------------------------------------------- products
 
 def matmul_into(a, b, result):
-    """``result[...] = a @ b`` with NumPy's matmul rules (float32/float64): one
-    launch of the tiled kernel; transposed and broadcast operands are read
-    through their strides.
+    """``result[...] = a @ b`` with NumPy's matmul rules (float16, bfloat16, float32,
+    float64, complex64, complex128): one launch of the tiled kernel; transposed and
+    broadcast operands are read through their strides.
 
     Examples
     --------
@@ -328,7 +329,7 @@ def matmul_into(a, b, result):
     True
     """
     _same_device(a, b, result)
-    sfx = _suffix_or_raise("matmul_into", result.dtype)
+    sfx = _k.product_suffix("matmul_into", result.dtype)
     if a.dtype is not result.dtype or b.dtype is not result.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
     if a.dim() == 2 and result.dim() == b.dim():

@@ -2,10 +2,13 @@
 
 One launch of ``matmul.cu``'s tiled product with the bias in its epilogue
 (``cg_matmul_bias_<dtype>``): each element of the product gets its column's bias
-added before it is stored, the same value as the product followed by a broadcast
-add of the bias (the composed ops), one launch and one pass over the output
-fewer. ``x`` and ``weight`` are read through their strides (``weight.t()`` is
-not copied), as by ``matmul_into``.
+added before it is stored, one launch and one pass over the output fewer than the
+product followed by a broadcast add of the bias (the composed ops), and the same
+value in float32, float64, complex64 and complex128. In float16 and bfloat16 the
+bias is added in float to the float sum and the total rounded once, as PyTorch's
+cuBLAS epilogue does (the composed ops round the product first). ``x`` and
+``weight`` are read through their strides (``weight.t()`` is not copied), as by
+``matmul_into``.
 
 Examples
 --------
@@ -16,7 +19,7 @@ Examples
 from ..._core import dispatch
 from ..._core import tensor as _C
 from .. import kernels as _k
-from ..tensors import _same_device, _suffix_or_raise
+from ..tensors import _same_device
 
 #: the primitives this module gives a 'cuda' kernel
 PRIMITIVES = ("linear_bias",)
@@ -35,7 +38,7 @@ def linear_bias(x, weight, bias):
     True
     """
     _same_device(x, weight, bias)
-    sfx = _suffix_or_raise("linear_bias", x.dtype)
+    sfx = _k.product_suffix("linear_bias", x.dtype)
     m, k = x.shape
     n = weight.shape[0]
     if (weight.shape[1] != k or bias.dim() != 1 or bias.shape[0] != n
@@ -63,4 +66,4 @@ def register():
     >>> callable(linear.register)
     True
     """
-    dispatch.register("linear_bias", "cuda", dtypes=("float32", "float64"))(linear_bias)
+    dispatch.register("linear_bias", "cuda", dtypes=_k.PRODUCT_DTYPES)(linear_bias)

@@ -211,7 +211,9 @@ def _pair(a, la, b, lb, keep):
 def einsum(terms, out_labels, operands, sizes, result_dtype, compute_dtype):
     """The contraction ``terms -> out_labels`` of CUDA ``operands`` (the CPU entry's
     arguments and result: a new tensor of ``result_dtype``), computed on the
-    device in float32 or float64 (float16/bfloat16 operands in float32).
+    device in float32, float64, complex64 or complex128 (float16/bfloat16 operands in
+    float32; a complex label summed away before the products needs a complex
+    ``reduce_sum``, which CUDA lacks: that raises).
 
     Examples
     --------
@@ -220,9 +222,9 @@ def einsum(terms, out_labels, operands, sizes, result_dtype, compute_dtype):
     'einsum'
     """
     dt = compute_dtype if compute_dtype is not None else operands[0].dtype
-    if _k.suffix(dt.name) is None:
+    if _k.suffix(dt.name) is None and not dt.is_complex:
         raise NotImplementedError(f"no 'cuda' kernel for primitive 'einsum' for dtype {dt} on "
-                                  "cuda (float16, bfloat16, float32 and float64 only)")
+                                  "cuda (float16, bfloat16, float32, float64 and complex only)")
     dev = operands[0].device
     ops = []
     for op, labels in zip(operands, terms):
