@@ -59,6 +59,10 @@ def matmul_into(a, b, result):
     """``result[...] = a @ b`` with NumPy's matmul rules, on views (float32/float64
     straight into BLAS, copying only an operand BLAS cannot read as it is);
     ``result`` (non-empty, of ``a``'s dtype) already has the right shape."""
+    # BLAS first: it checks dtypes and sizes itself and takes nearly every call, so
+    # the other cases' checks cost it nothing (an RNN makes one call per step)
+    if _gemm.matmul_into(a, b, result, _threading._blas_threads):
+        return result
     rv = _C._ndarray(result)
     if a.dtype.name in _HALF_TYPES:
         av = _C._ndarray(a).astype(np.float32)
@@ -66,7 +70,7 @@ def matmul_into(a, b, result):
         rv[...] = np.matmul(av, bv)
     elif a.numel() == 0 or b.numel() == 0:
         rv[...] = 0          # an empty sum
-    elif not _gemm.matmul_into(a, b, result, _threading._blas_threads):
+    else:
         av = _C._ndarray(a)
         work = rv.size * av.shape[-1]
         if work <= _BLAS_ONE_THREAD_MAX:
