@@ -3,8 +3,8 @@
  * values), plus the atomic histograms bincount and histc.
  *
  * Naming: cg_<op>_<dtype>, dtype f16 (__half), bf16 (__nv_bfloat16), f32, f64,
- * i8, u8, i16, i32, i64, b8 (bool); bincount's weighted kernels add the weights'
- * dtype (cg_bincount_w_i64_f32).
+ * i8, u8, i16, i32, i64, b8 (bool), c64 and c128 (complex: sum, mean, prod);
+ * bincount's weighted kernels add the weights' dtype (cg_bincount_w_i64_f32).
  *
  * Geometry: the host orders the input's dims as [kept..., reduced...] and passes
  * their sizes and the input's strides (in elements) in a cg_geometry (stride_a),
@@ -25,7 +25,9 @@
  * their second pass in the same launch.
  *
  * Accumulation: float16/bfloat16 in float, float32 in float, float64 in double;
- * sums, products and counts of integers and bool in 64-bit integers, as PyTorch.
+ * sums, products and counts of integers and bool in 64-bit integers, as PyTorch;
+ * complex values as (re, im) pairs (cg_reduce_complex.cuh): the two parts are
+ * shuffled separately in the same trees, and products are complex multiplies.
  * max/min propagate NaN; argmax/argmin give the first index of the extreme, and a
  * NaN wins (its first index), as PyTorch.
  */
@@ -33,6 +35,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_reduce_complex.cuh"
 
 /* Element offset in the input of index i, row-major over dims [lo, hi). */
 __device__ inline cg_index cg_offset(const cg_geometry& g, cg_index i, int lo, int hi)
@@ -93,6 +96,13 @@ template <typename A> struct cg_op_sum {
 template <typename A> struct cg_op_mean : cg_op_sum<A> {
     /* param: the number of elements per result (0 gives 0/0 = NaN) */
     __device__ static A finish(A a, double n) { return a / A(n); }
+};
+/* a complex mean divides each part by the real count */
+template <typename R> struct cg_op_mean<cg_rcomplex<R> > : cg_op_sum<cg_rcomplex<R> > {
+    __device__ static cg_rcomplex<R> finish(cg_rcomplex<R> a, double n)
+    {
+        return cg_rcomplex<R>(a.re / R(n), a.im / R(n));
+    }
 };
 template <typename A> struct cg_op_nansum : cg_op_sum<A> {
     __device__ static A step(A a, A x, double) { return cg_isnan(x) ? a : a + x; }
@@ -164,14 +174,14 @@ __device__ inline typename Op::acc cg_block_fold(typename Op::acc v)
     __shared__ A partial[32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
     for (int m = 16; m > 0; m /= 2)
-        v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, m));
+        v = Op::combine(v, cg_shfl_xor_val(v, m));
     if (lane == 0)
         partial[warp] = v;
     __syncthreads();
     if (warp == 0) {
         v = lane < nwarps ? partial[lane] : Op::init();
         for (int m = 16; m > 0; m /= 2)
-            v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, m));
+            v = Op::combine(v, cg_shfl_xor_val(v, m));
     }
     __syncthreads();          /* everyone has read partial[] before lane 0 reuses it */
     if (threadIdx.x == 0)
@@ -330,6 +340,14 @@ __device__ inline void cg_merge_rows(cg_index rows, cg_index nseg, Out* out, con
     CG_FOLD(nansum, S, T, T, A, cg_op_nansum<A>)         \
     CG_FOLD(prod, S, T, T, A, cg_op_prod<A>)
 CG_FLOATS(CG_FLOAT_FOLDS)
+
+/* complex sum, mean and prod: the parts accumulate in their own precision */
+#define CG_COMPLEX(X) X(c64, cg_rc64, cg_rc64) X(c128, cg_rc128, cg_rc128)
+#define CG_COMPLEX_FOLDS(S, T, A)                        \
+    CG_FOLD(sum, S, T, T, A, cg_op_sum<A>)               \
+    CG_FOLD(mean, S, T, T, A, cg_op_mean<A>)             \
+    CG_FOLD(prod, S, T, T, A, cg_op_prod<A>)
+CG_COMPLEX(CG_COMPLEX_FOLDS)
 
 /* integer and bool sums and products accumulate in and give int64 */
 #define CG_INT_FOLDS(S, T, A)                                     \

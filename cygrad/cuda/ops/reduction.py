@@ -9,7 +9,8 @@ same primitive (``cygrad/_core/backend_cpu/reduction.py``, ``tensorops.py``,
 orders the dims as ``[kept..., reduced...]`` (a scan: ``[others..., scanned]``)
 in a ``cg_geometry``, so transposed and sliced inputs of every dtype are reduced
 in place, without a copy. float16/bfloat16 compute in float; integer and bool
-sums, products and cumulative sums give int64, as in PyTorch.
+sums, products and cumulative sums give int64, as in PyTorch; complex64 and
+complex128 have sum, mean, prod, cumsum and cumprod.
 
 Examples
 --------
@@ -33,8 +34,10 @@ PRIMITIVES = ("reduce_mean", "reduce_nansum", "reduce_nanmean", "reduce_prod", "
 
 _SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
-           "bool": "b8"}
+           "bool": "b8", "complex64": "c64", "complex128": "c128"}
 FLOATS = ("float16", "bfloat16", "float32", "float64")
+#: sum, mean, prod and the scans cumsum/cumprod also take these
+COMPLEX = ("complex64", "complex128")
 INTS = ("int8", "uint8", "int16", "int32", "int64", "bool")
 ALL = FLOATS + INTS
 #: folds whose innermost kept dim has stride 1 use the column kernels from this
@@ -135,7 +138,9 @@ class _Plan:
         nseg = self.segments() if columns else 1
         if nseg > 1:
             op, _, sfx = name.rpartition("_")
-            part = _C._empty((self.rows * nseg,), _dt.int64, x.device)   # 8 bytes per accumulator
+            # 8 bytes per accumulator, 16 for complex128's (re, im) pair of doubles
+            width = 2 if x.dtype is _dt.complex128 else 1
+            part = _C._empty((self.rows * nseg * width,), _dt.int64, x.device)
             _k.launch(x.device.index, file, f"{op}_split_{sfx}",
                       (min(self.rows * nseg, _k.MAX_BLOCKS), 1, 1),
                       (_block(-(-self.cols // nseg)), 1, 1),
@@ -200,7 +205,7 @@ def reduce_mean(x, axes, keepdim, dt, n):
     >>> cygrad.ones(2, 3, device="cuda").mean(1).tolist()  # doctest: +SKIP
     [1.0, 1.0]
     """
-    return _fold("mean", _to(x, dt), axes, keepdim, dt, n, FLOATS, "reduce_mean")
+    return _fold("mean", _to(x, dt), axes, keepdim, dt, n, FLOATS + COMPLEX, "reduce_mean")
 
 
 def _int_or_float(primitive, op, x, axes, keepdim, dt):
@@ -210,13 +215,15 @@ def _int_or_float(primitive, op, x, axes, keepdim, dt):
         res = _fold("nansum" if op == "sum" else op, x, axes, keepdim, _dt.int64, allowed=INTS,
                     primitive=primitive)
         return _to(res, dt)
-    return _fold(op, _to(x, dt), axes, keepdim, dt, allowed=FLOATS, primitive=primitive)
+    # (complex: sum and prod; nansum has no complex kernels, as PyTorch has none)
+    allowed = FLOATS if op == "nansum" else FLOATS + COMPLEX
+    return _fold(op, _to(x, dt), axes, keepdim, dt, allowed=allowed, primitive=primitive)
 
 
 def sum_other_dtypes(x, axes, keepdim, dt):
     """``reduce_sum`` where the input or the result is not float32/float64
     (:func:`cygrad.cuda.tensors.reduce_sum` sends those here): integers and bool
-    accumulate in int64, float16/bfloat16 in float.
+    accumulate in int64, float16/bfloat16 in float, complex as (re, im) pairs.
 
     Examples
     --------
@@ -507,7 +514,7 @@ def scan(x, d, dt, product):
         out = _C._empty(tuple(x.shape), _dt.int64, x.device)
         _scan_launch(f"cg_{op}_{sfx}", x, d, out)
         return _to(out, dt).reshape(shape)
-    sfx = _suffix("scan", dt, FLOATS)
+    sfx = _suffix("scan", dt, FLOATS + COMPLEX)
     x = _to(x, dt)
     out = _C._empty(tuple(x.shape), dt, x.device)
     _scan_launch(f"cg_{op}_{sfx}", x, d, out)
