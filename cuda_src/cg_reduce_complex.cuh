@@ -3,7 +3,7 @@
  * aligned as the tensors store them.
  *
  * The folds and scans are written once for every dtype through the operators
- * +, * and the shuffles below: a sum adds the parts, a product is the complex
+ * (+, *, / and ==) and the shuffles below: a sum adds the parts, a product is the complex
  * multiply, and a shuffle moves the two parts as two shuffles (the hardware
  * shuffles 32-bit words, and a double as two of them). The default constructor
  * is trivial, so the type can sit in __shared__ arrays. */
@@ -29,6 +29,35 @@ template <typename R>
 __device__ inline cg_rcomplex<R> operator*(cg_rcomplex<R> a, cg_rcomplex<R> b)
 {
     return cg_rcomplex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+
+/* a / b by Smith's scaling (no overflow of |b|^2), as NumPy divides complex numbers */
+template <typename R>
+__device__ inline cg_rcomplex<R> operator/(cg_rcomplex<R> a, cg_rcomplex<R> b)
+{
+    const R abs_re = b.re < R(0) ? -b.re : b.re, abs_im = b.im < R(0) ? -b.im : b.im;
+    if (abs_re >= abs_im) {
+        if (abs_re == R(0))     /* 0 divisor: the parts divided by 0 give inf or NaN */
+            return cg_rcomplex<R>(a.re / abs_re, a.im / abs_re);
+        const R t = b.im / b.re, d = b.re + b.im * t;
+        return cg_rcomplex<R>((a.re + a.im * t) / d, (a.im - a.re * t) / d);
+    }
+    const R t = b.re / b.im, d = b.re * t + b.im;
+    return cg_rcomplex<R>((a.re * t + a.im) / d, (a.im * t - a.re) / d);
+}
+template <typename R>
+__device__ inline cg_rcomplex<R>& operator+=(cg_rcomplex<R>& a, cg_rcomplex<R> b)
+{
+    return a = a + b;
+}
+template <typename R>
+__device__ inline cg_rcomplex<R>& operator*=(cg_rcomplex<R>& a, cg_rcomplex<R> b)
+{
+    return a = a * b;
+}
+template <typename R> __device__ inline bool operator==(cg_rcomplex<R> a, cg_rcomplex<R> b)
+{
+    return a.re == b.re && a.im == b.im;
 }
 
 /* The warp shuffles of the folds and scans: one per part for a complex value. */

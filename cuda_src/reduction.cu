@@ -3,7 +3,8 @@
  * values), plus the atomic histograms bincount and histc.
  *
  * Naming: cg_<op>_<dtype>, dtype f16 (__half), bf16 (__nv_bfloat16), f32, f64,
- * i8, u8, i16, i32, i64, b8 (bool), c64 and c128 (complex: sum, mean, prod);
+ * i8, u8, i16, i32, i64, b8 (bool), c64 and c128 (complex: sum, mean, prod,
+ * var_mean with a real variance);
  * bincount's weighted kernels add the weights' dtype (cg_bincount_w_i64_f32).
  *
  * Geometry: the host orders the input's dims as [kept..., reduced...] and passes
@@ -428,6 +429,43 @@ __device__ inline void cg_var_mean_rows(CG_FOLD_ARGS, T* out_var, T* out_mean, c
         }
     }
 }
+
+/* complex var_mean: the complex mean, then the real sum of |x - mean|^2 over dof */
+template <typename R> struct cg_csq_dev {
+    cg_rcomplex<R> m;
+    __device__ R operator()(cg_rcomplex<R> x) const
+    {
+        const R re = x.re - m.re, im = x.im - m.im;
+        return re * re + im * im;
+    }
+};
+template <typename R>
+__device__ inline void cg_cvar_mean_rows(CG_FOLD_ARGS, R* out_var, cg_rcomplex<R>* out_mean,
+                                         const cg_rcomplex<R>* in, double n, double dof,
+                                         int take_sqrt)
+{
+    typedef cg_rcomplex<R> C;
+    for (cg_index r = blockIdx.x; r < rows; r += gridDim.x) {
+        const C* row = in + cg_offset(g, r, 0, nk);
+        const C mean = cg_op_mean<C>::finish(
+            cg_row_fold<cg_op_sum<C>, C>(g, nk, cols, row, 0.0, cg_identity_fn<C>()), n);
+        cg_csq_dev<R> f = {mean};
+        R var = cg_row_fold<cg_op_sum<R>, C>(g, nk, cols, row, 0.0, f) / R(dof);
+        if (threadIdx.x == 0) {
+            out_var[r] = take_sqrt ? sqrt(var) : var;
+            out_mean[r] = mean;
+        }
+    }
+}
+#define CG_COMPLEX_VAR_MEAN(S, R)                                                              \
+    extern "C" __global__ void cg_var_mean_##S(CG_FOLD_ARGS, R* out_var, cg_rcomplex<R>* out_mean, \
+                                               const cg_rcomplex<R>* in, double n, double dof,  \
+                                               int take_sqrt)                                   \
+    {                                                                                          \
+        cg_cvar_mean_rows<R>(rows, cols, nk, g, out_var, out_mean, in, n, dof, take_sqrt);     \
+    }
+CG_COMPLEX_VAR_MEAN(c64, float)
+CG_COMPLEX_VAR_MEAN(c128, double)
 
 /* vector_norm: mode 0 (p = 0), 1, 2, 3 (inf), 4 (-inf), 5 (any other p) */
 template <typename T, typename A, bool columns>

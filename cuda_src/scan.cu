@@ -3,7 +3,7 @@
  * (the product of all the other elements of a row).
  *
  * Naming: cg_<op>_<dtype>, dtype f16, bf16, f32, f64, i8, u8, i16, i32, i64, b8;
- * cumsum and cumprod also c64 and c128 (complex, cg_reduce_complex.cuh: the two
+ * cumsum, cumprod, cumprod_grad and exclusive_products also c64 and c128 (complex, cg_reduce_complex.cuh: the two
  * parts shuffled separately, products by the complex multiply).
  *
  * Geometry: the host orders the dims as [others..., scanned] and passes their
@@ -311,3 +311,5 @@ __device__ inline void cg_exclusive_products_rows(cg_index rows, cg_geometry g, 
         cg_exclusive_products_rows<T, A>(rows, g, out, x);                                       \
     }
 CG_FLOATS(CG_ROW_KERNELS)
+CG_ROW_KERNELS(c64, cg_rc64, cg_rc64)
+CG_ROW_KERNELS(c128, cg_rc128, cg_rc128)

@@ -10,7 +10,8 @@ orders the dims as ``[kept..., reduced...]`` (a scan: ``[others..., scanned]``)
 in a ``cg_geometry``, so transposed and sliced inputs of every dtype are reduced
 in place, without a copy. float16/bfloat16 compute in float; integer and bool
 sums, products and cumulative sums give int64, as in PyTorch; complex64 and
-complex128 have sum, mean, prod, cumsum and cumprod.
+complex128 have sum, mean, prod, var_mean (a real variance), cumsum, cumprod
+and the two product gradients (cumprod_grad, exclusive_products).
 
 Examples
 --------
@@ -36,7 +37,7 @@ _SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f
            "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
            "bool": "b8", "complex64": "c64", "complex128": "c128"}
 FLOATS = ("float16", "bfloat16", "float32", "float64")
-#: sum, mean, prod and the scans cumsum/cumprod also take these
+#: sum, mean, prod, var_mean, cumsum/cumprod and their product gradients also take these
 COMPLEX = ("complex64", "complex128")
 INTS = ("int8", "uint8", "int16", "int32", "int64", "bool")
 ALL = FLOATS + INTS
@@ -345,9 +346,10 @@ def var_mean(x, axes, keepdim, n, dof, take_sqrt):
     >>> cygrad.tensor([1.0, 2.0, 3.0], device="cuda").var().item()  # doctest: +SKIP
     1.0
     """
-    sfx = _suffix("var_mean", x.dtype, FLOATS)
+    sfx = _suffix("var_mean", x.dtype, FLOATS + COMPLEX)
     plan = _Plan(x, axes, keepdim)
-    var = _C._empty((plan.rows,), x.dtype, x.device)
+    # (the variance of complex values is real: the mean of |x - mean|^2)
+    var = _C._empty((plan.rows,), x.dtype.to_real(), x.device)
     mean = _C._empty((plan.rows,), x.dtype, x.device)
     plan.launch(x, "reduction.cu", f"cg_var_mean_{sfx}", (var.data_ptr(), mean.data_ptr()),
                 (float(n), float(dof), int(bool(take_sqrt))))
@@ -573,7 +575,7 @@ def cumprod_grad(x, grad, y, d):
     >>> kernel("cumprod_grad", "cuda")(x, cygrad.ones_like(x), x.cumprod(0), 0).tolist()  # doctest: +SKIP
     [1.0, 8.0, 0.0]
     """
-    sfx = _suffix("cumprod_grad", x.dtype, FLOATS)
+    sfx = _suffix("cumprod_grad", x.dtype, FLOATS + COMPLEX)
     shape = tuple(x.shape)
     x, grad, y = _as_1d(x), _as_1d(_to(grad, x.dtype)), _as_1d(_to(y, x.dtype))
     out = _C._empty(tuple(x.shape), x.dtype, x.device)
@@ -597,7 +599,7 @@ def exclusive_products(rows):
     >>> kernel("exclusive_products", "cuda")(x).tolist()  # doctest: +SKIP
     [[0.0, 6.0, 0.0]]
     """
-    sfx = _suffix("exclusive_products", rows.dtype, FLOATS)
+    sfx = _suffix("exclusive_products", rows.dtype, FLOATS + COMPLEX)
     shape = tuple(rows.shape)
     x = _as_1d(rows)
     out = _C._empty(tuple(x.shape), x.dtype, x.device)
