@@ -3,7 +3,7 @@
  * aligned as the tensors store them.
  *
  * The folds and scans are written once for every dtype through the operators
- * (+, *, / and ==) and the shuffles below: a sum adds the parts, a product is the complex
+ * (+, *, /, == and !=) and the shuffles below: a sum adds the parts, a product is the complex
  * multiply, and a shuffle moves the two parts as two shuffles (the hardware
  * shuffles 32-bit words, and a double as two of them). The default constructor
  * is trivial, so the type can sit in __shared__ arrays. */
@@ -58,6 +58,10 @@ __device__ inline cg_rcomplex<R>& operator*=(cg_rcomplex<R>& a, cg_rcomplex<R> b
 template <typename R> __device__ inline bool operator==(cg_rcomplex<R> a, cg_rcomplex<R> b)
 {
     return a.re == b.re && a.im == b.im;
+}
+template <typename R> __device__ inline bool operator!=(cg_rcomplex<R> a, cg_rcomplex<R> b)
+{
+    return !(a == b);
 }
 
 /* The warp shuffles of the folds and scans: one per part for a complex value. */

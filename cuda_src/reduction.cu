@@ -4,7 +4,7 @@
  *
  * Naming: cg_<op>_<dtype>, dtype f16 (__half), bf16 (__nv_bfloat16), f32, f64,
  * i8, u8, i16, i32, i64, b8 (bool), c64 and c128 (complex: sum, mean, prod,
- * var_mean with a real variance);
+ * all, any, count_nonzero, var_mean with a real variance);
  * bincount's weighted kernels add the weights' dtype (cg_bincount_w_i64_f32).
  *
  * Geometry: the host orders the input's dims as [kept..., reduced...] and passes
@@ -349,6 +349,12 @@ CG_FLOATS(CG_FLOAT_FOLDS)
     CG_FOLD(mean, S, T, T, A, cg_op_mean<A>)             \
     CG_FOLD(prod, S, T, T, A, cg_op_prod<A>)
 CG_COMPLEX(CG_COMPLEX_FOLDS)
+/* all, any and count_nonzero: an element is nonzero when either part is */
+#define CG_COMPLEX_LOGIC(S, T, A)                                        \
+    CG_FOLD(all, S, T, unsigned char, A, cg_op_logic<A, true>)           \
+    CG_FOLD(any, S, T, unsigned char, A, cg_op_logic<A, false>)          \
+    CG_FOLD(count_nonzero, S, T, long long, A, cg_op_count<A>)
+CG_COMPLEX(CG_COMPLEX_LOGIC)
 
 /* integer and bool sums and products accumulate in and give int64 */
 #define CG_INT_FOLDS(S, T, A)                                     \

@@ -10,8 +10,9 @@ orders the dims as ``[kept..., reduced...]`` (a scan: ``[others..., scanned]``)
 in a ``cg_geometry``, so transposed and sliced inputs of every dtype are reduced
 in place, without a copy. float16/bfloat16 compute in float; integer and bool
 sums, products and cumulative sums give int64, as in PyTorch; complex64 and
-complex128 have sum, mean, prod, var_mean (a real variance), cumsum, cumprod
-and the two product gradients (cumprod_grad, exclusive_products).
+complex128 have sum, mean, prod, all, any, count_nonzero, var_mean (a real
+variance), cumsum, cumprod and the two product gradients (cumprod_grad,
+exclusive_products).
 
 Examples
 --------
@@ -37,7 +38,8 @@ _SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f
            "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
            "bool": "b8", "complex64": "c64", "complex128": "c128"}
 FLOATS = ("float16", "bfloat16", "float32", "float64")
-#: sum, mean, prod, var_mean, cumsum/cumprod and their product gradients also take these
+#: sum, mean, prod, var_mean, all/any, count_nonzero, cumsum/cumprod and the
+#: product gradients also take these
 COMPLEX = ("complex64", "complex128")
 INTS = ("int8", "uint8", "int16", "int32", "int64", "bool")
 ALL = FLOATS + INTS
@@ -211,8 +213,11 @@ def reduce_mean(x, axes, keepdim, dt, n):
 
 def _int_or_float(primitive, op, x, axes, keepdim, dt):
     """A sum-like fold: integers and bool accumulate in int64, floats in their dtype."""
-    if x.dtype.name in INTS and dt.name in INTS:
-        # (integer sums share the nansum kernels: no NaN to skip)
+    if dt.name in INTS:
+        # an integer result (x.sum(dtype=torch.int32) of floats or complex values:
+        # each element converted to int64 first, as the CPU kernel does; integer
+        # sums share the nansum kernels: no NaN to skip)
+        x = x if x.dtype.name in INTS else _to(x, _dt.int64)
         res = _fold("nansum" if op == "sum" else op, x, axes, keepdim, _dt.int64, allowed=INTS,
                     primitive=primitive)
         return _to(res, dt)
@@ -368,7 +373,8 @@ def all_any(x, axes, keepdim, is_all, dt):
     """
     if dt.name not in ("bool", "uint8"):
         raise NotImplementedError(f"no 'cuda' kernel for primitive 'all_any' giving {dt}")
-    return _fold("all" if is_all else "any", x, axes, keepdim, dt, primitive="all_any")
+    return _fold("all" if is_all else "any", x, axes, keepdim, dt, allowed=ALL + COMPLEX,
+                 primitive="all_any")
 
 
 def count_nonzero(x, axes):
@@ -380,7 +386,7 @@ def count_nonzero(x, axes):
     >>> cygrad.tensor([1, 0, 2], device="cuda").count_nonzero().item()  # doctest: +SKIP
     2
     """
-    return _fold("count_nonzero", x, axes, False, _dt.int64)
+    return _fold("count_nonzero", x, axes, False, _dt.int64, allowed=ALL + COMPLEX)
 
 
 def count_true(mask):
