@@ -28,7 +28,8 @@ pytestmark = pytest.mark.skipif(signature.find_cxx() is None,
 COMPLEX = [cygrad.complex64, cygrad.complex128]
 NP = {cygrad.complex64: np.complex64, cygrad.complex128: np.complex128}
 # complex64 sums in float (tree order differs from NumPy's pairwise sum)
-TOL = {cygrad.complex64: dict(rtol=2e-5, atol=2e-5), cygrad.complex128: dict(rtol=1e-12, atol=1e-12)}
+TOL = {cygrad.complex64: dict(rtol=2e-5, atol=2e-5),
+       cygrad.complex128: dict(rtol=1e-12, atol=1e-12)}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -215,6 +216,7 @@ def test_complex_linear_module_bias_gradient():
     for m, device in ((ref, "cpu"), (dev, "cuda")):
         m(cygrad.tensor(x).to(device)).abs().sum().backward()
     assert dev.bias.grad.device.type == "cuda" and dev.bias.grad.dtype is cygrad.complex64
-    np.testing.assert_allclose(dev.bias.grad.cpu().numpy(), ref.bias.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dev.bias.grad.cpu().numpy(), ref.bias.grad.numpy(),
+                               rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(dev.weight.grad.cpu().numpy(), ref.weight.grad.numpy(),
                                rtol=1e-5, atol=1e-6)
