@@ -3,8 +3,9 @@
  * values), plus the atomic histograms bincount and histc.
  *
  * Naming: cg_<op>_<dtype>, dtype f16 (__half), bf16 (__nv_bfloat16), f32, f64,
- * i8, u8, i16, i32, i64, b8 (bool); bincount's weighted kernels add the weights'
- * dtype (cg_bincount_w_i64_f32).
+ * i8, u8, i16, i32, i64, b8 (bool), c64 and c128 (complex: sum, mean, prod,
+ * all, any, count_nonzero, var_mean with a real variance);
+ * bincount's weighted kernels add the weights' dtype (cg_bincount_w_i64_f32).
  *
  * Geometry: the host orders the input's dims as [kept..., reduced...] and passes
  * their sizes and the input's strides (in elements) in a cg_geometry (stride_a),
@@ -25,7 +26,9 @@
  * their second pass in the same launch.
  *
  * Accumulation: float16/bfloat16 in float, float32 in float, float64 in double;
- * sums, products and counts of integers and bool in 64-bit integers, as PyTorch.
+ * sums, products and counts of integers and bool in 64-bit integers, as PyTorch;
+ * complex values as (re, im) pairs (cg_reduce_complex.cuh): the two parts are
+ * shuffled separately in the same trees, and products are complex multiplies.
  * max/min propagate NaN; argmax/argmin give the first index of the extreme, and a
  * NaN wins (its first index), as PyTorch.
  */
@@ -33,6 +36,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_reduce_complex.cuh"
 
 /* Element offset in the input of index i, row-major over dims [lo, hi). */
 __device__ inline cg_index cg_offset(const cg_geometry& g, cg_index i, int lo, int hi)
@@ -93,6 +97,13 @@ template <typename A> struct cg_op_sum {
 template <typename A> struct cg_op_mean : cg_op_sum<A> {
     /* param: the number of elements per result (0 gives 0/0 = NaN) */
     __device__ static A finish(A a, double n) { return a / A(n); }
+};
+/* a complex mean divides each part by the real count */
+template <typename R> struct cg_op_mean<cg_rcomplex<R> > : cg_op_sum<cg_rcomplex<R> > {
+    __device__ static cg_rcomplex<R> finish(cg_rcomplex<R> a, double n)
+    {
+        return cg_rcomplex<R>(a.re / R(n), a.im / R(n));
+    }
 };
 template <typename A> struct cg_op_nansum : cg_op_sum<A> {
     __device__ static A step(A a, A x, double) { return cg_isnan(x) ? a : a + x; }
@@ -164,14 +175,14 @@ __device__ inline typename Op::acc cg_block_fold(typename Op::acc v)
     __shared__ A partial[32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
     for (int m = 16; m > 0; m /= 2)
-        v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, m));
+        v = Op::combine(v, cg_shfl_xor_val(v, m));
     if (lane == 0)
         partial[warp] = v;
     __syncthreads();
     if (warp == 0) {
         v = lane < nwarps ? partial[lane] : Op::init();
         for (int m = 16; m > 0; m /= 2)
-            v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, m));
+            v = Op::combine(v, cg_shfl_xor_val(v, m));
     }
     __syncthreads();          /* everyone has read partial[] before lane 0 reuses it */
     if (threadIdx.x == 0)
@@ -331,6 +342,20 @@ __device__ inline void cg_merge_rows(cg_index rows, cg_index nseg, Out* out, con
     CG_FOLD(prod, S, T, T, A, cg_op_prod<A>)
 CG_FLOATS(CG_FLOAT_FOLDS)
 
+/* complex sum, mean and prod: the parts accumulate in their own precision */
+#define CG_COMPLEX(X) X(c64, cg_rc64, cg_rc64) X(c128, cg_rc128, cg_rc128)
+#define CG_COMPLEX_FOLDS(S, T, A)                        \
+    CG_FOLD(sum, S, T, T, A, cg_op_sum<A>)               \
+    CG_FOLD(mean, S, T, T, A, cg_op_mean<A>)             \
+    CG_FOLD(prod, S, T, T, A, cg_op_prod<A>)
+CG_COMPLEX(CG_COMPLEX_FOLDS)
+/* all, any and count_nonzero: an element is nonzero when either part is */
+#define CG_COMPLEX_LOGIC(S, T, A)                                        \
+    CG_FOLD(all, S, T, unsigned char, A, cg_op_logic<A, true>)           \
+    CG_FOLD(any, S, T, unsigned char, A, cg_op_logic<A, false>)          \
+    CG_FOLD(count_nonzero, S, T, long long, A, cg_op_count<A>)
+CG_COMPLEX(CG_COMPLEX_LOGIC)
+
 /* integer and bool sums and products accumulate in and give int64 */
 #define CG_INT_FOLDS(S, T, A)                                     \
     CG_FOLD(nansum, S, T, long long, long long, cg_op_sum<long long>) \
@@ -410,6 +435,43 @@ __device__ inline void cg_var_mean_rows(CG_FOLD_ARGS, T* out_var, T* out_mean, c
         }
     }
 }
+
+/* complex var_mean: the complex mean, then the real sum of |x - mean|^2 over dof */
+template <typename R> struct cg_csq_dev {
+    cg_rcomplex<R> m;
+    __device__ R operator()(cg_rcomplex<R> x) const
+    {
+        const R re = x.re - m.re, im = x.im - m.im;
+        return re * re + im * im;
+    }
+};
+template <typename R>
+__device__ inline void cg_cvar_mean_rows(CG_FOLD_ARGS, R* out_var, cg_rcomplex<R>* out_mean,
+                                         const cg_rcomplex<R>* in, double n, double dof,
+                                         int take_sqrt)
+{
+    typedef cg_rcomplex<R> C;
+    for (cg_index r = blockIdx.x; r < rows; r += gridDim.x) {
+        const C* row = in + cg_offset(g, r, 0, nk);
+        const C mean = cg_op_mean<C>::finish(
+            cg_row_fold<cg_op_sum<C>, C>(g, nk, cols, row, 0.0, cg_identity_fn<C>()), n);
+        cg_csq_dev<R> f = {mean};
+        R var = cg_row_fold<cg_op_sum<R>, C>(g, nk, cols, row, 0.0, f) / R(dof);
+        if (threadIdx.x == 0) {
+            out_var[r] = take_sqrt ? sqrt(var) : var;
+            out_mean[r] = mean;
+        }
+    }
+}
+#define CG_COMPLEX_VAR_MEAN(S, R)                                                              \
+    extern "C" __global__ void cg_var_mean_##S(CG_FOLD_ARGS, R* out_var, cg_rcomplex<R>* out_mean, \
+                                               const cg_rcomplex<R>* in, double n, double dof,  \
+                                               int take_sqrt)                                   \
+    {                                                                                          \
+        cg_cvar_mean_rows<R>(rows, cols, nk, g, out_var, out_mean, in, n, dof, take_sqrt);     \
+    }
+CG_COMPLEX_VAR_MEAN(c64, float)
+CG_COMPLEX_VAR_MEAN(c128, double)
 
 /* vector_norm: mode 0 (p = 0), 1, 2, 3 (inf), 4 (-inf), 5 (any other p) */
 template <typename T, typename A, bool columns>

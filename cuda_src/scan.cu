@@ -2,7 +2,9 @@
  * logcumsumexp; and the row kernels of cumprod's gradient and of prod's backward
  * (the product of all the other elements of a row).
  *
- * Naming: cg_<op>_<dtype>, dtype f16, bf16, f32, f64, i8, u8, i16, i32, i64, b8.
+ * Naming: cg_<op>_<dtype>, dtype f16, bf16, f32, f64, i8, u8, i16, i32, i64, b8;
+ * cumsum, cumprod, cumprod_grad and exclusive_products also c64 and c128 (complex, cg_reduce_complex.cuh: the two
+ * parts shuffled separately, products by the complex multiply).
  *
  * Geometry: the host orders the dims as [others..., scanned] and passes their
  * sizes with the input's strides (stride_a) and the output's (stride_out), in
@@ -28,6 +30,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_reduce_complex.cuh"
 
 /* Offsets of row r (row-major over every dim but the last) in out, a and b. */
 __device__ inline void cg_row_offsets(const cg_geometry& g, cg_index r, cg_index* o, cg_index* a,
@@ -67,7 +70,7 @@ template <typename A> struct cg_scan_sum {
     typedef A val;
     __device__ static A identity() { return A(0); }
     __device__ static A combine(A a, A b) { return a + b; }
-    __device__ static A shfl_up(A v, int o) { return __shfl_up_sync(0xffffffffu, v, o); }
+    __device__ static A shfl_up(A v, int o) { return cg_shfl_up_val(v, o); }
 };
 template <typename A> struct cg_scan_prod : cg_scan_sum<A> {
     __device__ static A identity() { return A(1); }
@@ -206,6 +209,13 @@ __device__ inline void cg_scan_rows(cg_index rows, cg_geometry g, Out* out, long
     CG_SCAN(logcumsumexp, S, T, T, A, cg_scan_logaddexp)
 CG_FLOATS(CG_FLOAT_SCANS)
 
+/* complex cumsum and cumprod: (re, im) pairs, products by the complex multiply */
+#define CG_COMPLEX_SCANS(S, T)                           \
+    CG_SCAN(cumsum, S, T, T, T, cg_scan_sum)             \
+    CG_SCAN(cumprod, S, T, T, T, cg_scan_prod)
+CG_COMPLEX_SCANS(c64, cg_rc64)
+CG_COMPLEX_SCANS(c128, cg_rc128)
+
 #define CG_INT_SCANS(S, T, A)                                         \
     CG_SCAN(cumsum, S, T, long long, long long, cg_scan_sum)          \
     CG_SCAN(cumprod, S, T, long long, long long, cg_scan_prod)
@@ -301,3 +311,5 @@ __device__ inline void cg_exclusive_products_rows(cg_index rows, cg_geometry g, 
         cg_exclusive_products_rows<T, A>(rows, g, out, x);                                       \
     }
 CG_FLOATS(CG_ROW_KERNELS)
+CG_ROW_KERNELS(c64, cg_rc64, cg_rc64)
+CG_ROW_KERNELS(c128, cg_rc128, cg_rc128)

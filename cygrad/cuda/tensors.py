@@ -17,7 +17,7 @@
 - Elementwise ops and fills go to :mod:`cygrad.cuda.ops.elementwise`
   (the core's hook calls its ``device_op``). Kernels here (float32 and float64):
   relu's backward (``threshold_backward``), ``reduce_sum`` (all dims or some;
-  integer, bool and half dtypes by :mod:`cygrad.cuda.ops.reduction`) and
+  integer, bool, half and complex dtypes by :mod:`cygrad.cuda.ops.reduction`) and
   ``matmul_into`` (2-D and batched; also float16 and bfloat16, summed in float,
   and complex64/complex128). Any op without a CUDA kernel raises
   ``NotImplementedError`` naming the primitive and the device.
@@ -292,7 +292,7 @@ def reduce_sum(x, axes, keepdim, dt):
     """
     sfx = _k.suffix(dt.name)
     if sfx is None or _k.suffix(x.dtype.name) is None:
-        from .ops.reduction import sum_other_dtypes     # integer, bool and half sums
+        from .ops.reduction import sum_other_dtypes     # integer, bool, half and complex sums
         return sum_other_dtypes(x, axes, keepdim, dt)
     if x.dtype is not dt:
         x = x.to(dt)

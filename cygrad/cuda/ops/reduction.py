@@ -9,7 +9,10 @@ same primitive (``cygrad/_core/backend_cpu/reduction.py``, ``tensorops.py``,
 orders the dims as ``[kept..., reduced...]`` (a scan: ``[others..., scanned]``)
 in a ``cg_geometry``, so transposed and sliced inputs of every dtype are reduced
 in place, without a copy. float16/bfloat16 compute in float; integer and bool
-sums, products and cumulative sums give int64, as in PyTorch.
+sums, products and cumulative sums give int64, as in PyTorch; complex64 and
+complex128 have sum, mean, prod, all, any, count_nonzero, var_mean (a real
+variance), cumsum, cumprod and the two product gradients (cumprod_grad,
+exclusive_products).
 
 Examples
 --------
@@ -33,8 +36,11 @@ PRIMITIVES = ("reduce_mean", "reduce_nansum", "reduce_nanmean", "reduce_prod", "
 
 _SUFFIX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
            "int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
-           "bool": "b8"}
+           "bool": "b8", "complex64": "c64", "complex128": "c128"}
 FLOATS = ("float16", "bfloat16", "float32", "float64")
+#: sum, mean, prod, var_mean, all/any, count_nonzero, cumsum/cumprod and the
+#: product gradients also take these
+COMPLEX = ("complex64", "complex128")
 INTS = ("int8", "uint8", "int16", "int32", "int64", "bool")
 ALL = FLOATS + INTS
 #: folds whose innermost kept dim has stride 1 use the column kernels from this
@@ -135,7 +141,9 @@ class _Plan:
         nseg = self.segments() if columns else 1
         if nseg > 1:
             op, _, sfx = name.rpartition("_")
-            part = _C._empty((self.rows * nseg,), _dt.int64, x.device)   # 8 bytes per accumulator
+            # 8 bytes per accumulator, 16 for complex128's (re, im) pair of doubles
+            width = 2 if x.dtype is _dt.complex128 else 1
+            part = _C._empty((self.rows * nseg * width,), _dt.int64, x.device)
             _k.launch(x.device.index, file, f"{op}_split_{sfx}",
                       (min(self.rows * nseg, _k.MAX_BLOCKS), 1, 1),
                       (_block(-(-self.cols // nseg)), 1, 1),
@@ -200,23 +208,28 @@ def reduce_mean(x, axes, keepdim, dt, n):
     >>> cygrad.ones(2, 3, device="cuda").mean(1).tolist()  # doctest: +SKIP
     [1.0, 1.0]
     """
-    return _fold("mean", _to(x, dt), axes, keepdim, dt, n, FLOATS, "reduce_mean")
+    return _fold("mean", _to(x, dt), axes, keepdim, dt, n, FLOATS + COMPLEX, "reduce_mean")
 
 
 def _int_or_float(primitive, op, x, axes, keepdim, dt):
     """A sum-like fold: integers and bool accumulate in int64, floats in their dtype."""
-    if x.dtype.name in INTS and dt.name in INTS:
-        # (integer sums share the nansum kernels: no NaN to skip)
+    if dt.name in INTS:
+        # an integer result (x.sum(dtype=torch.int32) of floats or complex values:
+        # each element converted to int64 first, as the CPU kernel does; integer
+        # sums share the nansum kernels: no NaN to skip)
+        x = x if x.dtype.name in INTS else _to(x, _dt.int64)
         res = _fold("nansum" if op == "sum" else op, x, axes, keepdim, _dt.int64, allowed=INTS,
                     primitive=primitive)
         return _to(res, dt)
-    return _fold(op, _to(x, dt), axes, keepdim, dt, allowed=FLOATS, primitive=primitive)
+    # (complex: sum and prod; nansum has no complex kernels, as PyTorch has none)
+    allowed = FLOATS if op == "nansum" else FLOATS + COMPLEX
+    return _fold(op, _to(x, dt), axes, keepdim, dt, allowed=allowed, primitive=primitive)
 
 
 def sum_other_dtypes(x, axes, keepdim, dt):
     """``reduce_sum`` where the input or the result is not float32/float64
     (:func:`cygrad.cuda.tensors.reduce_sum` sends those here): integers and bool
-    accumulate in int64, float16/bfloat16 in float.
+    accumulate in int64, float16/bfloat16 in float, complex as (re, im) pairs.
 
     Examples
     --------
@@ -338,9 +351,10 @@ def var_mean(x, axes, keepdim, n, dof, take_sqrt):
     >>> cygrad.tensor([1.0, 2.0, 3.0], device="cuda").var().item()  # doctest: +SKIP
     1.0
     """
-    sfx = _suffix("var_mean", x.dtype, FLOATS)
+    sfx = _suffix("var_mean", x.dtype, FLOATS + COMPLEX)
     plan = _Plan(x, axes, keepdim)
-    var = _C._empty((plan.rows,), x.dtype, x.device)
+    # (the variance of complex values is real: the mean of |x - mean|^2)
+    var = _C._empty((plan.rows,), x.dtype.to_real(), x.device)
     mean = _C._empty((plan.rows,), x.dtype, x.device)
     plan.launch(x, "reduction.cu", f"cg_var_mean_{sfx}", (var.data_ptr(), mean.data_ptr()),
                 (float(n), float(dof), int(bool(take_sqrt))))
@@ -359,7 +373,8 @@ def all_any(x, axes, keepdim, is_all, dt):
     """
     if dt.name not in ("bool", "uint8"):
         raise NotImplementedError(f"no 'cuda' kernel for primitive 'all_any' giving {dt}")
-    return _fold("all" if is_all else "any", x, axes, keepdim, dt, primitive="all_any")
+    return _fold("all" if is_all else "any", x, axes, keepdim, dt, allowed=ALL + COMPLEX,
+                 primitive="all_any")
 
 
 def count_nonzero(x, axes):
@@ -371,7 +386,7 @@ def count_nonzero(x, axes):
     >>> cygrad.tensor([1, 0, 2], device="cuda").count_nonzero().item()  # doctest: +SKIP
     2
     """
-    return _fold("count_nonzero", x, axes, False, _dt.int64)
+    return _fold("count_nonzero", x, axes, False, _dt.int64, allowed=ALL + COMPLEX)
 
 
 def count_true(mask):
@@ -507,7 +522,7 @@ def scan(x, d, dt, product):
         out = _C._empty(tuple(x.shape), _dt.int64, x.device)
         _scan_launch(f"cg_{op}_{sfx}", x, d, out)
         return _to(out, dt).reshape(shape)
-    sfx = _suffix("scan", dt, FLOATS)
+    sfx = _suffix("scan", dt, FLOATS + COMPLEX)
     x = _to(x, dt)
     out = _C._empty(tuple(x.shape), dt, x.device)
     _scan_launch(f"cg_{op}_{sfx}", x, d, out)
@@ -566,7 +581,7 @@ def cumprod_grad(x, grad, y, d):
     >>> kernel("cumprod_grad", "cuda")(x, cygrad.ones_like(x), x.cumprod(0), 0).tolist()  # doctest: +SKIP
     [1.0, 8.0, 0.0]
     """
-    sfx = _suffix("cumprod_grad", x.dtype, FLOATS)
+    sfx = _suffix("cumprod_grad", x.dtype, FLOATS + COMPLEX)
     shape = tuple(x.shape)
     x, grad, y = _as_1d(x), _as_1d(_to(grad, x.dtype)), _as_1d(_to(y, x.dtype))
     out = _C._empty(tuple(x.shape), x.dtype, x.device)
@@ -590,7 +605,7 @@ def exclusive_products(rows):
     >>> kernel("exclusive_products", "cuda")(x).tolist()  # doctest: +SKIP
     [[0.0, 6.0, 0.0]]
     """
-    sfx = _suffix("exclusive_products", rows.dtype, FLOATS)
+    sfx = _suffix("exclusive_products", rows.dtype, FLOATS + COMPLEX)
     shape = tuple(rows.shape)
     x = _as_1d(rows)
     out = _C._empty(tuple(x.shape), x.dtype, x.device)
