@@ -30,9 +30,11 @@ Examples
 ('0x2000', None)
 """
 cimport cython
+from libc.stdint cimport uintptr_t
 from _bisect import bisect_left, insort_right as insort
 
 from cygrad._core.alloc_stats cimport AllocStats
+from cygrad._core.storage cimport wrap_foreign
 
 # the statistics' indices (cygrad/cuda/allocator.py's _STAT_NAMES)
 cdef enum:
@@ -304,6 +306,10 @@ def malloc(AllocatorState alloc, nbytes, stream):
     >>> callable(malloc)
     True
     """
+    return _malloc(alloc, nbytes, stream)
+
+
+cdef Block _malloc(AllocatorState alloc, nbytes, stream):
     if type(nbytes) is not int or nbytes <= 0:
         nbytes = alloc._check_size(nbytes)      # TypeError/ValueError, or an int >= 0
         if nbytes == 0:
@@ -546,3 +552,114 @@ cdef class DeviceAllocation:
                 _free(<AllocatorState>owner, block)     # (its free, without the method call)
             elif owner is not None:
                 owner.free(block)
+
+
+# -- a CUDA storage's allocation: the core's empty hook (cygrad/cuda/tensors.py) -----
+#
+# Every CUDA op's output comes through here: the stream current on the device, a
+# block from its allocator and a Storage owning it. Only the common case is here
+# (the device and driver of the last allocation, that driver's allocator, this
+# thread's streams made for it); every other case, and every check, is the Python
+# function bound as _empty_slow (tensors._empty_storage), which also fills the
+# shared _last_checked list this path reads.
+
+cdef object _drv_mod = None         # cygrad.cuda._driver: ._driver is the process's driver
+cdef object _tls = None             # cygrad.cuda._runtime._tls (.driver, .streams)
+cdef object _thread_streams = None  # cygrad.cuda._runtime.thread_streams
+cdef dict _default_streams = None   # cygrad.cuda.streams._DEFAULT_STREAMS
+cdef object _stream_default = None  # cygrad.cuda.streams.Stream._default
+cdef list _last_checked = None      # tensors._last_checked: (device, driver, index, Device)
+cdef dict _allocators = None        # cygrad.cuda._runtime._allocators
+cdef dict _runtime_state = None     # cygrad.cuda._runtime._state
+cdef object _empty_slow = None      # tensors._empty_storage
+
+
+def bind_streams(drv_mod, tls, thread_streams, dict default_streams, stream_default):
+    """Give :func:`current_stream` the objects it reads (``cygrad/cuda/streams.py``
+    calls this once).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import bind_streams
+    >>> callable(bind_streams)
+    True
+    """
+    global _drv_mod, _tls, _thread_streams, _default_streams, _stream_default
+    _drv_mod, _tls, _thread_streams = drv_mod, tls, thread_streams
+    _default_streams, _stream_default = default_streams, stream_default
+
+
+def current_stream(idx):
+    """This thread's current stream on device ``idx`` (already checked): the
+    compiled ``cygrad.cuda.streams._current_stream``, run for every op.
+
+    This thread's streams are read directly when it already runs the process's
+    driver, else through ``_runtime.thread_streams()``, which activates it.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import current_stream
+    >>> callable(current_stream)
+    True
+    """
+    return _current_stream(idx)
+
+
+cdef object _current_stream(idx):
+    d = _drv_mod._driver
+    if d is not None and getattr(_tls, "driver", None) is d:
+        streams = _tls.streams
+    else:
+        streams = _thread_streams()
+    s = streams.get(idx)
+    if s is None:
+        s = _default_streams.get(idx)
+        if s is None:
+            s = _stream_default(idx)
+    return s
+
+
+def bind_empty(list last_checked, dict allocators, dict runtime_state, empty_slow):
+    """Give :func:`empty_storage` the objects it reads (``cygrad/cuda/tensors.py``
+    calls this once, after :func:`bind_streams`).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import bind_empty
+    >>> callable(bind_empty)
+    True
+    """
+    global _last_checked, _allocators, _runtime_state, _empty_slow
+    if len(last_checked) != 4:
+        raise ValueError("last_checked must be a list of 4 items")
+    _last_checked, _allocators, _runtime_state = last_checked, allocators, runtime_state
+    _empty_slow = empty_slow
+
+
+def empty_storage(nbytes, device):
+    """A Storage of ``nbytes`` bytes on CUDA ``device`` for the current stream: the
+    core's empty hook. The common case is compiled; the rest is
+    ``tensors._empty_storage``'s.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import empty_storage
+    >>> callable(empty_storage)
+    True
+    """
+    cdef list last = _last_checked
+    drv = _drv_mod._driver
+    # (the list may be refilled by the Python path at any call: read it once)
+    if (drv is None or type(nbytes) is not int or device is not last[0]
+            or drv is not last[1]):
+        return _empty_slow(nbytes, device)
+    idx, dev = last[2], last[3]
+    alloc = _allocators.get(idx)
+    if (alloc is None or type(alloc) is not _caching_allocator
+            or _runtime_state["driver"] is not drv):
+        return _empty_slow(nbytes, device)
+    cdef Block block = _malloc(<AllocatorState>alloc, nbytes if nbytes > 1 else 1,
+                               _current_stream(idx))
+    cdef DeviceAllocation owner = DeviceAllocation.__new__(DeviceAllocation)
+    owner.block = block
+    return wrap_foreign(<char*><uintptr_t>block.ptr, nbytes, owner, dev)
