@@ -290,3 +290,18 @@ def test_a_parameter_whose_dtype_or_device_changes_is_still_caught(emulated, mak
     assert (d0, t0, d1, t1) == (cygrad.float64, "cuda", cygrad.float32, "cpu")
     for (_, _, got), (_, _, want) in zip(results["cuda"], results["cpu"]):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_a_launch_still_initialises_and_activates_what_it_needs(emulated):
+    # launch_fast reads the runtime's state instead of calling _runtime.driver():
+    # whatever that call would do must still happen
+    a = cygrad.arange(6.0, device="cuda")
+    cuda._initialized = False
+    b = a * 2.0
+    assert cuda.is_initialized()
+    out = []
+    th = threading.Thread(target=lambda: out.append((a + b).cpu().tolist()))
+    th.start()
+    th.join()
+    assert out == [[0.0, 3.0, 6.0, 9.0, 12.0, 15.0]]
+    assert b.cpu().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
