@@ -203,7 +203,12 @@ cdef class FreeList:
 
     cpdef best_fit(self, size):
         """The smallest cached block of at least ``size`` bytes, or None."""
-        cdef Py_ssize_t i = self._lower(size, 0)
+        cdef long long want
+        try:
+            want = size
+        except OverflowError:           # (beyond any block: malloc goes on to its OOM)
+            return None
+        cdef Py_ssize_t i = self._lower(want, 0)
         return self._blocks[i] if i < self._n else None
 
 

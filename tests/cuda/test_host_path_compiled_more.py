@@ -84,6 +84,15 @@ def test_free_list_refuses_a_block_it_does_not_hold_and_stays_unchanged():
         pool.remove(a)
 
 
+def test_a_size_beyond_any_block_is_out_of_memory(fake):
+    # (2**70 bytes does not fit the free list's C keys: no block, then the OOM error)
+    cygrad.empty(10, device="cuda")
+    alloc = _runtime._allocators[0]
+    assert FreeList().best_fit(1 << 70) is None
+    with pytest.raises(cuda.OutOfMemoryError, match="CUDA out of memory"):
+        alloc.malloc(1 << 70, cuda.current_stream())
+
+
 # ---- the empty hook and the current stream -------------------------------------
 
 def _block_of(t):
