@@ -30,9 +30,12 @@ Examples
 ('0x2000', None)
 """
 cimport cython
-from _bisect import bisect_left, insort_right as insort
+from libc.stdint cimport uintptr_t
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from libc.string cimport memmove
 
 from cygrad._core.alloc_stats cimport AllocStats
+from cygrad._core.storage cimport wrap_foreign
 
 # the statistics' indices (cygrad/cuda/allocator.py's _STAT_NAMES)
 cdef enum:
@@ -109,11 +112,19 @@ cdef Block _new_block(owner, device, ptr, size, stream, small, prev, nxt):
     return b
 
 
+ctypedef struct _Key:
+    long long size
+    unsigned long long ptr
+
+
 cdef class FreeList:
     """One pool's cached blocks of one stream, ordered by (size, ptr) for best fit.
 
-    ``keys`` is the sorted list of ``(size, ptr)``, ``blocks`` maps each key to
-    its block.
+    The keys are a C array sorted by ``(size, ptr)`` (device pointers are unsigned
+    64-bit) beside a list of the blocks in the same order: a lookup is a binary
+    search over C integers, where Python tuples cost about half a microsecond per
+    op. ``keys`` (the sorted ``(size, ptr)`` tuples) and ``blocks`` (each key to its
+    block) are copies made when read.
 
     Examples
     --------
@@ -121,28 +132,84 @@ cdef class FreeList:
     >>> FreeList().keys
     []
     """
-    cdef public list keys
-    cdef public dict blocks
+    cdef _Key* _keys
+    cdef Py_ssize_t _n, _cap
+    cdef list _blocks
 
-    def __init__(self):
-        self.keys, self.blocks = [], {}
+    def __cinit__(self):
+        self._keys, self._n, self._cap = NULL, 0, 0
+        self._blocks = []
+
+    def __dealloc__(self):
+        PyMem_Free(self._keys)
+
+    @property
+    def keys(self):
+        """The cached blocks' ``(size, ptr)``, sorted (a new list)."""
+        return [(self._keys[i].size, self._keys[i].ptr) for i in range(self._n)]
+
+    @property
+    def blocks(self):
+        """``{(size, ptr): block}`` of the cached blocks (a new dict)."""
+        return {(self._keys[i].size, self._keys[i].ptr): self._blocks[i]
+                for i in range(self._n)}
+
+    def __len__(self):
+        return self._n
+
+    cdef Py_ssize_t _lower(self, long long size, unsigned long long ptr) noexcept:
+        # the first index whose key is not below (size, ptr)
+        cdef Py_ssize_t lo = 0, hi = self._n, mid
+        cdef _Key* k
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            k = &self._keys[mid]
+            if k.size < size or (k.size == size and k.ptr < ptr):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     cpdef add(self, block):
         """Cache ``block``."""
-        key = (block.size, block.ptr)
-        insort(self.keys, key)
-        self.blocks[key] = block
+        cdef long long size = block.size
+        cdef unsigned long long ptr = block.ptr
+        cdef Py_ssize_t i, cap
+        cdef _Key* grown
+        if self._n == self._cap:
+            cap = 16 if self._cap == 0 else 2 * self._cap
+            grown = <_Key*>PyMem_Realloc(self._keys, cap * sizeof(_Key))
+            if grown == NULL:
+                raise MemoryError("FreeList: out of memory")
+            self._keys, self._cap = grown, cap
+        i = self._lower(size, ptr)
+        while i < self._n and self._keys[i].size == size and self._keys[i].ptr == ptr:
+            i += 1                                  # (after equal keys, as insort_right)
+        self._blocks.insert(i, block)
+        memmove(&self._keys[i + 1], &self._keys[i], (self._n - i) * sizeof(_Key))
+        self._keys[i].size, self._keys[i].ptr = size, ptr
+        self._n += 1
 
     cpdef remove(self, block):
-        """Take ``block`` out (KeyError/IndexError when it is not cached)."""
-        key = (block.size, block.ptr)
-        del self.keys[bisect_left(self.keys, key)]
-        del self.blocks[key]
+        """Take ``block`` out (KeyError when it is not cached; nothing changes)."""
+        cdef long long size = block.size
+        cdef unsigned long long ptr = block.ptr
+        cdef Py_ssize_t i = self._lower(size, ptr)
+        if i == self._n or self._keys[i].size != size or self._keys[i].ptr != ptr:
+            raise KeyError((size, ptr))
+        del self._blocks[i]
+        memmove(&self._keys[i], &self._keys[i + 1], (self._n - i - 1) * sizeof(_Key))
+        self._n -= 1
 
     cpdef best_fit(self, size):
         """The smallest cached block of at least ``size`` bytes, or None."""
-        cdef Py_ssize_t i = bisect_left(self.keys, (size, -1))
-        return self.blocks[self.keys[i]] if i < len(self.keys) else None
+        cdef long long want
+        try:
+            want = size
+        except OverflowError:           # (beyond any block: malloc goes on to its OOM)
+            return None
+        cdef Py_ssize_t i = self._lower(want, 0)
+        return self._blocks[i] if i < self._n else None
 
 
 # -- the allocator's state (CachingAllocator's base class) ---------------------------
@@ -304,6 +371,10 @@ def malloc(AllocatorState alloc, nbytes, stream):
     >>> callable(malloc)
     True
     """
+    return _malloc(alloc, nbytes, stream)
+
+
+cdef Block _malloc(AllocatorState alloc, nbytes, stream):
     if type(nbytes) is not int or nbytes <= 0:
         nbytes = alloc._check_size(nbytes)      # TypeError/ValueError, or an int >= 0
         if nbytes == 0:
@@ -546,3 +617,114 @@ cdef class DeviceAllocation:
                 _free(<AllocatorState>owner, block)     # (its free, without the method call)
             elif owner is not None:
                 owner.free(block)
+
+
+# -- a CUDA storage's allocation: the core's empty hook (cygrad/cuda/tensors.py) -----
+#
+# Every CUDA op's output comes through here: the stream current on the device, a
+# block from its allocator and a Storage owning it. Only the common case is here
+# (the device and driver of the last allocation, that driver's allocator, this
+# thread's streams made for it); every other case, and every check, is the Python
+# function bound as _empty_slow (tensors._empty_storage), which also fills the
+# shared _last_checked list this path reads.
+
+cdef object _drv_mod = None         # cygrad.cuda._driver: ._driver is the process's driver
+cdef object _tls = None             # cygrad.cuda._runtime._tls (.driver, .streams)
+cdef object _thread_streams = None  # cygrad.cuda._runtime.thread_streams
+cdef dict _default_streams = None   # cygrad.cuda.streams._DEFAULT_STREAMS
+cdef object _stream_default = None  # cygrad.cuda.streams.Stream._default
+cdef list _last_checked = None      # tensors._last_checked: (device, driver, index, Device)
+cdef dict _allocators = None        # cygrad.cuda._runtime._allocators
+cdef dict _runtime_state = None     # cygrad.cuda._runtime._state
+cdef object _empty_slow = None      # tensors._empty_storage
+
+
+def bind_streams(drv_mod, tls, thread_streams, dict default_streams, stream_default):
+    """Give :func:`current_stream` the objects it reads (``cygrad/cuda/streams.py``
+    calls this once).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import bind_streams
+    >>> callable(bind_streams)
+    True
+    """
+    global _drv_mod, _tls, _thread_streams, _default_streams, _stream_default
+    _drv_mod, _tls, _thread_streams = drv_mod, tls, thread_streams
+    _default_streams, _stream_default = default_streams, stream_default
+
+
+def current_stream(idx):
+    """This thread's current stream on device ``idx`` (already checked): the
+    compiled ``cygrad.cuda.streams._current_stream``, run for every op.
+
+    This thread's streams are read directly when it already runs the process's
+    driver, else through ``_runtime.thread_streams()``, which activates it.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import current_stream
+    >>> callable(current_stream)
+    True
+    """
+    return _current_stream(idx)
+
+
+cdef object _current_stream(idx):
+    d = _drv_mod._driver
+    if d is not None and getattr(_tls, "driver", None) is d:
+        streams = _tls.streams
+    else:
+        streams = _thread_streams()
+    s = streams.get(idx)
+    if s is None:
+        s = _default_streams.get(idx)
+        if s is None:
+            s = _stream_default(idx)
+    return s
+
+
+def bind_empty(list last_checked, dict allocators, dict runtime_state, empty_slow):
+    """Give :func:`empty_storage` the objects it reads (``cygrad/cuda/tensors.py``
+    calls this once, after :func:`bind_streams`).
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import bind_empty
+    >>> callable(bind_empty)
+    True
+    """
+    global _last_checked, _allocators, _runtime_state, _empty_slow
+    if len(last_checked) != 4:
+        raise ValueError("last_checked must be a list of 4 items")
+    _last_checked, _allocators, _runtime_state = last_checked, allocators, runtime_state
+    _empty_slow = empty_slow
+
+
+def empty_storage(nbytes, device):
+    """A Storage of ``nbytes`` bytes on CUDA ``device`` for the current stream: the
+    core's empty hook. The common case is compiled; the rest is
+    ``tensors._empty_storage``'s.
+
+    Examples
+    --------
+    >>> from cygrad._core.alloc_fast import empty_storage
+    >>> callable(empty_storage)
+    True
+    """
+    cdef list last = _last_checked
+    drv = _drv_mod._driver
+    # (the list may be refilled by the Python path at any call: read it once)
+    if (drv is None or type(nbytes) is not int or device is not last[0]
+            or drv is not last[1]):
+        return _empty_slow(nbytes, device)
+    idx, dev = last[2], last[3]
+    alloc = _allocators.get(idx)
+    if (alloc is None or type(alloc) is not _caching_allocator
+            or _runtime_state["driver"] is not drv):
+        return _empty_slow(nbytes, device)
+    cdef Block block = _malloc(<AllocatorState>alloc, nbytes if nbytes > 1 else 1,
+                               _current_stream(idx))
+    cdef DeviceAllocation owner = DeviceAllocation.__new__(DeviceAllocation)
+    owner.block = block
+    return wrap_foreign(<char*><uintptr_t>block.ptr, nbytes, owner, dev)

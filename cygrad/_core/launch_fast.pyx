@@ -124,6 +124,27 @@ def bind(driver, current, current_stream, plans, new_plan, elsewhere):
     _plans, _new_plan, _elsewhere = plans, new_plan, elsewhere
 
 
+cdef object _drv_mod = None         # cygrad.cuda._driver (._driver: the process's driver)
+cdef dict _state = None             # cygrad.cuda._runtime._state
+cdef object _tls = None             # cygrad.cuda._runtime._tls (.driver, .device)
+cdef object _pkg = None             # cygrad.cuda (._initialized)
+
+
+def bind_runtime(drv_mod, dict state, tls, pkg):
+    """Give :func:`launch` the runtime state it reads in place of calling
+    ``_runtime.driver()`` and ``_runtime._current()`` (``cygrad/cuda/kernels.py``
+    calls this once, after :func:`bind`).
+
+    Examples
+    --------
+    >>> from cygrad._core import launch_fast
+    >>> callable(launch_fast.bind_runtime)
+    True
+    """
+    global _drv_mod, _state, _tls, _pkg
+    _drv_mod, _state, _tls, _pkg = drv_mod, state, tls, pkg
+
+
 def launch(device_index, file, name, grid, block, args):
     """Queue kernel ``name`` of ``cuda_src/<file>`` on ``device_index``'s current stream.
 
@@ -137,9 +158,16 @@ def launch(device_index, file, name, grid, block, args):
     >>> callable(launch)
     True
     """
-    d = _driver()
+    d = _drv_mod._driver if _drv_mod is not None else None
+    # _runtime.driver()'s work is done when the process's driver is the one the
+    # runtime state and this thread run and CUDA is marked initialised: then only
+    # read it (two Python calls less per launch), else call it
+    if (d is None or _state["driver"] is not d or getattr(_tls, "driver", None) is not d
+            or _pkg._initialized is not True):
+        d = _driver()
     stream = _current_stream(device_index).handle
-    if _current() != device_index:
+    current = _tls.__dict__.get("device", 0) if _drv_mod is not None else _current()
+    if current != device_index:
         _elsewhere(device_index, file, name, grid, block, args, stream)
         return
     # the common case, on every op: the device is already current

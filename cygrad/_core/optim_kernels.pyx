@@ -287,3 +287,116 @@ def _set_parallel_min(Py_ssize_t n):
     cdef Py_ssize_t old = cg_optim_parallel_min
     cg_optim_parallel_min = n
     return old
+
+
+# -- the checks of the CUDA fused steps (cygrad/cuda/ops/optim.py) -------------------
+#
+# The same questions as _ok for tensors of another device: run for every parameter of
+# every step, twice (the optimizer asks fusable before the step, the kernel checks its
+# arguments), they cost about 3 us per parameter in Python and a few tenths compiled.
+
+cdef int _fits(object t, TensorBase like) except -1:
+    # t is a C-contiguous tensor of like's dtype, shape and device (the device
+    # compared by identity first: the core keeps one Device object per device)
+    if not isinstance(t, TensorBase):
+        return 0
+    cdef TensorBase x = <TensorBase>t
+    cdef int d
+    if not x._is_contig or x._dtype is not like._dtype or x._ndim != like._ndim:
+        return 0
+    for d in range(x._ndim):
+        if x._shape[d] != like._shape[d]:
+            return 0
+    a, b = x._storage.device, like._storage.device
+    return 1 if (a is b or a == b) else 0
+
+
+cdef int _param_fits(object p, str device_type) except -1:
+    # p is a C-contiguous float32/float64 tensor of a device of device_type
+    if not isinstance(p, TensorBase):
+        return 0
+    cdef TensorBase x = <TensorBase>p
+    if (x._dtype.code != DT_FLOAT32 and x._dtype.code != DT_FLOAT64) or not x._is_contig:
+        return 0
+    return 1 if x._storage.device.type == device_type else 0
+
+
+cdef bint _step_fits(object s) noexcept:
+    # a one-element float32/float64 step counter, on any device
+    if not isinstance(s, TensorBase):
+        return False
+    cdef TensorBase x = <TensorBase>s
+    return x._numel == 1 and (x._dtype.code == DT_FLOAT32 or x._dtype.code == DT_FLOAT64)
+
+
+def fusable_on(str device_type, param, *others):
+    """Whether the fused step of a ``device_type`` device (not the CPU's: see
+    :func:`fusable`) takes ``param`` with ``others`` (its gradient and buffers):
+    all C-contiguous, float32 or float64, of one dtype, shape and device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.optim_kernels import fusable_on
+    >>> fusable_on("cuda", cygrad.zeros(2), cygrad.zeros(2))   # CPU tensors
+    False
+    """
+    if not _param_fits(param, device_type):
+        return False
+    for t in others:
+        if not _fits(t, <TensorBase>param):
+            return False
+    return True
+
+
+def first_misfit(str device_type, params, columns, steps=None):
+    """``None`` when every ``params[i]`` passes :func:`fusable_on` with
+    ``columns[k][i]`` for each k, and each ``steps[i]`` (when ``steps`` is given)
+    is a one-element float32 or float64 tensor; else ``(i, k)``, the first that
+    does not, parameter by parameter (k = 0: the parameter, 1..len(columns): a
+    column, len(columns) + 1: its step).
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.optim_kernels import first_misfit
+    >>> first_misfit("cpu", [cygrad.zeros(2)], ([cygrad.zeros(3)],))
+    (0, 1)
+    """
+    cdef Py_ssize_t i, k, n = len(params), ncol = len(columns)
+    for i in range(n):
+        p = params[i]
+        if not _param_fits(p, device_type):
+            return (i, 0)
+        for k in range(ncol):
+            if not _fits(columns[k][i], <TensorBase>p):
+                return (i, k + 1)
+        if steps is not None and not _step_fits(steps[i]):
+            return (i, ncol + 1)
+    return None
+
+
+def advance_host_steps(steps):
+    """Add one to each step counter of ``steps`` when all are one-element float32
+    or float64 CPU tensors that do not require grad (bumping their version counters,
+    as ``fill_`` does) and return the new counts; else change nothing and return
+    ``None``.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> from cygrad._core.optim_kernels import advance_host_steps
+    >>> s = cygrad.tensor(2.0)
+    >>> advance_host_steps([s]), s.item()
+    ([3.0], 3.0)
+    """
+    cdef Py_ssize_t i, n = len(steps)
+    cdef TensorBase x
+    for i in range(n):
+        s = steps[i]
+        if not _step_fits(s):
+            return None
+        x = <TensorBase>s
+        if x._storage.device is not _CPU or x._requires_grad:
+            return None
+    return [_advance(<TensorBase>steps[i]) for i in range(n)]

@@ -147,6 +147,7 @@ launch = _launch_fast.launch
 launch.__module__ = __name__        # (documented, and pickled by name, as this module's)
 _launch_fast.bind(_runtime.driver, _runtime._current, _current_stream, _plans, _new_plan,
                   _launch_elsewhere)
+_launch_fast.bind_runtime(_runtime._drv, _runtime._state, _runtime._tls, _runtime._pkg)
 
 
 def zero_fill(t):

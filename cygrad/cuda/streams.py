@@ -17,6 +17,7 @@ Examples
 import itertools
 import threading
 
+from .._core import alloc_fast as _alloc_fast
 from . import _runtime
 
 __all__ = ["Stream", "Event", "StreamContext", "stream", "current_stream", "default_stream",
@@ -269,20 +270,14 @@ def current_stream(device=None):
     return _current_stream(_runtime.checked_index(device))
 
 
-def _current_stream(idx):
-    """:func:`current_stream` of device ``idx``, already checked."""
-    tls = _runtime._tls
-    d = _runtime._drv._driver
-    # on every op: this thread's streams directly when it already runs this driver
-    # (what _runtime.driver() would check before handing them out)
-    streams = tls.streams if d is not None and getattr(tls, "driver", None) is d \
-        else _runtime.thread_streams()
-    s = streams.get(idx)
-    if s is None:
-        s = _DEFAULT_STREAMS.get(idx)       # (Stream._default without its call)
-        if s is None:
-            s = Stream._default(idx)
-    return s
+# :func:`current_stream` of device ``idx``, already checked: runs for every op, so it
+# is compiled (cygrad/_core/alloc_fast.pyx, current_stream): this thread's streams
+# read directly when it already runs the process's driver (what _runtime.driver()
+# would check before handing them out), else through _runtime.thread_streams(); a
+# device without a current stream set gets its default stream.
+_alloc_fast.bind_streams(_runtime._drv, _runtime._tls, _runtime.thread_streams,
+                         _DEFAULT_STREAMS, Stream._default)
+_current_stream = _alloc_fast.current_stream
 
 
 def set_stream(stream):

@@ -81,6 +81,10 @@ _device_storage = _storage._device_storage
 
 
 def _empty_storage(nbytes, device):
+    # every case of the core's empty hook but the common one, which is compiled
+    # (alloc_fast.empty_storage: the device and driver of the last call, as the first
+    # branch below, that driver's allocator, the stream of a thread already running
+    # it); this function fills _last_checked for it
     drv = _drv._driver
     last = _last_checked
     if device is last[0] and drv is last[1] and drv is not None:
@@ -110,6 +114,9 @@ def _empty_storage(nbytes, device):
         nbytes = int(nbytes)
     block = alloc.malloc(nbytes if nbytes > 1 else 1, _current_stream(idx))
     return _device_storage(block.ptr, nbytes, _Allocation(block), dev)
+
+
+_alloc_fast.bind_empty(_last_checked, _allocators, _runtime_state, _empty_storage)
 
 
 # ---------------------------------------------------------------- copies
@@ -583,7 +590,7 @@ def install():
     if _installed:
         return
     _register()
-    _C._set_cuda_empty_hook(_empty_storage)
+    _C._set_cuda_empty_hook(_alloc_fast.empty_storage)
     _C._set_device_copy_hook(_copy)
     from .ops.elementwise import device_op
     _C._set_device_op_hook(device_op)       # (straight to it: this runs on every op)

@@ -28,7 +28,8 @@ else
     # overwrites), the core's small-operand C loops (_core/fastpath) and tensors of
     # up to 64 dims (every fixed-size geometry array at its limit), the strided select loop,
     # the matrix products cut across the pool, the compiled CUDA allocator and launch
-    # path (alloc_fast.pyx with its C-field state and re-entrant frees, launch_fast.pyx)
+    # path (alloc_fast.pyx with its C-field state, re-entrant frees, free lists and
+    # empty hook, launch_fast.pyx, the CUDA optimizers' compiled checks)
     # on the emulated GPU, the row copies of strided views, the pool's quiet/contended
     # thresholds, the scan kernel, the column reductions and the engine's in-place sums
     TESTS=(tests/stress tests/test_autograd_engine.py tests/test_indexing.py
@@ -40,7 +41,8 @@ else
            tests/test_threading.py tests/test_scan_kernels.py
            tests/test_column_reductions.py tests/cuda/test_allocator_reentry.py
            tests/test_engine_sums.py
-           tests/cuda/test_alloc_state.py)
+           tests/cuda/test_alloc_state.py tests/cuda/test_host_path_compiled_more.py
+           tests/cuda/test_optim.py)
 fi
 
 if [[ -n "${SANITIZE_DIR:-}" ]]; then

@@ -27,6 +27,7 @@ Examples
 import struct
 
 from ..._core import dispatch
+from ..._core.optim_kernels import advance_host_steps, first_misfit, fusable_on as _fusable_on
 from ..._core.tensor import TensorBase
 from .. import kernels as _k
 
@@ -37,8 +38,8 @@ _FLOATS = ("float32", "float64")
 
 
 def _ok(t, like):
-    # (runs four times per parameter and step: the cheap tests first, and the
-    # device compared by identity before Device.__eq__)
+    # the rule the compiled checks apply (optim_kernels.fusable_on / first_misfit);
+    # here only to name what a refused argument is
     return (isinstance(t, TensorBase) and t.dtype is like.dtype and t.shape == like.shape
             and t.is_contiguous() and (t.device is like.device or t.device == like.device))
 
@@ -54,11 +55,8 @@ def fusable(param, *others):
     >>> fusable(cygrad.zeros(2), cygrad.zeros(2))          # CPU tensors: not these kernels
     False
     """
-    if not isinstance(param, TensorBase) or param.device.type != "cuda":
-        return False
-    if param.dtype.name not in _FLOATS or not _ok(param, param):
-        return False
-    return all(_ok(t, param) for t in others)
+    # (compiled: the optimizers ask this for every parameter of every step)
+    return _fusable_on("cuda", param, *others)
 
 
 def _checked(t, like, what):
@@ -138,12 +136,14 @@ def sgd_(params, grads, momentum_buffers, first, lr, weight_decay, momentum, dam
     if len(grads) != n or len(momentum_buffers) != n or len(first) != n:
         raise ValueError("sgd_: params, grads, momentum_buffers and first differ in length")
     has_mom = momentum != 0
-    items = []
-    for i in range(n):
-        p = _param(params[i])
-        g = _checked(grads[i], p, "a gradient")
-        b = _checked(momentum_buffers[i], p, "a momentum buffer") if has_mom else None
-        items.append((p, g, b, bool(first[i])))
+    if first_misfit("cuda", params, (grads, momentum_buffers) if has_mom else (grads,)):
+        for i in range(n):          # (compiled above; this names what is refused)
+            p = _param(params[i])
+            _checked(grads[i], p, "a gradient")
+            if has_mom:
+                _checked(momentum_buffers[i], p, "a momentum buffer")
+    items = [(params[i], grads[i], momentum_buffers[i] if has_mom else None, bool(first[i]))
+             for i in range(n)]
     shared = (-1.0 if maximize else 1.0, weight_decay, momentum, 1.0 - dampening, -lr)
     flags = (int(weight_decay != 0), int(has_mom), int(has_mom and bool(nesterov)))
     runs = _batches(items) if len(items) > 1 else None
@@ -180,26 +180,31 @@ def adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, lr, beta
     if (len(grads) != n or len(exp_avgs) != n or len(exp_avg_sqs) != n or len(steps) != n
             or (amsgrad and len(max_exp_avg_sqs) != n)):
         raise ValueError("adam_: the lists of parameters, gradients and state differ in length")
-    items = []
-    for i in range(n):
-        p = _param(params[i])
-        g = _checked(grads[i], p, "a gradient")
-        m = _checked(exp_avgs[i], p, "exp_avg")
-        v = _checked(exp_avg_sqs[i], p, "exp_avg_sq")
-        x = _checked(max_exp_avg_sqs[i], p, "max_exp_avg_sq") if amsgrad else None
-        s = steps[i]
-        if (not isinstance(s, TensorBase) or s.numel() != 1 or s.dtype.name not in _FLOATS):
-            raise RuntimeError("fused optimizer step: 'step' must be a one-element float32 or "
-                               "float64 tensor")
-        items.append((p, g, m, v, x, s))
+    columns = (grads, exp_avgs, exp_avg_sqs) + ((max_exp_avg_sqs,) if amsgrad else ())
+    if first_misfit("cuda", params, columns, steps):
+        for i in range(n):          # (compiled above; this names what is refused)
+            p = _param(params[i])
+            for col, what in zip(columns, ("a gradient", "exp_avg", "exp_avg_sq",
+                                           "max_exp_avg_sq")):
+                _checked(col[i], p, what)
+            s = steps[i]
+            if (not isinstance(s, TensorBase) or s.numel() != 1
+                    or s.dtype.name not in _FLOATS):
+                raise RuntimeError("fused optimizer step: 'step' must be a one-element "
+                                   "float32 or float64 tensor")
+    items = [(params[i], grads[i], exp_avgs[i], exp_avg_sqs[i],
+              max_exp_avg_sqs[i] if amsgrad else None, steps[i]) for i in range(n)]
     low_w = abs(1.0 - beta1) < 0.5
     shared = (-1.0 if maximize else 1.0, weight_decay, 1.0 - lr * weight_decay, 1.0 - beta1,
               1.0 - (1.0 - beta1), beta2, 1.0 - beta2, eps)
     flags = (int(weight_decay != 0), int(bool(decoupled)), int(bool(amsgrad)), int(low_w))
-    corrections = []            # (sqrt of the second bias correction, -step size) of each
-    for it in items:
-        t = _advance(it[5])
-        corrections.append(((1.0 - beta2 ** t) ** 0.5, -(lr / (1.0 - beta1 ** t))))
+    # the counters on the host (as the optimizers make them) advanced in C, else each
+    # with fill_ (a device counter)
+    counts = advance_host_steps(steps)
+    if counts is None:
+        counts = [_advance(s) for s in steps]
+    # (sqrt of the second bias correction, -step size) of each
+    corrections = [((1.0 - beta2 ** t) ** 0.5, -(lr / (1.0 - beta1 ** t))) for t in counts]
     runs = _batches([it + (c,) for it, c in zip(items, corrections)]) if len(items) > 1 \
         else None
     for run in runs or ():
