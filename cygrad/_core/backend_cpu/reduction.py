@@ -438,9 +438,10 @@ def logsumexp(x, axes, keepdim, dt):
     acc = acc_dtype(dt)
     with quiet():
         a = _C._ndarray(x).astype(acc, copy=False)
-        shift = np.max(a, axis=axes, keepdims=True, initial=-np.inf)
+        # complex: shift by the largest real part (|exp(z)| is exp(z.real))
+        shift = np.max(a.real, axis=axes, keepdims=True, initial=-np.inf)
         # An infinite max cannot be subtracted (inf - inf is NaN); shift by 0 there.
-        shift = np.where(np.isinf(shift), acc.type(0), shift)
+        shift = np.where(np.isinf(shift), 0, shift).astype(acc)
         res = np.log(np.sum(np.exp(a - shift), axis=axes, keepdims=True)) + shift
     if axes is None and not keepdim:
         res = res.reshape(())

@@ -159,7 +159,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     subtracted before ``exp`` and added back after ``log``.
 
     Integer inputs give the default float dtype; a row of only ``-inf`` gives
-    ``-inf``.
+    ``-inf``. A complex input gives a complex result (the max of the real parts
+    is the shift), as in PyTorch.
 
     Examples
     --------
@@ -175,8 +176,10 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     dim, keepdim = _parse_dims(dim, "logsumexp"), _keepdim(keepdim, "logsumexp")
     _no_out(out, "logsumexp", input)
     dims = _wrap_dims(input, dim)
-    dt = input.dtype if input.dtype.is_floating_point else _dt.get_default_dtype()
-    if isinstance(out, TensorBase) and not out.dtype.is_floating_point:
+    dt = (input.dtype if input.dtype.is_floating_point or input.dtype.is_complex
+          else _dt.get_default_dtype())
+    if (isinstance(out, TensorBase) and not out.dtype.is_floating_point
+            and not out.dtype.is_complex):
         raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, "
                            f"but got: {_C._torch_type_name(out.dtype)}")
     result = Logsumexp.apply(input, dims, keepdim, dt)
@@ -201,7 +204,10 @@ class Logsumexp(Function):
     def backward(ctx, grad):
         x, result = ctx.saved_tensors
         red = ctx.red
-        return red.unreduce(grad) * (x - red.unreduce(result)).exp(), None, None, None
+        softmax = (x - red.unreduce(result)).exp()
+        if softmax.dtype.is_complex:     # a holomorphic function: the conjugate derivative
+            softmax = softmax.conj()
+        return red.unreduce(grad) * softmax, None, None, None
 
     @staticmethod
     def jvp(ctx, t, *unused):
