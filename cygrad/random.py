@@ -639,7 +639,7 @@ class _Sample(Overwrite):
 
     @staticmethod
     def forward(ctx, x, primitive, g, *args):
-        _fill(primitive, g, x, *args)
+        _fill(primitive, g, _float_parts(x), *args)
         return x
 
 
@@ -849,7 +849,8 @@ def uniform_(self, from_=_NOT_GIVEN, to=_NOT_GIVEN, *, generator=None, **kwargs)
     True
     """
     low, high = _range_args(kwargs, from_, to, (0.0, 1.0))
-    _require_float(self.dtype, "check_uniform_bounds")
+    # a complex tensor's real and imaginary parts are each drawn from [from, to)
+    _require_float(_float_parts(self).dtype, "check_uniform_bounds")
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(low)} > to={_fmt(high)}")

@@ -5,7 +5,7 @@ from ..._core import dtype as _dt
 from ..._tensor import tensor_method
 from .._argcheck import bool_arg, int_arg
 from ._common import (numpy_keywords, _UNSET, _check_tensor, _emit, _emit_pair, _kernel, _keepdim,
-                      _KthvalueResult, _MedianResult, _ModeResult, _single_dim, _SortResult,
+                      _refuse_complex, _KthvalueResult, _MedianResult, _ModeResult, _single_dim, _SortResult,
                       _TopkResult)
 from ._autograd import _no_out, _Selection, _TieSplit
 
@@ -168,6 +168,8 @@ def median(input, dim=_UNSET, keepdim=False, *, out=None):
         int_arg(dim, "median", "dim", 2)
     _keepdim(keepdim, "median")
     _no_bool(input, "median")       # (after the argument types, as PyTorch's parser)
+    _refuse_complex(input, "median",
+                    f"median_{input.device.type}" if dim is None else "median_out")
     _no_out(out, "median", input)
     if dim is None:
         result = MedianAll.apply(input)
@@ -215,6 +217,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     (2.0, 3)
     """
     _check_tensor(input, "kthvalue")
+    _refuse_complex(input, "kthvalue", f"kthvalue_{input.device.type}")
     k = int_arg(k, "kthvalue", "k", 2)
     _keepdim(keepdim, "kthvalue")
     _single_dim(input, dim, "kthvalue")     # a bad dim is reported before a bool input
@@ -255,6 +258,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     (1, 3)
     """
     _check_tensor(input, "mode")
+    _refuse_complex(input, "mode", f"mode_{input.device.type}")
     keepdim = _keepdim(keepdim, "mode")
     _no_out(out, "mode", input)
     values, indices = Mode.apply(input, _nonempty_dim(input, dim, "mode"), keepdim)
@@ -291,6 +295,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     ([1, 2, 3], [2, 0, 2, 1], [1, 1, 2])
     """
     _check_tensor(input, "unique")
+    _refuse_complex(input, "unique", "unique")
     for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
                        ("return_counts", return_counts)):
         bool_arg(flag, "unique", name)

@@ -137,12 +137,20 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     3.0
     """
     _check_tensor(input, "nansum")
+    _no_complex_nan(input)
     _keepdim(keepdim, "nansum")
     _no_out(out, "nansum", input)
     dims = _dims(input, dim, "nansum")
     dt = _accumulate_dtype(input, dtype, out, "nansum")
     result = Nansum.apply(input, dims, keepdim, dt)
     return result if out is None else _emit(result, dt, out, "nansum")
+
+
+def _no_complex_nan(input):
+    # PyTorch's message for both (nanmean is nansum over a count)
+    if input.dtype.is_complex:
+        raise RuntimeError(f"nansum on {input.device.type.upper()} does not support complex "
+                           f"inputs")
 
 
 class Nansum(Function):
@@ -241,6 +249,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     2.0
     """
     _check_tensor(input, "nanmean")
+    _no_complex_nan(input)
     dim, keepdim = _parse_dims(dim, "nanmean"), _keepdim(keepdim, "nanmean")
     dt = _mean_dtype(input, dtype, "nanmean")
     _no_out(out, "nanmean", input)

@@ -12,7 +12,7 @@ from ..._tensor import tensor_method
 from ..creation import tensor as _tensor
 from ..indexing import where
 from ..reduction import sort
-from ..reduction._common import _check_tensor, _result_type, _single_dim
+from ..reduction._common import _check_tensor, _refuse_complex, _result_type, _single_dim
 
 __all__ = ["quantile", "nanquantile", "nanmedian"]
 
@@ -132,6 +132,7 @@ def nanmedian(input, dim=None, keepdim=False):
     ([1.0], [2])
     """
     _check_tensor(input, "nanmedian")
+    _refuse_complex(input, "nanmedian", f"median_{input.device.type}")
     if dim is None:
         x = input.reshape(-1)
         if x.numel() == 0:
