@@ -869,10 +869,13 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     [5.0, 5.0, 5.0]
     """
     mean, std = number_arg(mean, "normal_", "mean", 1), number_arg(std, "normal_", "std", 2)
-    _require_float_normal(self)
+    _require_float_normal(_float_parts(self))
     _check_std(std)
     _check_inplace(self)
-    return apply_inplace(Normal, self, "normal_fill", _gen(generator), float(mean), float(std))
+    # complex: each part N(mean, std**2 / 2), so that E|z - mean|^2 = std**2 (PyTorch)
+    part_std = std / math.sqrt(2) if self.dtype.is_complex else std
+    return apply_inplace(Normal, self, "normal_fill", _gen(generator), float(mean),
+                         float(part_std))
 
 
 def _full_range(dtype):

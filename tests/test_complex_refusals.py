@@ -1,7 +1,8 @@
 """Complex inputs where PyTorch has no kernel raise PyTorch's exception (type and
 message), where cygrad's CPU used to return a result (ordering a complex number
-has no meaning); and ``uniform_`` of a complex tensor draws each part from
-[from, to), as PyTorch does, so that ``nn.Linear(..., dtype=complex64)`` builds."""
+has no meaning); and ``uniform_``/``normal_`` of a complex tensor draw each part
+(from [from, to); from N(mean, std**2 / 2)), as PyTorch does, so that
+``nn.Linear(..., dtype=complex64)`` builds."""
 import numpy as np
 import pytest
 
@@ -54,6 +55,19 @@ def test_complex_uniform_draws_each_part():
     assert ((parts >= 2) & (parts < 3)).all()
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         cygrad.zeros(2, dtype=cygrad.complex64, requires_grad=True).uniform_()
+
+
+def test_complex_normal_draws_each_part_with_half_the_variance():
+    cygrad.manual_seed(3)
+    z = cygrad.empty(20000, dtype=cygrad.complex128).normal_(2.0, 3.0)
+    cygrad.manual_seed(3)
+    parts = cygrad.empty(20000, 2, dtype=cygrad.float64).normal_(2.0, 3.0 / np.sqrt(2))
+    np.testing.assert_array_equal(cygrad.view_as_real(z).numpy(), parts.numpy())
+    zn = z.numpy()
+    # both parts have mean 2 (PyTorch), and E|z - (2 + 2j)|^2 = std^2 = 9
+    # (sampling error ~ 9 * sqrt(2 / 20000) ~ 0.09)
+    assert abs(np.mean(np.abs(zn - (2.0 + 2.0j)) ** 2) - 9.0) < 0.5
+    assert abs(zn.real.mean() - 2.0) < 0.1 and abs(zn.imag.mean() - 2.0) < 0.1
 
 
 def test_complex_linear_builds_and_computes():
