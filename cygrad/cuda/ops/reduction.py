@@ -413,8 +413,21 @@ def logsumexp(x, axes, keepdim, dt):
     >>> round(cygrad.zeros(2, device="cuda").logsumexp(0).item(), 4)  # doctest: +SKIP
     0.6931
     """
+    if dt.is_complex:
+        return _complex_logsumexp(_to(x, dt), axes, keepdim)
     _suffix("logsumexp", dt, FLOATS)
     return _fold("logsumexp", _to(x, dt), axes, keepdim, dt, allowed=FLOATS, extra=())
+
+
+def _complex_logsumexp(x, axes, keepdim):
+    """Complex ``logsumexp`` from the device's own kernels (the max of the real
+    parts, complex ``exp``, ``sum`` and ``log``), as the CPU kernel computes it:
+    ``|exp(z)|`` is ``exp(z.real)``, so the largest real part is the shift."""
+    dims = tuple(range(x.dim())) if axes is None else tuple(axes)
+    shift = x.real.amax(dims, keepdim=True) if x.numel() else x.real.sum(dims, keepdim=True)
+    shift = shift.masked_fill(shift.isinf(), 0)     # inf - inf would be NaN
+    res = (x - shift).exp().sum(dims, keepdim=True).log() + shift
+    return res if keepdim else res.squeeze(dims)
 
 
 def _norm_mode(p):
