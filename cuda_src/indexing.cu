@@ -35,6 +35,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_io.cuh"
 #include "cg_reduce_complex.cuh"
 
 #define CG_BAD (-0x7fffffffffffffffLL - 1)
@@ -215,8 +216,8 @@ template <typename S> struct cg_val {
 #define CG_SAME(x) (x)
 CG_FLOAT_VAL(float, float, CG_SAME, CG_SAME)
 CG_FLOAT_VAL(double, double, CG_SAME, CG_SAME)
-CG_FLOAT_VAL(__half, float, __half2float, __float2half_rn)
-CG_FLOAT_VAL(__nv_bfloat16, float, __bfloat162float, __float2bfloat16_rn)
+CG_FLOAT_VAL(__half, float, cg_io<__half>::ld, cg_io<__half>::st)
+CG_FLOAT_VAL(__nv_bfloat16, float, cg_io<__nv_bfloat16>::ld, cg_io<__nv_bfloat16>::st)
 #define CG_SMALL_INT(S)                                                                           \
     template <> struct cg_val<S> {                                                                \
         typedef int C;                                                                            \
