@@ -266,11 +266,11 @@ def _index_reduce_index(opname, input, dim, index, source, reduce, include_self)
                            f"source.shape = {list(source.shape)}")
     if input.dtype.is_complex:
         _index_reduce_complex(input, d, index, reduce, include_self)
-    if index.numel() and (int(index.min().item()) < -input.shape[d]
+    # (PyTorch's index_reduce takes no negative index, unlike index_add)
+    if index.numel() and (int(index.min().item()) < 0
                           or int(index.max().item()) >= input.shape[d]):
         raise IndexError("index out of range in self")
     idx = index.reshape(-1).to(int64)
-    idx = where(idx < 0, idx + input.shape[d], idx)
     shape = [1] * max(source.dim(), 1)
     shape[d] = idx.numel()
     return d, idx.reshape(shape).expand(tuple(source.shape) if source.dim() else (1,))
@@ -290,7 +290,7 @@ def _index_reduce_complex(input, d, index, reduce, include_self):
         kernel = "index_func_"
     elif reduce in ("amax", "amin") and index.numel():
         first = int(index.reshape(-1)[0].item())
-        if -input.shape[d] <= first < input.shape[d]:
+        if 0 <= first < input.shape[d]:
             kernel = f"{'maximum' if reduce == 'amax' else 'minimum'}_{input.device.type}"
     if kernel is not None:
         raise NotImplementedError(f'"{kernel}" not implemented for '
