@@ -29,6 +29,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_io.cuh"
 
 struct cg_bool { unsigned char v; };
 typedef unsigned char cg_u8;
@@ -68,21 +69,7 @@ __device__ inline cg_index cg_grid_stride() { return (cg_index)blockDim.x * grid
 
 /* ---- storage <-> compute types ------------------------------------------------ */
 
-template <typename S> struct cg_io {
-    typedef S C;
-    __device__ static C ld(S v) { return v; }
-    __device__ static S st(C v) { return v; }
-};
-template <> struct cg_io<__half> {
-    typedef float C;
-    __device__ static float ld(__half v) { return __half2float(v); }
-    __device__ static __half st(float v) { return __float2half_rn(v); }
-};
-template <> struct cg_io<__nv_bfloat16> {
-    typedef float C;
-    __device__ static float ld(__nv_bfloat16 v) { return __bfloat162float(v); }
-    __device__ static __nv_bfloat16 st(float v) { return __float2bfloat16_rn(v); }
-};
+/* cg_io (cg_io.cuh), and this file's bool: a byte computed as bool */
 template <> struct cg_io<cg_bool> {
     typedef bool C;
     __device__ static bool ld(cg_bool v) { return v.v != 0; }

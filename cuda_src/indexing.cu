@@ -14,9 +14,12 @@
  *
  * Pure data movement is typed by element width only (W = 1, 2, 4, 8, 16 bytes), so
  * every dtype is covered; arithmetic (atomic add, multiply, max, min) is typed
- * (f32, f64, i32, i64). Atomics: atomicAdd on float/double/int/unsigned long long;
- * multiply/max/min as compare-and-swap loops on the value's bits (a NaN wins max and
- * min, as in PyTorch).
+ * (f32, f64, i32, i64, the half and small integer types, and complex64/complex128 for
+ * add and multiply). Atomics: atomicAdd on float/double/int/unsigned long long (a
+ * complex sum adds its two parts, each atomically); multiply/max/min as
+ * compare-and-swap loops on the value's bits (a NaN wins max and min, as in PyTorch);
+ * complex128 multiply has no compare-and-swap wide enough and runs without atomics,
+ * one thread per line of updates (cg_scatter_mul_lines, section 2b).
  *
  * An offset that failed its bounds check is CG_BAD (the ops check the index values
  * before any kernel runs; a bad one is then skipped here, never dereferenced).
@@ -32,6 +35,8 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_io.cuh"
+#include "cg_reduce_complex.cuh"
 
 #define CG_BAD (-0x7fffffffffffffffLL - 1)
 
@@ -211,8 +216,8 @@ template <typename S> struct cg_val {
 #define CG_SAME(x) (x)
 CG_FLOAT_VAL(float, float, CG_SAME, CG_SAME)
 CG_FLOAT_VAL(double, double, CG_SAME, CG_SAME)
-CG_FLOAT_VAL(__half, float, __half2float, __float2half_rn)
-CG_FLOAT_VAL(__nv_bfloat16, float, __bfloat162float, __float2bfloat16_rn)
+CG_FLOAT_VAL(__half, float, cg_io<__half>::ld, cg_io<__half>::st)
+CG_FLOAT_VAL(__nv_bfloat16, float, cg_io<__nv_bfloat16>::ld, cg_io<__nv_bfloat16>::st)
 #define CG_SMALL_INT(S)                                                                           \
     template <> struct cg_val<S> {                                                                \
         typedef int C;                                                                            \
@@ -228,6 +233,13 @@ template <> struct cg_val<bool> {
     static const bool is_float = false;
     __device__ static C load(bool s) { return (int)s; }
     __device__ static bool store(C c) { return c != 0; }
+};
+/* complex64/complex128 compute as themselves (cg_reduce_complex.cuh's operators) */
+template <typename R> struct cg_val<cg_rcomplex<R> > {
+    typedef cg_rcomplex<R> C;
+    static const bool is_float = true;
+    __device__ static C load(C s) { return s; }
+    __device__ static C store(C c) { return c; }
 };
 
 /* ---- atomic read-modify-writes ---------------------------------------------- */
@@ -310,6 +322,8 @@ template <typename Op> __device__ inline void cg_rmw(short* p, int v) { cg_cas_s
 template <typename Op> __device__ inline void cg_rmw(signed char* p, int v) { cg_cas_subword<signed char, Op>(p, v); }
 template <typename Op> __device__ inline void cg_rmw(unsigned char* p, int v) { cg_cas_subword<unsigned char, Op>(p, v); }
 template <typename Op> __device__ inline void cg_rmw(bool* p, int v) { cg_cas_subword<bool, Op>(p, v); }
+/* complex64 is 8 bytes: one 64-bit compare-and-swap covers both parts */
+template <typename Op> __device__ inline void cg_rmw(cg_rc64* p, cg_rc64 v) { cg_cas_word<cg_rc64, unsigned long long, Op>(p, v); }
 
 /* Adds use the hardware's atomicAdd where it has one for the type. */
 template <typename S, typename C> __device__ inline void cg_atomic_add(S* p, C v) { cg_rmw<cg_rmw_add>(p, v); }
@@ -321,21 +335,34 @@ __device__ inline void cg_atomic_add(long long* p, long long v)
 {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), (unsigned long long)v);
 }
+/* A complex sum adds the two parts, each with its own atomicAdd: every update is
+ * counted in both parts; the pair is not updated as one, which no reader inside the
+ * kernel needs (the sum is read after the launch). */
+template <typename R> __device__ inline void cg_atomic_add(cg_rcomplex<R>* p, cg_rcomplex<R> v)
+{
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+}
 
 struct cg_scatter_add { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_atomic_add(p, v); } };
 struct cg_scatter_mul { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_rmw<cg_rmw_mul>(p, v); } };
 struct cg_scatter_max { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_rmw<cg_rmw_max>(p, v); } };
 struct cg_scatter_min { template <typename S, typename C> __device__ static void at(S* p, C v) { cg_rmw<cg_rmw_min>(p, v); } };
 
-/* dst[o + offsets[bi]] op= alpha * vals[a] (alpha only for add; a float dtype takes
- * falpha, an integer one ialpha). */
-template <typename S, typename Op>
-__device__ void cg_scatter(cg_index n, const cg_geometry& g, int b0, int b1, S* dst,
-                           const S* vals, const cg_index* offsets, double falpha,
-                           cg_index ialpha, int scaled)
+/* alpha of a real dtype: a float dtype takes falpha, an integer one ialpha */
+template <typename S> __device__ inline typename cg_val<S>::C cg_real_alpha(double falpha, cg_index ialpha)
 {
     typedef typename cg_val<S>::C C;
-    const C alpha = cg_val<S>::is_float ? C(falpha) : C(ialpha);
+    return cg_val<S>::is_float ? C(falpha) : C(ialpha);
+}
+
+/* dst[o + offsets[bi]] op= alpha * vals[a] (alpha only for add). */
+template <typename S, typename Op>
+__device__ void cg_scatter(cg_index n, const cg_geometry& g, int b0, int b1, S* dst,
+                           const S* vals, const cg_index* offsets,
+                           const typename cg_val<S>::C alpha, int scaled)
+{
+    typedef typename cg_val<S>::C C;
     for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
         cg_index o, a, b, bi;
         cg_decode(g, i, b0, b1, &o, &a, &b, &bi);
@@ -352,38 +379,81 @@ __device__ void cg_scatter(cg_index n, const cg_geometry& g, int b0, int b1, S* 
     }
 }
 
+/* x / c for scatter-mean: in double for the float dtypes, floor division for the
+ * integers, as the CPU kernel. */
+template <typename S> __device__ inline S cg_divided(S x, cg_index c)
+{
+    typedef typename cg_val<S>::C C;
+    if (cg_val<S>::is_float)
+        return cg_val<S>::store(C((double)cg_val<S>::load(x) / (double)c));
+    const cg_index v = (cg_index)cg_val<S>::load(x);
+    cg_index q = v / c;
+    if ((v % c != 0) && ((v < 0) != (c < 0)))
+        --q;
+    return cg_val<S>::store(C(q));
+}
+/* complex: each part times 1/c in double, as the CPU divides by the count (a
+ * complex128 over a real divisor: NumPy and PyTorch scale by the reciprocal) */
+template <typename R> __device__ inline cg_rcomplex<R> cg_divided(cg_rcomplex<R> x, cg_index c)
+{
+    const double inv = 1.0 / (double)c;
+    return cg_rcomplex<R>((R)((double)x.re * inv), (R)((double)x.im * inv));
+}
+
 /* Scatter-mean's last step: x /= count (+1 for self when include_self, else a place
- * nothing reached keeps its value); floor division for integers, as the CPU kernel. */
+ * nothing reached keeps its value). */
 template <typename S>
 __device__ void cg_mean_finish(cg_index n, const cg_geometry& g, S* x, const cg_index* count,
                                int include_self)
 {
-    typedef typename cg_val<S>::C C;
     for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
         cg_index o, a, b, bi;
         cg_decode(g, i, 0, 0, &o, &a, &b, &bi);
         cg_index c = count[a];
         c += include_self ? 1 : (c == 0);
-        if (cg_val<S>::is_float) {
-            x[o] = cg_val<S>::store(C((double)cg_val<S>::load(x[o]) / (double)c));
-        } else {
-            const cg_index v = (cg_index)cg_val<S>::load(x[o]);
-            cg_index q = v / c;
-            if ((v % c != 0) && ((v < 0) != (c < 0)))
-                --q;
-            x[o] = cg_val<S>::store(C(q));
+        x[o] = cg_divided(x[o], c);
+    }
+}
+
+/* ---- 2b. complex128 multiply: no atomics ------------------------------------- */
+
+/* A complex128 is 16 bytes and a compare-and-swap covers at most 8 before sm_90, so
+ * the product is not made atomic: one thread owns one line of the update space along
+ * the scattered dim (g.shape has 1 there; stride_out: the destination's strides with
+ * that dim 0, stride_a: vals', stride_b: the offsets' over the full update space) and
+ * multiplies the line's len updates in index order. Lines differ in the other
+ * coordinates, which place the destination element, so no two threads ever touch
+ * one element, and the result is the CPU's, in the CPU's order. */
+template <typename S>
+__device__ void cg_scatter_mul_lines(cg_index n, const cg_geometry& g, cg_index len, S* dst,
+                                     const S* vals, cg_index vstride, const cg_index* offsets,
+                                     cg_index ostride)
+{
+    for (cg_index i = cg_first_index(); i < n; i += cg_grid_stride()) {
+        cg_index o, a, b, bi;
+        cg_decode(g, i, 0, 0, &o, &a, &b, &bi);
+        for (cg_index k = 0; k < len; ++k) {
+            const cg_index off = offsets[b + k * ostride];
+            if (off == CG_BAD)
+                continue;
+            S* p = dst + o + off;
+            *p = *p * vals[a + k * vstride];
         }
     }
 }
 
-#define CG_SCATTER_KERNEL(OP, TS, T)                                                              \
+/* A scatter kernel whose alpha arrives as (double A1, A2) and is made by ALPHA. */
+#define CG_SCATTER_KERNEL_OF(OP, TS, T, A1, A2, ALPHA)                                            \
     extern "C" __global__ void cg_scatter_##OP##_##TS(cg_index n, cg_geometry g, int b0, int b1,  \
                                                       T* dst, const T* vals,                      \
-                                                      const cg_index* offsets, double falpha,     \
-                                                      cg_index ialpha, int scaled)                \
+                                                      const cg_index* offsets, double A1, A2,     \
+                                                      int scaled)                                 \
     {                                                                                             \
-        cg_scatter<T, cg_scatter_##OP>(n, g, b0, b1, dst, vals, offsets, falpha, ialpha, scaled); \
+        cg_scatter<T, cg_scatter_##OP>(n, g, b0, b1, dst, vals, offsets, ALPHA, scaled);          \
     }
+/* real dtypes: falpha for a float dtype, ialpha for an integer one */
+#define CG_SCATTER_KERNEL(OP, TS, T)                                                              \
+    CG_SCATTER_KERNEL_OF(OP, TS, T, falpha, cg_index ialpha, (cg_real_alpha<T>(falpha, ialpha)))
 
 #define CG_TYPED_KERNELS(TS, T)                                                                   \
     CG_SCATTER_KERNEL(add, TS, T)                                                                 \
@@ -406,6 +476,30 @@ CG_TYPED_KERNELS(i16, short)
 CG_TYPED_KERNELS(i8, signed char)
 CG_TYPED_KERNELS(u8, unsigned char)
 CG_TYPED_KERNELS(bool, bool)
+
+/* complex: add (index_add's alpha is complex: its two parts) and scatter-mean's last
+ * step; multiply by compare-and-swap for complex64, by lines for complex128 */
+#define CG_COMPLEX_SCATTER_KERNEL(OP, TS, T, R)                                                   \
+    CG_SCATTER_KERNEL_OF(OP, TS, T, alpha_re, double alpha_im, (T((R)alpha_re, (R)alpha_im)))
+#define CG_COMPLEX_KERNELS(TS, T, R)                                                              \
+    CG_COMPLEX_SCATTER_KERNEL(add, TS, T, R)                                                      \
+    extern "C" __global__ void cg_mean_finish_##TS(cg_index n, cg_geometry g, T* x,               \
+                                                   const cg_index* count, int include_self)       \
+    {                                                                                             \
+        cg_mean_finish<T>(n, g, x, count, include_self);                                          \
+    }
+
+CG_COMPLEX_KERNELS(c64, cg_rc64, float)
+CG_COMPLEX_KERNELS(c128, cg_rc128, double)
+CG_COMPLEX_SCATTER_KERNEL(mul, c64, cg_rc64, float)
+
+extern "C" __global__ void cg_scatter_mul_lines_c128(cg_index n, cg_geometry g, cg_index len,
+                                                     cg_rc128* dst, const cg_rc128* vals,
+                                                     cg_index vstride, const cg_index* offsets,
+                                                     cg_index ostride)
+{
+    cg_scatter_mul_lines<cg_rc128>(n, g, len, dst, vals, vstride, offsets, ostride);
+}
 
 /* ---- 3. stream compaction: nonzero, masked_select ----------------------------- */
 

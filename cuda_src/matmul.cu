@@ -46,6 +46,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_io.cuh"
 
 #define CG_THREADS 16                          /* threads per block side */
 #define CG_PER_THREAD 4                        /* C elements per thread side */
@@ -63,24 +64,8 @@ template <typename R> struct alignas(2 * sizeof(R)) cg_mm_complex { R re, im; };
 typedef cg_mm_complex<float> cg_mm_c64;
 typedef cg_mm_complex<double> cg_mm_c128;
 
-/* The type a product accumulates in (Acc) for a storage type, and the
- * conversions between them: half types go through float, the others are
- * stored as they are summed. */
-template <typename T> struct cg_mm_io {
-    typedef T Acc;
-    __device__ static Acc load(T v) { return v; }
-    __device__ static T store(Acc v) { return v; }
-};
-template <> struct cg_mm_io<__half> {
-    typedef float Acc;
-    __device__ static float load(__half v) { return __half2float(v); }
-    __device__ static __half store(float v) { return __float2half_rn(v); }
-};
-template <> struct cg_mm_io<__nv_bfloat16> {
-    typedef float Acc;
-    __device__ static float load(__nv_bfloat16 v) { return __bfloat162float(v); }
-    __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
-};
+/* A product accumulates in cg_io<T>::C (cg_io.cuh): half types in float, the
+ * others as they are stored. */
 
 /* acc += x * y, and x + y (the bias epilogue), real and complex. */
 template <typename A> __device__ inline void cg_mm_madd(A& acc, A x, A y) { acc += x * y; }
@@ -105,8 +90,8 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
                                          T* c, const T* a, const T* b, const cg_mm_strides& s,
                                          const T* bias, cg_index bias_step)
 {
-    typedef cg_mm_io<T> io;
-    typedef typename io::Acc A;     /* the panels and sums hold A (value-initialised: zero) */
+    typedef cg_io<T> io;
+    typedef typename io::C A;     /* the panels and sums hold A (value-initialised: zero) */
     __shared__ A panel_a[CG_K][CG_BLOCK_TILE];
     __shared__ A panel_b[CG_K][CG_BLOCK_TILE];
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -125,11 +110,11 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
                 const int ra = e / CG_K, ka = e % CG_K;              /* A: k fastest */
                 const cg_index gr = row0 + ra, gka = k0 + ka;
                 panel_a[ka][ra] = (gr < m && gka < k)
-                                      ? io::load(az[gr * s.a_row + gka * s.a_col]) : A();
+                                      ? io::ld(az[gr * s.a_row + gka * s.a_col]) : A();
                 const int kb = e / CG_BLOCK_TILE, cb = e % CG_BLOCK_TILE;  /* B: columns fastest */
                 const cg_index gkb = k0 + kb, gc = col0 + cb;
                 panel_b[kb][cb] = (gkb < k && gc < n)
-                                      ? io::load(bz[gkb * s.b_row + gc * s.b_col]) : A();
+                                      ? io::ld(bz[gkb * s.b_row + gc * s.b_col]) : A();
             }
             __syncthreads();
             for (int kk = 0; kk < CG_K; ++kk) {
@@ -148,8 +133,8 @@ __device__ inline void cg_matmul_blocked(cg_index batch, cg_index m, cg_index n,
             for (int j = 0; j < CG_PER_THREAD; ++j) {
                 const cg_index col = col0 + tx + CG_THREADS * j;
                 if (col < n)    /* (bias: the same for every thread of the launch) */
-                    c[z * s.c_batch + row * s.c_row + col * s.c_col] = io::store(
-                        bias ? cg_mm_plus(acc[i][j], io::load(bias[col * bias_step])) : acc[i][j]);
+                    c[z * s.c_batch + row * s.c_row + col * s.c_col] = io::st(
+                        bias ? cg_mm_plus(acc[i][j], io::ld(bias[col * bias_step])) : acc[i][j]);
             }
         }
     }

@@ -36,6 +36,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_io.cuh"
 #include "cg_reduce_complex.cuh"
 
 /* Element offset in the input of index i, row-major over dims [lo, hi). */
@@ -50,20 +51,7 @@ __device__ inline cg_index cg_offset(const cg_geometry& g, cg_index i, int lo, i
     return off;
 }
 
-/* ---- loads and stores: half types compute in float ------------------------- */
-template <typename A, typename T> __device__ inline A cg_load(const T* p) { return (A)(*p); }
-template <typename A> __device__ inline A cg_load(const __half* p) { return (A)__half2float(*p); }
-template <typename A> __device__ inline A cg_load(const __nv_bfloat16* p)
-{
-    return (A)__bfloat162float(*p);
-}
-template <typename T, typename A> __device__ inline void cg_store(T* p, A v) { *p = (T)v; }
-template <typename A> __device__ inline void cg_store(__half* p, A v) { *p = __float2half_rn((float)v); }
-template <typename A> __device__ inline void cg_store(__nv_bfloat16* p, A v)
-{
-    *p = __float2bfloat16_rn((float)v);
-}
-template <typename A> __device__ inline void cg_store(bool* p, A v) { *p = v != A(0); }
+/* ---- loads and stores: cg_load / cg_store (cg_io.cuh) ------------------------ */
 
 template <typename A> struct cg_lim;
 template <> struct cg_lim<float> {

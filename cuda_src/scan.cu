@@ -30,6 +30,7 @@
 #include <cuda_bf16.h>
 
 #include "cg_common.cuh"
+#include "cg_io.cuh"
 #include "cg_reduce_complex.cuh"
 
 /* Offsets of row r (row-major over every dim but the last) in out, a and b. */
@@ -49,19 +50,7 @@ __device__ inline void cg_row_offsets(const cg_geometry& g, cg_index r, cg_index
     *b = bb;
 }
 
-template <typename A, typename T> __device__ inline A cg_load(const T* p) { return (A)(*p); }
-template <typename A> __device__ inline A cg_load(const __half* p) { return (A)__half2float(*p); }
-template <typename A> __device__ inline A cg_load(const __nv_bfloat16* p)
-{
-    return (A)__bfloat162float(*p);
-}
-template <typename T, typename A> __device__ inline void cg_store(T* p, A v) { *p = (T)v; }
-template <typename A> __device__ inline void cg_store(__half* p, A v) { *p = __float2half_rn((float)v); }
-template <typename A> __device__ inline void cg_store(__nv_bfloat16* p, A v)
-{
-    *p = __float2bfloat16_rn((float)v);
-}
-template <typename A> __device__ inline void cg_store(bool* p, A v) { *p = v != A(0); }
+/* loads and stores: cg_load / cg_store (cg_io.cuh) */
 
 template <typename A> __device__ inline bool cg_isnan(A v) { return v != v; }
 

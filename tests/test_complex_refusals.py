@@ -27,6 +27,25 @@ CASES = [
      "\"unique\" not implemented for 'ComplexFloat'"),
     ("mvlgamma", lambda T, x: T.mvlgamma(x, 1), NotImplementedError,
      "\"arange_cpu\" not implemented for 'ComplexFloat'"),
+    ("scatter_reduce_amax", lambda T, x: x.scatter_reduce(1, T.tensor([[0, 0, 2]]), x, "amax"),
+     NotImplementedError, "\"scatter_gather_tensor_cpu_reduce_amax\" not implemented for "
+     "'ComplexFloat'"),
+    ("scatter_reduce_amin", lambda T, x: x.clone().scatter_reduce_(
+        1, T.tensor([[0, 0, 2]]), x, "amin", include_self=False),
+     NotImplementedError, "\"scatter_gather_tensor_cpu_reduce_amin\" not implemented for "
+     "'ComplexFloat'"),
+    # index_reduce: a 1-D input, or include_self=False, refuses every reduction; a 2-D
+    # input refuses amax/amin (prod and mean compute: tests/cuda/test_indexing_complex.py)
+    ("index_reduce_1d", lambda T, x: x[0].index_reduce(0, T.tensor([0, 0, 2]), x[0], "prod"),
+     NotImplementedError, "\"index_func_\" not implemented for 'ComplexFloat'"),
+    ("index_reduce_exclude", lambda T, x: x.index_reduce(1, T.tensor([0, 0, 2]), x, "mean",
+                                                         include_self=False),
+     NotImplementedError, "\"index_reduce_func_exclude_input_init\" not implemented for "
+     "'ComplexFloat'"),
+    ("index_reduce_amax", lambda T, x: x.index_reduce(1, T.tensor([0, 0, 2]), x, "amax"),
+     NotImplementedError, "\"maximum_cpu\" not implemented for 'ComplexFloat'"),
+    ("index_reduce_amin", lambda T, x: x.index_reduce(1, T.tensor([1, 0, 2]), x, "amin"),
+     NotImplementedError, "\"minimum_cpu\" not implemented for 'ComplexFloat'"),
 ]
 
 

@@ -85,7 +85,8 @@ def test_masked_scatter_inplace_and_errors():
 def test_index_reduce_errors_match_torch():
     x, src = np.zeros((3, 2)), np.ones((2, 2))
     for idx, reduce, err in (([0, 1], "sum", RuntimeError), ([[0, 1]], "prod", IndexError),
-                             ([0], "prod", RuntimeError), ([0, 5], "amax", IndexError)):
+                             ([0], "prod", RuntimeError), ([0, 5], "amax", IndexError),
+                             ([-1, 0], "prod", IndexError), ([0, -3], "mean", IndexError)):
         for lib, f in ((cygrad, c), (torch, t)):
             with pytest.raises(err):
                 lib.index_reduce(f(x), 0, f(np.array(idx)), f(src), reduce)

@@ -159,22 +159,31 @@ def test_unique_consecutive_matches_cpu():
             np.testing.assert_array_equal(host(g), w.numpy())
 
 
-def test_sort_gradient_matches_cpu():
-    if "put_along_dim" not in dispatch.primitives("cuda"):
-        pytest.skip("sort's backward scatters the gradient with put_along_dim, whose 'cuda' "
-                    "kernel belongs to the indexing family (not on this branch)")
+GRADIENT_OPS = {
+    "sort": lambda x: x.sort(dim=1, descending=True)[0],
+    "topk": lambda x: x.topk(3, dim=1)[0],
+    "kthvalue": lambda x: x.kthvalue(2, dim=1, keepdim=True)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_OPS))
+def test_sort_topk_kthvalue_gradients_match_cpu(name):
+    # the backward scatters the gradient back with put_along_dim (the indexing
+    # family's kernel) on the device
     a = np.random.default_rng(6).standard_normal((3, 5))
-    w = np.arange(15.0).reshape(3, 5)
 
     def grad(device):
         x = cygrad.tensor(a, device=device, requires_grad=True)
-        v, _ = x.sort(dim=1, descending=True)
-        (v * cygrad.tensor(w, device=device)).sum().backward()
+        v = GRADIENT_OPS[name](x)
+        w = cygrad.arange(1.0, v.numel() + 1.0, dtype=cygrad.float64).reshape(tuple(v.shape))
+        (v * w.to(device)).sum().backward()
         return x.grad
 
     g = grad("cuda")
     assert g.is_cuda
-    np.testing.assert_array_equal(host(g), grad("cpu").numpy())
+    want = grad("cpu").numpy()
+    assert np.count_nonzero(want) == {"sort": 15, "topk": 9, "kthvalue": 3}[name]   # selected
+    np.testing.assert_array_equal(host(g), want)
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2])

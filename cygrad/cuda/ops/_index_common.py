@@ -31,6 +31,9 @@ KIND_INT, KIND_FLOAT, KIND_COMPLEX = 0, 1, 2
 TYPED = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64",
          "float16": "f16", "bfloat16": "bf16", "int16": "i16", "int8": "i8", "uint8": "u8",
          "bool": "bool"}
+#: the complex element types of the accumulating kernels (sums, products, means):
+#: complex numbers have no order, so no max/min
+COMPLEX = {"complex64": "c64", "complex128": "c128"}
 _WIDTHS = (1, 2, 4, 8, 16)
 
 
@@ -61,6 +64,27 @@ def typed_suffix(primitive, dtype):
     if sfx is None:
         raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
                                   f"{dtype} (the CUDA kernels cover the real dtypes here)")
+    return sfx
+
+
+def accumulate_suffix(primitive, dtype, op):
+    """The suffix of ``cg_scatter_<op>_*`` for ``dtype``: the real dtypes for every
+    ``op`` ("add", "mul", "max", "min"), the complex ones for "add" and "mul"; else
+    NotImplementedError naming the primitive, the dtype and the device.
+
+    Examples
+    --------
+    >>> import cygrad
+    >>> accumulate_suffix("index_add", cygrad.complex64, "add")
+    'c64'
+    """
+    sfx = COMPLEX.get(dtype.name)
+    if sfx is None:
+        return typed_suffix(primitive, dtype)
+    if op not in ("add", "mul"):
+        raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
+                                  f"{dtype} with the reduction '{op}' (complex numbers have "
+                                  f"no order)")
     return sfx
 
 
@@ -342,8 +366,13 @@ def write(primitive, op, dst, dst_strides, vals, vals_strides, shape, b0=0, b1=0
     if op is None:
         launch(dst.device, f"cg_put_{width_suffix(dst.dtype.itemsize)}", n, args)
         return
-    sfx = typed_suffix(primitive, dst.dtype)
+    sfx = accumulate_suffix(primitive, dst.dtype, op)
     scaled = alpha != 1
+    if dst.dtype.is_complex:    # the complex kernels take alpha's two parts
+        alpha = complex(alpha)
+        launch(dst.device, f"cg_scatter_{op}_{sfx}", n,
+               args + (alpha.real, alpha.imag, int(scaled)))
+        return
     falpha = float(alpha) if dst.dtype.is_floating_point else 0.0
     ialpha = 0 if dst.dtype.is_floating_point else int(alpha)
     launch(dst.device, f"cg_scatter_{op}_{sfx}", n, args + (falpha, ialpha, int(scaled)))

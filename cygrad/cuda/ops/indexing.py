@@ -472,6 +472,20 @@ def _identity(reduce, dtype):
     return -(1 << (bits - 1)) if reduce == "amax" else (1 << (bits - 1)) - 1
 
 
+def _multiply_lines(target, dst_strides, vals, vstrides, shape, dim, offs):
+    """complex128 ``target[o + offs] *= vals`` over ``shape``: one thread per line
+    along ``dim``, its updates in index order (no 16-byte compare-and-swap before
+    sm_90; cuda_src/indexing.cu, section 2b)."""
+    lines = list(shape)
+    lines[dim] = 1
+    n = math.prod(lines)
+    geo = c._k.geometry(tuple(lines), tuple(dst_strides), tuple(vstrides),
+                        c.contiguous_strides(shape))
+    c.launch(target.device, "cg_scatter_mul_lines_c128", n,
+             (n, geo, shape[dim], target.data_ptr(), vals.data_ptr(), vstrides[dim],
+              offs.data_ptr(), c.contiguous_strides(shape)[dim]))
+
+
 def scatter(self, dim, index, src, value, reduce=None, include_self=True):
     """In place: ``src`` (a tensor) or ``value`` (a number) written into ``self`` at
     ``index`` along ``dim``, or reduced into it (``reduce``: "add"/"sum",
@@ -500,11 +514,14 @@ def scatter(self, dim, index, src, value, reduce=None, include_self=True):
         c.write("scatter", None, target, dst_strides, vals, vstrides, shape, 0, nd, offs)
         return self
     op = _REDUCE_OPS[reduce]
-    c.typed_suffix("scatter", target.dtype)
+    sfx = c.accumulate_suffix("scatter", target.dtype, op)
     if not include_self:
         ident = c.scalar(_identity(reduce, target.dtype), target.dtype, target.device)
         c.write("scatter", None, target, dst_strides, ident, [0] * nd, shape, 0, nd, offs)
-    c.write("scatter", op, target, dst_strides, vals, vstrides, shape, 0, nd, offs)
+    if op == "mul" and sfx == "c128":
+        _multiply_lines(target, dst_strides, vals, vstrides, shape, dim, offs)
+    else:
+        c.write("scatter", op, target, dst_strides, vals, vstrides, shape, 0, nd, offs)
     if reduce == "mean":
         count = c.zeros(tuple(target.shape), _dt.int64, target.device)
         coffs = c.offsets([(idx, target.shape[dim], count.stride(dim))], shape, target.device)
@@ -514,7 +531,7 @@ def scatter(self, dim, index, src, value, reduce=None, include_self=True):
         full = tuple(target.shape)
         n = count.numel()
         geo = c._k.geometry(full, target.stride(), count.stride())
-        c.launch(target.device, f"cg_mean_finish_{c.typed_suffix('scatter', target.dtype)}", n,
+        c.launch(target.device, f"cg_mean_finish_{sfx}", n,
                  (n, geo, target.data_ptr(), count.data_ptr(), int(bool(include_self))))
     return self
 

@@ -147,6 +147,11 @@ def _scatter_into(self, dim, index, src, value, reduce=None, include_self=True):
         if s1 is not None:
             msg += f" and to be no larger size than src {_shape_str(src.shape)}"
         raise RuntimeError(msg)
+    if reduce in ("amax", "amin") and self.dtype.is_complex:
+        # complex numbers have no order: PyTorch's dtype dispatch refuses them here,
+        # after the shape checks and before the index values are read
+        raise NotImplementedError(f'"scatter_gather_tensor_{self.device.type}_reduce_{reduce}" '
+                                  f"not implemented for '{_C._torch_type_name(self.dtype)}'")
     bad = _first_out_of_bounds(index, 0, a1[dim])
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size "

@@ -240,7 +240,7 @@ def masked_scatter_(input, mask, source):
 _INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 
 
-def _index_reduce_index(opname, input, dim, index, source, reduce):
+def _index_reduce_index(opname, input, dim, index, source, reduce, include_self):
     """Check ``index_reduce``'s arguments as PyTorch does and return ``(dim, index
     expanded to source's shape)``, the form ``scatter_reduce`` takes."""
     _check_tensor(input, opname)
@@ -264,14 +264,37 @@ def _index_reduce_index(opname, input, dim, index, source, reduce):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(input.shape)} "
                            f"source.shape = {list(source.shape)}")
-    if index.numel() and (int(index.min().item()) < -input.shape[d]
+    if input.dtype.is_complex:
+        _index_reduce_complex(input, d, index, reduce, include_self)
+    # (PyTorch's index_reduce takes no negative index, unlike index_add)
+    if index.numel() and (int(index.min().item()) < 0
                           or int(index.max().item()) >= input.shape[d]):
         raise IndexError("index out of range in self")
     idx = index.reshape(-1).to(int64)
-    idx = where(idx < 0, idx + input.shape[d], idx)
     shape = [1] * max(source.dim(), 1)
     shape[d] = idx.numel()
     return d, idx.reshape(shape).expand(tuple(source.shape) if source.dim() else (1,))
+
+
+def _index_reduce_complex(input, d, index, reduce, include_self):
+    """Raise where PyTorch's ``index_reduce`` refuses a complex ``input``: its kernels
+    that leave ``input`` out, and those of a 0-dim or 1-D ``input``, dispatch over the
+    real dtypes only (whatever the index holds, even nothing); a multi-dim ``input``
+    is reduced slice by slice, where ``prod`` and ``mean`` compute and ``amax``/``amin``
+    call ``maximum``/``minimum``, which refuse complex at the first index (after that
+    index's bounds check)."""
+    kernel = None
+    if not include_self:
+        kernel = "index_reduce_func_exclude_input_init"
+    elif input.dim() <= 1:
+        kernel = "index_func_"
+    elif reduce in ("amax", "amin") and index.numel():
+        first = int(index.reshape(-1)[0].item())
+        if 0 <= first < input.shape[d]:
+            kernel = f"{'maximum' if reduce == 'amax' else 'minimum'}_{input.device.type}"
+    if kernel is not None:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_C._torch_type_name(input.dtype)}'")
 
 
 @tensor_method
@@ -288,7 +311,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     >>> cygrad.index_reduce(x, 0, cygrad.tensor([0, 0]), cygrad.tensor([2.0, 3.0]), "prod").tolist()
     [6.0, 1.0, 1.0]
     """
-    d, idx = _index_reduce_index("index_reduce", input, dim, index, source, reduce)
+    d, idx = _index_reduce_index("index_reduce", input, dim, index, source, reduce,
+                                 include_self)
     return input.scatter_reduce(d, idx, source.to(input.dtype), reduce,
                                 include_self=include_self)
 
@@ -304,7 +328,8 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
     >>> x.index_reduce_(0, cygrad.tensor([1, 1]), cygrad.tensor([2.0, 3.0]), "amax").tolist()
     [0.0, 3.0]
     """
-    d, idx = _index_reduce_index("index_reduce", input, dim, index, source, reduce)
+    d, idx = _index_reduce_index("index_reduce", input, dim, index, source, reduce,
+                                 include_self)
     return input.scatter_reduce_(d, idx, source.to(input.dtype), reduce,
                                  include_self=include_self)
 
