@@ -344,3 +344,18 @@ def test_index_sharing_memory_with_the_target_is_read_before_the_writes():
     t = np.array([[1, 0, 2]])
     sk.scatter_("add", t, 1, t, np.full((1, 3), 50))      # the kernel itself copies
     assert t.tolist() == [[51, 50, 52]]
+
+
+def test_index_add_complex_alpha_gradient_is_conjugate():
+    # source's gradient is conj(alpha) * grad (PyTorch 2.13 uses alpha and fails this)
+    from cygrad.autograd import gradcheck, gradgradcheck
+    rng = np.random.default_rng(3)
+    idx = cygrad.tensor([2, 0, 2])
+
+    def cplx(*shape):
+        return cygrad.tensor(rng.standard_normal(shape) + 1j * rng.standard_normal(shape),
+                             requires_grad=True)
+    x, s = cplx(4, 3), cplx(3, 3)
+    f = lambda x, s: cygrad.index_add(x, 0, idx, s, alpha=1.5 + 2j)
+    assert gradcheck(f, (x, s), eps=1e-6, atol=1e-8)
+    assert gradgradcheck(f, (x, s), eps=1e-6, atol=1e-8)

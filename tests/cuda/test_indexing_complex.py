@@ -309,9 +309,9 @@ def test_complex_gradients_by_finite_differences(name):
     # gradcheck perturbs host tensors: the op itself runs on the device
     fns = {
         "scatter_add": lambda a, b: a.cuda().scatter_add(1, idx, b.cuda()).cpu(),
-        # (a real alpha: for a complex one, PyTorch 2.13's gradient, and so the CPU's,
-        # multiplies by alpha, not its conjugate, and fails this check on both)
-        "index_add": lambda a, b: a.cuda().index_add(1, idx[0], b.cuda(), alpha=-1.5).cpu(),
+        # a complex alpha: source's gradient is conj(alpha) times the output's
+        # (PyTorch 2.13 multiplies by alpha and fails this check)
+        "index_add": lambda a, b: a.cuda().index_add(1, idx[0], b.cuda(), alpha=-1.5 + 2j).cpu(),
     }
     a = cvalues((2, 3), cygrad.complex128).requires_grad_()
     b = cvalues((2, 3), cygrad.complex128).requires_grad_()

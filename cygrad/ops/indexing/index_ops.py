@@ -402,7 +402,9 @@ def _index_add_kernel(input, dim, index, source, alpha):
 
 class IndexAdd(Function):
     """``index_add``: ``input``'s gradient passes unchanged; ``source`` gets
-    ``alpha`` times the gradient of the slices it was added to."""
+    ``conj(alpha)`` times the gradient of the slices it was added to (the conjugate:
+    gradients of complex functions are conjugate Wirtinger derivatives, as for ``mul``;
+    PyTorch 2.13 multiplies by ``alpha`` itself, which finite differences refute)."""
     _node_name = "IndexAddBackward0"
     inplace = False
 
@@ -421,7 +423,7 @@ class IndexAdd(Function):
         if ctx.needs_input_grad[3]:
             grad_source = index_select(grad, ctx.dim, index).reshape(ctx.source_shape)
             if ctx.alpha != 1:
-                grad_source = grad_source * ctx.alpha
+                grad_source = grad_source * ctx.alpha.conjugate()
         return grad, None, None, grad_source, None
 
     @staticmethod
