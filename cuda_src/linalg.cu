@@ -1,6 +1,7 @@
 /* Small dense linear algebra of cygrad on the device, one block per matrix of a
  * batch (blocks take matrices in a grid-stride loop, so any grid covers the
- * batch): f32 (float) and f64 (double).
+ * batch): f32 (float) and f64 (double); LU, Cholesky and the triangular solve
+ * also c64 and c128 (complex64, complex128: cg_rcomplex of cg_reduce_complex.cuh).
  *
  *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
  *       Gaussian elimination with partial pivoting (the largest |value| of the
@@ -10,7 +11,10 @@
  *       diagonal, U on and above it), piv the 1-based row interchanges (int32),
  *       info getrf's info (0, or the 1-based index of the first exactly zero
  *       pivot), det the product of U's diagonal with the interchanges' sign,
- *       sign and logabs as slogdet. gj = 1 (square w): Gauss-Jordan on [w | x]
+ *       sign and logabs as slogdet (complex: sign = the product of the pivots'
+ *       phases p / |p| with the interchanges' sign, of the matrix's dtype;
+ *       logabs is real). A complex pivot is the largest modulus |a| (hypot),
+ *       as the CPU's lu_factor (NumPy's abs), not BLAS izamax's |re| + |im|. gj = 1 (square w): Gauss-Jordan on [w | x]
  *       where x is m x nb (contiguous): x becomes w^-1 x (NaN for a singular
  *       matrix); w keeps the pivots on its diagonal and multipliers elsewhere.
  *       Pointers that are not needed may be NULL (0).
@@ -18,6 +22,8 @@
  *       the lower Cholesky factor l of each matrix of a (only its lower triangle
  *       is read), column by column; info = potrf's (the order of the first
  *       leading minor that is not positive-definite); a failed matrix's l is NaN.
+ *       Complex: Hermitian, l l^H = a (the diagonal's imaginary part is not read,
+ *       as LAPACK's potrf).
  *   cg_qr_<dtype>(batch, m, n, qcols, rrows, w, tau, q, r)
  *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
  *   cg_eigh_<dtype>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec)
@@ -37,9 +43,79 @@
  */
 
 #include "cg_common.cuh"
+#include "cg_reduce_complex.cuh"
+
+/* The element helpers LU, Cholesky and the triangular solve are written once
+ * through, T float, double or a cg_rcomplex of them; cg_la_real<T>::type is the
+ * type of |T|. On a real T they are the identity (conj, re) or the plain formula,
+ * so the real kernels compute exactly what they did before complex came in. */
+template <typename T> struct cg_la_real { typedef T type; };
+template <typename R> struct cg_la_real<cg_rcomplex<R> > { typedef R type; };
+
+template <typename T> __device__ inline T cg_la_conj(T v) { return v; }
+template <typename R> __device__ inline cg_rcomplex<R> cg_la_conj(cg_rcomplex<R> v)
+{
+    return cg_rcomplex<R>(v.re, -v.im);
+}
+template <typename T> __device__ inline T cg_la_re(T v) { return v; }
+template <typename R> __device__ inline R cg_la_re(cg_rcomplex<R> v) { return v.re; }
+template <typename T> __device__ inline T cg_la_abs2(T v) { return v * v; }
+template <typename R> __device__ inline R cg_la_abs2(cg_rcomplex<R> v)
+{
+    return v.re * v.re + v.im * v.im;
+}
 
 __device__ inline float cg_la_abs(float v) { return fabsf(v); }
 __device__ inline double cg_la_abs(double v) { return fabs(v); }
+/* the modulus without overflow or underflow of re^2 + im^2 */
+__device__ inline float cg_la_abs(cg_rc64 v) { return hypotf(v.re, v.im); }
+__device__ inline double cg_la_abs(cg_rc128 v) { return hypot(v.re, v.im); }
+/* det *= p, the running product of the pivots. A complex product is kept as
+ * det * 2^e with det's larger part in [0.5, 1) (scaling by a power of two is exact):
+ * a product of parts near the overflow threshold would give inf - inf = NaN where the
+ * determinant's true value is only past the dtype's range, which the final ldexp
+ * then writes as infinite parts, as the CPU's cast of NumPy's determinant. */
+template <typename T> __device__ inline void cg_la_det_mul(T& det, int& e, T p)
+{
+    (void)e;
+    det *= p;
+}
+template <typename T> __device__ inline T cg_la_det_value(T det, int e)
+{
+    (void)e;
+    return det;
+}
+__device__ inline float cg_la_frexp(float v, int* e) { return frexpf(v, e); }
+__device__ inline double cg_la_frexp(double v, int* e) { return frexp(v, e); }
+__device__ inline float cg_la_ldexp(float v, int e) { return ldexpf(v, e); }
+__device__ inline double cg_la_ldexp(double v, int e) { return ldexp(v, e); }
+template <typename R> __device__ inline void cg_la_det_mul(cg_rcomplex<R>& det, int& e,
+                                                           cg_rcomplex<R> p)
+{
+    int ep = 0, k = 0;
+    const R pr = p.re < R(0) ? -p.re : p.re, pi = p.im < R(0) ? -p.im : p.im;
+    cg_la_frexp(pr > pi ? pr : pi, &ep);          /* (0 or not finite: ep is unspecified) */
+    if (!(pr > R(0) || pi > R(0)) || !(pr + pi < R(1) / R(0)))
+        ep = 0;
+    det *= cg_rcomplex<R>(cg_la_ldexp(p.re, -ep), cg_la_ldexp(p.im, -ep));
+    const R dr = det.re < R(0) ? -det.re : det.re, di = det.im < R(0) ? -det.im : det.im;
+    cg_la_frexp(dr > di ? dr : di, &k);
+    if (!(dr > R(0) || di > R(0)) || !(dr + di < R(1) / R(0)))
+        k = 0;
+    det = cg_rcomplex<R>(cg_la_ldexp(det.re, -k), cg_la_ldexp(det.im, -k));
+    e += ep + k;
+}
+template <typename R> __device__ inline cg_rcomplex<R> cg_la_det_value(cg_rcomplex<R> det, int e)
+{
+    return cg_rcomplex<R>(cg_la_ldexp(det.re, e), cg_la_ldexp(det.im, e));
+}
+/* p / |p| of a nonzero pivot: the factor slogdet's sign collects (+-1 when real) */
+template <typename T> __device__ inline T cg_la_phase(T v) { return v < T(0) ? T(-1) : T(1); }
+template <typename R> __device__ inline cg_rcomplex<R> cg_la_phase(cg_rcomplex<R> v)
+{
+    const R m = cg_la_abs(v);
+    return cg_rcomplex<R>(v.re / m, v.im / m);
+}
 __device__ inline float cg_la_log(float v) { return logf(v); }
 __device__ inline double cg_la_log(double v) { return log(v); }
 __device__ inline float cg_la_sqrt(float v) { return sqrtf(v); }
@@ -48,15 +124,16 @@ __device__ inline double cg_la_sqrt(double v) { return sqrt(v); }
 template <typename T>
 __device__ inline T cg_la_nan() { return T(0) / T(0); }
 
-template <typename T>
+template <typename T, typename R>
 __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb, int gj, T* w,
-                             T* x, int* piv, int* info, T* det, T* sign, T* logabs)
+                             T* x, int* piv, int* info, T* det, T* sign, R* logabs)
 {
     __shared__ cg_index s_piv;
     __shared__ T s_pv;
     __shared__ int s_info;
     __shared__ T s_det;
-    __shared__ T s_log;
+    __shared__ int s_det_exp;
+    __shared__ R s_log;
     __shared__ T s_sgn;
     const cg_index steps = m < n ? m : n;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
@@ -66,16 +143,17 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
         if (tid == 0) {
             s_info = 0;
             s_det = T(1);
-            s_log = T(0);
+            s_det_exp = 0;
+            s_log = R(0);
             s_sgn = T(1);
         }
         __syncthreads();
         for (cg_index j = 0; j < steps; ++j) {
             if (tid == 0) {
                 cg_index p = j;
-                T best = cg_la_abs(a[j * n + j]);
+                R best = cg_la_abs(a[j * n + j]);
                 for (cg_index i = j + 1; i < m; ++i) {
-                    const T v = cg_la_abs(a[i * n + j]);
+                    const R v = cg_la_abs(a[i * n + j]);
                     if (v > best) {
                         best = v;
                         p = i;
@@ -107,14 +185,13 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
             if (tid == 0) {
                 const T pv = a[j * n + j];
                 s_pv = pv;
-                s_det *= pv;
+                cg_la_det_mul(s_det, s_det_exp, pv);
                 if (pv == T(0)) {
                     if (s_info == 0)
                         s_info = (int)(j + 1);
                 } else {
                     s_log += cg_la_log(cg_la_abs(pv));
-                    if (pv < T(0))
-                        s_sgn = -s_sgn;
+                    s_sgn *= cg_la_phase(pv);
                 }
             }
             __syncthreads();
@@ -151,11 +228,11 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
             if (info)
                 info[b] = s_info;
             if (det)
-                det[b] = s_det;
+                det[b] = cg_la_det_value(s_det, s_det_exp);
             if (sign)
                 sign[b] = s_info ? T(0) : s_sgn;
             if (logabs)
-                logabs[b] = s_info ? -T(1) / T(0) : s_log;
+                logabs[b] = s_info ? -R(1) / R(0) : s_log;
         }
         __syncthreads();              /* the shared values are reset for the next matrix */
     }
@@ -164,8 +241,9 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
 template <typename T>
 __device__ inline void cg_cholesky(cg_index batch, cg_index n, const T* a, T* l, int* info)
 {
+    typedef typename cg_la_real<T>::type R;
     __shared__ int s_fail;
-    __shared__ T s_d;
+    __shared__ R s_d;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
     for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
         const T* ab = a + b * n * n;
@@ -175,22 +253,22 @@ __device__ inline void cg_cholesky(cg_index batch, cg_index n, const T* a, T* l,
         __syncthreads();
         for (cg_index j = 0; j < n; ++j) {
             if (tid == 0) {
-                T d = ab[j * n + j];
+                R d = cg_la_re(ab[j * n + j]);
                 for (cg_index k = 0; k < j; ++k)
-                    d -= lb[j * n + k] * lb[j * n + k];
-                if (!(d > T(0)))                   /* also NaN */
+                    d -= cg_la_abs2(lb[j * n + k]);
+                if (!(d > R(0)))                   /* also NaN */
                     s_fail = (int)(j + 1);
                 else
-                    lb[j * n + j] = s_d = cg_la_sqrt(d);
+                    lb[j * n + j] = T(s_d = cg_la_sqrt(d));
             }
             __syncthreads();
             if (s_fail)
                 break;                             /* (the same for every thread) */
-            const T djj = s_d;
+            const T djj = T(s_d);
             for (cg_index i = j + 1 + tid; i < n; i += nt) {
                 T v = ab[i * n + j];
                 for (cg_index k = 0; k < j; ++k)
-                    v -= lb[i * n + k] * lb[j * n + k];
+                    v -= lb[i * n + k] * cg_la_conj(lb[j * n + k]);
                 lb[i * n + j] = v / djj;
             }
             __syncthreads();
@@ -228,6 +306,9 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
         }
     }
 }
+
+/* (cg_qr, cg_eigh and cg_svd below are real only: complex Householder reflectors,
+ * Hermitian Jacobi rotations and complex one-sided rotations are not written.) */
 
 /* Householder QR as LAPACK's geqrf (unblocked, dgeqr2 with dlarfg's reflectors:
  * beta = -sign(alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta),
@@ -565,18 +646,27 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     }
 }
 
-#define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
+/* LU, Cholesky and the triangular solve: real and complex (R: the type of |T|) */
+#define CG_LINALG_LU_KERNELS(SUFFIX, T, R)                                                     \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
-                                              int* info, T* det, T* sign, T* logabs)           \
+                                              int* info, T* det, T* sign, R* logabs)           \
     {                                                                                          \
-        cg_lu<T>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs);                     \
+        cg_lu<T, R>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs);                  \
     }                                                                                          \
     extern "C" __global__ void cg_cholesky_##SUFFIX(cg_index batch, cg_index n, const T* a,    \
                                                     T* l, int* info)                           \
     {                                                                                          \
         cg_cholesky<T>(batch, n, a, l, info);                                                  \
     }                                                                                          \
+    extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
+                                                int upper, int unit, const T* a, T* x)         \
+    {                                                                                          \
+        cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
+    }
+
+/* QR, eigh and SVD: real only */
+#define CG_LINALG_REAL_KERNELS(SUFFIX, T)                                                      \
     extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index qcols, cg_index rrows, T* w, T* tau,    \
                                               T* q, T* r)                                      \
@@ -595,12 +685,11 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
                                                T* vt)                                          \
     {                                                                                          \
         cg_svd<T>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);              \
-    }                                                                                          \
-    extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
-                                                int upper, int unit, const T* a, T* x)         \
-    {                                                                                          \
-        cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
     }
 
-CG_LINALG_KERNELS(f32, float)
-CG_LINALG_KERNELS(f64, double)
+CG_LINALG_LU_KERNELS(f32, float, float)
+CG_LINALG_LU_KERNELS(f64, double, double)
+CG_LINALG_LU_KERNELS(c64, cg_rc64, float)
+CG_LINALG_LU_KERNELS(c128, cg_rc128, double)
+CG_LINALG_REAL_KERNELS(f32, float)
+CG_LINALG_REAL_KERNELS(f64, double)

@@ -2,7 +2,8 @@
 solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr, geqrf, eigh, svd
 and nuclear_weights against the CPU kernels of the same primitives and NumPy, their
 errors (PyTorch's LinAlgError messages, as the CPU's), and gradients through the ops
-on the device against the CPU.
+on the device against the CPU. Cholesky and solve_triangular also in complex64 and
+complex128 here; the complex LU family is in test_linalg_complex.py.
 """
 import os
 import sys
@@ -14,28 +15,33 @@ import cygrad
 from cygrad._core import dispatch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emulated_gpu import both_devices as _both  # noqa: E402
 from emulated_gpu import emulated, needs_cxx  # noqa: E402,F401  (the fixture)
 
 pytestmark = needs_cxx
 
 DTYPES = [cygrad.float32, cygrad.float64]
+# the kernels that also take complex (Cholesky and the triangular solve here; the LU
+# family in test_linalg_complex.py)
+ALL_DTYPES = DTYPES + [cygrad.complex64, cygrad.complex128]
 
 
 def _tol(dtype, scale=1.0):
-    return dict(rtol=2e-4 * scale, atol=2e-5 * scale) if dtype is cygrad.float32 else \
+    return dict(rtol=2e-4 * scale, atol=2e-5 * scale) \
+        if dtype in (cygrad.float32, cygrad.complex64) else \
         dict(rtol=1e-10 * scale, atol=1e-11 * scale)
 
 
-def _both(name, *args):
-    """The CPU and the CUDA kernel of ``name`` on the same arguments, as tuples."""
-    want = dispatch.kernel(name, "cpu")(*args)
-    got = dispatch.kernel(name, "cuda")(*[a.cuda() if isinstance(a, cygrad.Tensor) else a
-                                          for a in args])
-    want = want if isinstance(want, tuple) else (want,)
-    got = got if isinstance(got, tuple) else (got,)
-    for g in got:
-        assert g.is_cuda
-    return [w.numpy() for w in want], [g.cpu().numpy() for g in got]
+def _normal(rng, shape, dtype=cygrad.float64):
+    """Standard normal values, with an independent imaginary part for a complex dtype."""
+    x = rng.standard_normal(shape)
+    return x + 1j * rng.standard_normal(shape) if dtype.is_complex else x
+
+
+def _positive_definite(rng, shape, dtype=cygrad.float64):
+    """m m^H + n I: symmetric (Hermitian for a complex dtype) positive-definite."""
+    m = _normal(rng, shape, dtype)
+    return m @ np.conj(np.swapaxes(m, -1, -2)) + shape[-1] * np.eye(shape[-1])
 
 
 def _well_conditioned(rng, shape):
@@ -111,25 +117,27 @@ def test_singular_matrices_info_nan_and_errors():
         cygrad.linalg.inv(single)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 6, 6), (33, 33)])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (5, 5), (3, 6, 6), (33, 33), (48, 48)])
 def test_cholesky_against_cpu_and_numpy(dtype, shape):
     rng = np.random.default_rng(3)
-    m = rng.standard_normal(shape)
-    spd = m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])
-    junk = np.triu(rng.standard_normal(shape), 1)        # only the lower triangle is read
+    spd = _positive_definite(rng, shape, dtype)
+    junk = np.triu(_normal(rng, shape, dtype), 1)        # only the lower triangle is read
+    if dtype.is_complex:                 # nor the diagonal's imaginary part (as potrf)
+        junk = junk + 1j * np.diag(rng.standard_normal(shape[-1]))
     a = cygrad.tensor(spd + junk, dtype=dtype)
     want, got = _both("linalg_cholesky_ex", a, False)
     np.testing.assert_allclose(got[0], np.linalg.cholesky(spd), **_tol(dtype, 10))
     np.testing.assert_allclose(got[0], want[0], **_tol(dtype, 10))
     assert not got[1].any()
     assert np.array_equal(np.triu(got[0], 1), np.zeros(shape))
+    assert not np.diagonal(got[0], axis1=-2, axis2=-1).imag.any()    # (complex: real, > 0)
 
 
-def test_cholesky_not_positive_definite():
+@pytest.mark.parametrize("dtype", [cygrad.float64, cygrad.complex128])
+def test_cholesky_not_positive_definite(dtype):
     rng = np.random.default_rng(4)
-    m = rng.standard_normal((3, 5, 5))
-    spd = m @ np.swapaxes(m, -1, -2) + 5 * np.eye(5)
+    spd = _positive_definite(rng, (3, 5, 5), dtype)
     spd[1, 3, 3] = -50.0
     spd[2] = -np.eye(5)
     a = cygrad.tensor(spd)
@@ -144,13 +152,13 @@ def test_cholesky_not_positive_definite():
     assert str(cuda_err.value) == str(cpu_err.value)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("upper", [True, False])
 @pytest.mark.parametrize("unit", [True, False])
 def test_solve_triangular_against_cpu(dtype, upper, unit):
     rng = np.random.default_rng(5)
-    a = cygrad.tensor(rng.standard_normal((2, 6, 6)) + 4 * np.eye(6), dtype=dtype)
-    b = cygrad.tensor(rng.standard_normal((2, 6, 3)), dtype=dtype)
+    a = cygrad.tensor(_normal(rng, (2, 6, 6), dtype) + 4 * np.eye(6), dtype=dtype)
+    b = cygrad.tensor(_normal(rng, (2, 6, 3), dtype), dtype=dtype)
     want, got = _both("linalg_solve_triangular", a, b, upper, unit)
     np.testing.assert_allclose(got[0], want[0], **_tol(dtype, 10))
     tri = np.triu(a.numpy()) if upper else np.tril(a.numpy())
@@ -273,9 +281,16 @@ def test_svd_of_a_rank_deficient_matrix_and_nuclear_weights():
 
 
 def test_unsupported_dtype_raises_not_implemented():
+    # QR, eigh and SVD are real only (docs/cuda.md); the LU family takes complex
+    # (tests/cuda/test_linalg_complex.py) but no integers
     a = cygrad.eye(2, dtype=cygrad.complex64).cuda()
-    with pytest.raises(NotImplementedError, match="'linalg_inv_ex'.*complex64.*cuda"):
-        dispatch.kernel("linalg_inv_ex", "cuda")(a, False)
+    for name, args in (("linalg_qr", ("reduced",)), ("linalg_eigh", ()), ("linalg_svd", (False,))):
+        with pytest.raises(NotImplementedError,
+                           match=f"'{name}'.*complex64 on cuda \\(float32 and float64 only"):
+            dispatch.kernel(name, "cuda")(a, *args)
+    with pytest.raises(NotImplementedError, match="'linalg_inv_ex'.*int32 on cuda "
+                                                  r"\(float32, float64, complex64 and complex128"):
+        dispatch.kernel("linalg_inv_ex", "cuda")(cygrad.eye(2, dtype=cygrad.int32).cuda(), False)
 
 
 # ---- gradients through the ops on the device --------------------------------------------
@@ -283,19 +298,22 @@ def test_unsupported_dtype_raises_not_implemented():
 def _grads(fn, arrays, device):
     ts = [cygrad.tensor(x, device=device, requires_grad=True) for x in arrays]
     out = fn(*ts)
-    (out * out).sum().backward()
+    # |out|^2 summed: a real loss of a complex out too
+    (out * out.conj()).real.sum().backward() if out.is_complex() else (out * out).sum().backward()
     return out, [t.grad for t in ts]
 
 
 # (the gradients of solve_triangular and cholesky need tril/triu, which have no CUDA
 # kernel on this branch: their forward ops are checked against the CPU here)
+@pytest.mark.parametrize("dtype", [cygrad.float64, cygrad.complex128])
 @pytest.mark.parametrize("fn", [
     lambda a, b: cygrad.linalg.solve(a, b),
     lambda a, b: cygrad.linalg.inv(a) @ b,
-], ids=["solve", "inv"])
-def test_gradients_on_cuda_match_cpu(fn):
+    lambda a, b: cygrad.linalg.det(a)[:, None, None] * b,
+], ids=["solve", "inv", "det"])
+def test_gradients_on_cuda_match_cpu(fn, dtype):
     rng = np.random.default_rng(8)
-    arrays = [rng.standard_normal((2, 4, 4)) + 3 * np.eye(4), rng.standard_normal((2, 4, 3))]
+    arrays = [_normal(rng, (2, 4, 4), dtype) + 3 * np.eye(4), _normal(rng, (2, 4, 3), dtype)]
     out, grads = _grads(fn, arrays, "cuda")
     want_out, want = _grads(fn, arrays, "cpu")
     assert out.is_cuda and all(g.is_cuda for g in grads)

@@ -1,11 +1,13 @@
 """The 'cuda' kernels of the small dense linear algebra (``cuda_src/linalg.cu``): one
-block per matrix of a batch, float32 and float64.
+block per matrix of a batch, float32 and float64; the LU family, Cholesky and the
+triangular solve also complex64 and complex128 (``COMPLEX_PRIMITIVES``).
 
 - ``linalg_solve``/``_ex``, ``linalg_inv``/``_ex``: Gauss-Jordan elimination with
   partial pivoting on ``[A | B]`` (``B`` the identity for the inverse);
 - ``linalg_det``, ``linalg_slogdet``, ``linalg_lu_factor``: LU with partial
   pivoting (LAPACK getrf's pivots, packed factors and ``info``);
-- ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization;
+- ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization
+  (Hermitian for complex: ``L L^H``);
 - ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
 - ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
 - ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations;
@@ -15,7 +17,8 @@ Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
 ``check_errors``). The general eigenvalue problem (``linalg_eig``) has no CUDA
-kernel: ``docs/cuda.md`` lists it with the reason.
+kernel, and QR, eigh and SVD have no complex one: ``docs/cuda.md`` lists them with
+the reason.
 
 Examples
 --------
@@ -37,7 +40,14 @@ PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", 
               "linalg_solve_triangular", "linalg_qr", "linalg_geqrf", "linalg_eigh",
               "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
+#: the primitives whose kernels also take complex64 and complex128 (``linalg.cu``'s
+#: LU, Cholesky and triangular solve are written for both)
+COMPLEX_PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex",
+                      "linalg_det", "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky",
+                      "linalg_cholesky_ex", "linalg_solve_triangular")
+
 _THREADS = 128          # threads per block (one block per matrix)
+_COMPLEX_SUFFIXES = {"complex64": "c64", "complex128": "c128"}
 
 
 def _suffix(primitive, *tensors):
@@ -47,9 +57,14 @@ def _suffix(primitive, *tensors):
                                f"least two devices, cuda:0 and {t.device}!")
     dt = tensors[0].dtype
     sfx = _k.suffix(dt.name)
+    complex_ok = primitive in COMPLEX_PRIMITIVES
+    if sfx is None and complex_ok:
+        sfx = _COMPLEX_SUFFIXES.get(dt.name)
     if sfx is None or any(t.dtype is not dt for t in tensors):
+        covered = "float32, float64, complex64 and complex128" if complex_ok else \
+            "float32 and float64"
         raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
-                                  f"{dt} on cuda (float32 and float64 only)")
+                                  f"{dt} on cuda ({covered} only)")
     return sfx
 
 
@@ -110,9 +125,11 @@ def _lu_run(primitive, a, b=None, outputs=()):
     batch = math.prod(batch_shape)
     info = _C._empty(batch_shape, _dt.int32, dev)
     extras = {}
+    # (slogdet's log|det| of a complex matrix is real)
+    dtypes = {"piv": _dt.int32, "logabs": a.dtype.to_real()}
     for key in outputs:
         shape = batch_shape + ((min(m, n),) if key == "piv" else ())
-        extras[key] = _C._empty(shape, _dt.int32 if key == "piv" else a.dtype, dev)
+        extras[key] = _C._empty(shape, dtypes.get(key, a.dtype), dev)
     _launch(dev, "lu", sfx, batch,
             (m, n, nb, int(b is not None), _ptr(w), _ptr(x), _ptr(extras.get("piv")), _ptr(info),
              _ptr(extras.get("det")), _ptr(extras.get("sign")), _ptr(extras.get("logabs"))))
@@ -226,7 +243,9 @@ def linalg_det(a):
 
 
 def linalg_slogdet(a):
-    """``(sign, log|det|)`` of each square matrix (``(0, -inf)`` where it is singular).
+    """``(sign, log|det|)`` of each square matrix (``(0, -inf)`` where it is singular);
+    for a complex matrix ``sign`` is the complex phase ``det / |det|`` and ``log|det|``
+    is real, as NumPy and PyTorch.
 
     Examples
     --------
@@ -256,8 +275,8 @@ def linalg_lu_factor(a):
 
 
 def linalg_cholesky_ex(a, check_errors, name="linalg.cholesky"):
-    """The lower Cholesky factor of each matrix (only its lower triangle is read) and
-    potrf's info; LinAlgError where a matrix is not positive-definite and
+    """The lower Cholesky factor of each matrix (only its lower triangle is read; a
+    complex matrix is taken as Hermitian, ``L L^H``) and potrf's info; LinAlgError where a matrix is not positive-definite and
     ``check_errors``; such a matrix's factor is NaN.
 
     Examples
@@ -487,4 +506,7 @@ def register():
     True
     """
     for name in PRIMITIVES:
-        dispatch.register(name, "cuda", dtypes=("float32", "float64"))(globals()[name])
+        dtypes = ("float32", "float64")
+        if name in COMPLEX_PRIMITIVES:
+            dtypes += tuple(_COMPLEX_SUFFIXES)
+        dispatch.register(name, "cuda", dtypes=dtypes)(globals()[name])
