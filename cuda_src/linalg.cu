@@ -1,7 +1,7 @@
 /* Small dense linear algebra of cygrad on the device, one block per matrix of a
  * batch (blocks take matrices in a grid-stride loop, so any grid covers the
- * batch): f32 (float) and f64 (double); LU, Cholesky and the triangular solve
- * also c64 and c128 (complex64, complex128: cg_rcomplex of cg_reduce_complex.cuh).
+ * batch): f32 (float) and f64 (double); LU, Cholesky, the triangular solve and
+ * eigh also c64 and c128 (complex64, complex128: cg_rcomplex of cg_reduce_complex.cuh).
  *
  *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
  *       Gaussian elimination with partial pivoting (the largest |value| of the
@@ -27,7 +27,8 @@
  *   cg_qr_<dtype>(batch, m, n, qcols, rrows, w, tau, q, r)
  *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
  *   cg_eigh_<dtype>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec)
- *       symmetric eigenvalues (ascending) and eigenvectors by cyclic Jacobi sweeps.
+ *       symmetric (complex: Hermitian) eigenvalues (ascending, real) and
+ *       eigenvectors by cyclic Jacobi sweeps.
  *   cg_svd_<dtype>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt)
  *       singular values (descending) and vectors by one-sided Jacobi rotations.
  *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
@@ -307,8 +308,8 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
     }
 }
 
-/* (cg_qr, cg_eigh and cg_svd below are real only: complex Householder reflectors,
- * Hermitian Jacobi rotations and complex one-sided rotations are not written.) */
+/* (cg_qr and cg_svd below are real only: complex Householder reflectors and
+ * complex one-sided rotations are not written.) */
 
 /* Householder QR as LAPACK's geqrf (unblocked, dgeqr2 with dlarfg's reflectors:
  * beta = -sign(alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta),
@@ -403,13 +404,19 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
  * rotate columns p and q of w and v, then rows p and q of w, with barriers between.
  * Sweeps repeat until the off-diagonal squared norm is at most tol times the
  * matrix's (or max_sweeps). Then thread 0 orders the eigenvalues ascending into
- * order (int, n per matrix) and the threads write eig (n) and vec (n x n, columns). */
-template <typename T>
-__device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int max_sweeps,
-                               const T* a, T* w, T* v, int* order, T* eig, T* vec)
+ * order (int, n per matrix) and the threads write eig (n) and vec (n x n, columns).
+ * Hermitian (complex T): the triangle not read is the conjugate of the one read,
+ * the diagonal's imaginary part is dropped (as LAPACK's heevd); with
+ * w_pq = r e (r = |w_pq|, |e| = 1) the rotation is the unitary
+ * U = [[c, s e], [-s conj(e), c]] with c, s the real formulas on r (U = D R D^H,
+ * D = diag(1, conj(e)) making w_pq real): columns by U, rows by U^H. For a real T,
+ * e = +-1 and U is the real rotation. */
+template <typename T, typename R>
+__device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, R tol, int max_sweeps,
+                               const T* a, T* w, T* v, int* order, R* eig, T* vec)
 {
-    __shared__ T s_c;
-    __shared__ T s_s;
+    __shared__ R s_c;
+    __shared__ T s_se;             /* s e */
     __shared__ int s_done;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
     for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -419,16 +426,18 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
         for (cg_index e = tid; e < n * n; e += nt) {
             const cg_index i = e / n, j = e % n;
             const cg_index hi = i > j ? i : j, lo = i > j ? j : i;
-            wb[e] = lower ? ab[hi * n + lo] : ab[lo * n + hi];
+            const T x = lower ? ab[hi * n + lo] : ab[lo * n + hi];
+            /* (i, j) outside the triangle read: the conjugate of its mirror */
+            wb[e] = i == j ? T(cg_la_re(x)) : ((i > j) == (lower != 0) ? x : cg_la_conj(x));
             vb[e] = i == j ? T(1) : T(0);
         }
         __syncthreads();
         for (int sweep = 0; sweep < max_sweeps; ++sweep) {
             if (tid == 0) {
-                T off = T(0), all = T(0);
+                R off = R(0), all = R(0);
                 for (cg_index i = 0; i < n; ++i)
                     for (cg_index j = 0; j < n; ++j) {
-                        const T x = wb[i * n + j] * wb[i * n + j];
+                        const R x = cg_la_abs2(wb[i * n + j]);
                         all += x;
                         if (i != j)
                             off += x;
@@ -443,32 +452,34 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
                     if (tid == 0) {
                         const T apq = wb[p * n + q];
                         if (apq == T(0)) {
-                            s_c = T(1);
-                            s_s = T(0);
+                            s_c = R(1);
+                            s_se = T(0);
                         } else {
-                            const T theta = (wb[q * n + q] - wb[p * n + p]) / (T(2) * apq);
-                            const T t = (theta >= T(0) ? T(1) : T(-1))
-                                / (cg_la_abs(theta) + cg_la_sqrt(theta * theta + T(1)));
-                            s_c = T(1) / cg_la_sqrt(t * t + T(1));
-                            s_s = t * s_c;
+                            const R r = cg_la_abs(apq);
+                            const R theta = (cg_la_re(wb[q * n + q]) - cg_la_re(wb[p * n + p]))
+                                / (R(2) * r);
+                            const R t = (theta >= R(0) ? R(1) : R(-1))
+                                / (cg_la_abs(theta) + cg_la_sqrt(theta * theta + R(1)));
+                            s_c = R(1) / cg_la_sqrt(t * t + R(1));
+                            s_se = T(t * s_c) * cg_la_phase(apq);
                         }
                     }
                     __syncthreads();
-                    const T c = s_c, sn = s_s;
-                    if (sn != T(0)) {
+                    const T c = T(s_c), se = s_se, sec = cg_la_conj(s_se);
+                    if (se != T(0)) {
                         for (cg_index k = tid; k < n; k += nt) {
                             const T wp = wb[k * n + p], wq = wb[k * n + q];
-                            wb[k * n + p] = c * wp - sn * wq;
-                            wb[k * n + q] = sn * wp + c * wq;
+                            wb[k * n + p] = c * wp - sec * wq;
+                            wb[k * n + q] = se * wp + c * wq;
                             const T vp = vb[k * n + p], vq = vb[k * n + q];
-                            vb[k * n + p] = c * vp - sn * vq;
-                            vb[k * n + q] = sn * vp + c * vq;
+                            vb[k * n + p] = c * vp - sec * vq;
+                            vb[k * n + q] = se * vp + c * vq;
                         }
                         __syncthreads();
                         for (cg_index k = tid; k < n; k += nt) {
                             const T wp = wb[p * n + k], wq = wb[q * n + k];
-                            wb[p * n + k] = c * wp - sn * wq;
-                            wb[q * n + k] = sn * wp + c * wq;
+                            wb[p * n + k] = c * wp - se * wq;
+                            wb[q * n + k] = sec * wp + c * wq;
                         }
                     }
                     __syncthreads();
@@ -482,7 +493,7 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
             for (cg_index i = 1; i < n; ++i) {        /* insertion sort: stable, small n */
                 const int x = ob[i];
                 cg_index j = i;
-                for (; j > 0 && wb[ob[j - 1] * (n + 1)] > wb[x * (n + 1)]; --j)
+                for (; j > 0 && cg_la_re(wb[ob[j - 1] * (n + 1)]) > cg_la_re(wb[x * (n + 1)]); --j)
                     ob[j] = ob[j - 1];
                 ob[j] = x;
             }
@@ -492,7 +503,7 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
             const cg_index k = e / n, i = e % n;
             vec[b * n * n + e] = vb[k * n + ob[i]];
             if (k == 0)
-                eig[b * n + i] = wb[(cg_index)ob[i] * (n + 1)];
+                eig[b * n + i] = cg_la_re(wb[(cg_index)ob[i] * (n + 1)]);
         }
         __syncthreads();
     }
@@ -646,7 +657,7 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     }
 }
 
-/* LU, Cholesky and the triangular solve: real and complex (R: the type of |T|) */
+/* LU, Cholesky, the triangular solve and eigh: real and complex (R: the type of |T|) */
 #define CG_LINALG_LU_KERNELS(SUFFIX, T, R)                                                     \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
@@ -663,21 +674,21 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
                                                 int upper, int unit, const T* a, T* x)         \
     {                                                                                          \
         cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
+    }                                                                                          \
+    extern "C" __global__ void cg_eigh_##SUFFIX(cg_index batch, cg_index n, int lower, R tol,   \
+                                                int max_sweeps, const T* a, T* w, T* v,        \
+                                                int* order, R* eig, T* vec)                    \
+    {                                                                                          \
+        cg_eigh<T, R>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);             \
     }
 
-/* QR, eigh and SVD: real only */
+/* QR and SVD: real only */
 #define CG_LINALG_REAL_KERNELS(SUFFIX, T)                                                      \
     extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index qcols, cg_index rrows, T* w, T* tau,    \
                                               T* q, T* r)                                      \
     {                                                                                          \
         cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
-    }                                                                                          \
-    extern "C" __global__ void cg_eigh_##SUFFIX(cg_index batch, cg_index n, int lower, T tol,   \
-                                                int max_sweeps, const T* a, T* w, T* v,        \
-                                                int* order, T* eig, T* vec)                    \
-    {                                                                                          \
-        cg_eigh<T>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);                \
     }                                                                                          \
     extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
                                                cg_index ucols, T tol, int max_sweeps,          \

@@ -2,8 +2,8 @@
 solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr, geqrf, eigh, svd
 and nuclear_weights against the CPU kernels of the same primitives and NumPy, their
 errors (PyTorch's LinAlgError messages, as the CPU's), and gradients through the ops
-on the device against the CPU. Cholesky and solve_triangular also in complex64 and
-complex128 here; the complex LU family is in test_linalg_complex.py.
+on the device against the CPU. Cholesky, solve_triangular and eigh also in complex64
+and complex128 here; the complex LU family is in test_linalg_complex.py.
 """
 import os
 import sys
@@ -193,30 +193,36 @@ def test_qr_and_geqrf_match_lapack(dtype, shape):
     np.testing.assert_allclose((q @ r).cpu().numpy(), a_np, **_tol(dtype, 10))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (5, 5), (3, 6, 6), (24, 24)])
 @pytest.mark.parametrize("uplo", ["L", "U"])
 def test_eigh_against_cpu_and_numpy(dtype, shape, uplo):
     rng = np.random.default_rng(11)
-    m = rng.standard_normal(shape)
-    sym = m + np.swapaxes(m, -1, -2)
-    # the other triangle holds junk: only the uplo triangle is read
-    junk = np.triu(rng.standard_normal(shape), 1) if uplo == "L" else \
-        np.tril(rng.standard_normal(shape), -1)
+    m = _normal(rng, shape, dtype)
+    sym = m + np.conj(np.swapaxes(m, -1, -2))            # symmetric; complex: Hermitian
+    # the other triangle holds junk: only the uplo triangle is read (and, complex, not
+    # the diagonal's imaginary part, as LAPACK's heevd)
+    junk = np.triu(_normal(rng, shape, dtype), 1) if uplo == "L" else \
+        np.tril(_normal(rng, shape, dtype), -1)
+    if dtype.is_complex:
+        junk = junk + 1j * np.diag(rng.standard_normal(shape[-1]))
     a = cygrad.tensor(sym + junk, dtype=dtype)
-    sym = cygrad.tensor(sym, dtype=dtype).numpy().astype(np.float64)   # (rounded as a is)
+    wide = np.complex128 if dtype.is_complex else np.float64
+    sym = cygrad.tensor(sym, dtype=dtype).numpy().astype(wide)         # (rounded as a is)
     want, got = _both("linalg_eigh_uplo", a, uplo)
     tol = _tol(dtype, 100)
     w_ref, v_ref = np.linalg.eigh(sym)
-    np.testing.assert_allclose(got[0], want[0], **tol)
-    np.testing.assert_allclose(got[0], w_ref, **tol)
     w, v = got
+    assert w.dtype == dtype.to_real().np_dtype and v.dtype == dtype.np_dtype
+    np.testing.assert_allclose(w, want[0], **tol)
+    np.testing.assert_allclose(w, w_ref, **tol)
     assert np.all(np.diff(w, axis=-1) >= 0)                    # ascending
-    np.testing.assert_allclose((v * w[..., None, :]) @ np.swapaxes(v, -1, -2), sym, **tol)
+    vh = np.conj(np.swapaxes(v, -1, -2))
+    np.testing.assert_allclose((v * w[..., None, :]) @ vh, sym, **tol)
     eye = np.broadcast_to(np.eye(shape[-1]), v.shape)
-    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, eye, **tol)
-    # distinct eigenvalues: each eigenvector is the CPU's up to its sign
-    np.testing.assert_allclose(np.abs(np.sum(v * v_ref, axis=-2)), 1.0, **tol)
+    np.testing.assert_allclose(vh @ v, eye, **tol)
+    # distinct eigenvalues: each eigenvector is the CPU's up to its sign (complex: phase)
+    np.testing.assert_allclose(np.abs(np.sum(np.conj(v) * v_ref, axis=-2)), 1.0, **tol)
 
 
 def test_eigh_repeated_eigenvalues_and_ops():
@@ -230,10 +236,12 @@ def test_eigh_repeated_eigenvalues_and_ops():
     rng = np.random.default_rng(12)
     m = rng.standard_normal((2, 5, 5))
     sym = cygrad.tensor(m + np.swapaxes(m, -1, -2))
-    got = cygrad.linalg.eigvalsh(sym.cuda())
-    assert got.is_cuda
-    np.testing.assert_allclose(got.cpu().numpy(), cygrad.linalg.eigvalsh(sym).numpy(),
-                               rtol=1e-12, atol=1e-12)
+    herm = cygrad.tensor(sym.numpy() + 1j * (m - np.swapaxes(m, -1, -2)))     # Hermitian
+    for x in (sym, herm):
+        got = cygrad.linalg.eigvalsh(x.cuda())
+        assert got.is_cuda and got.dtype is cygrad.float64
+        np.testing.assert_allclose(got.cpu().numpy(), cygrad.linalg.eigvalsh(x).numpy(),
+                                   rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -281,10 +289,11 @@ def test_svd_of_a_rank_deficient_matrix_and_nuclear_weights():
 
 
 def test_unsupported_dtype_raises_not_implemented():
-    # QR, eigh and SVD are real only (docs/cuda.md); the LU family takes complex
-    # (tests/cuda/test_linalg_complex.py) but no integers
+    # QR and SVD are real only (docs/cuda.md); the LU family and eigh take complex
+    # but no integers
     a = cygrad.eye(2, dtype=cygrad.complex64).cuda()
-    for name, args in (("linalg_qr", ("reduced",)), ("linalg_eigh", ()), ("linalg_svd", (False,))):
+    for name, args in (("linalg_qr", ("reduced",)), ("linalg_geqrf", ()),
+                       ("linalg_svd", (False,))):
         with pytest.raises(NotImplementedError,
                            match=f"'{name}'.*complex64 on cuda \\(float32 and float64 only"):
             dispatch.kernel(name, "cuda")(a, *args)

@@ -1,6 +1,6 @@
 """The 'cuda' kernels of the small dense linear algebra (``cuda_src/linalg.cu``): one
-block per matrix of a batch, float32 and float64; the LU family, Cholesky and the
-triangular solve also complex64 and complex128 (``COMPLEX_PRIMITIVES``).
+block per matrix of a batch, float32 and float64; the LU family, Cholesky, the
+triangular solve and eigh also complex64 and complex128 (``COMPLEX_PRIMITIVES``).
 
 - ``linalg_solve``/``_ex``, ``linalg_inv``/``_ex``: Gauss-Jordan elimination with
   partial pivoting on ``[A | B]`` (``B`` the identity for the inverse);
@@ -10,14 +10,15 @@ triangular solve also complex64 and complex128 (``COMPLEX_PRIMITIVES``).
   (Hermitian for complex: ``L L^H``);
 - ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
 - ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
-- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations;
+- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations (complex:
+  Hermitian, unitary rotations);
 - ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations.
 
 Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
 ``check_errors``). The general eigenvalue problem (``linalg_eig``) has no CUDA
-kernel, and QR, eigh and SVD have no complex one: ``docs/cuda.md`` lists them with
+kernel, and QR and SVD have no complex one: ``docs/cuda.md`` lists them with
 the reason.
 
 Examples
@@ -41,10 +42,11 @@ PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", 
               "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
 #: the primitives whose kernels also take complex64 and complex128 (``linalg.cu``'s
-#: LU, Cholesky and triangular solve are written for both)
+#: LU, Cholesky, triangular solve and Jacobi eigh are written for both)
 COMPLEX_PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex",
                       "linalg_det", "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky",
-                      "linalg_cholesky_ex", "linalg_solve_triangular")
+                      "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_eigh",
+                      "linalg_eigh_uplo")
 
 _THREADS = 128          # threads per block (one block per matrix)
 _COMPLEX_SUFFIXES = {"complex64": "c64", "complex128": "c128"}
@@ -372,11 +374,12 @@ _MAX_SWEEPS = 40        # cyclic Jacobi converges quadratically: ~10 sweeps are 
 
 
 def linalg_eigh_uplo(a, uplo):
-    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix,
-    read from its lower (``uplo="L"``) or upper (``"U"``) triangle, by cyclic Jacobi
-    rotations until the off-diagonal part is below ``(n eps)^2`` of the matrix's
-    squared norm. Each eigenvector's sign is arbitrary (as in PyTorch, where it may
-    differ between devices).
+    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric (complex:
+    Hermitian) matrix, read from its lower (``uplo="L"``) or upper (``"U"``) triangle,
+    by cyclic Jacobi rotations until the off-diagonal part is below ``(n eps)^2`` of
+    the matrix's squared norm. The eigenvalues are real (of the real dtype for a
+    complex matrix); each eigenvector's sign (complex: phase) is arbitrary (as in
+    PyTorch, where it may differ between devices).
 
     Examples
     --------
@@ -391,10 +394,11 @@ def linalg_eigh_uplo(a, uplo):
     src = a if a.is_contiguous() else _copy(a)
     work = [_C._empty(tuple(a.shape), a.dtype, a.device) for _ in range(2)]
     order = _C._empty(batch_shape + (n,), _dt.int32, a.device)
-    eig = _C._empty(batch_shape + (n,), a.dtype, a.device)
+    real = a.dtype.to_real()
+    eig = _C._empty(batch_shape + (n,), real, a.device)
     vec = _C._empty(tuple(a.shape), a.dtype, a.device)
     if n:
-        tol = (_EPS[a.dtype.name] * n) ** 2
+        tol = (_EPS[real.name] * n) ** 2
         _launch(a.device, "eigh", sfx, math.prod(batch_shape),
                 (n, int(uplo.upper() == "L"), tol, _MAX_SWEEPS, src.data_ptr(),
                  work[0].data_ptr(), work[1].data_ptr(), order.data_ptr(), eig.data_ptr(),
