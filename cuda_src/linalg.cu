@@ -1,7 +1,7 @@
 /* Small dense linear algebra of cygrad on the device, one block per matrix of a
  * batch (blocks take matrices in a grid-stride loop, so any grid covers the
- * batch): f32 (float) and f64 (double); LU, Cholesky, the triangular solve and
- * eigh also c64 and c128 (complex64, complex128: cg_rcomplex of cg_reduce_complex.cuh).
+ * batch): f32 (float) and f64 (double); all but QR also c64 and c128
+ * (complex64, complex128: cg_rcomplex of cg_reduce_complex.cuh).
  *
  *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
  *       Gaussian elimination with partial pivoting (the largest |value| of the
@@ -30,7 +30,7 @@
  *       symmetric (complex: Hermitian) eigenvalues (ascending, real) and
  *       eigenvectors by cyclic Jacobi sweeps.
  *   cg_svd_<dtype>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt)
- *       singular values (descending) and vectors by one-sided Jacobi rotations.
+ *       singular values (descending, real) and vectors by one-sided Jacobi rotations.
  *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
  *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
  *       diagonal), one thread per column of x in a grid-stride loop over all the
@@ -308,8 +308,7 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
     }
 }
 
-/* (cg_qr and cg_svd below are real only: complex Householder reflectors and
- * complex one-sided rotations are not written.) */
+/* (cg_qr below is real only: LAPACK's complex reflectors are not written.) */
 
 /* Householder QR as LAPACK's geqrf (unblocked, dgeqr2 with dlarfg's reflectors:
  * beta = -sign(alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta),
@@ -509,20 +508,22 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, R tol, int
     }
 }
 
-/* Column p of an m-row, ld-column array dotted with column q. */
+/* Column p of an m-row, ld-column array dotted with column q: x_p^H x_q (the
+ * conjugate of column p's elements when complex). */
 template <typename T>
 __device__ inline T cg_coldot(const T* x, cg_index m, cg_index ld, cg_index p, cg_index q)
 {
     T d = T(0);
     for (cg_index i = 0; i < m; ++i)
-        d += x[i * ld + p] * x[i * ld + q];
+        d += cg_la_conj(x[i * ld + p]) * x[i * ld + q];
     return d;
 }
 
 /* Column j of x (m x ld) = the unit vector e_cand less its components along the
  * other columns (Gram-Schmidt, twice); returns its norm. */
 template <typename T>
-__device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_index cand)
+__device__ inline typename cg_la_real<T>::type cg_orth_unit(T* x, cg_index m, cg_index ld,
+                                                           cg_index j, cg_index cand)
 {
     for (cg_index i = 0; i < m; ++i)
         x[i * ld + j] = i == cand ? T(1) : T(0);
@@ -534,7 +535,7 @@ __device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_i
             for (cg_index i = 0; i < m; ++i)
                 x[i * ld + j] -= d * x[i * ld + o];
         }
-    return cg_la_sqrt(cg_coldot(x, m, ld, j, j));
+    return cg_la_sqrt(cg_la_re(cg_coldot(x, m, ld, j, j)));
 }
 
 /* The singular value decomposition of each m x n matrix of a (m >= n: the caller
@@ -546,14 +547,17 @@ __device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_i
  * the columns of u that no singular value defines (zero singular values, and
  * those past n when ucols = m) are completed by thread 0 with unit vectors made
  * orthogonal to the others (Gram-Schmidt, twice). Thread 0 forms each rotation;
- * the block applies it to the rows of w and v. */
-template <typename T>
-__device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index ucols, T tol,
-                              int max_sweeps, const T* a, T* w, T* v, int* order, T* u, T* s,
+ * the block applies it to the rows of w and v. Complex: with g = w_p^H w_q = r e
+ * (r = |g|, |e| = 1) the rotation is the unitary [[c, s e], [-s conj(e), c]], c and
+ * s the real formulas on r (as in cg_eigh); vt is the conjugate transpose of v and
+ * s real. */
+template <typename T, typename R>
+__device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index ucols, R tol,
+                              int max_sweeps, const T* a, T* w, T* v, int* order, T* u, R* s,
                               T* vt)
 {
-    __shared__ T s_c;
-    __shared__ T s_s;
+    __shared__ R s_c;
+    __shared__ T s_se;             /* s e */
     __shared__ int s_rotated;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
     for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -571,28 +575,30 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
             for (cg_index p = 0; p + 1 < n; ++p) {
                 for (cg_index q = p + 1; q < n; ++q) {
                     if (tid == 0) {
-                        const T al = cg_coldot(wb, m, n, p, p), be = cg_coldot(wb, m, n, q, q);
+                        const R al = cg_la_re(cg_coldot(wb, m, n, p, p));
+                        const R be = cg_la_re(cg_coldot(wb, m, n, q, q));
                         const T ga = cg_coldot(wb, m, n, p, q);
-                        if (cg_la_abs(ga) > tol * cg_la_sqrt(al * be) && ga != T(0)) {
-                            const T zeta = (be - al) / (T(2) * ga);
-                            const T t = (zeta >= T(0) ? T(1) : T(-1))
-                                / (cg_la_abs(zeta) + cg_la_sqrt(T(1) + zeta * zeta));
-                            s_c = T(1) / cg_la_sqrt(T(1) + t * t);
-                            s_s = s_c * t;
+                        const R r = cg_la_abs(ga);
+                        if (r > tol * cg_la_sqrt(al * be) && ga != T(0)) {
+                            const R zeta = (be - al) / (R(2) * r);
+                            const R t = (zeta >= R(0) ? R(1) : R(-1))
+                                / (cg_la_abs(zeta) + cg_la_sqrt(R(1) + zeta * zeta));
+                            s_c = R(1) / cg_la_sqrt(R(1) + t * t);
+                            s_se = T(s_c * t) * cg_la_phase(ga);
                             s_rotated = 1;
                         } else {
-                            s_c = T(1);
-                            s_s = T(0);
+                            s_c = R(1);
+                            s_se = T(0);
                         }
                     }
                     __syncthreads();
-                    const T c = s_c, sn = s_s;
-                    if (sn != T(0)) {
+                    const T c = T(s_c), se = s_se, sec = cg_la_conj(s_se);
+                    if (se != T(0)) {
                         for (cg_index k = tid; k < m + n; k += nt) {
                             T* x = k < m ? wb + k * n : vb + (k - m) * n;
                             const T xp = x[p], xq = x[q];
-                            x[p] = c * xp - sn * xq;
-                            x[q] = sn * xp + c * xq;
+                            x[p] = c * xp - sec * xq;
+                            x[q] = se * xp + c * xq;
                         }
                     }
                     __syncthreads();
@@ -603,10 +609,10 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
             __syncthreads();                          /* before s_rotated is reset */
         }
         int* ob = order + b * n;
-        T* sb = s + b * n;
+        R* sb = s + b * n;
         if (tid == 0) {
             for (cg_index j = 0; j < n; ++j) {
-                sb[j] = cg_la_sqrt(cg_coldot(wb, m, n, j, j));
+                sb[j] = cg_la_sqrt(cg_la_re(cg_coldot(wb, m, n, j, j)));
                 ob[j] = (int)j;
             }
             for (cg_index i = 1; i < n; ++i) {        /* insertion sort, descending, stable */
@@ -622,33 +628,33 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
         T* vtb = vt + b * n * n;
         for (cg_index e = tid; e < m * ucols; e += nt) {
             const cg_index i = e / ucols, j = e % ucols;
-            const T sj = j < n ? sb[ob[j]] : T(0);
-            ub[e] = sj > T(0) ? wb[i * n + ob[j]] / sj : T(0);
+            const R sj = j < n ? sb[ob[j]] : R(0);
+            ub[e] = sj > R(0) ? wb[i * n + ob[j]] / T(sj) : T(0);
         }
         for (cg_index e = tid; e < n * n; e += nt)
-            vtb[e] = vb[(e % n) * n + ob[e / n]];
+            vtb[e] = cg_la_conj(vb[(e % n) * n + ob[e / n]]);
         __syncthreads();
         if (tid == 0) {
             for (cg_index j = 0; j < n; ++j)         /* s sorted, through w (done with) */
-                wb[j] = sb[ob[j]];
+                wb[j] = T(sb[ob[j]]);
             for (cg_index j = 0; j < n; ++j)
-                sb[j] = wb[j];
+                sb[j] = cg_la_re(wb[j]);
             for (cg_index j = 0; j < ucols; ++j) {
-                if (j < n && sb[j] > T(0))
+                if (j < n && sb[j] > R(0))
                     continue;
                 /* column j: the unit vector with the largest part left once the other
                  * columns' components are removed (columns still to complete are zero;
                  * fewer than m columns are set, so some unit vector keeps a part) */
                 cg_index best = 0;
-                T best_norm = T(-1);
+                R best_norm = R(-1);
                 for (cg_index cand = 0; cand < m; ++cand) {
-                    const T nrm = cg_orth_unit(ub, m, ucols, j, cand);
+                    const R nrm = cg_orth_unit(ub, m, ucols, j, cand);
                     if (nrm > best_norm) {
                         best_norm = nrm;
                         best = cand;
                     }
                 }
-                const T nrm = cg_orth_unit(ub, m, ucols, j, best);
+                const T nrm = T(cg_orth_unit(ub, m, ucols, j, best));
                 for (cg_index i = 0; i < m; ++i)
                     ub[i * ucols + j] /= nrm;
             }
@@ -657,7 +663,7 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     }
 }
 
-/* LU, Cholesky, the triangular solve and eigh: real and complex (R: the type of |T|) */
+/* LU, Cholesky, the triangular solve, eigh and SVD: real and complex (R: the type of |T|) */
 #define CG_LINALG_LU_KERNELS(SUFFIX, T, R)                                                     \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
@@ -680,22 +686,22 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
                                                 int* order, R* eig, T* vec)                    \
     {                                                                                          \
         cg_eigh<T, R>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);             \
+    }                                                                                          \
+    extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
+                                               cg_index ucols, R tol, int max_sweeps,          \
+                                               const T* a, T* w, T* v, int* order, T* u, R* s, \
+                                               T* vt)                                          \
+    {                                                                                          \
+        cg_svd<T, R>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);           \
     }
 
-/* QR and SVD: real only */
+/* QR: real only */
 #define CG_LINALG_REAL_KERNELS(SUFFIX, T)                                                      \
     extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index qcols, cg_index rrows, T* w, T* tau,    \
                                               T* q, T* r)                                      \
     {                                                                                          \
         cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
-    }                                                                                          \
-    extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
-                                               cg_index ucols, T tol, int max_sweeps,          \
-                                               const T* a, T* w, T* v, int* order, T* u, T* s, \
-                                               T* vt)                                          \
-    {                                                                                          \
-        cg_svd<T>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);              \
     }
 
 CG_LINALG_LU_KERNELS(f32, float, float)

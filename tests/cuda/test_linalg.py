@@ -2,8 +2,8 @@
 solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr, geqrf, eigh, svd
 and nuclear_weights against the CPU kernels of the same primitives and NumPy, their
 errors (PyTorch's LinAlgError messages, as the CPU's), and gradients through the ops
-on the device against the CPU. Cholesky, solve_triangular and eigh also in complex64
-and complex128 here; the complex LU family is in test_linalg_complex.py.
+on the device against the CPU. Cholesky, solve_triangular, eigh and svd also in
+complex64 and complex128 here; the complex LU family is in test_linalg_complex.py.
 """
 import os
 import sys
@@ -244,42 +244,48 @@ def test_eigh_repeated_eigenvalues_and_ops():
                                    rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+def _h(x):
+    """The conjugate transpose of the last two dims."""
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("shape", [(1, 1), (4, 4), (6, 3), (3, 6), (2, 5, 4), (2, 4, 5), (7, 1),
                                    (16, 16)])
 @pytest.mark.parametrize("full", [False, True])
 def test_svd_against_cpu_and_numpy(dtype, shape, full):
     rng = np.random.default_rng(13)
-    a_np = rng.standard_normal(shape)
-    a = cygrad.tensor(a_np, dtype=dtype)
-    a_np = a.numpy().astype(np.float64)
+    a = cygrad.tensor(_normal(rng, shape, dtype), dtype=dtype)
+    a_np = a.numpy().astype(np.complex128 if dtype.is_complex else np.float64)
     want, got = _both("linalg_svd", a, full)
     u, s, vh = got
     assert [g.shape for g in got] == [w.shape for w in want]
+    assert s.dtype == dtype.to_real().np_dtype and u.dtype == vh.dtype == dtype.np_dtype
     tol = _tol(dtype, 100)
     np.testing.assert_allclose(s, want[1], **tol)
     np.testing.assert_allclose(s, np.linalg.svd(a_np, compute_uv=False), **tol)
     assert np.all(np.diff(s, axis=-1) <= 0)                   # descending
     k = min(shape[-2:])
     np.testing.assert_allclose((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a_np, **tol)
-    for q in (np.swapaxes(u, -1, -2) @ u, vh @ np.swapaxes(vh, -1, -2)):
+    for q in (_h(u) @ u, vh @ _h(vh)):
         np.testing.assert_allclose(q, np.broadcast_to(np.eye(q.shape[-1]), q.shape), **tol)
-    # distinct singular values: each singular vector is the CPU's up to its sign
-    np.testing.assert_allclose(np.abs(np.sum(u[..., :k] * want[0][..., :k], axis=-2)), 1.0,
-                               **tol)
+    # distinct singular values: each singular vector is the CPU's up to its sign (phase)
+    np.testing.assert_allclose(np.abs(np.sum(np.conj(u[..., :k]) * want[0][..., :k], axis=-2)),
+                               1.0, **tol)
 
 
-def test_svd_of_a_rank_deficient_matrix_and_nuclear_weights():
+@pytest.mark.parametrize("dtype", [cygrad.float64, cygrad.complex128])
+def test_svd_of_a_rank_deficient_matrix_and_nuclear_weights(dtype):
     rng = np.random.default_rng(14)
-    a_np = rng.standard_normal((6, 2)) @ rng.standard_normal((2, 4))          # rank 2
+    a_np = _normal(rng, (6, 2), dtype) @ _normal(rng, (2, 4), dtype)          # rank 2
     for full in (False, True):
         u, s, vh = [t.cpu().numpy() for t in
                     dispatch.kernel("linalg_svd", "cuda")(cygrad.tensor(a_np).cuda(), full)]
         np.testing.assert_allclose(s, np.linalg.svd(a_np, compute_uv=False), atol=1e-12)
         # the columns no singular value defines are completed to an orthonormal basis
-        np.testing.assert_allclose(u.T @ u, np.eye(u.shape[1]), atol=1e-12)
+        np.testing.assert_allclose(_h(u) @ u, np.eye(u.shape[1]), atol=1e-12)
         np.testing.assert_allclose((u[:, :4] * s) @ vh[:4], a_np, atol=1e-12)
-    x = cygrad.tensor(rng.standard_normal((3, 4, 2)))
+    x = cygrad.tensor(_normal(rng, (3, 4, 2), dtype))
     want, got = _both("nuclear_weights", x, (0, 1))
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10, atol=1e-12)
     got = cygrad.linalg.svdvals(cygrad.tensor(a_np).cuda())
@@ -289,11 +295,9 @@ def test_svd_of_a_rank_deficient_matrix_and_nuclear_weights():
 
 
 def test_unsupported_dtype_raises_not_implemented():
-    # QR and SVD are real only (docs/cuda.md); the LU family and eigh take complex
-    # but no integers
+    # QR is real only (docs/cuda.md); the other kernels take complex but no integers
     a = cygrad.eye(2, dtype=cygrad.complex64).cuda()
-    for name, args in (("linalg_qr", ("reduced",)), ("linalg_geqrf", ()),
-                       ("linalg_svd", (False,))):
+    for name, args in (("linalg_qr", ("reduced",)), ("linalg_geqrf", ())):
         with pytest.raises(NotImplementedError,
                            match=f"'{name}'.*complex64 on cuda \\(float32 and float64 only"):
             dispatch.kernel(name, "cuda")(a, *args)

@@ -1,6 +1,6 @@
 """The 'cuda' kernels of the small dense linear algebra (``cuda_src/linalg.cu``): one
-block per matrix of a batch, float32 and float64; the LU family, Cholesky, the
-triangular solve and eigh also complex64 and complex128 (``COMPLEX_PRIMITIVES``).
+block per matrix of a batch, float32 and float64; all but QR also complex64 and
+complex128 (``COMPLEX_PRIMITIVES``).
 
 - ``linalg_solve``/``_ex``, ``linalg_inv``/``_ex``: Gauss-Jordan elimination with
   partial pivoting on ``[A | B]`` (``B`` the identity for the inverse);
@@ -12,13 +12,14 @@ triangular solve and eigh also complex64 and complex128 (``COMPLEX_PRIMITIVES``)
 - ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
 - ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations (complex:
   Hermitian, unitary rotations);
-- ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations.
+- ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations (complex:
+  unitary rotations).
 
 Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
 ``check_errors``). The general eigenvalue problem (``linalg_eig``) has no CUDA
-kernel, and QR and SVD have no complex one: ``docs/cuda.md`` lists them with
+kernel, and QR has no complex one: ``docs/cuda.md`` lists them with
 the reason.
 
 Examples
@@ -42,11 +43,11 @@ PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", 
               "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
 #: the primitives whose kernels also take complex64 and complex128 (``linalg.cu``'s
-#: LU, Cholesky, triangular solve and Jacobi eigh are written for both)
+#: LU, Cholesky, triangular solve and Jacobi eigh and SVD are written for both)
 COMPLEX_PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex",
                       "linalg_det", "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky",
                       "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_eigh",
-                      "linalg_eigh_uplo")
+                      "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
 _THREADS = 128          # threads per block (one block per matrix)
 _COMPLEX_SUFFIXES = {"complex64": "c64", "complex128": "c128"}
@@ -420,8 +421,9 @@ def linalg_eigh(a):
 
 def linalg_svd(a, full_matrices):
     """``(U, S, Vh)`` of each ``m x n`` matrix by one-sided Jacobi rotations (on the
-    transpose of a wide matrix), ``S`` descending; ``full_matrices``: ``U`` is ``m x m``
-    and ``Vh`` ``n x n``, else ``m x k`` and ``k x n``. The singular vectors' signs are
+    conjugate transpose of a wide matrix), ``S`` descending (real: the real dtype of a
+    complex matrix); ``full_matrices``: ``U`` is ``m x m`` and ``Vh`` ``n x n``, else
+    ``m x k`` and ``k x n``. The singular vectors' signs (complex: phases) are
     arbitrary (as in PyTorch).
 
     Examples
@@ -435,7 +437,8 @@ def linalg_svd(a, full_matrices):
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     m, n = a.shape[-2], a.shape[-1]
     wide = m < n
-    src = _copy(a.mT) if wide else (a if a.is_contiguous() else _copy(a))
+    # (a wide matrix: the SVD of A^H, whose U and V swap back below)
+    src = _copy(_adjoint(a)) if wide else (a if a.is_contiguous() else _copy(a))
     rows, cols = (n, m) if wide else (m, n)                 # the tall matrix's shape
     ucols = rows if full_matrices else cols
     batch_shape = tuple(a.shape[:-2])
@@ -444,19 +447,25 @@ def linalg_svd(a, full_matrices):
     v = _C._empty(batch_shape + (cols, cols), dt, dev)
     order = _C._empty(batch_shape + (cols,), _dt.int32, dev)
     u = _C._empty(batch_shape + (rows, ucols), dt, dev)
-    sv = _C._empty(batch_shape + (cols,), dt, dev)
+    sv = _C._empty(batch_shape + (cols,), dt.to_real(), dev)
     vt = _C._empty(batch_shape + (cols, cols), dt, dev)
     if u.numel() or vt.numel():
         _launch(dev, "svd", sfx, math.prod(batch_shape),
-                (rows, cols, ucols, _EPS[dt.name] * max(rows, 1), _MAX_SWEEPS, _ptr(src),
+                (rows, cols, ucols, _EPS[dt.to_real().name] * max(rows, 1), _MAX_SWEEPS, _ptr(src),
                  _ptr(w), _ptr(v), _ptr(order), _ptr(u), _ptr(sv), _ptr(vt)))
-    if wide:                    # A = (U' S V'^T)^T = V' S U'^T
-        return _copy(vt.mT), sv, _copy(u.mT)
+    if wide:                    # A = (U' S V'^H)^H = V' S U'^H
+        return _copy(_adjoint(vt)), sv, _copy(_adjoint(u))
     return u, sv, vt
 
 
+def _adjoint(t):
+    """The conjugate transpose of the last two dims (the transpose of a real tensor),
+    as a new contiguous tensor."""
+    return _copy(t.mT.conj_physical() if t.dtype.is_complex else t.mT)
+
+
 def nuclear_weights(x, dims):
-    """``U V^T`` of each matrix of ``x`` over the two ``dims``, from its reduced SVD
+    """``U V^H`` of each matrix of ``x`` over the two ``dims``, from its reduced SVD
     (the gradient of the nuclear norm).
 
     Examples
