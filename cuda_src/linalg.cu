@@ -1,7 +1,7 @@
 /* Small dense linear algebra of cygrad on the device, one block per matrix of a
  * batch (blocks take matrices in a grid-stride loop, so any grid covers the
- * batch): f32 (float) and f64 (double); all but QR also c64 and c128
- * (complex64, complex128: cg_rcomplex of cg_reduce_complex.cuh).
+ * batch): f32 (float), f64 (double), c64 and c128 (complex64, complex128:
+ * cg_rcomplex of cg_reduce_complex.cuh).
  *
  *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
  *       Gaussian elimination with partial pivoting (the largest |value| of the
@@ -60,6 +60,8 @@ template <typename R> __device__ inline cg_rcomplex<R> cg_la_conj(cg_rcomplex<R>
 }
 template <typename T> __device__ inline T cg_la_re(T v) { return v; }
 template <typename R> __device__ inline R cg_la_re(cg_rcomplex<R> v) { return v.re; }
+template <typename T> __device__ inline T cg_la_im(T) { return T(0); }
+template <typename R> __device__ inline R cg_la_im(cg_rcomplex<R> v) { return v.im; }
 template <typename T> __device__ inline T cg_la_abs2(T v) { return v * v; }
 template <typename R> __device__ inline R cg_la_abs2(cg_rcomplex<R> v)
 {
@@ -308,8 +310,6 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
     }
 }
 
-/* (cg_qr below is real only: LAPACK's complex reflectors are not written.) */
-
 /* Householder QR as LAPACK's geqrf (unblocked, dgeqr2 with dlarfg's reflectors:
  * beta = -sign(alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta),
  * tau = 0 where x is zero) on each m x n matrix of w, in place; tau gets the k = min(m, n)
@@ -317,8 +317,11 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
  * qcols columns of the identity (dorg2r), and r (rrows x n) = the upper triangle of
  * w's first rrows rows. Per column j: thread 0 forms the reflector; barrier; the
  * threads scale v; barrier; each thread applies H_j to its own trailing columns;
- * barrier. */
-/* x = H_j x for the column x (element i at x[i * xs]): H_j = I - t v v^T with v_j = 1
+ * barrier. Complex, as zgeqr2 with zlarfg: alpha complex, beta = -sign(re alpha)
+ * ||(alpha, x)|| real, tau = (beta - alpha) / beta (complex), tau = 0 only where x
+ * is zero and alpha real; the trailing columns get H_j^H (conj(tau)) and Q the
+ * H_j (zung2r). */
+/* x = H_j x for the column x (element i at x[i * xs]): H_j = I - t v v^H with v_j = 1
  * and v_i = a[i][j] below (the reflector geqrf stores in column j of a, m x n). */
 template <typename T>
 __device__ inline void cg_reflect(const T* a, cg_index m, cg_index n, cg_index j, T t, T* x,
@@ -326,7 +329,7 @@ __device__ inline void cg_reflect(const T* a, cg_index m, cg_index n, cg_index j
 {
     T d = x[j * xs];
     for (cg_index i = j + 1; i < m; ++i)
-        d += a[i * n + j] * x[i * xs];
+        d += cg_la_conj(a[i * n + j]) * x[i * xs];
     d *= t;
     x[j * xs] -= d;
     for (cg_index i = j + 1; i < m; ++i)
@@ -337,6 +340,7 @@ template <typename T>
 __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qcols,
                              cg_index rrows, T* w, T* tau, T* q, T* r)
 {
+    typedef typename cg_la_real<T>::type R;
     __shared__ T s_tau;
     __shared__ T s_scale;
     const cg_index k = m < n ? m : n;
@@ -346,16 +350,16 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
         T* tb = tau + b * k;
         for (cg_index j = 0; j < k; ++j) {
             if (tid == 0) {
-                T ss = T(0);
+                R ss = R(0);
                 for (cg_index i = j + 1; i < m; ++i)
-                    ss += a[i * n + j] * a[i * n + j];
+                    ss += cg_la_abs2(a[i * n + j]);
                 const T alpha = a[j * n + j];
-                if (ss == T(0)) {
+                if (ss == R(0) && cg_la_im(alpha) == R(0)) {
                     s_tau = T(0);
                     s_scale = T(1);
                 } else {
-                    const T norm = cg_la_sqrt(alpha * alpha + ss);
-                    const T beta = alpha >= T(0) ? -norm : norm;
+                    const R norm = cg_la_sqrt(cg_la_abs2(alpha) + ss);
+                    const T beta = T(cg_la_re(alpha) >= R(0) ? -norm : norm);
                     s_tau = (beta - alpha) / beta;
                     s_scale = T(1) / (alpha - beta);
                     a[j * n + j] = beta;
@@ -368,8 +372,9 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
                 a[i * n + j] *= scale;
             __syncthreads();
             if (t != T(0)) {
+                const T th = cg_la_conj(t);               /* H_j^H */
                 for (cg_index c = j + 1 + tid; c < n; c += nt)
-                    cg_reflect(a, m, n, j, t, a + c, n);
+                    cg_reflect(a, m, n, j, th, a + c, n);
             }
             __syncthreads();
         }
@@ -663,8 +668,8 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     }
 }
 
-/* LU, Cholesky, the triangular solve, eigh and SVD: real and complex (R: the type of |T|) */
-#define CG_LINALG_LU_KERNELS(SUFFIX, T, R)                                                     \
+/* Every kernel, real and complex (R: the type of |T|) */
+#define CG_LINALG_KERNELS(SUFFIX, T, R)                                                     \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
                                               int* info, T* det, T* sign, R* logabs)           \
@@ -687,6 +692,12 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     {                                                                                          \
         cg_eigh<T, R>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);             \
     }                                                                                          \
+    extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
+                                              cg_index qcols, cg_index rrows, T* w, T* tau,    \
+                                              T* q, T* r)                                      \
+    {                                                                                          \
+        cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
+    }                                                                                          \
     extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
                                                cg_index ucols, R tol, int max_sweeps,          \
                                                const T* a, T* w, T* v, int* order, T* u, R* s, \
@@ -695,18 +706,7 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
         cg_svd<T, R>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);           \
     }
 
-/* QR: real only */
-#define CG_LINALG_REAL_KERNELS(SUFFIX, T)                                                      \
-    extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
-                                              cg_index qcols, cg_index rrows, T* w, T* tau,    \
-                                              T* q, T* r)                                      \
-    {                                                                                          \
-        cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
-    }
-
-CG_LINALG_LU_KERNELS(f32, float, float)
-CG_LINALG_LU_KERNELS(f64, double, double)
-CG_LINALG_LU_KERNELS(c64, cg_rc64, float)
-CG_LINALG_LU_KERNELS(c128, cg_rc128, double)
-CG_LINALG_REAL_KERNELS(f32, float)
-CG_LINALG_REAL_KERNELS(f64, double)
+CG_LINALG_KERNELS(f32, float, float)
+CG_LINALG_KERNELS(f64, double, double)
+CG_LINALG_KERNELS(c64, cg_rc64, float)
+CG_LINALG_KERNELS(c128, cg_rc128, double)

@@ -2,7 +2,7 @@
 solve, inv, det, slogdet, lu_factor, cholesky, solve_triangular, qr, geqrf, eigh, svd
 and nuclear_weights against the CPU kernels of the same primitives and NumPy, their
 errors (PyTorch's LinAlgError messages, as the CPU's), and gradients through the ops
-on the device against the CPU. Cholesky, solve_triangular, eigh and svd also in
+on the device against the CPU. Cholesky, solve_triangular, QR, eigh and svd also in
 complex64 and complex128 here; the complex LU family is in test_linalg_complex.py.
 """
 import os
@@ -171,12 +171,12 @@ def test_solve_triangular_against_cpu(dtype, upper, unit):
     assert not np.isfinite(got[0][0]).all() and np.isfinite(got[0][1]).all()
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
 @pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 5), (7, 1), (1, 1), (30, 30)])
 def test_qr_and_geqrf_match_lapack(dtype, shape):
     rng = np.random.default_rng(10)
-    a_np = rng.standard_normal(shape)
-    a = cygrad.tensor(a_np, dtype=dtype)
+    a = cygrad.tensor(_normal(rng, shape, dtype), dtype=dtype)
+    a_np = a.numpy()
     want, got = _both("linalg_geqrf", a)               # LAPACK's reflectors and signs
     for g, w in zip(got, want):
         assert g.shape == w.shape
@@ -191,6 +191,19 @@ def test_qr_and_geqrf_match_lapack(dtype, shape):
     q, r = cygrad.linalg.qr(a.cuda())
     assert q.is_cuda and r.is_cuda
     np.testing.assert_allclose((q @ r).cpu().numpy(), a_np, **_tol(dtype, 10))
+
+
+def test_complex_qr_of_a_triangular_matrix_keeps_lapacks_reflectors():
+    # x = 0 below a non-real diagonal: zlarfg still reflects (tau != 0, beta real); only
+    # a real diagonal (the last column's 2.0) gives tau = 0
+    a_np = np.triu(_normal(np.random.default_rng(15), (4, 4), cygrad.complex128))
+    a_np[3, 3] = 2.0
+    a = cygrad.tensor(a_np)
+    want, got = _both("linalg_geqrf", a)
+    assert want[1][3] == got[1][3] == 0 and (got[1][:3] != 0).all()
+    np.testing.assert_array_equal(np.diagonal(got[0]).imag, 0)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -295,15 +308,14 @@ def test_svd_of_a_rank_deficient_matrix_and_nuclear_weights(dtype):
 
 
 def test_unsupported_dtype_raises_not_implemented():
-    # QR is real only (docs/cuda.md); the other kernels take complex but no integers
-    a = cygrad.eye(2, dtype=cygrad.complex64).cuda()
-    for name, args in (("linalg_qr", ("reduced",)), ("linalg_geqrf", ())):
+    # the kernels take the two real and the two complex dtypes, no integers or halves
+    for dt, name, args in ((cygrad.int32, "linalg_inv_ex", (False,)),
+                           (cygrad.float16, "linalg_qr", ("reduced",))):
+        a = cygrad.eye(2, dtype=dt).cuda()
         with pytest.raises(NotImplementedError,
-                           match=f"'{name}'.*complex64 on cuda \\(float32 and float64 only"):
+                           match=f"'{name}'.*{dt.name} on cuda "
+                                 r"\(float32, float64, complex64 and complex128 only"):
             dispatch.kernel(name, "cuda")(a, *args)
-    with pytest.raises(NotImplementedError, match="'linalg_inv_ex'.*int32 on cuda "
-                                                  r"\(float32, float64, complex64 and complex128"):
-        dispatch.kernel("linalg_inv_ex", "cuda")(cygrad.eye(2, dtype=cygrad.int32).cuda(), False)
 
 
 # ---- gradients through the ops on the device --------------------------------------------

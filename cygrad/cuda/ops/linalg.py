@@ -1,6 +1,5 @@
 """The 'cuda' kernels of the small dense linear algebra (``cuda_src/linalg.cu``): one
-block per matrix of a batch, float32 and float64; all but QR also complex64 and
-complex128 (``COMPLEX_PRIMITIVES``).
+block per matrix of a batch, float32, float64, complex64 and complex128.
 
 - ``linalg_solve``/``_ex``, ``linalg_inv``/``_ex``: Gauss-Jordan elimination with
   partial pivoting on ``[A | B]`` (``B`` the identity for the inverse);
@@ -9,7 +8,8 @@ complex128 (``COMPLEX_PRIMITIVES``).
 - ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization
   (Hermitian for complex: ``L L^H``);
 - ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
-- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
+- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors
+  (complex: zgeqrf's, ``tau`` complex and ``R``'s diagonal real);
 - ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations (complex:
   Hermitian, unitary rotations);
 - ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations (complex:
@@ -19,8 +19,7 @@ Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
 (the ``info`` of the batch is read back to raise them, as PyTorch does with
 ``check_errors``). The general eigenvalue problem (``linalg_eig``) has no CUDA
-kernel, and QR has no complex one: ``docs/cuda.md`` lists them with
-the reason.
+kernel: ``docs/cuda.md`` lists it with the reason.
 
 Examples
 --------
@@ -42,15 +41,10 @@ PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", 
               "linalg_solve_triangular", "linalg_qr", "linalg_geqrf", "linalg_eigh",
               "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
-#: the primitives whose kernels also take complex64 and complex128 (``linalg.cu``'s
-#: LU, Cholesky, triangular solve and Jacobi eigh and SVD are written for both)
-COMPLEX_PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex",
-                      "linalg_det", "linalg_slogdet", "linalg_lu_factor", "linalg_cholesky",
-                      "linalg_cholesky_ex", "linalg_solve_triangular", "linalg_eigh",
-                      "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
-
 _THREADS = 128          # threads per block (one block per matrix)
-_COMPLEX_SUFFIXES = {"complex64": "c64", "complex128": "c128"}
+#: the kernel-name suffix of each dtype (``linalg.cu`` instantiates every kernel for
+#: the two real and the two complex dtypes)
+_SUFFIXES = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
 
 
 def _suffix(primitive, *tensors):
@@ -59,15 +53,11 @@ def _suffix(primitive, *tensors):
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, cuda:0 and {t.device}!")
     dt = tensors[0].dtype
-    sfx = _k.suffix(dt.name)
-    complex_ok = primitive in COMPLEX_PRIMITIVES
-    if sfx is None and complex_ok:
-        sfx = _COMPLEX_SUFFIXES.get(dt.name)
+    sfx = _SUFFIXES.get(dt.name)
     if sfx is None or any(t.dtype is not dt for t in tensors):
-        covered = "float32, float64, complex64 and complex128" if complex_ok else \
-            "float32 and float64"
         raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
-                                  f"{dt} on cuda ({covered} only)")
+                                  f"{dt} on cuda (float32, float64, complex64 and complex128 "
+                                  f"only)")
     return sfx
 
 
@@ -342,7 +332,8 @@ def _qr_run(primitive, a, qcols=None, rrows=None):
 
 def linalg_geqrf(a):
     """LAPACK's geqrf: ``R`` on and above the diagonal, the Householder vectors below it,
-    and their scales ``tau`` (LAPACK's reflectors, so the signs are LAPACK's).
+    and their scales ``tau`` (LAPACK's reflectors, so the signs are LAPACK's; complex:
+    zgeqrf's, ``R``'s diagonal real).
 
     Examples
     --------
@@ -519,7 +510,4 @@ def register():
     True
     """
     for name in PRIMITIVES:
-        dtypes = ("float32", "float64")
-        if name in COMPLEX_PRIMITIVES:
-            dtypes += tuple(_COMPLEX_SUFFIXES)
-        dispatch.register(name, "cuda", dtypes=dtypes)(globals()[name])
+        dispatch.register(name, "cuda", dtypes=tuple(_SUFFIXES))(globals()[name])
