@@ -328,8 +328,6 @@ def _grads(fn, arrays, device):
     return out, [t.grad for t in ts]
 
 
-# (the gradients of solve_triangular and cholesky need tril/triu, which have no CUDA
-# kernel on this branch: their forward ops are checked against the CPU here)
 @pytest.mark.parametrize("dtype", [cygrad.float64, cygrad.complex128])
 @pytest.mark.parametrize("fn", [
     lambda a, b: cygrad.linalg.solve(a, b),
@@ -345,6 +343,32 @@ def test_gradients_on_cuda_match_cpu(fn, dtype):
     np.testing.assert_allclose(out.detach().cpu().numpy(), want_out.detach().numpy(), rtol=1e-10)
     for g, w in zip(grads, want):
         np.testing.assert_allclose(g.cpu().numpy(), w.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def _eye4(a):
+    return cygrad.eye(4, dtype=a.dtype, device=a.device)
+
+
+# real scalar losses of the decompositions' outputs (phase- and sign-free for eigh,
+# svd and qr: eigenvalues, singular values, |R|)
+@pytest.mark.parametrize("dtype", [cygrad.float64, cygrad.complex128])
+@pytest.mark.parametrize("fn", [
+    lambda a: cygrad.linalg.eigvalsh(a + a.mH).square().sum(),
+    lambda a: cygrad.linalg.svdvals(a).square().sum(),
+    lambda a: cygrad.linalg.slogdet(a)[1].sum(),
+    lambda a: cygrad.linalg.qr(a)[1].abs().sum(),
+    lambda a: cygrad.linalg.cholesky(a @ a.mH + 4 * _eye4(a)).abs().sum(),
+    lambda a: cygrad.linalg.solve_triangular(a + 4 * _eye4(a), a.mH, upper=True).abs().sum(),
+], ids=["eigvalsh", "svdvals", "slogdet", "qr", "cholesky", "solve_triangular"])
+def test_decomposition_gradients_on_cuda_match_cpu(fn, dtype):
+    x = _normal(np.random.default_rng(16), (2, 4, 4), dtype)
+    grads = []
+    for device in ("cuda", "cpu"):
+        t = cygrad.tensor(x, device=device, requires_grad=True)
+        fn(t).backward()
+        grads.append(t.grad)
+    assert grads[0].is_cuda
+    np.testing.assert_allclose(grads[0].cpu().numpy(), grads[1].numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_ops_forward_on_cuda_match_cpu():
