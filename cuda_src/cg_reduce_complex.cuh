@@ -1,9 +1,9 @@
-/* The complex element of the reductions and scans (reduction.cu, scan.cu):
- * complex64 and complex128 as (re, im) pairs of float or double, laid out and
- * aligned as the tensors store them.
+/* The complex element of the reductions and scans (reduction.cu, scan.cu) and of
+ * the small linear algebra (linalg.cu): complex64 and complex128 as (re, im) pairs
+ * of float or double, laid out and aligned as the tensors store them.
  *
  * The folds and scans are written once for every dtype through the operators
- * (+, *, /, == and !=) and the shuffles below: a sum adds the parts, a product is the complex
+ * (+, -, *, /, their compound assignments, == and !=) and the shuffles below: a sum adds the parts, a product is the complex
  * multiply, and a shuffle moves the two parts as two shuffles (the hardware
  * shuffles 32-bit words, and a double as two of them). The default constructor
  * is trivial, so the type can sit in __shared__ arrays. */
@@ -24,6 +24,15 @@ template <typename R>
 __device__ inline cg_rcomplex<R> operator+(cg_rcomplex<R> a, cg_rcomplex<R> b)
 {
     return cg_rcomplex<R>(a.re + b.re, a.im + b.im);
+}
+template <typename R>
+__device__ inline cg_rcomplex<R> operator-(cg_rcomplex<R> a, cg_rcomplex<R> b)
+{
+    return cg_rcomplex<R>(a.re - b.re, a.im - b.im);
+}
+template <typename R> __device__ inline cg_rcomplex<R> operator-(cg_rcomplex<R> a)
+{
+    return cg_rcomplex<R>(-a.re, -a.im);
 }
 template <typename R>
 __device__ inline cg_rcomplex<R> operator*(cg_rcomplex<R> a, cg_rcomplex<R> b)
@@ -51,9 +60,19 @@ __device__ inline cg_rcomplex<R>& operator+=(cg_rcomplex<R>& a, cg_rcomplex<R> b
     return a = a + b;
 }
 template <typename R>
+__device__ inline cg_rcomplex<R>& operator-=(cg_rcomplex<R>& a, cg_rcomplex<R> b)
+{
+    return a = a - b;
+}
+template <typename R>
 __device__ inline cg_rcomplex<R>& operator*=(cg_rcomplex<R>& a, cg_rcomplex<R> b)
 {
     return a = a * b;
+}
+template <typename R>
+__device__ inline cg_rcomplex<R>& operator/=(cg_rcomplex<R>& a, cg_rcomplex<R> b)
+{
+    return a = a / b;
 }
 template <typename R> __device__ inline bool operator==(cg_rcomplex<R> a, cg_rcomplex<R> b)
 {

@@ -1,6 +1,7 @@
 /* Small dense linear algebra of cygrad on the device, one block per matrix of a
  * batch (blocks take matrices in a grid-stride loop, so any grid covers the
- * batch): f32 (float) and f64 (double).
+ * batch): f32 (float), f64 (double), c64 and c128 (complex64, complex128:
+ * cg_rcomplex of cg_reduce_complex.cuh).
  *
  *   cg_lu_<dtype>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs)
  *       Gaussian elimination with partial pivoting (the largest |value| of the
@@ -10,7 +11,10 @@
  *       diagonal, U on and above it), piv the 1-based row interchanges (int32),
  *       info getrf's info (0, or the 1-based index of the first exactly zero
  *       pivot), det the product of U's diagonal with the interchanges' sign,
- *       sign and logabs as slogdet. gj = 1 (square w): Gauss-Jordan on [w | x]
+ *       sign and logabs as slogdet (complex: sign = the product of the pivots'
+ *       phases p / |p| with the interchanges' sign, of the matrix's dtype;
+ *       logabs is real). A complex pivot is the largest modulus |a| (hypot),
+ *       as the CPU's lu_factor (NumPy's abs), not BLAS izamax's |re| + |im|. gj = 1 (square w): Gauss-Jordan on [w | x]
  *       where x is m x nb (contiguous): x becomes w^-1 x (NaN for a singular
  *       matrix); w keeps the pivots on its diagonal and multipliers elsewhere.
  *       Pointers that are not needed may be NULL (0).
@@ -18,12 +22,15 @@
  *       the lower Cholesky factor l of each matrix of a (only its lower triangle
  *       is read), column by column; info = potrf's (the order of the first
  *       leading minor that is not positive-definite); a failed matrix's l is NaN.
+ *       Complex: Hermitian, l l^H = a (the diagonal's imaginary part is not read,
+ *       as LAPACK's potrf).
  *   cg_qr_<dtype>(batch, m, n, qcols, rrows, w, tau, q, r)
  *       Householder QR (LAPACK's geqrf, then Q and R as LAPACK's orgqr and triu).
  *   cg_eigh_<dtype>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec)
- *       symmetric eigenvalues (ascending) and eigenvectors by cyclic Jacobi sweeps.
+ *       symmetric (complex: Hermitian) eigenvalues (ascending, real) and
+ *       eigenvectors by cyclic Jacobi sweeps.
  *   cg_svd_<dtype>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt)
- *       singular values (descending) and vectors by one-sided Jacobi rotations.
+ *       singular values (descending, real) and vectors by one-sided Jacobi rotations.
  *   cg_trsm_<dtype>(batch, n, k, upper, unit, a, x)
  *       x = a^-1 x for triangular a (its upper or lower triangle; unit: ones on the
  *       diagonal), one thread per column of x in a grid-stride loop over all the
@@ -37,9 +44,81 @@
  */
 
 #include "cg_common.cuh"
+#include "cg_reduce_complex.cuh"
+
+/* The element helpers LU, Cholesky and the triangular solve are written once
+ * through, T float, double or a cg_rcomplex of them; cg_la_real<T>::type is the
+ * type of |T|. On a real T they are the identity (conj, re) or the plain formula,
+ * so the real kernels compute exactly what they did before complex came in. */
+template <typename T> struct cg_la_real { typedef T type; };
+template <typename R> struct cg_la_real<cg_rcomplex<R> > { typedef R type; };
+
+template <typename T> __device__ inline T cg_la_conj(T v) { return v; }
+template <typename R> __device__ inline cg_rcomplex<R> cg_la_conj(cg_rcomplex<R> v)
+{
+    return cg_rcomplex<R>(v.re, -v.im);
+}
+template <typename T> __device__ inline T cg_la_re(T v) { return v; }
+template <typename R> __device__ inline R cg_la_re(cg_rcomplex<R> v) { return v.re; }
+template <typename T> __device__ inline T cg_la_im(T) { return T(0); }
+template <typename R> __device__ inline R cg_la_im(cg_rcomplex<R> v) { return v.im; }
+template <typename T> __device__ inline T cg_la_abs2(T v) { return v * v; }
+template <typename R> __device__ inline R cg_la_abs2(cg_rcomplex<R> v)
+{
+    return v.re * v.re + v.im * v.im;
+}
 
 __device__ inline float cg_la_abs(float v) { return fabsf(v); }
 __device__ inline double cg_la_abs(double v) { return fabs(v); }
+/* the modulus without overflow or underflow of re^2 + im^2 */
+__device__ inline float cg_la_abs(cg_rc64 v) { return hypotf(v.re, v.im); }
+__device__ inline double cg_la_abs(cg_rc128 v) { return hypot(v.re, v.im); }
+/* det *= p, the running product of the pivots. A complex product is kept as
+ * det * 2^e with det's larger part in [0.5, 1) (scaling by a power of two is exact):
+ * a product of parts near the overflow threshold would give inf - inf = NaN where the
+ * determinant's true value is only past the dtype's range, which the final ldexp
+ * then writes as infinite parts, as the CPU's cast of NumPy's determinant. */
+template <typename T> __device__ inline void cg_la_det_mul(T& det, int& e, T p)
+{
+    (void)e;
+    det *= p;
+}
+template <typename T> __device__ inline T cg_la_det_value(T det, int e)
+{
+    (void)e;
+    return det;
+}
+__device__ inline float cg_la_frexp(float v, int* e) { return frexpf(v, e); }
+__device__ inline double cg_la_frexp(double v, int* e) { return frexp(v, e); }
+__device__ inline float cg_la_ldexp(float v, int e) { return ldexpf(v, e); }
+__device__ inline double cg_la_ldexp(double v, int e) { return ldexp(v, e); }
+template <typename R> __device__ inline void cg_la_det_mul(cg_rcomplex<R>& det, int& e,
+                                                           cg_rcomplex<R> p)
+{
+    int ep = 0, k = 0;
+    const R pr = p.re < R(0) ? -p.re : p.re, pi = p.im < R(0) ? -p.im : p.im;
+    cg_la_frexp(pr > pi ? pr : pi, &ep);          /* (0 or not finite: ep is unspecified) */
+    if (!(pr > R(0) || pi > R(0)) || !(pr + pi < R(1) / R(0)))
+        ep = 0;
+    det *= cg_rcomplex<R>(cg_la_ldexp(p.re, -ep), cg_la_ldexp(p.im, -ep));
+    const R dr = det.re < R(0) ? -det.re : det.re, di = det.im < R(0) ? -det.im : det.im;
+    cg_la_frexp(dr > di ? dr : di, &k);
+    if (!(dr > R(0) || di > R(0)) || !(dr + di < R(1) / R(0)))
+        k = 0;
+    det = cg_rcomplex<R>(cg_la_ldexp(det.re, -k), cg_la_ldexp(det.im, -k));
+    e += ep + k;
+}
+template <typename R> __device__ inline cg_rcomplex<R> cg_la_det_value(cg_rcomplex<R> det, int e)
+{
+    return cg_rcomplex<R>(cg_la_ldexp(det.re, e), cg_la_ldexp(det.im, e));
+}
+/* p / |p| of a nonzero pivot: the factor slogdet's sign collects (+-1 when real) */
+template <typename T> __device__ inline T cg_la_phase(T v) { return v < T(0) ? T(-1) : T(1); }
+template <typename R> __device__ inline cg_rcomplex<R> cg_la_phase(cg_rcomplex<R> v)
+{
+    const R m = cg_la_abs(v);
+    return cg_rcomplex<R>(v.re / m, v.im / m);
+}
 __device__ inline float cg_la_log(float v) { return logf(v); }
 __device__ inline double cg_la_log(double v) { return log(v); }
 __device__ inline float cg_la_sqrt(float v) { return sqrtf(v); }
@@ -48,15 +127,16 @@ __device__ inline double cg_la_sqrt(double v) { return sqrt(v); }
 template <typename T>
 __device__ inline T cg_la_nan() { return T(0) / T(0); }
 
-template <typename T>
+template <typename T, typename R>
 __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb, int gj, T* w,
-                             T* x, int* piv, int* info, T* det, T* sign, T* logabs)
+                             T* x, int* piv, int* info, T* det, T* sign, R* logabs)
 {
     __shared__ cg_index s_piv;
     __shared__ T s_pv;
     __shared__ int s_info;
     __shared__ T s_det;
-    __shared__ T s_log;
+    __shared__ int s_det_exp;
+    __shared__ R s_log;
     __shared__ T s_sgn;
     const cg_index steps = m < n ? m : n;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
@@ -66,16 +146,17 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
         if (tid == 0) {
             s_info = 0;
             s_det = T(1);
-            s_log = T(0);
+            s_det_exp = 0;
+            s_log = R(0);
             s_sgn = T(1);
         }
         __syncthreads();
         for (cg_index j = 0; j < steps; ++j) {
             if (tid == 0) {
                 cg_index p = j;
-                T best = cg_la_abs(a[j * n + j]);
+                R best = cg_la_abs(a[j * n + j]);
                 for (cg_index i = j + 1; i < m; ++i) {
-                    const T v = cg_la_abs(a[i * n + j]);
+                    const R v = cg_la_abs(a[i * n + j]);
                     if (v > best) {
                         best = v;
                         p = i;
@@ -107,14 +188,13 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
             if (tid == 0) {
                 const T pv = a[j * n + j];
                 s_pv = pv;
-                s_det *= pv;
+                cg_la_det_mul(s_det, s_det_exp, pv);
                 if (pv == T(0)) {
                     if (s_info == 0)
                         s_info = (int)(j + 1);
                 } else {
                     s_log += cg_la_log(cg_la_abs(pv));
-                    if (pv < T(0))
-                        s_sgn = -s_sgn;
+                    s_sgn *= cg_la_phase(pv);
                 }
             }
             __syncthreads();
@@ -151,11 +231,11 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
             if (info)
                 info[b] = s_info;
             if (det)
-                det[b] = s_det;
+                det[b] = cg_la_det_value(s_det, s_det_exp);
             if (sign)
                 sign[b] = s_info ? T(0) : s_sgn;
             if (logabs)
-                logabs[b] = s_info ? -T(1) / T(0) : s_log;
+                logabs[b] = s_info ? -R(1) / R(0) : s_log;
         }
         __syncthreads();              /* the shared values are reset for the next matrix */
     }
@@ -164,8 +244,9 @@ __device__ inline void cg_lu(cg_index batch, cg_index m, cg_index n, cg_index nb
 template <typename T>
 __device__ inline void cg_cholesky(cg_index batch, cg_index n, const T* a, T* l, int* info)
 {
+    typedef typename cg_la_real<T>::type R;
     __shared__ int s_fail;
-    __shared__ T s_d;
+    __shared__ R s_d;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
     for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
         const T* ab = a + b * n * n;
@@ -175,22 +256,22 @@ __device__ inline void cg_cholesky(cg_index batch, cg_index n, const T* a, T* l,
         __syncthreads();
         for (cg_index j = 0; j < n; ++j) {
             if (tid == 0) {
-                T d = ab[j * n + j];
+                R d = cg_la_re(ab[j * n + j]);
                 for (cg_index k = 0; k < j; ++k)
-                    d -= lb[j * n + k] * lb[j * n + k];
-                if (!(d > T(0)))                   /* also NaN */
+                    d -= cg_la_abs2(lb[j * n + k]);
+                if (!(d > R(0)))                   /* also NaN */
                     s_fail = (int)(j + 1);
                 else
-                    lb[j * n + j] = s_d = cg_la_sqrt(d);
+                    lb[j * n + j] = T(s_d = cg_la_sqrt(d));
             }
             __syncthreads();
             if (s_fail)
                 break;                             /* (the same for every thread) */
-            const T djj = s_d;
+            const T djj = T(s_d);
             for (cg_index i = j + 1 + tid; i < n; i += nt) {
                 T v = ab[i * n + j];
                 for (cg_index k = 0; k < j; ++k)
-                    v -= lb[i * n + k] * lb[j * n + k];
+                    v -= lb[i * n + k] * cg_la_conj(lb[j * n + k]);
                 lb[i * n + j] = v / djj;
             }
             __syncthreads();
@@ -236,8 +317,11 @@ __device__ inline void cg_trsm(cg_index batch, cg_index n, cg_index k, int upper
  * qcols columns of the identity (dorg2r), and r (rrows x n) = the upper triangle of
  * w's first rrows rows. Per column j: thread 0 forms the reflector; barrier; the
  * threads scale v; barrier; each thread applies H_j to its own trailing columns;
- * barrier. */
-/* x = H_j x for the column x (element i at x[i * xs]): H_j = I - t v v^T with v_j = 1
+ * barrier. Complex, as zgeqr2 with zlarfg: alpha complex, beta = -sign(re alpha)
+ * ||(alpha, x)|| real, tau = (beta - alpha) / beta (complex), tau = 0 only where x
+ * is zero and alpha real; the trailing columns get H_j^H (conj(tau)) and Q the
+ * H_j (zung2r). */
+/* x = H_j x for the column x (element i at x[i * xs]): H_j = I - t v v^H with v_j = 1
  * and v_i = a[i][j] below (the reflector geqrf stores in column j of a, m x n). */
 template <typename T>
 __device__ inline void cg_reflect(const T* a, cg_index m, cg_index n, cg_index j, T t, T* x,
@@ -245,7 +329,7 @@ __device__ inline void cg_reflect(const T* a, cg_index m, cg_index n, cg_index j
 {
     T d = x[j * xs];
     for (cg_index i = j + 1; i < m; ++i)
-        d += a[i * n + j] * x[i * xs];
+        d += cg_la_conj(a[i * n + j]) * x[i * xs];
     d *= t;
     x[j * xs] -= d;
     for (cg_index i = j + 1; i < m; ++i)
@@ -256,6 +340,7 @@ template <typename T>
 __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qcols,
                              cg_index rrows, T* w, T* tau, T* q, T* r)
 {
+    typedef typename cg_la_real<T>::type R;
     __shared__ T s_tau;
     __shared__ T s_scale;
     const cg_index k = m < n ? m : n;
@@ -265,16 +350,16 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
         T* tb = tau + b * k;
         for (cg_index j = 0; j < k; ++j) {
             if (tid == 0) {
-                T ss = T(0);
+                R ss = R(0);
                 for (cg_index i = j + 1; i < m; ++i)
-                    ss += a[i * n + j] * a[i * n + j];
+                    ss += cg_la_abs2(a[i * n + j]);
                 const T alpha = a[j * n + j];
-                if (ss == T(0)) {
+                if (ss == R(0) && cg_la_im(alpha) == R(0)) {
                     s_tau = T(0);
                     s_scale = T(1);
                 } else {
-                    const T norm = cg_la_sqrt(alpha * alpha + ss);
-                    const T beta = alpha >= T(0) ? -norm : norm;
+                    const R norm = cg_la_sqrt(cg_la_abs2(alpha) + ss);
+                    const T beta = T(cg_la_re(alpha) >= R(0) ? -norm : norm);
                     s_tau = (beta - alpha) / beta;
                     s_scale = T(1) / (alpha - beta);
                     a[j * n + j] = beta;
@@ -287,8 +372,9 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
                 a[i * n + j] *= scale;
             __syncthreads();
             if (t != T(0)) {
+                const T th = cg_la_conj(t);               /* H_j^H */
                 for (cg_index c = j + 1 + tid; c < n; c += nt)
-                    cg_reflect(a, m, n, j, t, a + c, n);
+                    cg_reflect(a, m, n, j, th, a + c, n);
             }
             __syncthreads();
         }
@@ -322,13 +408,19 @@ __device__ inline void cg_qr(cg_index batch, cg_index m, cg_index n, cg_index qc
  * rotate columns p and q of w and v, then rows p and q of w, with barriers between.
  * Sweeps repeat until the off-diagonal squared norm is at most tol times the
  * matrix's (or max_sweeps). Then thread 0 orders the eigenvalues ascending into
- * order (int, n per matrix) and the threads write eig (n) and vec (n x n, columns). */
-template <typename T>
-__device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int max_sweeps,
-                               const T* a, T* w, T* v, int* order, T* eig, T* vec)
+ * order (int, n per matrix) and the threads write eig (n) and vec (n x n, columns).
+ * Hermitian (complex T): the triangle not read is the conjugate of the one read,
+ * the diagonal's imaginary part is dropped (as LAPACK's heevd); with
+ * w_pq = r e (r = |w_pq|, |e| = 1) the rotation is the unitary
+ * U = [[c, s e], [-s conj(e), c]] with c, s the real formulas on r (U = D R D^H,
+ * D = diag(1, conj(e)) making w_pq real): columns by U, rows by U^H. For a real T,
+ * e = +-1 and U is the real rotation. */
+template <typename T, typename R>
+__device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, R tol, int max_sweeps,
+                               const T* a, T* w, T* v, int* order, R* eig, T* vec)
 {
-    __shared__ T s_c;
-    __shared__ T s_s;
+    __shared__ R s_c;
+    __shared__ T s_se;             /* s e */
     __shared__ int s_done;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
     for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -338,16 +430,18 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
         for (cg_index e = tid; e < n * n; e += nt) {
             const cg_index i = e / n, j = e % n;
             const cg_index hi = i > j ? i : j, lo = i > j ? j : i;
-            wb[e] = lower ? ab[hi * n + lo] : ab[lo * n + hi];
+            const T x = lower ? ab[hi * n + lo] : ab[lo * n + hi];
+            /* (i, j) outside the triangle read: the conjugate of its mirror */
+            wb[e] = i == j ? T(cg_la_re(x)) : ((i > j) == (lower != 0) ? x : cg_la_conj(x));
             vb[e] = i == j ? T(1) : T(0);
         }
         __syncthreads();
         for (int sweep = 0; sweep < max_sweeps; ++sweep) {
             if (tid == 0) {
-                T off = T(0), all = T(0);
+                R off = R(0), all = R(0);
                 for (cg_index i = 0; i < n; ++i)
                     for (cg_index j = 0; j < n; ++j) {
-                        const T x = wb[i * n + j] * wb[i * n + j];
+                        const R x = cg_la_abs2(wb[i * n + j]);
                         all += x;
                         if (i != j)
                             off += x;
@@ -362,32 +456,34 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
                     if (tid == 0) {
                         const T apq = wb[p * n + q];
                         if (apq == T(0)) {
-                            s_c = T(1);
-                            s_s = T(0);
+                            s_c = R(1);
+                            s_se = T(0);
                         } else {
-                            const T theta = (wb[q * n + q] - wb[p * n + p]) / (T(2) * apq);
-                            const T t = (theta >= T(0) ? T(1) : T(-1))
-                                / (cg_la_abs(theta) + cg_la_sqrt(theta * theta + T(1)));
-                            s_c = T(1) / cg_la_sqrt(t * t + T(1));
-                            s_s = t * s_c;
+                            const R r = cg_la_abs(apq);
+                            const R theta = (cg_la_re(wb[q * n + q]) - cg_la_re(wb[p * n + p]))
+                                / (R(2) * r);
+                            const R t = (theta >= R(0) ? R(1) : R(-1))
+                                / (cg_la_abs(theta) + cg_la_sqrt(theta * theta + R(1)));
+                            s_c = R(1) / cg_la_sqrt(t * t + R(1));
+                            s_se = T(t * s_c) * cg_la_phase(apq);
                         }
                     }
                     __syncthreads();
-                    const T c = s_c, sn = s_s;
-                    if (sn != T(0)) {
+                    const T c = T(s_c), se = s_se, sec = cg_la_conj(s_se);
+                    if (se != T(0)) {
                         for (cg_index k = tid; k < n; k += nt) {
                             const T wp = wb[k * n + p], wq = wb[k * n + q];
-                            wb[k * n + p] = c * wp - sn * wq;
-                            wb[k * n + q] = sn * wp + c * wq;
+                            wb[k * n + p] = c * wp - sec * wq;
+                            wb[k * n + q] = se * wp + c * wq;
                             const T vp = vb[k * n + p], vq = vb[k * n + q];
-                            vb[k * n + p] = c * vp - sn * vq;
-                            vb[k * n + q] = sn * vp + c * vq;
+                            vb[k * n + p] = c * vp - sec * vq;
+                            vb[k * n + q] = se * vp + c * vq;
                         }
                         __syncthreads();
                         for (cg_index k = tid; k < n; k += nt) {
                             const T wp = wb[p * n + k], wq = wb[q * n + k];
-                            wb[p * n + k] = c * wp - sn * wq;
-                            wb[q * n + k] = sn * wp + c * wq;
+                            wb[p * n + k] = c * wp - se * wq;
+                            wb[q * n + k] = sec * wp + c * wq;
                         }
                     }
                     __syncthreads();
@@ -401,7 +497,7 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
             for (cg_index i = 1; i < n; ++i) {        /* insertion sort: stable, small n */
                 const int x = ob[i];
                 cg_index j = i;
-                for (; j > 0 && wb[ob[j - 1] * (n + 1)] > wb[x * (n + 1)]; --j)
+                for (; j > 0 && cg_la_re(wb[ob[j - 1] * (n + 1)]) > cg_la_re(wb[x * (n + 1)]); --j)
                     ob[j] = ob[j - 1];
                 ob[j] = x;
             }
@@ -411,26 +507,28 @@ __device__ inline void cg_eigh(cg_index batch, cg_index n, int lower, T tol, int
             const cg_index k = e / n, i = e % n;
             vec[b * n * n + e] = vb[k * n + ob[i]];
             if (k == 0)
-                eig[b * n + i] = wb[(cg_index)ob[i] * (n + 1)];
+                eig[b * n + i] = cg_la_re(wb[(cg_index)ob[i] * (n + 1)]);
         }
         __syncthreads();
     }
 }
 
-/* Column p of an m-row, ld-column array dotted with column q. */
+/* Column p of an m-row, ld-column array dotted with column q: x_p^H x_q (the
+ * conjugate of column p's elements when complex). */
 template <typename T>
 __device__ inline T cg_coldot(const T* x, cg_index m, cg_index ld, cg_index p, cg_index q)
 {
     T d = T(0);
     for (cg_index i = 0; i < m; ++i)
-        d += x[i * ld + p] * x[i * ld + q];
+        d += cg_la_conj(x[i * ld + p]) * x[i * ld + q];
     return d;
 }
 
 /* Column j of x (m x ld) = the unit vector e_cand less its components along the
  * other columns (Gram-Schmidt, twice); returns its norm. */
 template <typename T>
-__device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_index cand)
+__device__ inline typename cg_la_real<T>::type cg_orth_unit(T* x, cg_index m, cg_index ld,
+                                                           cg_index j, cg_index cand)
 {
     for (cg_index i = 0; i < m; ++i)
         x[i * ld + j] = i == cand ? T(1) : T(0);
@@ -442,7 +540,7 @@ __device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_i
             for (cg_index i = 0; i < m; ++i)
                 x[i * ld + j] -= d * x[i * ld + o];
         }
-    return cg_la_sqrt(cg_coldot(x, m, ld, j, j));
+    return cg_la_sqrt(cg_la_re(cg_coldot(x, m, ld, j, j)));
 }
 
 /* The singular value decomposition of each m x n matrix of a (m >= n: the caller
@@ -454,14 +552,17 @@ __device__ inline T cg_orth_unit(T* x, cg_index m, cg_index ld, cg_index j, cg_i
  * the columns of u that no singular value defines (zero singular values, and
  * those past n when ucols = m) are completed by thread 0 with unit vectors made
  * orthogonal to the others (Gram-Schmidt, twice). Thread 0 forms each rotation;
- * the block applies it to the rows of w and v. */
-template <typename T>
-__device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index ucols, T tol,
-                              int max_sweeps, const T* a, T* w, T* v, int* order, T* u, T* s,
+ * the block applies it to the rows of w and v. Complex: with g = w_p^H w_q = r e
+ * (r = |g|, |e| = 1) the rotation is the unitary [[c, s e], [-s conj(e), c]], c and
+ * s the real formulas on r (as in cg_eigh); vt is the conjugate transpose of v and
+ * s real. */
+template <typename T, typename R>
+__device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index ucols, R tol,
+                              int max_sweeps, const T* a, T* w, T* v, int* order, T* u, R* s,
                               T* vt)
 {
-    __shared__ T s_c;
-    __shared__ T s_s;
+    __shared__ R s_c;
+    __shared__ T s_se;             /* s e */
     __shared__ int s_rotated;
     const cg_index tid = threadIdx.x, nt = blockDim.x;
     for (cg_index b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -479,28 +580,30 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
             for (cg_index p = 0; p + 1 < n; ++p) {
                 for (cg_index q = p + 1; q < n; ++q) {
                     if (tid == 0) {
-                        const T al = cg_coldot(wb, m, n, p, p), be = cg_coldot(wb, m, n, q, q);
+                        const R al = cg_la_re(cg_coldot(wb, m, n, p, p));
+                        const R be = cg_la_re(cg_coldot(wb, m, n, q, q));
                         const T ga = cg_coldot(wb, m, n, p, q);
-                        if (cg_la_abs(ga) > tol * cg_la_sqrt(al * be) && ga != T(0)) {
-                            const T zeta = (be - al) / (T(2) * ga);
-                            const T t = (zeta >= T(0) ? T(1) : T(-1))
-                                / (cg_la_abs(zeta) + cg_la_sqrt(T(1) + zeta * zeta));
-                            s_c = T(1) / cg_la_sqrt(T(1) + t * t);
-                            s_s = s_c * t;
+                        const R r = cg_la_abs(ga);
+                        if (r > tol * cg_la_sqrt(al * be) && ga != T(0)) {
+                            const R zeta = (be - al) / (R(2) * r);
+                            const R t = (zeta >= R(0) ? R(1) : R(-1))
+                                / (cg_la_abs(zeta) + cg_la_sqrt(R(1) + zeta * zeta));
+                            s_c = R(1) / cg_la_sqrt(R(1) + t * t);
+                            s_se = T(s_c * t) * cg_la_phase(ga);
                             s_rotated = 1;
                         } else {
-                            s_c = T(1);
-                            s_s = T(0);
+                            s_c = R(1);
+                            s_se = T(0);
                         }
                     }
                     __syncthreads();
-                    const T c = s_c, sn = s_s;
-                    if (sn != T(0)) {
+                    const T c = T(s_c), se = s_se, sec = cg_la_conj(s_se);
+                    if (se != T(0)) {
                         for (cg_index k = tid; k < m + n; k += nt) {
                             T* x = k < m ? wb + k * n : vb + (k - m) * n;
                             const T xp = x[p], xq = x[q];
-                            x[p] = c * xp - sn * xq;
-                            x[q] = sn * xp + c * xq;
+                            x[p] = c * xp - sec * xq;
+                            x[q] = se * xp + c * xq;
                         }
                     }
                     __syncthreads();
@@ -511,10 +614,10 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
             __syncthreads();                          /* before s_rotated is reset */
         }
         int* ob = order + b * n;
-        T* sb = s + b * n;
+        R* sb = s + b * n;
         if (tid == 0) {
             for (cg_index j = 0; j < n; ++j) {
-                sb[j] = cg_la_sqrt(cg_coldot(wb, m, n, j, j));
+                sb[j] = cg_la_sqrt(cg_la_re(cg_coldot(wb, m, n, j, j)));
                 ob[j] = (int)j;
             }
             for (cg_index i = 1; i < n; ++i) {        /* insertion sort, descending, stable */
@@ -530,33 +633,33 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
         T* vtb = vt + b * n * n;
         for (cg_index e = tid; e < m * ucols; e += nt) {
             const cg_index i = e / ucols, j = e % ucols;
-            const T sj = j < n ? sb[ob[j]] : T(0);
-            ub[e] = sj > T(0) ? wb[i * n + ob[j]] / sj : T(0);
+            const R sj = j < n ? sb[ob[j]] : R(0);
+            ub[e] = sj > R(0) ? wb[i * n + ob[j]] / T(sj) : T(0);
         }
         for (cg_index e = tid; e < n * n; e += nt)
-            vtb[e] = vb[(e % n) * n + ob[e / n]];
+            vtb[e] = cg_la_conj(vb[(e % n) * n + ob[e / n]]);
         __syncthreads();
         if (tid == 0) {
             for (cg_index j = 0; j < n; ++j)         /* s sorted, through w (done with) */
-                wb[j] = sb[ob[j]];
+                wb[j] = T(sb[ob[j]]);
             for (cg_index j = 0; j < n; ++j)
-                sb[j] = wb[j];
+                sb[j] = cg_la_re(wb[j]);
             for (cg_index j = 0; j < ucols; ++j) {
-                if (j < n && sb[j] > T(0))
+                if (j < n && sb[j] > R(0))
                     continue;
                 /* column j: the unit vector with the largest part left once the other
                  * columns' components are removed (columns still to complete are zero;
                  * fewer than m columns are set, so some unit vector keeps a part) */
                 cg_index best = 0;
-                T best_norm = T(-1);
+                R best_norm = R(-1);
                 for (cg_index cand = 0; cand < m; ++cand) {
-                    const T nrm = cg_orth_unit(ub, m, ucols, j, cand);
+                    const R nrm = cg_orth_unit(ub, m, ucols, j, cand);
                     if (nrm > best_norm) {
                         best_norm = nrm;
                         best = cand;
                     }
                 }
-                const T nrm = cg_orth_unit(ub, m, ucols, j, best);
+                const T nrm = T(cg_orth_unit(ub, m, ucols, j, best));
                 for (cg_index i = 0; i < m; ++i)
                     ub[i * ucols + j] /= nrm;
             }
@@ -565,17 +668,29 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     }
 }
 
-#define CG_LINALG_KERNELS(SUFFIX, T)                                                           \
+/* Every kernel, real and complex (R: the type of |T|) */
+#define CG_LINALG_KERNELS(SUFFIX, T, R)                                                     \
     extern "C" __global__ void cg_lu_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index nb, int gj, T* w, T* x, int* piv,       \
-                                              int* info, T* det, T* sign, T* logabs)           \
+                                              int* info, T* det, T* sign, R* logabs)           \
     {                                                                                          \
-        cg_lu<T>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs);                     \
+        cg_lu<T, R>(batch, m, n, nb, gj, w, x, piv, info, det, sign, logabs);                  \
     }                                                                                          \
     extern "C" __global__ void cg_cholesky_##SUFFIX(cg_index batch, cg_index n, const T* a,    \
                                                     T* l, int* info)                           \
     {                                                                                          \
         cg_cholesky<T>(batch, n, a, l, info);                                                  \
+    }                                                                                          \
+    extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
+                                                int upper, int unit, const T* a, T* x)         \
+    {                                                                                          \
+        cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
+    }                                                                                          \
+    extern "C" __global__ void cg_eigh_##SUFFIX(cg_index batch, cg_index n, int lower, R tol,   \
+                                                int max_sweeps, const T* a, T* w, T* v,        \
+                                                int* order, R* eig, T* vec)                    \
+    {                                                                                          \
+        cg_eigh<T, R>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);             \
     }                                                                                          \
     extern "C" __global__ void cg_qr_##SUFFIX(cg_index batch, cg_index m, cg_index n,          \
                                               cg_index qcols, cg_index rrows, T* w, T* tau,    \
@@ -583,24 +698,15 @@ __device__ inline void cg_svd(cg_index batch, cg_index m, cg_index n, cg_index u
     {                                                                                          \
         cg_qr<T>(batch, m, n, qcols, rrows, w, tau, q, r);                                     \
     }                                                                                          \
-    extern "C" __global__ void cg_eigh_##SUFFIX(cg_index batch, cg_index n, int lower, T tol,   \
-                                                int max_sweeps, const T* a, T* w, T* v,        \
-                                                int* order, T* eig, T* vec)                    \
-    {                                                                                          \
-        cg_eigh<T>(batch, n, lower, tol, max_sweeps, a, w, v, order, eig, vec);                \
-    }                                                                                          \
     extern "C" __global__ void cg_svd_##SUFFIX(cg_index batch, cg_index m, cg_index n,         \
-                                               cg_index ucols, T tol, int max_sweeps,          \
-                                               const T* a, T* w, T* v, int* order, T* u, T* s, \
+                                               cg_index ucols, R tol, int max_sweeps,          \
+                                               const T* a, T* w, T* v, int* order, T* u, R* s, \
                                                T* vt)                                          \
     {                                                                                          \
-        cg_svd<T>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);              \
-    }                                                                                          \
-    extern "C" __global__ void cg_trsm_##SUFFIX(cg_index batch, cg_index n, cg_index k,        \
-                                                int upper, int unit, const T* a, T* x)         \
-    {                                                                                          \
-        cg_trsm<T>(batch, n, k, upper, unit, a, x);                                            \
+        cg_svd<T, R>(batch, m, n, ucols, tol, max_sweeps, a, w, v, order, u, s, vt);           \
     }
 
-CG_LINALG_KERNELS(f32, float)
-CG_LINALG_KERNELS(f64, double)
+CG_LINALG_KERNELS(f32, float, float)
+CG_LINALG_KERNELS(f64, double, double)
+CG_LINALG_KERNELS(c64, cg_rc64, float)
+CG_LINALG_KERNELS(c128, cg_rc128, double)

@@ -1,15 +1,19 @@
 """The 'cuda' kernels of the small dense linear algebra (``cuda_src/linalg.cu``): one
-block per matrix of a batch, float32 and float64.
+block per matrix of a batch, float32, float64, complex64 and complex128.
 
 - ``linalg_solve``/``_ex``, ``linalg_inv``/``_ex``: Gauss-Jordan elimination with
   partial pivoting on ``[A | B]`` (``B`` the identity for the inverse);
 - ``linalg_det``, ``linalg_slogdet``, ``linalg_lu_factor``: LU with partial
   pivoting (LAPACK getrf's pivots, packed factors and ``info``);
-- ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization;
+- ``linalg_cholesky``/``_ex``: the column-by-column Cholesky factorization
+  (Hermitian for complex: ``L L^H``);
 - ``linalg_solve_triangular``: substitution, one thread per column of ``B``;
-- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors;
-- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations;
-- ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations.
+- ``linalg_qr``, ``linalg_geqrf``: Householder QR with LAPACK's reflectors
+  (complex: zgeqrf's, ``tau`` complex and ``R``'s diagonal real);
+- ``linalg_eigh``, ``linalg_eigh_uplo``: cyclic Jacobi rotations (complex:
+  Hermitian, unitary rotations);
+- ``linalg_svd``, ``nuclear_weights``: one-sided Jacobi rotations (complex:
+  unitary rotations).
 
 Each has the signature and results of the CPU entry
 (``cygrad/_core/backend_cpu/linalg.py``), including its ``LinAlgError`` messages
@@ -38,6 +42,9 @@ PRIMITIVES = ("linalg_solve", "linalg_solve_ex", "linalg_inv", "linalg_inv_ex", 
               "linalg_eigh_uplo", "linalg_svd", "nuclear_weights")
 
 _THREADS = 128          # threads per block (one block per matrix)
+#: the kernel-name suffix of each dtype (``linalg.cu`` instantiates every kernel for
+#: the two real and the two complex dtypes)
+_SUFFIXES = {"float32": "f32", "float64": "f64", "complex64": "c64", "complex128": "c128"}
 
 
 def _suffix(primitive, *tensors):
@@ -46,10 +53,11 @@ def _suffix(primitive, *tensors):
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, cuda:0 and {t.device}!")
     dt = tensors[0].dtype
-    sfx = _k.suffix(dt.name)
+    sfx = _SUFFIXES.get(dt.name)
     if sfx is None or any(t.dtype is not dt for t in tensors):
         raise NotImplementedError(f"no 'cuda' kernel for primitive '{primitive}' for dtype "
-                                  f"{dt} on cuda (float32 and float64 only)")
+                                  f"{dt} on cuda (float32, float64, complex64 and complex128 "
+                                  f"only)")
     return sfx
 
 
@@ -110,9 +118,11 @@ def _lu_run(primitive, a, b=None, outputs=()):
     batch = math.prod(batch_shape)
     info = _C._empty(batch_shape, _dt.int32, dev)
     extras = {}
+    # (slogdet's log|det| of a complex matrix is real)
+    dtypes = {"piv": _dt.int32, "logabs": a.dtype.to_real()}
     for key in outputs:
         shape = batch_shape + ((min(m, n),) if key == "piv" else ())
-        extras[key] = _C._empty(shape, _dt.int32 if key == "piv" else a.dtype, dev)
+        extras[key] = _C._empty(shape, dtypes.get(key, a.dtype), dev)
     _launch(dev, "lu", sfx, batch,
             (m, n, nb, int(b is not None), _ptr(w), _ptr(x), _ptr(extras.get("piv")), _ptr(info),
              _ptr(extras.get("det")), _ptr(extras.get("sign")), _ptr(extras.get("logabs"))))
@@ -226,7 +236,9 @@ def linalg_det(a):
 
 
 def linalg_slogdet(a):
-    """``(sign, log|det|)`` of each square matrix (``(0, -inf)`` where it is singular).
+    """``(sign, log|det|)`` of each square matrix (``(0, -inf)`` where it is singular);
+    for a complex matrix ``sign`` is the complex phase ``det / |det|`` and ``log|det|``
+    is real, as NumPy and PyTorch.
 
     Examples
     --------
@@ -256,8 +268,8 @@ def linalg_lu_factor(a):
 
 
 def linalg_cholesky_ex(a, check_errors, name="linalg.cholesky"):
-    """The lower Cholesky factor of each matrix (only its lower triangle is read) and
-    potrf's info; LinAlgError where a matrix is not positive-definite and
+    """The lower Cholesky factor of each matrix (only its lower triangle is read; a
+    complex matrix is taken as Hermitian, ``L L^H``) and potrf's info; LinAlgError where a matrix is not positive-definite and
     ``check_errors``; such a matrix's factor is NaN.
 
     Examples
@@ -320,7 +332,8 @@ def _qr_run(primitive, a, qcols=None, rrows=None):
 
 def linalg_geqrf(a):
     """LAPACK's geqrf: ``R`` on and above the diagonal, the Householder vectors below it,
-    and their scales ``tau`` (LAPACK's reflectors, so the signs are LAPACK's).
+    and their scales ``tau`` (LAPACK's reflectors, so the signs are LAPACK's; complex:
+    zgeqrf's, ``R``'s diagonal real).
 
     Examples
     --------
@@ -353,11 +366,12 @@ _MAX_SWEEPS = 40        # cyclic Jacobi converges quadratically: ~10 sweeps are 
 
 
 def linalg_eigh_uplo(a, uplo):
-    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix,
-    read from its lower (``uplo="L"``) or upper (``"U"``) triangle, by cyclic Jacobi
-    rotations until the off-diagonal part is below ``(n eps)^2`` of the matrix's
-    squared norm. Each eigenvector's sign is arbitrary (as in PyTorch, where it may
-    differ between devices).
+    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric (complex:
+    Hermitian) matrix, read from its lower (``uplo="L"``) or upper (``"U"``) triangle,
+    by cyclic Jacobi rotations until the off-diagonal part is below ``(n eps)^2`` of
+    the matrix's squared norm. The eigenvalues are real (of the real dtype for a
+    complex matrix); each eigenvector's sign (complex: phase) is arbitrary (as in
+    PyTorch, where it may differ between devices).
 
     Examples
     --------
@@ -372,10 +386,11 @@ def linalg_eigh_uplo(a, uplo):
     src = a if a.is_contiguous() else _copy(a)
     work = [_C._empty(tuple(a.shape), a.dtype, a.device) for _ in range(2)]
     order = _C._empty(batch_shape + (n,), _dt.int32, a.device)
-    eig = _C._empty(batch_shape + (n,), a.dtype, a.device)
+    real = a.dtype.to_real()
+    eig = _C._empty(batch_shape + (n,), real, a.device)
     vec = _C._empty(tuple(a.shape), a.dtype, a.device)
     if n:
-        tol = (_EPS[a.dtype.name] * n) ** 2
+        tol = (_EPS[real.name] * n) ** 2
         _launch(a.device, "eigh", sfx, math.prod(batch_shape),
                 (n, int(uplo.upper() == "L"), tol, _MAX_SWEEPS, src.data_ptr(),
                  work[0].data_ptr(), work[1].data_ptr(), order.data_ptr(), eig.data_ptr(),
@@ -397,8 +412,9 @@ def linalg_eigh(a):
 
 def linalg_svd(a, full_matrices):
     """``(U, S, Vh)`` of each ``m x n`` matrix by one-sided Jacobi rotations (on the
-    transpose of a wide matrix), ``S`` descending; ``full_matrices``: ``U`` is ``m x m``
-    and ``Vh`` ``n x n``, else ``m x k`` and ``k x n``. The singular vectors' signs are
+    conjugate transpose of a wide matrix), ``S`` descending (real: the real dtype of a
+    complex matrix); ``full_matrices``: ``U`` is ``m x m`` and ``Vh`` ``n x n``, else
+    ``m x k`` and ``k x n``. The singular vectors' signs (complex: phases) are
     arbitrary (as in PyTorch).
 
     Examples
@@ -412,7 +428,8 @@ def linalg_svd(a, full_matrices):
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     m, n = a.shape[-2], a.shape[-1]
     wide = m < n
-    src = _copy(a.mT) if wide else (a if a.is_contiguous() else _copy(a))
+    # (a wide matrix: the SVD of A^H, whose U and V swap back below)
+    src = _copy(_adjoint(a)) if wide else (a if a.is_contiguous() else _copy(a))
     rows, cols = (n, m) if wide else (m, n)                 # the tall matrix's shape
     ucols = rows if full_matrices else cols
     batch_shape = tuple(a.shape[:-2])
@@ -421,19 +438,25 @@ def linalg_svd(a, full_matrices):
     v = _C._empty(batch_shape + (cols, cols), dt, dev)
     order = _C._empty(batch_shape + (cols,), _dt.int32, dev)
     u = _C._empty(batch_shape + (rows, ucols), dt, dev)
-    sv = _C._empty(batch_shape + (cols,), dt, dev)
+    sv = _C._empty(batch_shape + (cols,), dt.to_real(), dev)
     vt = _C._empty(batch_shape + (cols, cols), dt, dev)
     if u.numel() or vt.numel():
         _launch(dev, "svd", sfx, math.prod(batch_shape),
-                (rows, cols, ucols, _EPS[dt.name] * max(rows, 1), _MAX_SWEEPS, _ptr(src),
+                (rows, cols, ucols, _EPS[dt.to_real().name] * max(rows, 1), _MAX_SWEEPS, _ptr(src),
                  _ptr(w), _ptr(v), _ptr(order), _ptr(u), _ptr(sv), _ptr(vt)))
-    if wide:                    # A = (U' S V'^T)^T = V' S U'^T
-        return _copy(vt.mT), sv, _copy(u.mT)
+    if wide:                    # A = (U' S V'^H)^H = V' S U'^H
+        return _copy(_adjoint(vt)), sv, _copy(_adjoint(u))
     return u, sv, vt
 
 
+def _adjoint(t):
+    """The conjugate transpose of the last two dims (the transpose of a real tensor),
+    as a new contiguous tensor."""
+    return _copy(t.mT.conj_physical() if t.dtype.is_complex else t.mT)
+
+
 def nuclear_weights(x, dims):
-    """``U V^T`` of each matrix of ``x`` over the two ``dims``, from its reduced SVD
+    """``U V^H`` of each matrix of ``x`` over the two ``dims``, from its reduced SVD
     (the gradient of the nuclear norm).
 
     Examples
@@ -487,4 +510,4 @@ def register():
     True
     """
     for name in PRIMITIVES:
-        dispatch.register(name, "cuda", dtypes=("float32", "float64"))(globals()[name])
+        dispatch.register(name, "cuda", dtypes=tuple(_SUFFIXES))(globals()[name])
