@@ -284,6 +284,9 @@ def _sum_plan(x, axes, keepdim):
     return plan
 
 
+_reduction = None       # cygrad.cuda.ops.reduction, once reduce_sum first needs it
+
+
 def reduce_sum(x, axes, keepdim, dt):
     """Sum over ``axes`` (None: all) into dtype ``dt``: where moving the reduced
     dims last leaves the input contiguous, ``reduce.cu``'s row sum runs once over
@@ -308,8 +311,12 @@ def reduce_sum(x, axes, keepdim, dt):
     dense, rows, cols, out_shape, grid = _sum_plan(x, axes, keepdim)
     if not dense:
         # reduction.cu's fold reads the input through its strides: no copy first
-        from .ops.reduction import sum_other_dtypes
-        return sum_other_dtypes(x, axes, keepdim, dt)
+        # (the module kept after its first import: this runs for every bias and
+        # convolution weight gradient)
+        global _reduction
+        if _reduction is None:
+            from .ops import reduction as _reduction
+        return _reduction.fold_sum(x, axes, keepdim)
     # made in its final shape (not a view of a flat result): the engine keeps a
     # leaf's gradient made here as its .grad without copying it
     out = _C._empty(out_shape, dt, x.device)

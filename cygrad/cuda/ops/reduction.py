@@ -226,6 +226,21 @@ def _int_or_float(primitive, op, x, axes, keepdim, dt):
     return _fold(op, _to(x, dt), axes, keepdim, dt, allowed=allowed, primitive=primitive)
 
 
+def fold_sum(x, axes, keepdim):
+    """``reduce_sum`` of a float32/float64 ``x`` into its own dtype through the fold,
+    which reads ``x`` through its strides (:func:`cygrad.cuda.tensors.reduce_sum`
+    sends the sums whose reduced dims are not contiguous here directly: a bias or
+    weight gradient every step, without the dtype dispatch of :func:`sum_other_dtypes`).
+
+    Examples
+    --------
+    >>> import cygrad  # doctest: +SKIP
+    >>> cygrad.ones(3, 2, device="cuda").sum(0).tolist()  # doctest: +SKIP
+    [3.0, 3.0]
+    """
+    return _fold("sum", x, axes, keepdim, x.dtype, allowed=FLOATS, primitive="reduce_sum")
+
+
 def sum_other_dtypes(x, axes, keepdim, dt):
     """``reduce_sum`` where the input or the result is not float32/float64
     (:func:`cygrad.cuda.tensors.reduce_sum` sends those here): integers and bool

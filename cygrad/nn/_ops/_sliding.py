@@ -26,7 +26,7 @@ import numbers
 
 from ...ops.creation import zeros
 
-__all__ = ["ntuple", "out_size", "pad_zero", "crop", "im2col", "col2im"]
+__all__ = ["ntuple", "plain", "out_size", "pad_zero", "crop", "im2col", "col2im"]
 
 
 def ntuple(value, n, name, opname=None):
@@ -53,6 +53,28 @@ def ntuple(value, n, name, opname=None):
                            f"values to match the convolution dimensions, but got "
                            f"{name}={list(values)}")
     return tuple(int(v) for v in values)
+
+
+def plain(*values):
+    """Whether every value is None, an int, a str or a tuple of ints, of exactly those
+    types (no bool, no int-like object, no list): values whose ``==`` and hash are
+    their value's, so what the window ops compute from them can be kept per value.
+
+    Examples
+    --------
+    >>> from cygrad.nn._ops._sliding import plain
+    >>> plain(1, (2, 2), "same", None), plain(True), plain([1, 1]), plain((1.0, 1))
+    (True, False, False, False)
+    """
+    for v in values:
+        t = type(v)
+        if t is tuple:
+            for e in v:
+                if type(e) is not int:
+                    return False
+        elif t is not int and t is not str and v is not None:
+            return False
+    return True
 
 
 def out_size(size, kernel, stride, pad_total, dilation):

@@ -455,7 +455,39 @@ def _common_args(input, weight, bias, stride, dilation, groups, n, opname):
     return x, unbatched, stride, dilation, groups
 
 
+# A layer calls its convolution with the same shapes and arguments every step: the
+# checks and the geometry below depend on those alone, so the result of a call whose
+# arguments are plain values (_sliding.plain) is kept per shapes, dtypes and arguments.
+# Only a call that passed every check is kept, so each error is still raised.
+_GEOMETRIES = {}
+_MAX_GEOMETRIES = 1024
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
+    key = None
+    if isinstance(input, TensorBase) and isinstance(weight, TensorBase) \
+            and (bias is None or isinstance(bias, TensorBase)) \
+            and S.plain(stride, padding, dilation, groups):
+        key = (n, input.shape, input.dtype, weight.shape, weight.dtype,
+               None if bias is None else (bias.shape, bias.dtype), stride, padding, dilation,
+               groups)
+        hit = _GEOMETRIES.get(key)
+        if hit is not None:
+            unbatched, g = hit
+            out = Convolution.apply(input.unsqueeze(0) if unbatched else input, weight, bias, g)
+            return out.squeeze(0) if unbatched else out
+    x, unbatched, g = _conv_geometry(input, weight, bias, stride, padding, dilation, groups, n,
+                                     opname)
+    if key is not None:
+        if len(_GEOMETRIES) >= _MAX_GEOMETRIES:
+            _GEOMETRIES.clear()
+        _GEOMETRIES[key] = (unbatched, g)
+    out = Convolution.apply(x, weight, bias, g)
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv_geometry(input, weight, bias, stride, padding, dilation, groups, n, opname):
+    """The checks of a convolution's arguments: ``(x, unbatched, _Geometry)``."""
     x, unbatched, stride, dilation, groups = _common_args(input, weight, bias, stride, dilation,
                                                           groups, n, opname)
     _check_weight_and_bias(x, weight, bias, groups, n, False)
@@ -483,9 +515,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n, opname):
                            f"({' x '.join(map(str, reach))}). "
                            "Kernel size can't be greater than actual input size")
     out = tuple(S.out_size(p, k, t, 0, d) for p, k, t, d in zip(padded, kernel, stride, dilation))
-    g = _Geometry(kernel, stride, pads, dilation, groups, size, out, False)
-    out = Convolution.apply(x, weight, bias, g)
-    return out.squeeze(0) if unbatched else out
+    return x, unbatched, _Geometry(kernel, stride, pads, dilation, groups, size, out, False)
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n,

@@ -231,7 +231,29 @@ def _pool_out(size, k, s, p, d, ceil):
     return o
 
 
+# A layer pools with the same shapes and arguments every step: the windows depend on
+# those alone, so those of plain arguments (_sliding.plain) are kept per input shape
+# and arguments; only windows that passed every check are kept.
+_WINDOWS = {}
+_MAX_WINDOWS = 1024
+
+
 def _windows(x, n, kernel_size, stride, padding, dilation, ceil_mode, opname):
+    key = None
+    if type(ceil_mode) is bool and S.plain(kernel_size, stride, padding, dilation):
+        key = (n, x.shape, kernel_size, stride, padding, dilation, ceil_mode)
+        hit = _WINDOWS.get(key)
+        if hit is not None:
+            return hit
+    w = _check_windows(x, n, kernel_size, stride, padding, dilation, ceil_mode, opname)
+    if key is not None:
+        if len(_WINDOWS) >= _MAX_WINDOWS:
+            _WINDOWS.clear()
+        _WINDOWS[key] = w
+    return w
+
+
+def _check_windows(x, n, kernel_size, stride, padding, dilation, ceil_mode, opname):
     kernel = _pool_tuple(kernel_size, n, "kernel_size", opname)
     stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
         else _pool_tuple(stride, n, "stride", opname)
