@@ -53,8 +53,8 @@ class Addcmul(Function):
         t1, t2 = ctx.saved_tensors
         need = ctx.needs_input_grad
         return (grad if need[0] else None,
-                grad * _scaled(t2, ctx.value) if need[1] else None,
-                grad * _scaled(t1, ctx.value) if need[2] else None,
+                grad * _scaled(t2, ctx.value).conj() if need[1] else None,
+                grad * _scaled(t1, ctx.value).conj() if need[2] else None,
                 None)
 
     @staticmethod
@@ -80,8 +80,8 @@ class Addcdiv(Function):
     def backward(ctx, grad):
         t1, t2 = ctx.saved_tensors
         need = ctx.needs_input_grad
-        grad_t1 = grad * _scaled(t2.reciprocal(), ctx.value) if need[1] else None
-        grad_t2 = -grad * _scaled(t1, ctx.value) / (t2 * t2) if need[2] else None
+        grad_t1 = grad * _scaled(t2.reciprocal(), ctx.value).conj() if need[1] else None
+        grad_t2 = -grad * (_scaled(t1, ctx.value) / (t2 * t2)).conj() if need[2] else None
         return grad if need[0] else None, grad_t1, grad_t2, None
 
     @staticmethod
@@ -97,6 +97,12 @@ def _scaled(t, value):
     return t if value == 1 else t * value
 
 
+def _integral(dt):
+    # is_floating_point is False for complex dtypes too (as in PyTorch): "integral"
+    # (bool included) needs both tests.
+    return not dt.is_floating_point and not dt.is_complex
+
+
 def _pointwise_args(opname, input, tensor1, tensor2, value):
     for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
         if not isinstance(t, TensorBase):
@@ -108,8 +114,9 @@ def _pointwise_args(opname, input, tensor1, tensor2, value):
         raise TypeError(f"{opname}(): argument 'value' must be Number, not "
                         f"{type(value).__name__}")
     dt = _C.result_type(input, tensor1, tensor2)
-    if not dt.is_floating_point:
-        # PyTorch converts the scalar to the tensors' type (0.5 -> 0 for integers).
+    if _integral(dt):
+        # PyTorch converts the scalar to the tensors' type (0.5 -> 0 for integers);
+        # a complex dtype keeps a complex value as it is.
         value = bool(value) if dt is _dt.bool_ else int(value)
     return [t if t.dtype is dt else t.to(dt) for t in (input, tensor1, tensor2)], value
 
@@ -149,7 +156,7 @@ _INT_ADDCDIV = ("Integer division with addcdiv is no longer supported, and in a 
 
 def _check_addcdiv(tensor1, tensor2):
     if isinstance(tensor1, TensorBase) and isinstance(tensor2, TensorBase) and \
-            not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+            _integral(tensor1.dtype) and _integral(tensor2.dtype):
         raise RuntimeError(_INT_ADDCDIV)
 
 

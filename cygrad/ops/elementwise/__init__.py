@@ -721,11 +721,13 @@ def _lerp_args(input, end, weight, out=None):
     if tensor_weight and weight.dtype is not dt:
         raise RuntimeError(f"expected dtype {_c_type(dt)} for `weight` but got dtype "
                            f"{_c_type(weight.dtype)}")
-    if not dt.is_floating_point:
+    if not dt.is_floating_point and not dt.is_complex:
         raise NotImplementedError(f"\"lerp_kernel_{'tensor' if tensor_weight else 'scalar'}\" not "
                                   f"implemented for '{_C._torch_type_name(dt)}'")
     if not isinstance(weight, TensorBase):
-        check_scalar_fits(weight, _dt.float64 if dt is _dt.float64 else _dt.float32)
+        # the weight is read in the op's opmath type (float for half/bfloat16)
+        check_scalar_fits(weight, dt if dt in (_dt.float64, _dt.complex64, _dt.complex128)
+                          else _dt.float32)
     if isinstance(out, TensorBase) and out.dtype is not dt:
         raise RuntimeError(f"Found dtype {_C._torch_type_name(out.dtype)} but expected "
                            f"{_C._torch_type_name(dt)}")

@@ -139,10 +139,15 @@ def lerp_formula(start, end, weight):
     otherwise, so that weight 1 gives ``end`` exactly."""
     diff = end - start
     if not isinstance(weight, _C.TensorBase):
-        if math.fabs(weight) < 0.5:
+        if abs(weight) < 0.5:       # (the modulus, for a complex weight)
             return start + weight * diff
         return end - diff * (1 - weight)
     return _where(abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+def _conj(v):
+    # a tensor or a Python number (whose conjugate() is itself unless complex)
+    return v.conj() if isinstance(v, _C.TensorBase) else v.conjugate()
 
 
 class Lerp(Function):
@@ -169,9 +174,10 @@ class Lerp(Function):
         start, end, w = ctx.saved_tensors
         w = ctx.weight if w is None else w
         need = ctx.needs_input_grad
-        return (grad * (1 - w) if need[0] else None,
-                grad * w if need[1] else None,
-                grad * (end - start) if len(need) > 2 and need[2] else None)
+        # conjugated factors: the conjugate Wirtinger gradient of complex inputs
+        return (grad * _conj(1 - w) if need[0] else None,
+                grad * _conj(w) if need[1] else None,
+                grad * (end - start).conj() if len(need) > 2 and need[2] else None)
 
     @staticmethod
     def jvp(ctx, t_start, t_end, t_w=None):

@@ -36,13 +36,23 @@ def _scaled_sum(input, product, beta, alpha):
     return _C.binary_op(ops["add"], scaled, product)
 
 
+def _conj_scalar(v):
+    # Python complex scalars conjugate; real ones (int, float, bool) are their own.
+    return v.conjugate() if isinstance(v, complex) else v
+
+
 class _ScaledProductSum(Function):
     """``beta * input + alpha * product(x, y)`` for a product linear in ``x`` and in
     ``y``.  Each subclass names its ``product`` and the product's gradients
-    ``grad_x(g, x, y)``, ``grad_y(g, x, y)``; the rest is shared:
+    ``grad_x(g, x, y)``, ``grad_y(g, x, y)`` (conjugate transposes, so that complex
+    factors get the conjugate Wirtinger gradient); the rest is shared:
 
-    * ``input`` gets ``beta * g`` (the engine sums it down to input's broadcast shape);
-    * ``x`` and ``y`` get the product's gradients of ``alpha * g``.
+    * ``input`` gets ``conj(beta) * g`` (the engine sums it down to input's broadcast
+      shape);
+    * ``x`` and ``y`` get the product's gradients of ``conj(alpha) * g``.
+
+    The conjugates because the gradient is the conjugate Wirtinger one (as for
+    every complex op here): for real scalars they are the scalars themselves.
     """
 
     @staticmethod
@@ -57,8 +67,8 @@ class _ScaledProductSum(Function):
         cls = type(ctx)._forward_cls
         x, y = ctx.saved_tensors
         need = ctx.needs_input_grad
-        g = _scale(grad, ctx.alpha)
-        return (_scale(grad, ctx.beta) if need[0] else None,
+        g = _scale(grad, _conj_scalar(ctx.alpha))
+        return (_scale(grad, _conj_scalar(ctx.beta)) if need[0] else None,
                 cls.grad_x(g, x, y) if need[1] else None,
                 cls.grad_y(g, x, y) if need[2] else None, None, None)
 
@@ -75,37 +85,37 @@ class _ScaledProductSum(Function):
 class Addmm(_ScaledProductSum):
     _node_name = "AddmmBackward0"
     product = staticmethod(lambda x, y: mm(x, y))
-    grad_x = staticmethod(lambda g, x, y: mm(g, y.mT))
-    grad_y = staticmethod(lambda g, x, y: mm(x.mT, g))
+    grad_x = staticmethod(lambda g, x, y: mm(g, y.mH))
+    grad_y = staticmethod(lambda g, x, y: mm(x.mH, g))
 
 
 class Addmv(_ScaledProductSum):
     _node_name = "AddmvBackward0"
     product = staticmethod(lambda x, y: mv(x, y))
-    grad_x = staticmethod(lambda g, x, y: outer(g, y))
-    grad_y = staticmethod(lambda g, x, y: mv(x.mT, g))
+    grad_x = staticmethod(lambda g, x, y: outer(g, y.conj()))
+    grad_y = staticmethod(lambda g, x, y: mv(x.mH, g))
 
 
 class Baddbmm(_ScaledProductSum):
     _node_name = "BaddbmmBackward0"
     product = staticmethod(lambda x, y: bmm(x, y))
-    grad_x = staticmethod(lambda g, x, y: bmm(g, y.mT))
-    grad_y = staticmethod(lambda g, x, y: bmm(x.mT, g))
+    grad_x = staticmethod(lambda g, x, y: bmm(g, y.mH))
+    grad_y = staticmethod(lambda g, x, y: bmm(x.mH, g))
 
 
 class Addbmm(_ScaledProductSum):
     # sum_i x_i @ y_i: each batch gets mm's gradients of the same g.
     _node_name = "AddbmmBackward0"
     product = staticmethod(lambda x, y: _batch_product_sum(x, y))
-    grad_x = staticmethod(lambda g, x, y: matmul(g, y.mT))
-    grad_y = staticmethod(lambda g, x, y: matmul(x.mT, g))
+    grad_x = staticmethod(lambda g, x, y: matmul(g, y.mH))
+    grad_y = staticmethod(lambda g, x, y: matmul(x.mH, g))
 
 
 class Addr(_ScaledProductSum):
     _node_name = "AddrBackward0"
     product = staticmethod(lambda x, y: outer(x, y))
-    grad_x = staticmethod(lambda g, x, y: mv(g, y))
-    grad_y = staticmethod(lambda g, x, y: mv(g.mT, x))
+    grad_x = staticmethod(lambda g, x, y: mv(g, y.conj()))
+    grad_y = staticmethod(lambda g, x, y: mv(g.mT, x.conj()))
 
 
 # The names PyTorch gives the two factors of each op (its error messages use them).
@@ -154,7 +164,8 @@ def _add_scalars(opname, dtype, beta, alpha):
             raise TypeError(f"{opname}(): argument '{name}' must be Number, not "
                             f"{type(value).__name__}")
         check_scalar_fits(value, dtype)
-        if not dtype.is_floating_point and not isinstance(value, numbers.Integral):
+        if not dtype.is_floating_point and not dtype.is_complex \
+                and not isinstance(value, numbers.Integral):
             if opname == "addr":
                 raise RuntimeError(f"For integral input tensors, argument {name} must not be "
                                    f"a floating point number.")
