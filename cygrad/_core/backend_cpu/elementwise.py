@@ -53,8 +53,17 @@ _register_rows()
 @register("nan_to_num", "cpu")
 def nan_to_num(input, nan, posinf, neginf):
     """A copy of ``input`` with NaN/+inf/-inf replaced (None: the dtype's largest or
-    smallest finite value); integer and bool tensors are copied unchanged."""
+    smallest finite value); a complex tensor has each part replaced, as PyTorch does;
+    integer and bool tensors are copied unchanged."""
     res = input.clone()
+    if input.is_complex():
+        arr = res.numpy(force=True)
+        for part in (arr.real, arr.imag):       # writable views of res's two parts
+            info = np.finfo(part.dtype)
+            np.nan_to_num(part, copy=False, nan=nan,
+                          posinf=float(info.max) if posinf is None else posinf,
+                          neginf=float(info.min) if neginf is None else neginf)
+        return res
     if not input.is_floating_point():
         return res
     arr = res.numpy(force=True)

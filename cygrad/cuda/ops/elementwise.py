@@ -508,8 +508,9 @@ def masked_fill(out, mask, value, input=None):
 
 def nan_to_num(input, nan, posinf, neginf):
     """A copy of ``input`` with NaN/+inf/-inf replaced (None: the dtype's largest or
-    smallest finite value); integer, bool and complex tensors are copied unchanged,
-    as by the CPU kernel.
+    smallest finite value); a complex tensor has each part replaced (through its
+    real view, by the float kernel), as by the CPU kernel; integer and bool tensors
+    are copied unchanged.
 
     Examples
     --------
@@ -518,6 +519,10 @@ def nan_to_num(input, nan, posinf, neginf):
     True
     """
     dt = input.dtype
+    if dt.is_complex:
+        import cygrad
+        parts = nan_to_num(cygrad.view_as_real(input), nan, posinf, neginf)
+        return cygrad.view_as_complex(parts)
     out = _empty(input.shape, dt, input.device)
     if not dt.is_floating_point:
         return cast_into(out, input)
